@@ -1,0 +1,31 @@
+"""Echo round trips: one connection keeps ``in_flight`` messages of ``size_bytes`` in flight.
+
+Every figure is lower-is-better, as asv assumes: latencies and seconds per message (the
+inverse of throughput in messages/s) in seconds, CPU in percent of one core, RSS in bytes.
+"""
+
+from typing import ClassVar
+
+from wsbench.suite import Figures, grid_of, run_scenario, tracker
+
+
+class Echo:
+    """Round trips against ``/echo`` (see impls/PROTOCOL.md)."""
+
+    params: ClassVar = [[16, 1024, 65536], [1, 64]]
+    param_names: ClassVar = ["size_bytes", "in_flight"]
+    rounds = 1
+    repeat = 1
+    number = 1
+
+    def setup_cache(self) -> dict[str, Figures]:
+        return run_scenario("echo", grid_of(self.params, self.param_names))
+
+    setup_cache.timeout = 1800  # type: ignore[attr-defined]
+
+    track_latency_p50 = tracker("latency_p50", "seconds")
+    track_latency_p99 = tracker("latency_p99", "seconds")
+    track_seconds_per_message = tracker("seconds_per_message", "seconds")
+    track_server_cpu_percent = tracker("server_cpu_percent", "percent")
+    track_server_rss_bytes = tracker("server_rss_bytes", "bytes")
+    track_loadgen_cpu_percent = tracker("loadgen_cpu_percent", "percent")

@@ -1,0 +1,82 @@
+"""An asv environment plugin: ``uv venv`` plus ONE ``uv pip install`` per environment.
+
+asv's own ``virtualenv`` and ``uv`` environments run one ``pip install`` per requirement
+(about 11 s an environment here, see ``shared/notes/asv.md``); this one resolves and installs
+everything in a single uv call (a second or two with a warm uv cache). Enabled in
+asv.conf.json by ``"plugins": [".wsbench.asv_uv"]`` and ``"environment_type": "uvpip"``.
+
+Every environment also gets what the harness needs at benchmark time (asv_runner, psutil);
+those are the same in every environment and are not part of its name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from typing import Any
+
+from asv import environment, util
+from asv.console import log
+
+HARNESS_REQUIREMENTS = ("asv_runner", "psutil")
+"""Installed in every environment besides its framework: asv's runner and the sampler's psutil."""
+
+
+def requirement_spec(name: str, version: str) -> str:
+    """A pip requirement for asv's ``{name: version}`` form: ``""`` means the latest release."""
+    if not version:
+        return name
+    if re.match(r"^[<>=!~]", version):
+        return f"{name}{version}"
+    return f"{name}=={version}"
+
+
+class UvPip(environment.Environment):  # type: ignore[misc]
+    """An asv environment made by ``uv venv`` and filled by one ``uv pip install``."""
+
+    tool_name = "uvpip"
+
+    def __init__(
+        self, conf: Any, python: str, requirements: dict[str, str], tagged_env_vars: Any
+    ) -> None:
+        self._python = python
+        self._requirements = requirements
+        self._uv = shutil.which("uv")
+        super().__init__(conf, python, requirements, tagged_env_vars)
+        if not self._uv:
+            raise environment.EnvironmentUnavailable("uv command not found on PATH")
+
+    @property
+    def name(self) -> str:
+        """asv's environment name, e.g. ``uvpip-py3.11-websockets15.0.1-WSBENCH_IMPLwebsockets``."""
+        name: str = environment.get_env_name(
+            self.tool_name, self._python, self._requirements, self._tagged_env_vars
+        )
+        return name
+
+    @classmethod
+    def matches(cls, python: str) -> bool:
+        """True for a plain ``MAJOR.MINOR`` Python version when uv is installed."""
+        return bool(re.match(r"^[0-9]+\.[0-9]+$", python)) and shutil.which("uv") is not None
+
+    def _setup(self) -> None:
+        env = {**os.environ, **self.build_env_vars}
+        log.info(f"Creating {self.name} with uv")
+        util.check_call(
+            [self._uv, "venv", "--quiet", f"--python={self._python}", "--no-project", self._path],
+            env=env,
+        )
+        specs = [requirement_spec(k, v) for k, v in sorted(self._requirements.items())]
+        specs += list(HARNESS_REQUIREMENTS)
+        log.info(f"Installing {' '.join(specs)} into {self.name}")
+        util.check_call(
+            [self._uv, "pip", "install", "--quiet", "--python", f"{self._path}/bin/python", *specs],
+            env=env,
+            timeout=self._install_timeout,
+        )
+
+    def run(self, args: list[str], **kwargs: Any) -> Any:
+        """Run the environment's Python with ``args``."""
+        log.debug(f"Running '{' '.join(args)}' in {self.name}")
+        return self.run_executable("python", args, **kwargs)

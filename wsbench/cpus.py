@@ -1,0 +1,86 @@
+"""CPU placement: which CPUs the server and the load generator are pinned to.
+
+The default follows the studies wsbench replaces and TechEmpower's practice of keeping the
+load generator off the server's cores: the server on CPU 0, the load generator on CPU 1
+when the machine has two or more CPUs (otherwise both share CPU 0, which the site shows).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+class CpuSetError(ValueError):
+    """A CPU list that cannot be parsed or names CPUs this process may not use."""
+
+
+def parse_cpu_list(text: str) -> tuple[int, ...]:
+    """Parse a Linux-style CPU list such as ``"0"``, ``"1-3"`` or ``"0,2-3"``.
+
+    Returns:
+        The CPU numbers, sorted, without duplicates.
+
+    Raises:
+        CpuSetError: the text is empty or malformed, or names a CPU this process cannot use.
+    """
+    cpus: set[int] = set()
+    try:
+        for part in text.split(","):
+            first, _, last = part.strip().partition("-")
+            start = int(first)
+            stop = int(last) if last else start
+            if stop < start or start < 0:
+                raise ValueError(part)
+            cpus.update(range(start, stop + 1))
+    except ValueError as exc:
+        raise CpuSetError(f"bad CPU list {text!r}: use e.g. '0', '1-3' or '0,2'") from exc
+    usable = available_cpus()
+    missing = sorted(cpus - set(usable))
+    if missing:
+        raise CpuSetError(f"CPU(s) {missing} not available here (usable: {list(usable)})")
+    return tuple(sorted(cpus))
+
+
+def available_cpus() -> tuple[int, ...]:
+    """The CPUs this process may run on (its affinity mask), sorted."""
+    return tuple(sorted(os.sched_getaffinity(0)))
+
+
+@dataclass(frozen=True)
+class CpuPlacement:
+    """The CPUs of the server and of the load generator.
+
+    Attributes:
+        server: CPU numbers the server process is pinned to.
+        loadgen: CPU numbers the load generator is pinned to.
+    """
+
+    server: tuple[int, ...]
+    loadgen: tuple[int, ...]
+
+    @property
+    def shared(self) -> bool:
+        """True when server and load generator compete for a CPU (results are then weaker)."""
+        return bool(set(self.server) & set(self.loadgen))
+
+
+def default_placement() -> CpuPlacement:
+    """Server on the first usable CPU, load generator on the second (or the same if only one)."""
+    usable = available_cpus()
+    server = usable[:1]
+    loadgen = usable[1:2] if len(usable) >= 2 else usable[:1]
+    return CpuPlacement(server=server, loadgen=loadgen)
+
+
+def placement_from(server: str | None, loadgen: str | None) -> CpuPlacement:
+    """The default placement, overridden by CPU lists (see :func:`parse_cpu_list`) where given.
+
+    Raises:
+        CpuSetError: a list is malformed or names unusable CPUs.
+    """
+    default = default_placement()
+    return CpuPlacement(
+        server=parse_cpu_list(server) if server else default.server,
+        loadgen=parse_cpu_list(loadgen) if loadgen else default.loadgen,
+    )

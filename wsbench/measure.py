@@ -1,0 +1,251 @@
+"""One measurement: start a server, drive it with the load generator, sample it, stop it."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from wsbench import loadgen
+from wsbench.cpus import CpuPlacement, default_placement
+from wsbench.impls import Impl, get_impl
+from wsbench.sampler import ServerUsage, WindowSampler
+from wsbench.server import ServerError, ServerProcess, free_port
+
+Scenario = Literal["echo", "stream"]
+SCENARIOS: tuple[Scenario, ...] = ("echo", "stream")
+ENDPOINTS: dict[Scenario, str] = {"echo": "/echo", "stream": "/push"}
+HOST = "127.0.0.1"
+STARTUP_TIMEOUT_S = 30.0
+"""Seconds a server has to complete its first WebSocket handshake."""
+CLIENT_BOUND_CPU_PERCENT = 80.0
+"""A result whose load generator used more CPU than this is flagged as possibly client-bound."""
+
+
+class ConfigError(ValueError):
+    """A measurement configuration that cannot be run (the message names the bad option)."""
+
+
+@dataclass(frozen=True)
+class MeasureConfig:
+    """What to measure.
+
+    Attributes:
+        impl: implementation name (a folder of ``impls/``).
+        scenario: ``"echo"`` (round trips) or ``"stream"`` (server push).
+        size_bytes: message size in bytes (at least 16: sequence number and filler).
+        in_flight: messages each connection keeps in flight (echo only; 1 = ping-pong).
+        connections: concurrent WebSocket connections.
+        warmup_s: seconds of traffic before the measurement window (not counted).
+        duration_s: length of the measurement window in seconds.
+        text: text frames instead of binary.
+        count: if set, exactly this many messages per connection instead of a time window
+            (used by correctness tests; every message is counted).
+    """
+
+    impl: str
+    scenario: Scenario
+    size_bytes: int = 16
+    in_flight: int = 1
+    connections: int = 1
+    warmup_s: float = 1.0
+    duration_s: float = 3.0
+    text: bool = False
+    count: int | None = None
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` naming the first bad option."""
+        if self.scenario not in SCENARIOS:
+            raise ConfigError(f"unknown scenario {self.scenario!r} (known: {', '.join(SCENARIOS)})")
+        if self.size_bytes < 16:
+            raise ConfigError(f"size {self.size_bytes} B is below the 16-byte minimum")
+        if self.in_flight < 1 or self.connections < 1:
+            raise ConfigError("in-flight and connections must be at least 1")
+        if self.warmup_s < 0 or self.duration_s <= 0:
+            raise ConfigError("warm-up must be >= 0 s and the window > 0 s")
+        if self.count is not None and self.count < 1:
+            raise ConfigError("count must be at least 1")
+
+    def loadgen_args(self, url: str) -> list[str]:
+        """The load generator's command line for this configuration against ``url``."""
+        args = [
+            self.scenario,
+            "--url", url,
+            "--connections", str(self.connections),
+            "--size", str(self.size_bytes),
+            "--warmup", str(self.warmup_s),
+            "--duration", str(self.duration_s),
+        ]  # fmt: skip
+        if self.scenario == "echo":
+            args += ["--in-flight", str(self.in_flight)]
+        if self.text:
+            args.append("--text")
+        if self.count is not None:
+            args += ["--count", str(self.count)]
+        return args
+
+    @property
+    def bound_s(self) -> float:
+        """An upper bound on the load generator's run time, in seconds (never reached normally)."""
+        return self.warmup_s + self.duration_s + 60.0
+
+
+@dataclass
+class Measurement:
+    """The outcome of one measurement.
+
+    Attributes:
+        config: what was measured.
+        status: ``"ok"``, or ``"failed"`` with :attr:`error` saying why.
+        error: the reason of a failure (with the server's log tail where relevant).
+        report: the load generator's JSON report (see ``loadgen/README.md``), if it ran.
+        server: the server's CPU and peak RSS during the window, if sampled.
+        placement: the CPUs used.
+        server_exit_code: the server's exit code after the stop (negative: a signal).
+    """
+
+    config: MeasureConfig
+    status: Literal["ok", "failed"] = "ok"
+    error: str | None = None
+    report: dict[str, Any] | None = None
+    server: ServerUsage | None = None
+    placement: CpuPlacement = field(default_factory=default_placement)
+    server_exit_code: int | None = None
+
+    def fail(self, reason: str) -> None:
+        """Mark as failed; the first reason wins."""
+        if self.status == "ok":
+            self.status, self.error = "failed", reason
+
+    @property
+    def messages_per_s(self) -> float | None:
+        """Throughput in messages/s (received by the load generator), None without a report."""
+        return float(self.report["messages_per_s"]) if self.report else None
+
+    @property
+    def latency_s(self) -> dict[str, float] | None:
+        """Round-trip latency percentiles in seconds (echo only), keyed p50, p90, p99, p99_9, max."""
+        lat = self.report.get("latency_us") if self.report else None
+        if not lat:
+            return None
+        return {k: float(lat[k]) / 1e6 for k in ("p50", "p90", "p99", "p99_9", "max")}
+
+    @property
+    def loadgen_cpu_percent(self) -> float | None:
+        """The load generator's CPU over the window, in percent of one core."""
+        return float(self.report["loadgen_cpu_percent"]) if self.report else None
+
+    @property
+    def client_bound(self) -> bool:
+        """True when the load generator may have been the bottleneck (CPU above 80%)."""
+        cpu = self.loadgen_cpu_percent
+        return cpu is not None and cpu > CLIENT_BOUND_CPU_PERCENT
+
+    def to_record(self) -> dict[str, Any]:
+        """This measurement as an entry of a wsbench record (schema in :mod:`wsbench.record`)."""
+        report = self.report
+        params: dict[str, int] = {"size_bytes": self.config.size_bytes}
+        if self.config.scenario == "echo":
+            params["in_flight"] = self.config.in_flight
+        return {
+            "benchmark": f"{self.config.scenario}.{self.config.scenario.capitalize()}",
+            "scenario": self.config.scenario,
+            "params": params,
+            "status": self.status,
+            "error": self.error,
+            "messages_per_s": self.messages_per_s,
+            "bytes_per_s": float(report["bytes_per_s"]) if report else None,
+            "latency_s": self.latency_s,
+            "server": asdict(self.server) if self.server else None,
+            "loadgen_cpu_percent": self.loadgen_cpu_percent,
+            "client_bound": self.client_bound,
+            "loadgen": report,
+        }
+
+
+def check_report(report: dict[str, Any], config: MeasureConfig) -> str | None:
+    """Why a load generator report does not count as a valid measurement, or None if it does.
+
+    A report is invalid when any message was lost, corrupted, duplicated or out of order,
+    any connection failed, or nothing was received; in count mode, when fewer than
+    ``connections * count`` messages came back.
+    """
+    problems = [f"{k}={v}" for k, v in report["integrity"].items() if v]
+    problems += [f"{k}={v}" for k, v in report["errors"].items() if v]
+    if problems:
+        return "load generator saw " + ", ".join(problems)
+    if not report["messages_received"]:
+        return "no message was received"
+    if config.count is not None and config.scenario == "echo":
+        expected = config.count * config.connections
+        if report["messages_received"] != expected:
+            return f"received {report['messages_received']} of {expected} messages"
+    return None
+
+
+def measure(
+    config: MeasureConfig,
+    *,
+    python: str = sys.executable,
+    placement: CpuPlacement | None = None,
+    impl: Impl | None = None,
+    label: str | None = None,
+) -> Measurement:
+    """Run one measurement; never raises for a server or load generator failure.
+
+    Args:
+        config: what to measure.
+        python: the interpreter that runs a Python server (the asv environment's).
+        placement: CPUs of server and load generator (default: :func:`default_placement`).
+        impl: the implementation, if already loaded (default: looked up by ``config.impl``).
+        label: the server's name in error messages (default: the implementation name).
+
+    Returns:
+        The measurement; ``status == "failed"`` with the reason when the server did not
+        start, died, or the load generator saw an error. The server is always stopped.
+
+    Raises:
+        ConfigError: the configuration is invalid.
+        wsbench.impls.ImplError: unknown implementation.
+        wsbench.loadgen.LoadgenError: the load generator cannot be built.
+    """
+    config.validate()
+    impl = impl or get_impl(config.impl)
+    placement = placement or default_placement()
+    binary = loadgen.ensure_built()
+    result = Measurement(config=config, placement=placement)
+    port = free_port(HOST)
+    base = f"ws://{HOST}:{port}"
+    argv = impl.argv(python=python, loadgen=binary, host=HOST, port=port)
+    server = ServerProcess(argv, cpus=placement.server, name=label or impl.name)
+    with server:
+        try:
+            server.wait_ready(
+                lambda t: loadgen.probe(base + "/echo", timeout_s=t, binary=binary),
+                timeout_s=STARTUP_TIMEOUT_S,
+            )
+            sampler = WindowSampler(
+                server.pid,
+                delay_s=0.0 if config.count else config.warmup_s,
+                duration_s=config.duration_s,
+            )
+            sampler.start()
+            try:
+                result.report = loadgen.run_report(
+                    config.loadgen_args(base + ENDPOINTS[config.scenario]),
+                    cpus=placement.loadgen,
+                    timeout_s=config.bound_s,
+                    binary=binary,
+                )
+            finally:
+                result.server = sampler.result()
+            server.check_alive("during the measurement")
+        except (ServerError, loadgen.LoadgenError) as exc:
+            result.fail(str(exc))
+        else:
+            assert result.report is not None
+            reason = check_report(result.report, config)
+            if reason:
+                result.fail(f"{reason}\n--- server log (tail) ---\n{server.log_tail() or '(no output)'}")
+        result.server_exit_code = server.stop()
+    return result

@@ -1,0 +1,24 @@
+"""Where the repository's parts live, resolved from this file (no working-directory guesses)."""
+
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+"""The repository's top-level folder."""
+
+IMPLS_DIR = REPO_ROOT / "impls"
+"""One folder per implementation, each with a ``meta.toml``."""
+
+LOADGEN_DIR = REPO_ROOT / "loadgen"
+"""The Cargo package of the native load generator."""
+
+ASV_DIR = REPO_ROOT / ".asv"
+"""asv's working folder (environments, results, html); ignored by git."""
+
+RESULTS_DIR = ASV_DIR / "results"
+"""asv's results folder (``results_dir`` in asv.conf.json)."""
+
+RECORDS_DIR = ASV_DIR / "records"
+"""wsbench records, one per asv result file, with what asv does not store."""
+
+SITE_DIR = REPO_ROOT / "public"
+"""Where ``mkdocs build`` writes the site; ignored by git."""
