@@ -81,7 +81,9 @@ class Impl:
             if candidate.version == version:
                 return candidate
         listed = ", ".join(v.version for v in self.versions) or "none"
-        raise ImplError(f"{self.name} has no version {version!r} in its meta.toml (listed: {listed})")
+        raise ImplError(
+            f"{self.name} has no version {version!r} in its meta.toml (listed: {listed})"
+        )
 
     def argv(self, *, python: str, loadgen: Path, host: str, port: int) -> list[str]:
         """The command that starts this server, placeholders filled in."""

@@ -57,7 +57,14 @@ def ensure_built(*, quiet: bool = False) -> Path:
     if not quiet:
         print("wsbench: building the load generator (cargo build --release)...", file=sys.stderr)
     proc = subprocess.run(
-        [cargo, "build", "--release", "--quiet", "--manifest-path", str(LOADGEN_DIR / "Cargo.toml")],
+        [
+            cargo,
+            "build",
+            "--release",
+            "--quiet",
+            "--manifest-path",
+            str(LOADGEN_DIR / "Cargo.toml"),
+        ],
         capture_output=True,
         text=True,
         check=False,

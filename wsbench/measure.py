@@ -124,7 +124,7 @@ class Measurement:
 
     @property
     def latency_s(self) -> dict[str, float] | None:
-        """Round-trip latency percentiles in seconds (echo only), keyed p50, p90, p99, p99_9, max."""
+        """Round-trip latency percentiles in seconds (echo only): p50, p90, p99, p99_9, max."""
         lat = self.report.get("latency_us") if self.report else None
         if not lat:
             return None
@@ -246,6 +246,8 @@ def measure(
             assert result.report is not None
             reason = check_report(result.report, config)
             if reason:
-                result.fail(f"{reason}\n--- server log (tail) ---\n{server.log_tail() or '(no output)'}")
+                result.fail(
+                    f"{reason}\n--- server log (tail) ---\n{server.log_tail() or '(no output)'}"
+                )
         result.server_exit_code = server.stop()
     return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -100,7 +101,10 @@ class ServerProcess:
     def _died(self, when: str) -> ServerError:
         code = self.proc.returncode if self.proc else None
         tail = self.log_tail() or "(no output)"
-        return ServerError(f"{self.name}: server exited with code {code} {when}.\n--- server log (tail) ---\n{tail}")
+        return ServerError(
+            f"{self.name}: server exited with code {code} {when}.\n"
+            f"--- server log (tail) ---\n{tail}"
+        )
 
     def check_alive(self, when: str = "during the run") -> None:
         """Raise :class:`ServerError` (with the log tail) if the server has exited."""
@@ -146,10 +150,8 @@ class ServerProcess:
             return None
         if self.proc.poll() is None:
             self._signal_group(signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                pass
         # Kill whatever is left in the group (the server itself or a child it started).
         self._signal_group(signal.SIGKILL)
         self.proc.wait()
@@ -157,10 +159,8 @@ class ServerProcess:
 
     def _signal_group(self, sig: signal.Signals) -> None:
         assert self.proc is not None
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, sig)
-        except ProcessLookupError:
-            pass
 
     def __enter__(self) -> ServerProcess:
         self.start()

@@ -110,7 +110,7 @@ def figures_of(m: Measurement) -> Figures:
 
 
 def _load_record(path: Path, scenario: Scenario) -> dict[str, Any] | None:
-    """An existing record of this run (same commit and environment), minus ``scenario``'s entries."""
+    """This run's record (same commit and environment) if any, minus ``scenario``'s entries."""
     try:
         record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):

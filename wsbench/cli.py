@@ -1,0 +1,115 @@
+"""The command line: ``./bench run | test | measure | list | asv-conf`` (``./bench --help``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from wsbench import asvconf, devtest, loadgen, mainjob
+from wsbench.cpus import CpuSetError, placement_from
+from wsbench.impls import ImplError, all_impls
+from wsbench.measure import SCENARIOS, ConfigError, MeasureConfig, measure
+from wsbench.summary import summarize
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="./bench", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="the main job: build, benchmark with asv, build the site")
+    mainjob.add_arguments(run)
+
+    sub.add_parser("test", help="ruff, mypy, cargo test and pytest (what CI runs)")
+
+    m = sub.add_parser("measure", help="measure one configuration without asv")
+    m.add_argument("--impl", required=True, help="implementation (see ./bench list)")
+    m.add_argument("--scenario", choices=SCENARIOS, default="echo")
+    m.add_argument("--size", type=int, default=16, help="message size in bytes (>= 16)")
+    m.add_argument("--in-flight", type=int, default=1, help="messages in flight per connection")
+    m.add_argument("--connections", type=int, default=1)
+    m.add_argument("--warmup", type=float, default=1.0, help="warm-up seconds")
+    m.add_argument("--duration", type=_positive_float, default=3.0, help="window seconds")
+    m.add_argument("--text", action="store_true", help="text frames instead of binary")
+    m.add_argument("--count", type=int, help="exact messages per connection instead of a window")
+    m.add_argument("--server-cpus", help="CPU list for the server (default: 0)")
+    m.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
+    m.add_argument("--python", default=sys.executable, help="interpreter that runs the server")
+    m.add_argument("--json", action="store_true", help="print the full record entry as JSON")
+
+    sub.add_parser("list", help="implementations and their versions")
+
+    conf = sub.add_parser("asv-conf", help="regenerate asv.conf.json from impls/*/meta.toml")
+    conf.add_argument("--check", action="store_true", help="only check it is up to date")
+    return parser
+
+
+def _measure(args: argparse.Namespace) -> int:
+    config = MeasureConfig(
+        impl=args.impl,
+        scenario=args.scenario,
+        size_bytes=args.size,
+        in_flight=args.in_flight,
+        connections=args.connections,
+        warmup_s=args.warmup,
+        duration_s=args.duration,
+        text=args.text,
+        count=args.count,
+    )
+    result = measure(
+        config, python=args.python, placement=placement_from(args.server_cpus, args.loadgen_cpus)
+    )
+    print(json.dumps(result.to_record(), indent=1) if args.json else summarize(result))
+    return 0 if result.status == "ok" else 1
+
+
+def _list() -> int:
+    for impl in all_impls():
+        versions = ", ".join(v.version for v in impl.versions) or "(built from loadgen/)"
+        print(f"{impl.name:12} {impl.display_name:28} {versions}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (2 for bad input, with a message)."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return mainjob.run(args)
+        if args.command == "test":
+            return devtest.run()
+        if args.command == "measure":
+            return _measure(args)
+        if args.command == "list":
+            return _list()
+        if args.command == "asv-conf":
+            if args.check:
+                ok = asvconf.is_in_sync()
+                print(
+                    "asv.conf.json is up to date"
+                    if ok
+                    else "asv.conf.json is stale: ./bench asv-conf"
+                )
+                return 0 if ok else 1
+            asvconf.write()
+            print(f"wrote {asvconf.CONF_PATH}")
+            return 0
+    except (ConfigError, ImplError, CpuSetError, mainjob.MainJobError) as exc:
+        print(f"wsbench: {exc}", file=sys.stderr)
+        return 2
+    except loadgen.LoadgenError as exc:
+        print(f"wsbench: {exc}", file=sys.stderr)
+        return 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""The main job (``./bench run``): build the load generator, benchmark with asv, build the site.
+
+Steps, each announced as ``[i/n]``:
+
+1. build the load generator (``cargo build --release``) when missing or stale;
+2. register this machine with asv under clean names (``asv machine --yes``);
+3. write asv.conf.json from the metadata if it is stale (never needed on a clean clone);
+4. ``asv run HEAD^!`` over the selected environments (default: the latest version of each
+   implementation and the native reference) with the chosen windows;
+5. ``mkdocs build --strict`` into ``public/``.
+
+Earlier results are never deleted: asv adds a result file per (commit, environment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import subprocess
+import sys
+
+import psutil
+
+from wsbench import asvconf, loadgen, machine
+from wsbench.asvconf import BenchEnv
+from wsbench.cpus import placement_from
+from wsbench.impls import ImplError, get_impl
+from wsbench.measure import SCENARIOS
+from wsbench.paths import RECORDS_DIR, REPO_ROOT, RESULTS_DIR, SITE_DIR
+
+STEPS = 5
+ASV_DONE_CODES = (0, 2)
+"""asv run's exit codes when it ran: 0 all passed, 2 some benchmark failed (recorded as such)."""
+
+
+class MainJobError(RuntimeError):
+    """A step of the main job failed; the message names the step and the reason."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The main job's options."""
+    parser.add_argument(
+        "--impl",
+        action="append",
+        help="implementation to run (repeatable; default: all, see ./bench list)",
+    )
+    parser.add_argument(
+        "--versions",
+        choices=["latest", "all"],
+        default="latest",
+        help="latest release of each (default) or every version in the matrix",
+    )
+    parser.add_argument(
+        "--scenario", action="append", choices=SCENARIOS, help="scenario (repeatable; default: all)"
+    )
+    parser.add_argument("--warmup", type=float, default=1.0, help="warm-up seconds (default 1)")
+    parser.add_argument("--duration", type=float, default=3.0, help="window seconds (default 3)")
+    parser.add_argument("--server-cpus", help="CPU list for servers (default: 0)")
+    parser.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
+    parser.add_argument("--machine", default="wsbench-local", help="asv machine name")
+    parser.add_argument("--no-site", action="store_true", help="skip building the site")
+
+
+def _step(i: int, text: str) -> None:
+    print(f"\n[{i}/{STEPS}] {text}", flush=True)
+
+
+def select_envs(impls: list[str] | None, versions: str) -> list[BenchEnv]:
+    """The environments to run: the given implementations (default all), latest or all versions.
+
+    Raises:
+        MainJobError: an implementation name is unknown.
+    """
+    try:
+        wanted = {get_impl(name).name for name in impls} if impls else None
+    except ImplError as exc:
+        raise MainJobError(str(exc)) from exc
+    envs = [e for e in asvconf.bench_envs() if wanted is None or e.impl.name in wanted]
+    return envs if versions == "all" else [e for e in envs if e.is_default]
+
+
+def register_machine(name: str) -> None:
+    """``asv machine --yes`` with values read from this machine (no spaces in the OS string)."""
+    ram_gib = round(psutil.virtual_memory().total / 2**30)
+    argv = [
+        "asv", "machine", "--yes", "--machine", name,
+        "--os", re.sub(r"\s+", "_", machine.kernel()),
+        "--arch", platform.machine(),
+        "--cpu", re.sub(r"\s+", "_", machine.cpu_model()),
+        "--num_cpu", str(machine.cpu_count()),
+        "--ram", f"{ram_gib}GiB",
+    ]  # fmt: skip
+    _check(argv, "registering the asv machine")
+
+
+def _check(argv: list[str], what: str, env: dict[str, str] | None = None) -> int:
+    code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
+    if code != 0:
+        raise MainJobError(f"{what} failed ({' '.join(argv[:3])} exited {code})")
+    return code
+
+
+def asv_command(envs: list[BenchEnv], scenarios: list[str] | None, machine_name: str) -> list[str]:
+    """The ``asv run`` command line for these environments and scenarios."""
+    argv = ["asv", "run", "HEAD^!", "--machine", machine_name, "--launch-method", "spawn"]
+    for env in envs:
+        argv += ["--environment", env.name]
+    if scenarios:
+        argv += ["--bench", "^(" + "|".join(re.escape(s) for s in scenarios) + r")\."]
+    return argv
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the main job with the parsed options; returns the exit code.
+
+    Raises:
+        MainJobError: a step failed (unknown implementation, build, asv or mkdocs failure).
+    """
+    placement_from(args.server_cpus, args.loadgen_cpus)  # validate before the long steps
+    if args.warmup < 0 or args.duration <= 0:
+        raise MainJobError("--warmup must be >= 0 and --duration > 0")
+    envs = select_envs(args.impl, args.versions)
+    if not envs:
+        raise MainJobError("no environment selected")
+
+    _step(1, "building the load generator")
+    binary = loadgen.ensure_built()
+    print(f"  {binary} ({loadgen.version(binary)})")
+
+    _step(2, f"registering this machine with asv as {args.machine!r}")
+    register_machine(args.machine)
+
+    _step(3, "checking asv.conf.json against impls/*/meta.toml")
+    if not asvconf.is_in_sync():
+        asvconf.write()
+        print("  asv.conf.json was stale: regenerated")
+    else:
+        print("  up to date")
+
+    names = ", ".join(e.name for e in envs)
+    _step(4, f"benchmarking {len(envs)} environment(s) with asv: {names}")
+    env = {
+        **os.environ,
+        "WSBENCH_WARMUP_S": str(args.warmup),
+        "WSBENCH_DURATION_S": str(args.duration),
+        "WSBENCH_MACHINE": args.machine,
+        "WSBENCH_RECORDS_DIR": str(RECORDS_DIR),
+        "WSBENCH_SERVER_CPUS": args.server_cpus or "",
+        "WSBENCH_LOADGEN_CPUS": args.loadgen_cpus or "",
+    }
+    code = subprocess.run(
+        asv_command(envs, args.scenario, args.machine), cwd=REPO_ROOT, env=env, check=False
+    ).returncode
+    if code not in ASV_DONE_CODES:
+        raise MainJobError(f"asv run exited {code}")
+    if code == 2:
+        print("  some benchmarks failed: their reasons are in the records and on the site")
+
+    if args.no_site:
+        return 0
+    _step(5, "building the site (mkdocs build --strict)")
+    site_env = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "WSBENCH_RESULTS_DIR": str(RESULTS_DIR),
+        "WSBENCH_RECORDS_DIR": str(RECORDS_DIR),
+    }
+    _check(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--quiet",
+            "--site-dir",
+            str(SITE_DIR),
+        ],
+        "building the site",
+        env=site_env,
+    )
+    print(f"\nwsbench: done. Open {SITE_DIR / 'index.html'}")
+    return 0
