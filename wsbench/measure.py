@@ -102,6 +102,7 @@ class Measurement:
         server: the server's CPU and peak RSS during the window, if sampled.
         placement: the CPUs used.
         server_exit_code: the server's exit code after the stop (negative: a signal).
+        server_pid: the server's process id (gone once :func:`measure` returns).
     """
 
     config: MeasureConfig
@@ -111,6 +112,7 @@ class Measurement:
     server: ServerUsage | None = None
     placement: CpuPlacement = field(default_factory=default_placement)
     server_exit_code: int | None = None
+    server_pid: int | None = None
 
     def fail(self, reason: str) -> None:
         """Mark as failed; the first reason wins."""
@@ -190,6 +192,7 @@ def measure(
     placement: CpuPlacement | None = None,
     impl: Impl | None = None,
     label: str | None = None,
+    startup_timeout_s: float = STARTUP_TIMEOUT_S,
 ) -> Measurement:
     """Run one measurement; never raises for a server or load generator failure.
 
@@ -199,6 +202,7 @@ def measure(
         placement: CPUs of server and load generator (default: :func:`default_placement`).
         impl: the implementation, if already loaded (default: looked up by ``config.impl``).
         label: the server's name in error messages (default: the implementation name).
+        startup_timeout_s: seconds the server has to complete its first handshake.
 
     Returns:
         The measurement; ``status == "failed"`` with the reason when the server did not
@@ -219,10 +223,11 @@ def measure(
     argv = impl.argv(python=python, loadgen=binary, host=HOST, port=port)
     server = ServerProcess(argv, cpus=placement.server, name=label or impl.name)
     with server:
+        result.server_pid = server.pid
         try:
             server.wait_ready(
                 lambda t: loadgen.probe(base + "/echo", timeout_s=t, binary=binary),
-                timeout_s=STARTUP_TIMEOUT_S,
+                timeout_s=startup_timeout_s,
             )
             sampler = WindowSampler(
                 server.pid,

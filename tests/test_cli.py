@@ -1,0 +1,37 @@
+"""The command line rejects bad input with a clear message and exit code 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from wsbench.cli import main
+
+
+def test_unknown_implementation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["measure", "--impl", "nosuchframework"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown implementation 'nosuchframework'" in err
+    assert "native" in err  # lists the known ones
+
+
+def test_bad_cpu_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["measure", "--impl", "native", "--server-cpus", "x-y"]) == 2
+    assert "bad CPU list 'x-y'" in capsys.readouterr().err
+
+
+def test_unknown_option_exits_2() -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["measure", "--impl", "native", "--colour", "blue"])
+    assert exc.value.code == 2
+
+
+def test_run_with_unknown_implementation(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--impl", "nosuchframework", "--no-site"]) == 2
+    assert "unknown implementation 'nosuchframework'" in capsys.readouterr().err
+
+
+def test_measure_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["measure", "--impl", "native", "--count", "50", "--in-flight", "8"]) == 0
+    out = capsys.readouterr().out
+    assert "native · echo · 16 B binary" in out
+    assert "integrity: lost 0, corrupted 0, duplicated 0, out_of_order 0" in out
