@@ -1,0 +1,81 @@
+"""wsbench server for websockets: /echo and /push (see impls/PROTOCOL.md).
+
+Uses the asyncio implementation (websockets.asyncio.server, websockets >= 13.0) and falls
+back to the legacy implementation (websockets.serve) on older versions. Both accept a
+handler with one argument (legacy: since 10.1); the path is read from the connection.
+"""
+
+import argparse
+import asyncio
+import json
+import signal
+
+from websockets.exceptions import ConnectionClosed
+
+try:  # websockets >= 13.0
+    from websockets.asyncio.server import serve
+
+    def request_path(ws):
+        return ws.request.path
+
+except ImportError:  # websockets < 13.0: legacy implementation only
+    from websockets import serve
+
+    def request_path(ws):
+        return ws.path
+
+
+async def echo(ws):
+    async for message in ws:
+        await ws.send(message)
+
+
+async def push(ws):
+    async for message in ws:
+        request = json.loads(message)
+        count, size = request["count"], request["size"]
+        filler = bytes(ord("a") + k % 26 for k in range(16, size))
+        if request.get("binary", True):
+            for i in range(count):
+                await ws.send(b"%016x" % i + filler)
+        else:
+            text_filler = filler.decode()
+            for i in range(count):
+                await ws.send("%016x" % i + text_filler)
+
+
+async def handler(ws):
+    path = request_path(ws)
+    try:
+        if path == "/echo":
+            await echo(ws)
+        elif path == "/push":
+            await push(ws)
+        else:
+            await ws.close(1008, "unknown path")
+    except ConnectionClosed:
+        pass  # the client went away, possibly mid-push
+
+
+async def main(host, port):
+    loop = asyncio.get_running_loop()
+    stop = loop.create_future()
+    loop.add_signal_handler(signal.SIGTERM, stop.set_result, None)
+    loop.add_signal_handler(signal.SIGINT, stop.set_result, None)
+    async with serve(
+        handler,
+        host,
+        port,
+        compression=None,  # no permessage-deflate
+        ping_interval=None,  # no keepalive pings
+        max_size=2**24,  # 16 MiB
+    ):
+        await stop
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    asyncio.run(main(args.host, args.port))
