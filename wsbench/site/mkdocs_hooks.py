@@ -1,0 +1,50 @@
+"""mkdocs hook (``hooks:`` in mkdocs.yml): adds the generated pages to the build.
+
+mkdocs loads this file by path, not as part of the package, so it imports
+:mod:`wsbench.site` absolutely, putting the repository root on ``sys.path`` when the
+package is not installed.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+
+try:
+    from wsbench.site.pages import generate_pages, resolve_inputs
+except ImportError:  # pragma: no cover - package not installed
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from wsbench.site.pages import generate_pages, resolve_inputs
+
+
+def _root(config: MkDocsConfig) -> Path:
+    config_file = config.config_file_path
+    return Path(config_file).resolve().parent if config_file else Path.cwd()
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    """Add every generated page to ``files``.
+
+    Raises:
+        PluginError: a hand-written page in the docs dir has the path of a generated page.
+    """
+    inputs = resolve_inputs(_root(config), config.repo_url)
+    for path, content in generate_pages(inputs).items():
+        if files.get_file_from_path(path) is not None:
+            raise PluginError(f"{path} is generated from results; remove the hand-written file")
+        files.append(File.generated(config, path, content=content))
+    return files
+
+
+def on_serve(server: Any, config: MkDocsConfig, builder: Any) -> Any:
+    """``mkdocs serve``: rebuild when results, records or implementations change."""
+    inputs = resolve_inputs(_root(config), config.repo_url)
+    for path in (inputs.results_dir, inputs.records_dir, inputs.impls_dir):
+        if path.exists():
+            server.watch(str(path))
+    return server
