@@ -1,0 +1,79 @@
+"""wsbench server for tornado: /echo and /push (see impls/PROTOCOL.md).
+
+A tornado.web.Application with two WebSocketHandlers. Writes await the future returned by
+write_message(), which resolves once the data is flushed: that is tornado's backpressure.
+"""
+
+import argparse
+import asyncio
+import json
+import signal
+
+import tornado.web
+import tornado.websocket
+from tornado.websocket import WebSocketClosedError
+
+
+class EchoHandler(tornado.websocket.WebSocketHandler):
+    def get_compression_options(self):
+        return None  # no permessage-deflate (also tornado's default)
+
+    async def on_message(self, message):
+        try:
+            await self.write_message(message, binary=isinstance(message, bytes))
+        except WebSocketClosedError:
+            pass
+
+
+class PushHandler(tornado.websocket.WebSocketHandler):
+    push_task = None
+
+    def get_compression_options(self):
+        return None
+
+    def on_message(self, message):
+        # Push from a task: while a coroutine on_message runs, tornado reads no further
+        # frames, so it would not see the client's close frame until the push ended.
+        self.push_task = asyncio.ensure_future(self.push(json.loads(message)))
+
+    def on_close(self):
+        if self.push_task is not None:
+            self.push_task.cancel()
+
+    async def push(self, request):
+        count, size, binary = request["count"], request["size"], request.get("binary", True)
+        filler = bytes(ord("a") + k % 26 for k in range(16, size))
+        if not binary:
+            filler = filler.decode()
+        try:
+            for i in range(count):
+                if self.ws_connection is None or self.ws_connection.is_closing():
+                    return  # the client went away mid-push
+                header = b"%016x" % i if binary else "%016x" % i
+                await self.write_message(header + filler, binary=binary)
+        except WebSocketClosedError:
+            pass
+
+
+async def main(host, port):
+    app = tornado.web.Application(
+        [(r"/echo", EchoHandler), (r"/push", PushHandler)],
+        websocket_max_message_size=2**24,  # 16 MiB
+        # no websocket_ping_interval: tornado sends no keepalive pings
+    )
+    server = app.listen(port, address=host)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    await stop.wait()
+    server.stop()
+    await server.close_all_connections()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    asyncio.run(main(args.host, args.port))
