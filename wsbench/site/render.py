@@ -95,7 +95,7 @@ def _row_cells(run: Run, row: Row, latency: bool) -> list[str]:
         name = f"**{name}**"
     cells = [name, cell(run.impl.version or DASH)]
     if row.status != "ok":
-        figures = [row.status] + [DASH] * (6 if latency else 4)
+        figures = [row.status] + [DASH] * (5 if latency else 3)
     else:
         figures = [
             _num(row.messages_per_s, ",.0f"),
