@@ -1,0 +1,254 @@
+//! The `echo` scenario: N connections, each keeping W messages in flight.
+//!
+//! Refill policy (part of the benchmark definition): a connection first sends W messages
+//! in one write; afterwards, whenever the number in flight falls to W − B or below, it
+//! sends B more in one write, B = max(1, W / 4).
+//!
+//! Reply matching (replies must come back in order): the reply's sequence number is
+//! looked up among the messages in flight, oldest first.
+//! - the oldest in flight: fine;
+//! - a later one in flight: fine, and the older ones it overtook are set aside; if one
+//!   of those arrives later it counts as `out_of_order`, if never as `lost`;
+//! - sent and already answered: `duplicated`; never sent: `corrupted`;
+//! - frame type, length or filler wrong: `corrupted` (the sequence number, if readable,
+//!   is still matched; if unreadable the reply is taken as the oldest one's).
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use fastwebsockets::{Frame, OpCode, Payload, WebSocket, WebSocketError};
+use tokio::time::Sleep;
+
+use crate::conn::Conn;
+use crate::payload::{inspect, template, write_seq};
+use crate::report::{classify_ws_error, ErrorKind, Report};
+use crate::run::{block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE};
+use crate::ws::{close_gracefully, read_message, MaskGen, Message};
+
+/// Runs the echo scenario on its own runtime and returns the report.
+pub fn run_echo(cfg: &LoadConfig) -> Result<Report, RunError> {
+    block_on(cfg.threads, echo(cfg))?
+}
+
+/// Runs the echo scenario on the current runtime and returns the report.
+pub async fn echo(cfg: &LoadConfig) -> Result<Report, RunError> {
+    let params = Params {
+        w: cfg.in_flight.max(1),
+        b: cfg.burst(),
+        size: cfg.size,
+        opcode: if cfg.text {
+            OpCode::Text
+        } else {
+            OpCode::Binary
+        },
+        count: cfg.count,
+        timeout: cfg.timeout,
+    };
+    drive(cfg, true, move |i, ws, ctl| {
+        EchoConn::new(i, ws, ctl, params.clone()).run()
+    })
+    .await
+}
+
+#[derive(Debug, Clone)]
+struct Params {
+    w: usize,
+    b: usize,
+    size: usize,
+    opcode: OpCode,
+    count: Option<u64>,
+    timeout: Duration,
+}
+
+struct EchoConn {
+    ws: WebSocket<Conn>,
+    ctl: Arc<Control>,
+    p: Params,
+    template: Vec<u8>,
+    scratch: Vec<u8>,
+    masks: MaskGen,
+    /// Sequence numbers in flight with their send instants; always the contiguous range
+    /// `front.0 .. next_seq`.
+    inflight: VecDeque<(u64, Instant)>,
+    /// Overtaken messages still unanswered.
+    skipped: Vec<(u64, Instant)>,
+    next_seq: u64,
+    last_progress: Instant,
+    res: ConnResult,
+}
+
+enum Read {
+    Msg(Message),
+    Timeout,
+}
+
+impl EchoConn {
+    fn new(i: usize, ws: WebSocket<Conn>, ctl: Arc<Control>, p: Params) -> Self {
+        let template = template(p.size);
+        EchoConn {
+            ws,
+            ctl,
+            scratch: template.clone(),
+            template,
+            masks: MaskGen::new(i as u64 + 1),
+            inflight: VecDeque::with_capacity(p.w),
+            skipped: Vec::new(),
+            next_seq: 0,
+            last_progress: Instant::now(),
+            res: ConnResult::default(),
+            p,
+        }
+    }
+
+    /// How many of `want` messages may be sent now.
+    fn quota(&self, want: usize) -> usize {
+        match self.p.count {
+            Some(c) => want.min(c.saturating_sub(self.next_seq) as usize),
+            None if self.ctl.phase() < DRAIN => want,
+            None => 0,
+        }
+    }
+
+    async fn run(mut self) -> ConnResult {
+        let outcome = self.traffic().await;
+        self.res.integrity.lost += (self.inflight.len() + self.skipped.len()) as u64;
+        match outcome {
+            Ok(()) => {
+                let grace = self.p.timeout.min(Duration::from_secs(2));
+                close_gracefully(&mut self.ws, grace).await;
+            }
+            Err(k) => self.res.error = Some(k),
+        }
+        self.res
+    }
+
+    async fn traffic(&mut self) -> Result<(), ErrorKind> {
+        self.last_progress = Instant::now();
+        let first = self.quota(self.p.w);
+        self.send(first).await.map_err(|e| classify_ws_error(&e))?;
+        let sleep = tokio::time::sleep(self.p.timeout);
+        tokio::pin!(sleep);
+        loop {
+            if self.inflight.is_empty() && self.skipped.is_empty() && self.quota(1) == 0 {
+                return Ok(());
+            }
+            let msg = match self.read(sleep.as_mut()).await {
+                Ok(Read::Msg(m)) => m,
+                Ok(Read::Timeout) if self.inflight.is_empty() => return Ok(()),
+                Ok(Read::Timeout) => return Err(ErrorKind::Timeout),
+                Err(e) => return Err(classify_ws_error(&e)),
+            };
+            if msg.opcode == OpCode::Close {
+                return Err(ErrorKind::ClosedEarly);
+            }
+            self.on_reply(&msg);
+            drop(msg);
+            if self.inflight.len() + self.p.b <= self.p.w {
+                let k = self.quota(self.p.b);
+                self.send(k).await.map_err(|e| classify_ws_error(&e))?;
+            }
+        }
+    }
+
+    /// Reads one message, giving up when no reply arrived for `timeout`.
+    async fn read(&mut self, mut sleep: Pin<&mut Sleep>) -> Result<Read, WebSocketError> {
+        let deadline = self.last_progress + self.p.timeout;
+        let fut = read_message(&mut self.ws);
+        tokio::pin!(fut);
+        loop {
+            tokio::select! {
+                biased;
+                r = &mut fut => return r.map(Read::Msg),
+                _ = &mut sleep => {
+                    if Instant::now() >= deadline {
+                        return Ok(Read::Timeout);
+                    }
+                    sleep.as_mut().reset(deadline.into());
+                }
+            }
+        }
+    }
+
+    /// Sends `k` messages in one write (best effort: the rest goes with the next read).
+    async fn send(&mut self, k: usize) -> Result<(), WebSocketError> {
+        if k == 0 {
+            return Ok(());
+        }
+        let measuring = self.ctl.phase() == MEASURE;
+        let now = Instant::now();
+        for _ in 0..k {
+            let seq = self.next_seq;
+            self.scratch.copy_from_slice(&self.template);
+            write_seq(&mut self.scratch, seq);
+            let frame = Frame::new(
+                true,
+                self.p.opcode,
+                Some(self.masks.next_mask()),
+                Payload::BorrowedMut(&mut self.scratch),
+            );
+            self.ws.write_frame(frame).await?;
+            self.inflight.push_back((seq, now));
+            self.next_seq += 1;
+        }
+        // The burst leaves now: stamp its send instant.
+        let t = Instant::now();
+        for e in self.inflight.iter_mut().rev().take(k) {
+            e.1 = t;
+        }
+        self.ws.flush().await?;
+        if measuring {
+            self.res.sent += k as u64;
+            self.res.bytes_sent += (k * self.p.size) as u64;
+        }
+        Ok(())
+    }
+
+    fn on_reply(&mut self, msg: &Message) {
+        let now = Instant::now();
+        self.last_progress = now;
+        let measuring = self.ctl.phase() == MEASURE;
+        if measuring {
+            self.res.received += 1;
+            self.res.bytes_received += msg.payload.len() as u64;
+        }
+        let ins = inspect(&msg.payload, msg.opcode == self.p.opcode, &self.template);
+        if !ins.intact {
+            self.res.integrity.corrupted += 1;
+        }
+        let Some(n) = ins.seq else {
+            // Unreadable sequence number: take it as the reply to the oldest message.
+            self.inflight.pop_front();
+            return;
+        };
+        let sent_at = if let Some(&(front, _)) = self
+            .inflight
+            .front()
+            .filter(|_| n < self.next_seq)
+            .filter(|&&(front, _)| n >= front)
+        {
+            for _ in front..n {
+                let e = self
+                    .inflight
+                    .pop_front()
+                    .expect("contiguous in-flight range");
+                self.skipped.push(e);
+            }
+            self.inflight.pop_front().map(|e| e.1)
+        } else if let Some(i) = self.skipped.iter().position(|e| e.0 == n) {
+            self.res.integrity.out_of_order += 1;
+            Some(self.skipped.swap_remove(i).1)
+        } else {
+            if n < self.next_seq {
+                self.res.integrity.duplicated += 1;
+            } else if ins.intact {
+                self.res.integrity.corrupted += 1;
+            }
+            None
+        };
+        if let (Some(t), true) = (sent_at, measuring) {
+            self.res.latency.record(now.saturating_duration_since(t));
+        }
+    }
+}

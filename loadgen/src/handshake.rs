@@ -1,0 +1,254 @@
+//! The HTTP/1.1 WebSocket upgrade, done by hand on a raw [`TcpStream`] (RFC 6455 §4).
+//!
+//! Doing it ourselves lets the client time the handshake and keeps any bytes that arrive
+//! in the same read as the end of the HTTP head (they belong to the WebSocket stream and
+//! are handed to [`Conn`]).
+
+use std::fmt;
+use std::io;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use fastwebsockets::{Role, WebSocket};
+use sha1::{Digest, Sha1};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::conn::{Conn, Side};
+use crate::url::WsUrl;
+use crate::ws::configure;
+
+/// Largest HTTP head accepted during the upgrade, in bytes.
+const MAX_HEAD: usize = 16 * 1024;
+const GUID: &str = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+
+/// `Sec-WebSocket-Accept` value for a `Sec-WebSocket-Key`.
+pub fn accept_key(key: &[u8]) -> String {
+    let mut h = Sha1::new();
+    h.update(key);
+    h.update(GUID.as_bytes());
+    base64::engine::general_purpose::STANDARD.encode(h.finalize())
+}
+
+/// A fresh random-looking 16-byte key, base64-encoded (uniqueness is all that matters).
+fn new_key() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mut x = t ^ COUNTER.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed);
+    let mut bytes = [0u8; 16];
+    for chunk in bytes.chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        chunk.copy_from_slice(&x.to_le_bytes());
+    }
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Why a client connection attempt failed.
+#[derive(Debug)]
+pub enum ConnectError {
+    /// The TCP connection was refused.
+    Refused,
+    /// Connect plus upgrade did not finish within the timeout.
+    Timeout,
+    /// The server answered with a status other than 101.
+    Status(u16),
+    /// 101 but a missing or wrong `Sec-WebSocket-Accept`, or a malformed response.
+    BadResponse(String),
+    /// The server closed the connection before completing the upgrade.
+    Closed,
+    /// Any other I/O error.
+    Io(io::Error),
+}
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectError::Refused => write!(f, "connection refused"),
+            ConnectError::Timeout => write!(f, "timeout"),
+            ConnectError::Status(s) => write!(f, "handshake failed: status {s}"),
+            ConnectError::BadResponse(m) => write!(f, "handshake failed: {m}"),
+            ConnectError::Closed => {
+                write!(f, "handshake failed: connection closed before the response")
+            }
+            ConnectError::Io(e) => write!(f, "connection failed: {e}"),
+        }
+    }
+}
+
+/// Connects to `addr`, performs the client upgrade for `url` and returns the configured
+/// WebSocket and the time taken by TCP connect plus upgrade (the handshake time),
+/// bounded by `timeout`.
+pub async fn connect(
+    addr: std::net::SocketAddr,
+    url: &WsUrl,
+    timeout: Duration,
+) -> Result<(WebSocket<Conn>, Duration), ConnectError> {
+    let start = Instant::now();
+    match tokio::time::timeout(timeout, connect_inner(addr, url)).await {
+        Ok(Ok(ws)) => Ok((ws, start.elapsed())),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(ConnectError::Timeout),
+    }
+}
+
+async fn connect_inner(
+    addr: std::net::SocketAddr,
+    url: &WsUrl,
+) -> Result<WebSocket<Conn>, ConnectError> {
+    let mut tcp = TcpStream::connect(addr).await.map_err(|e| {
+        if e.kind() == io::ErrorKind::ConnectionRefused {
+            ConnectError::Refused
+        } else {
+            ConnectError::Io(e)
+        }
+    })?;
+    tcp.set_nodelay(true).map_err(ConnectError::Io)?;
+    let key = new_key();
+    let req = format!(
+        "GET {} HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: {}\r\nSec-WebSocket-Version: 13\r\n\r\n",
+        url.path,
+        url.authority(),
+        key
+    );
+    tcp.write_all(req.as_bytes())
+        .await
+        .map_err(ConnectError::Io)?;
+
+    let mut buf = Vec::with_capacity(1024);
+    loop {
+        let mut chunk = [0u8; 4096];
+        let n = match tcp.read(&mut chunk).await {
+            Ok(0) => return Err(ConnectError::Closed),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => {
+                return Err(ConnectError::Closed)
+            }
+            Err(e) => return Err(ConnectError::Io(e)),
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        let mut headers = [httparse::EMPTY_HEADER; 64];
+        let mut resp = httparse::Response::new(&mut headers);
+        match resp.parse(&buf) {
+            Ok(httparse::Status::Complete(head_len)) => {
+                let code = resp.code.unwrap_or(0);
+                if code != 101 {
+                    return Err(ConnectError::Status(code));
+                }
+                let want = accept_key(key.as_bytes());
+                let got = resp
+                    .headers
+                    .iter()
+                    .find(|h| h.name.eq_ignore_ascii_case("sec-websocket-accept"))
+                    .map(|h| h.value);
+                if got.map(|v| v.trim_ascii()) != Some(want.as_bytes()) {
+                    return Err(ConnectError::BadResponse(
+                        "bad Sec-WebSocket-Accept".to_string(),
+                    ));
+                }
+                let leftover = buf[head_len..].to_vec();
+                let mut ws = WebSocket::after_handshake(
+                    Conn::new(tcp, leftover, Side::Client),
+                    Role::Client,
+                );
+                configure(&mut ws);
+                return Ok(ws);
+            }
+            Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => {}
+            Ok(httparse::Status::Partial) => {
+                return Err(ConnectError::BadResponse("response head too large".into()))
+            }
+            Err(e) => return Err(ConnectError::BadResponse(format!("bad HTTP response: {e}"))),
+        }
+    }
+}
+
+/// The endpoint a server-side upgrade request asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upgraded {
+    /// Request path without the query string, e.g. `/echo`.
+    pub path: String,
+}
+
+/// Server side: reads the HTTP request on `tcp`. If its path (query ignored) is one of
+/// `paths` and it is a valid WebSocket upgrade, answers 101 and returns the configured
+/// WebSocket; otherwise answers 404 (unknown path) or 400 (not an upgrade) and returns
+/// `None`. I/O errors (client gone) also give `None`.
+pub async fn accept(mut tcp: TcpStream, paths: &[&str]) -> Option<(WebSocket<Conn>, Upgraded)> {
+    let _ = tcp.set_nodelay(true);
+    let mut buf = Vec::with_capacity(1024);
+    loop {
+        let mut chunk = [0u8; 4096];
+        let n = tcp.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        let mut headers = [httparse::EMPTY_HEADER; 64];
+        let mut req = httparse::Request::new(&mut headers);
+        let head_len = match req.parse(&buf) {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => continue,
+            _ => {
+                reject(&mut tcp, "400 Bad Request").await;
+                return None;
+            }
+        };
+        let path = req.path.unwrap_or("/");
+        let path = path.split('?').next().unwrap_or("/").to_string();
+        if !paths.contains(&path.as_str()) {
+            reject(&mut tcp, "404 Not Found").await;
+            return None;
+        }
+        let header = |name: &str| {
+            req.headers
+                .iter()
+                .find(|h| h.name.eq_ignore_ascii_case(name))
+                .map(|h| h.value.trim_ascii())
+        };
+        let is_upgrade = req.method == Some("GET")
+            && header("upgrade").is_some_and(|v| v.eq_ignore_ascii_case(b"websocket"))
+            && header("sec-websocket-version") == Some(b"13".as_slice());
+        let key = match header("sec-websocket-key") {
+            Some(k) if is_upgrade && !k.is_empty() => k,
+            _ => {
+                reject(&mut tcp, "400 Bad Request").await;
+                return None;
+            }
+        };
+        let resp = format!(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Accept: {}\r\n\r\n",
+            accept_key(key)
+        );
+        let leftover = buf[head_len..].to_vec();
+        tcp.write_all(resp.as_bytes()).await.ok()?;
+        let mut ws =
+            WebSocket::after_handshake(Conn::new(tcp, leftover, Side::Server), Role::Server);
+        configure(&mut ws);
+        return Some((ws, Upgraded { path }));
+    }
+}
+
+async fn reject(tcp: &mut TcpStream, status: &str) {
+    let resp = format!("HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    let _ = tcp.write_all(resp.as_bytes()).await;
+    let _ = tcp.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rfc6455_example_key() {
+        assert_eq!(
+            super::accept_key(b"dGhlIHNhbXBsZSBub25jZQ=="),
+            "s3pPLMBiTxaQ9kxK+xWo4gEoHEA="
+        );
+    }
+}

@@ -1,0 +1,30 @@
+//! wsbench-loadgen: the native WebSocket load generator of wsbench and its reference
+//! server. The binary (`src/main.rs`) is a thin layer over this library, which tests use
+//! directly.
+//!
+//! Module map: [`cli`] (arguments), [`url`] (ws:// URLs), [`handshake`] (HTTP upgrade),
+//! [`conn`] (write-batching stream adapter), [`ws`] (messages over fastwebsockets),
+//! [`payload`] (message layout), [`integrity`] (counters), [`echo`] and [`stream`] (the
+//! scenarios), [`run`] (phases shared by both), [`serve`] (reference server), [`probe`],
+//! [`stats`] (histograms, CPU time) and [`report`] (JSON output).
+
+pub mod cli;
+pub mod conn;
+pub mod echo;
+pub mod handshake;
+pub mod integrity;
+pub mod payload;
+pub mod probe;
+pub mod report;
+pub mod run;
+pub mod serve;
+pub mod stats;
+pub mod stream;
+pub mod url;
+pub mod ws;
+
+pub use echo::run_echo;
+pub use report::Report;
+pub use run::{LoadConfig, RunError};
+pub use stream::run_stream;
+pub use url::WsUrl;

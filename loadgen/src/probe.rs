@@ -1,0 +1,30 @@
+//! `probe`: one connect + WebSocket upgrade attempt, then a clean close.
+
+use std::time::{Duration, Instant};
+
+use crate::handshake::connect;
+use crate::run::{block_on, resolve};
+use crate::url::WsUrl;
+use crate::ws::close_gracefully;
+
+/// Connects to `url`, upgrades and closes cleanly, all within `timeout`. The error is one
+/// line naming why: `connection refused`, `handshake failed: status …`, `timeout`, ….
+pub async fn probe(url: &WsUrl, timeout: Duration) -> Result<(), String> {
+    let start = Instant::now();
+    let left = || timeout.saturating_sub(start.elapsed());
+    let addr = tokio::time::timeout(timeout, resolve(url))
+        .await
+        .map_err(|_| "timeout".to_string())?
+        .map_err(|e| e.to_string())?;
+    let (mut ws, _) = connect(addr, url, left())
+        .await
+        .map_err(|e| e.to_string())?;
+    // The upgrade succeeded; the close is a courtesy and cannot fail the probe.
+    close_gracefully(&mut ws, left().min(Duration::from_secs(1))).await;
+    Ok(())
+}
+
+/// [`probe`] on its own current-thread runtime.
+pub fn run_probe(url: &WsUrl, timeout: Duration) -> Result<(), String> {
+    block_on(1, probe(url, timeout)).map_err(|e| e.to_string())?
+}

@@ -1,0 +1,347 @@
+//! What `echo` and `stream` share: configuration, runtime, connecting every connection,
+//! the warm-up / window / drain phases, and turning per-connection results into a report.
+
+use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use fastwebsockets::WebSocket;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::conn::Conn;
+use crate::handshake::{self, ConnectError};
+use crate::integrity::Integrity;
+use crate::report::{ErrorKind, Errors, Report, ReportConfig, CLIENT_BOUND_PERCENT, TOOL, VERSION};
+use crate::stats::{cpu_time_s, Hist};
+use crate::url::WsUrl;
+
+/// Settings of an `echo` or `stream` run (durations as [`Duration`], sizes in bytes).
+#[derive(Debug, Clone)]
+pub struct LoadConfig {
+    /// Target URL (`/echo` or `/push` endpoint).
+    pub url: WsUrl,
+    /// Number of concurrent connections (≥ 1).
+    pub connections: usize,
+    /// Echo only: messages kept in flight per connection, W (≥ 1).
+    pub in_flight: usize,
+    /// Message size in bytes (≥ 16).
+    pub size: usize,
+    /// Send/expect text frames instead of binary frames.
+    pub text: bool,
+    /// Warm-up before the window (duration mode).
+    pub warmup: Duration,
+    /// Length of the measurement window (duration mode).
+    pub duration: Duration,
+    /// Count mode: exact number of messages per connection; `None` = duration mode.
+    pub count: Option<u64>,
+    /// Limit for connect + upgrade, for waiting on a reply, and for the final drain.
+    pub timeout: Duration,
+    /// Runtime worker threads; 1 = current-thread runtime.
+    pub threads: usize,
+}
+
+impl LoadConfig {
+    /// A count-mode configuration with defaults for everything else (handy for tests).
+    pub fn count_mode(url: WsUrl, connections: usize, count: u64, size: usize) -> Self {
+        LoadConfig {
+            url,
+            connections,
+            in_flight: 1,
+            size,
+            text: false,
+            warmup: Duration::from_secs(1),
+            duration: Duration::from_secs(3),
+            count: Some(count),
+            timeout: Duration::from_secs(10),
+            threads: 1,
+        }
+    }
+
+    /// Echo refill burst B = max(1, W / 4), messages.
+    pub fn burst(&self) -> usize {
+        (self.in_flight / 4).max(1)
+    }
+
+    fn report_config(&self, echo: bool) -> ReportConfig {
+        ReportConfig {
+            url: self.url.to_string(),
+            connections: self.connections,
+            in_flight: echo.then_some(self.in_flight),
+            burst: echo.then(|| self.burst()),
+            size_bytes: self.size,
+            message_type: if self.text { "text" } else { "binary" },
+            warmup_s: self.warmup.as_secs_f64(),
+            duration_s: self.duration.as_secs_f64(),
+            count: self.count,
+            threads: self.threads,
+        }
+    }
+}
+
+/// A run that could not happen at all (no report).
+#[derive(Debug)]
+pub enum RunError {
+    /// The URL's host did not resolve.
+    Resolve(String),
+    /// The async runtime could not be built.
+    Runtime(std::io::Error),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Resolve(m) => write!(f, "cannot resolve host: {m}"),
+            RunError::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Runs `fut` on a current-thread runtime (`threads == 1`) or a multi-thread runtime
+/// with `threads` workers.
+pub fn block_on<F: Future>(threads: usize, fut: F) -> Result<F::Output, RunError> {
+    let rt = if threads <= 1 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .enable_all()
+            .build()
+    }
+    .map_err(RunError::Runtime)?;
+    Ok(rt.block_on(fut))
+}
+
+/// Phase: traffic flows but nothing is counted.
+pub(crate) const WARMUP: u8 = 0;
+/// Phase: inside the measurement window (count mode stays here throughout).
+pub(crate) const MEASURE: u8 = 1;
+/// Phase: window over; stop sending, collect outstanding replies.
+pub(crate) const DRAIN: u8 = 2;
+
+/// The current phase, readable cheaply on every message and awaitable.
+pub(crate) struct Control {
+    phase: AtomicU8,
+    tx: watch::Sender<u8>,
+}
+
+impl Control {
+    fn new(p: u8) -> Self {
+        Control {
+            phase: AtomicU8::new(p),
+            tx: watch::Sender::new(p),
+        }
+    }
+
+    /// Current phase.
+    #[inline]
+    pub(crate) fn phase(&self) -> u8 {
+        self.phase.load(Ordering::Relaxed)
+    }
+
+    fn set(&self, p: u8) {
+        self.phase.store(p, Ordering::Relaxed);
+        self.tx.send_replace(p);
+    }
+
+    /// A receiver for awaiting phase changes.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<u8> {
+        self.tx.subscribe()
+    }
+}
+
+/// What one connection task hands back.
+#[derive(Debug, Default)]
+pub(crate) struct ConnResult {
+    pub sent: u64,
+    pub received: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub latency: Hist,
+    pub integrity: Integrity,
+    pub error: Option<ErrorKind>,
+}
+
+fn connect_error_kind(e: &ConnectError) -> ErrorKind {
+    match e {
+        ConnectError::Refused => ErrorKind::ConnectionRefused,
+        ConnectError::Timeout => ErrorKind::Timeout,
+        ConnectError::Status(_) | ConnectError::BadResponse(_) | ConnectError::Closed => {
+            ErrorKind::HandshakeFailed
+        }
+        ConnectError::Io(io) if io.kind() == std::io::ErrorKind::ConnectionReset => {
+            ErrorKind::HandshakeFailed
+        }
+        ConnectError::Io(_) => ErrorKind::Other,
+    }
+}
+
+/// Resolves the URL's host to one address (IPv4 preferred).
+pub(crate) async fn resolve(url: &WsUrl) -> Result<SocketAddr, RunError> {
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((url.host.as_str(), url.port))
+        .await
+        .map_err(|e| RunError::Resolve(format!("{}: {e}", url.host)))?
+        .collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(addrs.first())
+        .copied()
+        .ok_or_else(|| RunError::Resolve(format!("{}: no address", url.host)))
+}
+
+/// Drives a whole run: connects `cfg.connections` connections concurrently, starts
+/// `conn_fn` on each once all are connected, runs the phases (warm-up, window, drain in
+/// duration mode; one measured phase in count mode), and builds the report.
+pub(crate) async fn drive<F, Fut>(
+    cfg: &LoadConfig,
+    echo: bool,
+    conn_fn: F,
+) -> Result<Report, RunError>
+where
+    F: Fn(usize, WebSocket<Conn>, Arc<Control>) -> Fut,
+    Fut: Future<Output = ConnResult> + Send + 'static,
+{
+    let addr = resolve(&cfg.url).await?;
+    let mut errors = Errors::default();
+    let mut handshake = Hist::default();
+
+    let mut connecting = JoinSet::new();
+    for i in 0..cfg.connections {
+        let url = cfg.url.clone();
+        let timeout = cfg.timeout;
+        connecting.spawn(async move { (i, handshake::connect(addr, &url, timeout).await) });
+    }
+    let mut sockets = Vec::with_capacity(cfg.connections);
+    while let Some(j) = connecting.join_next().await {
+        match j {
+            Ok((i, Ok((ws, took)))) => {
+                handshake.record(took);
+                sockets.push((i, ws));
+            }
+            Ok((_, Err(e))) => errors.add(connect_error_kind(&e)),
+            Err(_) => errors.add(ErrorKind::Other),
+        }
+    }
+    sockets.sort_by_key(|(i, _)| *i);
+
+    let count_mode = cfg.count.is_some();
+    let ctl = Arc::new(Control::new(if count_mode { MEASURE } else { WARMUP }));
+    let any = !sockets.is_empty();
+    let mut running = JoinSet::new();
+    let mut t0 = Instant::now();
+    let mut cpu0 = cpu_time_s();
+    for (i, ws) in sockets {
+        running.spawn(conn_fn(i, ws, ctl.clone()));
+    }
+    let (t1, cpu1);
+    if count_mode || !any {
+        // Count mode: everything counts; the window is the whole traffic phase.
+        let mut results = Vec::new();
+        while let Some(j) = running.join_next().await {
+            results.push(j);
+        }
+        t1 = Instant::now();
+        cpu1 = cpu_time_s();
+        return Ok(build(
+            cfg,
+            echo,
+            results,
+            handshake,
+            errors,
+            t1 - t0,
+            cpu1 - cpu0,
+        ));
+    }
+    tokio::time::sleep(cfg.warmup).await;
+    ctl.set(MEASURE);
+    t0 = Instant::now();
+    cpu0 = cpu_time_s();
+    tokio::time::sleep(cfg.duration).await;
+    ctl.set(DRAIN);
+    t1 = Instant::now();
+    cpu1 = cpu_time_s();
+    let mut results = Vec::new();
+    while let Some(j) = running.join_next().await {
+        results.push(j);
+    }
+    Ok(build(
+        cfg,
+        echo,
+        results,
+        handshake,
+        errors,
+        t1 - t0,
+        cpu1 - cpu0,
+    ))
+}
+
+fn build(
+    cfg: &LoadConfig,
+    echo: bool,
+    results: Vec<Result<ConnResult, tokio::task::JoinError>>,
+    handshake: Hist,
+    mut errors: Errors,
+    window: Duration,
+    cpu_s: f64,
+) -> Report {
+    let mut latency = Hist::default();
+    let mut integrity = Integrity::default();
+    let (mut sent, mut received, mut bytes_sent, mut bytes_received) = (0, 0, 0, 0);
+    for r in results {
+        match r {
+            Ok(r) => {
+                sent += r.sent;
+                received += r.received;
+                bytes_sent += r.bytes_sent;
+                bytes_received += r.bytes_received;
+                latency.merge(&r.latency);
+                integrity += r.integrity;
+                if let Some(k) = r.error {
+                    errors.add(k);
+                }
+            }
+            Err(_) => errors.add(ErrorKind::Other),
+        }
+    }
+    let window_s = window.as_secs_f64();
+    let per_s = |v: u64| {
+        if window_s > 0.0 {
+            v as f64 / window_s
+        } else {
+            0.0
+        }
+    };
+    let cpu_percent = if window_s > 0.0 {
+        cpu_s / window_s * 100.0
+    } else {
+        0.0
+    };
+    Report {
+        tool: TOOL,
+        version: VERSION,
+        scenario: if echo { "echo" } else { "stream" },
+        config: cfg.report_config(echo),
+        window_s,
+        messages_sent: sent,
+        messages_received: received,
+        bytes_sent,
+        bytes_received,
+        messages_per_s: per_s(received),
+        bytes_per_s: per_s(bytes_received),
+        latency_us: echo.then(|| latency.summary_us()),
+        handshake_us: handshake.summary_us(),
+        errors,
+        integrity,
+        loadgen_cpu_s: cpu_s,
+        loadgen_cpu_percent: cpu_percent,
+        client_bound: cpu_percent > CLIENT_BOUND_PERCENT,
+    }
+}

@@ -1,0 +1,237 @@
+//! `serve`: the native reference server speaking PROTOCOL.md on one thread.
+//!
+//! - `/echo`: every text or binary message goes back unchanged, same frame type, in
+//!   order. Echoes are batched: all replies produced from one read batch leave in one
+//!   write system call (see [`crate::conn`]).
+//! - `/push`: answers each JSON request `{"count": C, "size": S, "binary": bool}` with C
+//!   messages of S bytes, awaiting the socket whenever 64 KiB are pending
+//!   (backpressure) and flushing at the end; stops quietly when the client goes away.
+//! - any other path: HTTP 404.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::thread::JoinHandle;
+
+use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
+use serde::Deserialize;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+
+use crate::conn::Conn;
+use crate::handshake::accept;
+use crate::payload::{template, write_seq, MIN_SIZE};
+use crate::url::WsUrl;
+use crate::ws::{read_message, MAX_MESSAGE_SIZE};
+
+/// Runs the reference server on `host:port` with a current-thread runtime until SIGTERM
+/// or SIGINT, then returns `Ok(())`.
+pub fn run_serve(host: &str, port: u16) -> io::Result<()> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        use tokio::signal::unix::{signal, SignalKind};
+        let listener = TcpListener::bind((host, port)).await?;
+        eprintln!(
+            "wsbench-loadgen serve: listening on {}",
+            listener.local_addr()?
+        );
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        serve(listener, handle, async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        })
+        .await
+    })
+}
+
+/// Accepts connections on `listener` and runs `handler` on each (as its own task) until
+/// `shutdown` completes.
+pub async fn serve<H, Fut>(
+    listener: TcpListener,
+    handler: H,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()>
+where
+    H: Fn(TcpStream) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let accept_loop = async {
+        loop {
+            match listener.accept().await {
+                Ok((s, _)) => {
+                    tokio::spawn(handler(s));
+                }
+                Err(e) => {
+                    // E.g. too many open files: back off briefly instead of spinning.
+                    eprintln!("wsbench-loadgen serve: accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                }
+            }
+        }
+    };
+    tokio::select! {
+        _ = accept_loop => Ok(()),
+        _ = shutdown => Ok(()),
+    }
+}
+
+/// The reference handler for one TCP connection: upgrade, then `/echo` or `/push`.
+pub async fn handle(tcp: TcpStream) {
+    if let Some((ws, up)) = accept(tcp, &["/echo", "/push"]).await {
+        if up.path == "/echo" {
+            echo_loop(ws).await
+        } else {
+            push_loop(ws).await
+        }
+    }
+}
+
+/// `/echo`: sends every data message back unchanged until the client closes.
+pub async fn echo_loop(mut ws: WebSocket<Conn>) {
+    loop {
+        let Ok(msg) = read_message(&mut ws).await else {
+            return;
+        };
+        if msg.opcode == OpCode::Close {
+            // fastwebsockets queued the close reply; push it out.
+            let _ = ws.flush().await;
+            return;
+        }
+        let frame = Frame::new(true, msg.opcode, None, msg.payload);
+        if ws.write_frame(frame).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A `/push` request.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct PushRequest {
+    /// Number of messages to send (≥ 1).
+    pub count: u64,
+    /// Size of each message, bytes (≥ 16).
+    pub size: usize,
+    /// Binary frames if true, text frames otherwise.
+    #[serde(default = "yes")]
+    pub binary: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `/push`: answers each request with its messages; returns when the client goes away.
+pub async fn push_loop(mut ws: WebSocket<Conn>) {
+    loop {
+        let Ok(msg) = read_message(&mut ws).await else {
+            return;
+        };
+        match msg.opcode {
+            OpCode::Close => {
+                let _ = ws.flush().await;
+                return;
+            }
+            OpCode::Text => {}
+            _ => continue,
+        }
+        let req: PushRequest = match serde_json::from_slice(&msg.payload) {
+            Ok(
+                r @ PushRequest {
+                    count: 1.., size, ..
+                },
+            ) if (MIN_SIZE..=MAX_MESSAGE_SIZE).contains(&size) => r,
+            _ => {
+                let _ = ws.write_frame(Frame::close(1008, b"bad request")).await;
+                let _ = ws.flush().await;
+                return;
+            }
+        };
+        let opcode = if req.binary {
+            OpCode::Binary
+        } else {
+            OpCode::Text
+        };
+        let mut buf = template(req.size);
+        for i in 0..req.count {
+            write_seq(&mut buf, i);
+            let frame = Frame::new(true, opcode, None, Payload::Borrowed(&buf));
+            if ws.write_frame(frame).await.is_err() {
+                return;
+            }
+        }
+        if ws.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A server running on its own thread with a current-thread runtime, on an ephemeral
+/// 127.0.0.1 port; stopped (and joined) on drop. Meant for tests.
+pub struct BackgroundServer {
+    /// The bound address.
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl BackgroundServer {
+    /// Starts the reference server.
+    pub fn reference() -> io::Result<Self> {
+        Self::start(handle)
+    }
+
+    /// Starts a server running `handler` on every accepted connection.
+    pub fn start<H, Fut>(handler: H) -> io::Result<Self>
+    where
+        H: Fn(TcpStream) -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let std_listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        std_listener.set_nonblocking(true)?;
+        let addr = std_listener.local_addr()?;
+        let (tx, rx) = oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async move {
+                let listener = TcpListener::from_std(std_listener).expect("listener");
+                let _ = serve(listener, handler, async {
+                    let _ = rx.await;
+                })
+                .await;
+            });
+        });
+        Ok(BackgroundServer {
+            addr,
+            stop: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// `ws://127.0.0.1:PORT{path}` for this server.
+    pub fn url(&self, path: &str) -> WsUrl {
+        WsUrl {
+            host: self.addr.ip().to_string(),
+            port: self.addr.port(),
+            path: path.to_string(),
+        }
+    }
+}
+
+impl Drop for BackgroundServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The `stream` scenario: each connection asks `/push` for messages and checks them.
+//!
+//! Count mode asks for exactly C messages, expects exactly C and then closes cleanly.
+//! Duration mode asks for 2^31 messages, counts those received inside the window and
+//! closes (close frame, then drop) when the window ends.
+//!
+//! Integrity: a gap in sequence numbers counts the missing ones as `lost` (count mode:
+//! also any not received by the end) unless they arrive later, then they are
+//! `out_of_order`; a number already received is `duplicated`; wrong frame type, length
+//! or filler is `corrupted`, and so is a sequence number that is unreadable or beyond
+//! the requested count.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
+
+use crate::conn::Conn;
+use crate::integrity::GapSet;
+use crate::payload::{inspect, template};
+use crate::report::{classify_ws_error, ErrorKind, Report};
+use crate::run::{block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE};
+use crate::ws::{close_gracefully, read_message, MaskGen, Message};
+
+/// Messages requested per connection in duration mode (2^31).
+pub const DURATION_MODE_COUNT: u64 = 1 << 31;
+
+/// Runs the stream scenario on its own runtime and returns the report.
+pub fn run_stream(cfg: &LoadConfig) -> Result<Report, RunError> {
+    block_on(cfg.threads, stream(cfg))?
+}
+
+/// Runs the stream scenario on the current runtime and returns the report.
+pub async fn stream(cfg: &LoadConfig) -> Result<Report, RunError> {
+    let size = cfg.size;
+    let text = cfg.text;
+    let count = cfg.count;
+    let timeout = cfg.timeout;
+    drive(cfg, false, move |i, ws, ctl| {
+        run_conn(i, ws, ctl, size, text, count, timeout)
+    })
+    .await
+}
+
+/// The JSON request of PROTOCOL.md.
+pub fn request_json(count: u64, size: usize, binary: bool) -> String {
+    serde_json::json!({"count": count, "size": size, "binary": binary}).to_string()
+}
+
+enum Event {
+    Msg(Message),
+    WindowEnd,
+    Timeout,
+}
+
+async fn run_conn(
+    i: usize,
+    mut ws: WebSocket<Conn>,
+    ctl: Arc<Control>,
+    size: usize,
+    text: bool,
+    count: Option<u64>,
+    timeout: Duration,
+) -> ConnResult {
+    let mut res = ConnResult::default();
+    let requested = count.unwrap_or(DURATION_MODE_COUNT);
+    let opcode = if text { OpCode::Text } else { OpCode::Binary };
+    let template = template(size);
+    let mut gaps = GapSet::default();
+    let mut next: u64 = 0;
+
+    let req = request_json(requested, size, !text).into_bytes();
+    let req_len = req.len() as u64;
+    let mut masks = MaskGen::new(i as u64 + 1);
+    let frame = Frame::new(
+        true,
+        OpCode::Text,
+        Some(masks.next_mask()),
+        Payload::Owned(req),
+    );
+    if let Err(e) = ws.write_frame(frame).await {
+        res.error = Some(classify_ws_error(&e));
+        return res;
+    }
+    let _ = ws.flush().await;
+    res.sent = 1;
+    res.bytes_sent = req_len;
+
+    let mut phase_rx = ctl.subscribe();
+    let window_end = async {
+        if count.is_some() {
+            std::future::pending::<()>().await;
+        }
+        let _ = phase_rx.wait_for(|p| *p >= DRAIN).await;
+    };
+    tokio::pin!(window_end);
+    let sleep = tokio::time::sleep(timeout);
+    tokio::pin!(sleep);
+    let mut last_progress = Instant::now();
+
+    let outcome: Result<bool, ErrorKind> = loop {
+        if count.is_some() && next == requested && gaps.is_empty() {
+            break Ok(true);
+        }
+        let deadline = last_progress + timeout;
+        let ev = {
+            let fut = read_message(&mut ws);
+            tokio::pin!(fut);
+            loop {
+                tokio::select! {
+                    biased;
+                    r = &mut fut => break r.map(Event::Msg),
+                    _ = &mut window_end => break Ok(Event::WindowEnd),
+                    _ = &mut sleep => {
+                        if Instant::now() >= deadline {
+                            break Ok(Event::Timeout);
+                        }
+                        sleep.as_mut().reset(deadline.into());
+                    }
+                }
+            }
+        };
+        let msg = match ev {
+            Ok(Event::Msg(m)) => m,
+            Ok(Event::WindowEnd) => break Ok(false),
+            Ok(Event::Timeout) => break Err(ErrorKind::Timeout),
+            Err(e) => break Err(classify_ws_error(&e)),
+        };
+        if msg.opcode == OpCode::Close {
+            break Err(ErrorKind::ClosedEarly);
+        }
+        last_progress = Instant::now();
+        if ctl.phase() == MEASURE {
+            res.received += 1;
+            res.bytes_received += msg.payload.len() as u64;
+        }
+        let ins = inspect(&msg.payload, msg.opcode == opcode, &template);
+        if !ins.intact {
+            res.integrity.corrupted += 1;
+        }
+        match ins.seq {
+            None => {}
+            // Beyond the request: a bad sequence number (count it once).
+            Some(n) if n >= requested && ins.intact => res.integrity.corrupted += 1,
+            Some(n) if n >= requested => {}
+            Some(n) if n == next => next += 1,
+            Some(n) if n > next => {
+                gaps.add(next, n);
+                next = n + 1;
+            }
+            Some(n) => {
+                if gaps.take(n) {
+                    res.integrity.out_of_order += 1;
+                } else {
+                    res.integrity.duplicated += 1;
+                }
+            }
+        }
+    };
+
+    res.integrity.lost += gaps.count();
+    if count.is_some() {
+        res.integrity.lost += requested - next;
+    }
+    match outcome {
+        Ok(true) => close_gracefully(&mut ws, timeout.min(Duration::from_secs(2))).await,
+        Ok(false) => {
+            // Window over: close frame, then drop (the server may still be pushing).
+            if ws.write_frame(Frame::close(1000, b"")).await.is_ok() {
+                let _ = ws.flush().await;
+            }
+        }
+        Err(k) => res.error = Some(k),
+    }
+    res
+}
