@@ -15,6 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "site"
 REPO_URL = "https://github.com/wsbench/wsbench"
+WS_ENV = "uvpip-py3.11-websockets15.0.1-WSBENCH_IMPLwebsockets"
 
 
 class _Tables(HTMLParser):
@@ -224,7 +225,7 @@ def test_environment_page(site: Path) -> None:
     assert versions["websockets"]["Version"] == "15.0.1"
     assert versions["aiohttp"]["Version"] == "3.13.2"
     assert versions["native reference (reference)"]["asv environment"] == (
-        "virtualenv-py3.11-native"
+        "uvpip-py3.11-WSBENCH_IMPLnative"
     )
 
 
@@ -251,7 +252,7 @@ def test_result_without_record_and_record_without_result(tmp_path: Path) -> None
     results, records = tmp_path / "results", tmp_path / "records"
     shutil.copytree(FIXTURE / "results", results)
     shutil.copytree(FIXTURE / "records", records)
-    (records / "wsbench-ci" / "eea2bed8-virtualenv-py3.11-websockets15.0.1.json").unlink()
+    (records / "wsbench-ci" / f"eea2bed8-{WS_ENV}.json").unlink()
     for old in (results / "wsbench-ci").glob("*aiohttp*"):
         old.unlink()
     out = build(tmp_path / "public", results, records, FIXTURE / "impls")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from wsbench.site.asvfile import AsvFormatError, load_result_file, parse_param
+from wsbench.site.frameworks import load_frameworks
 from wsbench.site.pages import resolve_inputs
 from wsbench.site.render import cell, render_leaderboard
 from wsbench.site.results import Results, load_results
@@ -34,7 +35,8 @@ def test_reads_the_same_values_as_asv() -> None:
 
 
 def test_parameter_combinations_follow_asv_order() -> None:
-    result = load_result_file(MACHINE_DIR / "eea2bed8-virtualenv-py3.11-websockets15.0.1.json")
+    ws_env = "uvpip-py3.11-websockets15.0.1-WSBENCH_IMPLwebsockets"
+    result = load_result_file(MACHINE_DIR / f"eea2bed8-{ws_env}.json")
     spm = result.values["echo.Echo.track_seconds_per_message"]
     assert list(spm) == [(16, 1), (16, 64), (1024, 1), (1024, 64), (65536, 1), (65536, 64)]
     assert spm[(65536, 64)].state == "failed"
@@ -52,7 +54,7 @@ def test_param_strings_are_reprs() -> None:
 def test_nan_is_skipped_and_newest_file_wins(tmp_path: Path) -> None:
     results = tmp_path / "results"
     shutil.copytree(FIXTURE / "results", results)
-    path = results / "wsbench-ci" / "eea2bed8-virtualenv-py3.11-aiohttp3.13.2.json"
+    path = results / "wsbench-ci" / "eea2bed8-uvpip-py3.11-aiohttp3.13.2-WSBENCH_IMPLaiohttp.json"
     data = json.loads(path.read_text())
     data["results"]["stream.Stream.track_seconds_per_message"][0][0] = math.nan
     path.write_text(json.dumps(data))  # bare NaN, as asv writes it
@@ -77,12 +79,20 @@ def test_malformed_result_file_is_skipped_with_a_warning(
     assert any("broken" in r.message for r in caplog.records if r.levelname == "WARNING")
 
 
-def test_client_bound_from_loadgen_cpu_without_record() -> None:
-    loaded = load_results(FIXTURE / "results", Path("/nonexistent"))
+def test_without_records_names_come_from_meta_toml_and_flags_from_asv() -> None:
+    frameworks = load_frameworks(FIXTURE / "impls")
+    loaded = load_results(FIXTURE / "results", Path("/nonexistent"), frameworks)
     aiohttp = next(r for r in loaded.runs if r.impl.name == "aiohttp")
     flagged = [r.params for r in aiohttp.rows if r.client_bound]
     assert flagged == [(("size_bytes", 16), ("in_flight", 64))]
     assert not aiohttp.has_record and aiohttp.environment is None
+    assert aiohttp.impl.version == "3.13.2"
+    native = loaded.runs[0]
+    assert native.impl.reference and native.impl.display_name == "native reference"
+    # Without meta.toml either: the WSBENCH_IMPL variable, then the requirement.
+    bare = load_results(FIXTURE / "results", Path("/nonexistent"))
+    assert {r.impl.name for r in bare.runs} == {"native", "aiohttp", "websockets"}
+    assert not any(r.impl.reference for r in bare.runs)
 
 
 def test_empty_leaderboard_says_so() -> None:

@@ -59,10 +59,12 @@ class AsvResultFile:
         machine: the machine name (the parent folder).
         stem: ``<commit8>-<env_name>``, shared with the wsbench record of the same run.
         commit: the full commit hash.
-        env_name: asv's environment name, e.g. ``virtualenv-py3.11-websockets15.0.1``.
+        env_name: asv's environment name, e.g.
+            ``uvpip-py3.11-websockets15.0.1-WSBENCH_IMPLwebsockets``.
         date_ms: the commit's date, JavaScript timestamp (milliseconds since the epoch).
         python: the environment's Python version as asv recorded it.
         requirements: the environment's pinned requirements ``{package: version}``.
+        env_vars: the environment's matrix variables (wsbench sets ``WSBENCH_IMPL``).
         started_at_ms: the earliest benchmark start time (ms since the epoch), or None.
         values: ``{benchmark name: {parameter combination: AsvValue}}``; a combination is a
             tuple of parameter values in the benchmark's ``params`` order.
@@ -76,6 +78,7 @@ class AsvResultFile:
     date_ms: int
     python: str
     requirements: dict[str, str]
+    env_vars: dict[str, str]
     started_at_ms: int | None
     values: dict[str, dict[tuple[ParamValue, ...], AsvValue]]
 
@@ -148,6 +151,7 @@ def load_result_file(path: Path) -> AsvResultFile:
             date_ms=int(data["date"]),
             python=str(data["python"]),
             requirements={str(k): str(v) for k, v in (data.get("requirements") or {}).items()},
+            env_vars={str(k): str(v) for k, v in (data.get("env_vars") or {}).items()},
             started_at_ms=min(starts) if starts else None,
             values=values,
         )

@@ -73,12 +73,11 @@ def generate_pages(inputs: Inputs) -> dict[str, str]:
     Always returns every page (they say so when there are no results), so navigation and
     links stay valid under ``mkdocs build --strict``.
     """
-    results = load_results(inputs.results_dir, inputs.records_dir)
+    frameworks = load_frameworks(inputs.impls_dir)
+    results = load_results(inputs.results_dir, inputs.records_dir, frameworks)
     pages = {
         path: render_leaderboard(scenario, results) for scenario, path in LEADERBOARD_PAGES.items()
     }
-    pages[FRAMEWORKS_PAGE] = render_frameworks(
-        load_frameworks(inputs.impls_dir), results, inputs.repo_url
-    )
+    pages[FRAMEWORKS_PAGE] = render_frameworks(frameworks, results, inputs.repo_url)
     pages[ENVIRONMENT_PAGE] = render_environment(results)
     return pages

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from wsbench.site.asvfile import (
     load_param_names,
     load_result_file,
 )
+from wsbench.site.frameworks import Framework
 
 log = logging.getLogger("mkdocs.plugins.wsbench.site")
 """Under ``mkdocs.``: a warning here fails ``mkdocs build --strict``."""
@@ -44,6 +46,9 @@ PARAM_NAMES: dict[str, tuple[str, ...]] = {
     "stream": ("size_bytes",),
 }
 """Parameter names per scenario, used when benchmarks.json is missing."""
+
+IMPL_ENV_VAR = "WSBENCH_IMPL"
+"""The asv matrix variable naming the implementation of an environment."""
 
 METRICS = (
     "seconds_per_message",
@@ -207,7 +212,12 @@ def _opt_str(value: object) -> str | None:
     return None if value is None else str(value)
 
 
-def _impl(record: dict[str, Any] | None, asv: AsvResultFile | None, env_name: str) -> Impl:
+def _impl(
+    record: dict[str, Any] | None,
+    asv: AsvResultFile | None,
+    env_name: str,
+    frameworks: dict[str, Framework],
+) -> Impl:
     meta = (record or {}).get("impl") or {}
     if meta:
         return Impl(
@@ -217,12 +227,24 @@ def _impl(record: dict[str, Any] | None, asv: AsvResultFile | None, env_name: st
             package=_opt_str(meta.get("package")),
             reference=bool(meta.get("reference", False)),
         )
-    # No record: the environment's requirements are the best guess (one package per env).
-    reqs = sorted((asv.requirements if asv else {}).items())
+    # No record: the env's WSBENCH_IMPL variable and meta.toml, else its one requirement.
+    requirements = asv.requirements if asv else {}
+    name = (asv.env_vars if asv else {}).get(IMPL_ENV_VAR)
+    framework = frameworks.get(name or "")
+    if framework is not None:
+        version = requirements.get(framework.package) if framework.package else None
+        return Impl(
+            framework.name,
+            framework.display_name,
+            version,
+            framework.package,
+            framework.reference,
+        )
+    reqs = sorted(requirements.items())
     if len(reqs) == 1:
         package, version = reqs[0]
-        return Impl(package, package, version or None, package, False)
-    return Impl(env_name, env_name, None, None, False)
+        return Impl(name or package, name or package, version or None, package, False)
+    return Impl(name or env_name, name or env_name, None, None, False)
 
 
 def _environment(record: dict[str, Any] | None) -> Environment | None:
@@ -352,7 +374,9 @@ def _record_sort_key(record: dict[str, Any]) -> str:
     return str(env.get("finished_at") or env.get("started_at") or "")
 
 
-def load_results(results_dir: Path, records_dir: Path) -> Results:
+def load_results(
+    results_dir: Path, records_dir: Path, frameworks: Sequence[Framework] = ()
+) -> Results:
     """Load the newest run of every (machine, environment).
 
     Args:
@@ -360,6 +384,8 @@ def load_results(results_dir: Path, records_dir: Path) -> Results:
             Missing or empty: no asv results.
         records_dir: the wsbench records directory (``<machine>/<commit8>-<env>.json``).
             Missing or empty: no records.
+        frameworks: the implementations' metadata, to name an environment that has no
+            record (by its ``WSBENCH_IMPL`` variable).
 
     Returns:
         The runs; ``Results().empty`` when neither directory holds anything.
@@ -403,6 +429,7 @@ def load_results(results_dir: Path, records_dir: Path) -> Results:
             record["_stem"] = path.stem
             records_by_env.setdefault((machine, env_name), []).append(record)
 
+    by_name = {f.name: f for f in frameworks}
     runs: list[Run] = []
     for machine, env_name in sorted(set(asv_files) | set(records_by_env)):
         asv = _newest(asv_files[(machine, env_name)]) if (machine, env_name) in asv_files else None
@@ -419,7 +446,7 @@ def load_results(results_dir: Path, records_dir: Path) -> Results:
                 env_name=env_name,
                 stem=stem,
                 commit=asv.commit if asv else str((record or {}).get("commit") or ""),
-                impl=_impl(record, asv, env_name),
+                impl=_impl(record, asv, env_name, by_name),
                 environment=environment,
                 python=(environment.python if environment else None)
                 or (asv.python if asv else None),
