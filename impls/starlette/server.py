@@ -1,0 +1,70 @@
+"""wsbench server for Starlette on uvicorn: /echo and /push (see impls/PROTOCOL.md).
+
+A Starlette app with two WebSocketRoutes served by uvicorn.run on the asyncio loop. The
+WebSocket backend is uvicorn's default when the websockets library is installed: its
+"websockets" (legacy API) implementation up to uvicorn 0.49, "websockets-sansio" from 0.50.
+"""
+
+import argparse
+import json
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+UVICORN_VERSION = tuple(int(part) for part in uvicorn.__version__.split(".")[:2])
+WS_BACKEND = "websockets-sansio" if UVICORN_VERSION >= (0, 50) else "websockets"
+
+
+async def echo(websocket: WebSocket):
+    await websocket.accept()
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        if message.get("bytes") is not None:
+            await websocket.send_bytes(message["bytes"])
+        else:
+            await websocket.send_text(message["text"])
+
+
+async def push(websocket: WebSocket):
+    await websocket.accept()
+    try:
+        while True:
+            request = json.loads(await websocket.receive_text())
+            count, size = request["count"], request["size"]
+            filler = bytes(ord("a") + k % 26 for k in range(16, size))
+            if request.get("binary", True):
+                for i in range(count):
+                    await websocket.send_bytes(b"%016x" % i + filler)
+            else:
+                text_filler = filler.decode()
+                for i in range(count):
+                    await websocket.send_text("%016x" % i + text_filler)
+    except WebSocketDisconnect:
+        pass  # the client went away, possibly mid-push
+
+
+app = Starlette(routes=[WebSocketRoute("/echo", echo), WebSocketRoute("/push", push)])
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        loop="asyncio",
+        ws=WS_BACKEND,
+        ws_max_size=2**24,  # 16 MiB
+        ws_ping_interval=None,  # no keepalive pings
+        ws_per_message_deflate=False,  # no permessage-deflate
+        lifespan="off",
+        access_log=False,
+        log_level="warning",
+    )
