@@ -248,7 +248,7 @@ mod tests {
     fn rfc6455_example_key() {
         assert_eq!(
             super::accept_key(b"dGhlIHNhbXBsZSBub25jZQ=="),
-            "s3pPLMBiTxaQ9kxK+xWo4gEoHEA="
+            "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
         );
     }
 }

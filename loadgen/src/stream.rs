@@ -123,6 +123,8 @@ async fn run_conn(
         let msg = match ev {
             Ok(Event::Msg(m)) => m,
             Ok(Event::WindowEnd) => break Ok(false),
+            // Everything arrived except gap messages: they are lost, not a timeout.
+            Ok(Event::Timeout) if count.is_some() && next == requested => break Ok(true),
             Ok(Event::Timeout) => break Err(ErrorKind::Timeout),
             Err(e) => break Err(classify_ws_error(&e)),
         };
