@@ -44,5 +44,5 @@ def test_unknown_implementation_and_version_are_named() -> None:
     with pytest.raises(ImplError, match="unknown implementation 'nope'"):
         get_impl("nope")
     impl = PYTHON_IMPLS[0]
-    with pytest.raises(ImplError, match="has no version '0.0.0'"):
+    with pytest.raises(ImplError, match=r"has no version .0\.0\.0."):
         impl.version("0.0.0")

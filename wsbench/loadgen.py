@@ -18,6 +18,8 @@ from wsbench.paths import LOADGEN_DIR
 
 BINARY = LOADGEN_DIR / "target" / "release" / "wsbench-loadgen"
 """The release build of the load generator."""
+BINARY_ENV = "WSBENCH_LOADGEN_BINARY"
+"""Environment variable naming a prebuilt load generator to use instead of building one."""
 
 
 class LoadgenError(RuntimeError):
@@ -43,12 +45,20 @@ def is_stale(binary: Path = BINARY, root: Path = LOADGEN_DIR) -> bool:
 def ensure_built(*, quiet: bool = False) -> Path:
     """Build the load generator with ``cargo build --release`` when missing or stale.
 
+    When ``WSBENCH_LOADGEN_BINARY`` names a prebuilt binary, that one is used as it is.
+
     Returns:
         The path of the binary.
 
     Raises:
-        LoadgenError: cargo is not installed, or the build failed (its output is included).
+        LoadgenError: cargo is not installed, or the build failed (its output is included), or
+            ``WSBENCH_LOADGEN_BINARY`` names no file.
     """
+    prebuilt = os.environ.get(BINARY_ENV)
+    if prebuilt:
+        if not Path(prebuilt).is_file():
+            raise LoadgenError(f"{BINARY_ENV}={prebuilt} is not a file")
+        return Path(prebuilt)
     if not is_stale():
         return BINARY
     cargo = shutil.which("cargo") or str(Path.home() / ".cargo" / "bin" / "cargo")
@@ -75,8 +85,13 @@ def ensure_built(*, quiet: bool = False) -> Path:
     return BINARY
 
 
-def version(binary: Path = BINARY) -> str:
-    """The load generator's version, from ``wsbench-loadgen --version`` (e.g. ``"0.1.0"``)."""
+def version(binary: Path | None = None) -> str:
+    """The load generator's version, from ``wsbench-loadgen --version`` (e.g. ``"0.1.0"``).
+
+    Args:
+        binary: the binary to ask (default: :func:`ensure_built`'s).
+    """
+    binary = binary or ensure_built(quiet=True)
     proc = subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=False)
     words = proc.stdout.split()
     return words[-1] if proc.returncode == 0 and words else "unknown"
