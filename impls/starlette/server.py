@@ -42,7 +42,7 @@ async def push(websocket: WebSocket):
             else:
                 text_filler = filler.decode()
                 for i in range(count):
-                    await websocket.send_text("%016x" % i + text_filler)
+                    await websocket.send_text(f"{i:016x}" + text_filler)
     except WebSocketDisconnect:
         pass  # the client went away, possibly mid-push
 

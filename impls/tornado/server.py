@@ -6,6 +6,7 @@ write_message(), which resolves once the data is flushed: that is tornado's back
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 
@@ -19,10 +20,8 @@ class EchoHandler(tornado.websocket.WebSocketHandler):
         return None  # no permessage-deflate (also tornado's default)
 
     async def on_message(self, message):
-        try:
+        with contextlib.suppress(WebSocketClosedError):
             await self.write_message(message, binary=isinstance(message, bytes))
-        except WebSocketClosedError:
-            pass
 
 
 class PushHandler(tornado.websocket.WebSocketHandler):
@@ -49,7 +48,7 @@ class PushHandler(tornado.websocket.WebSocketHandler):
             for i in range(count):
                 if self.ws_connection is None or self.ws_connection.is_closing():
                     return  # the client went away mid-push
-                header = b"%016x" % i if binary else "%016x" % i
+                header = b"%016x" % i if binary else f"{i:016x}"
                 await self.write_message(header + filler, binary=binary)
         except WebSocketClosedError:
             pass

@@ -41,7 +41,7 @@ async def push(ws):
         else:
             text_filler = filler.decode()
             for i in range(count):
-                await ws.send("%016x" % i + text_filler)
+                await ws.send(f"{i:016x}" + text_filler)
 
 
 async def handler(ws):
