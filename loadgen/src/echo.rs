@@ -106,7 +106,7 @@ impl EchoConn {
     fn quota(&self, want: usize) -> usize {
         match self.p.count {
             Some(c) => want.min(c.saturating_sub(self.next_seq) as usize),
-            None if self.ctl.phase() < DRAIN => want,
+            None if self.ctl.phase_at(self.last_progress) < DRAIN => want,
             None => 0,
         }
     }
@@ -176,7 +176,6 @@ impl EchoConn {
         if k == 0 {
             return Ok(());
         }
-        let measuring = self.ctl.phase() == MEASURE;
         let now = Instant::now();
         for _ in 0..k {
             let seq = self.next_seq;
@@ -198,7 +197,7 @@ impl EchoConn {
             e.1 = t;
         }
         self.ws.flush().await?;
-        if measuring {
+        if self.ctl.phase_at(t) == MEASURE {
             self.res.sent += k as u64;
             self.res.bytes_sent += (k * self.p.size) as u64;
         }
@@ -208,7 +207,7 @@ impl EchoConn {
     fn on_reply(&mut self, msg: &Message) {
         let now = Instant::now();
         self.last_progress = now;
-        let measuring = self.ctl.phase() == MEASURE;
+        let measuring = self.ctl.phase_at(now) == MEASURE;
         if measuring {
             self.res.received += 1;
             self.res.bytes_received += msg.payload.len() as u64;

@@ -45,9 +45,10 @@ pub struct Report {
     pub errors: Errors,
     /// Integrity counters over the whole run (warm-up and drain included).
     pub integrity: Integrity,
-    /// User plus system CPU of this process over the window, seconds.
+    /// User plus system CPU of this process over the window, seconds (sampled by a timer
+    /// at the window's edges).
     pub loadgen_cpu_s: f64,
-    /// `loadgen_cpu_s / window_s * 100` (100 = one core busy).
+    /// `loadgen_cpu_s` over the sampled interval × 100 (100 = one core busy).
     pub loadgen_cpu_percent: f64,
     /// `loadgen_cpu_percent > 80`: the load generator may have limited the result.
     pub client_bound: bool,

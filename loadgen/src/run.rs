@@ -4,12 +4,10 @@
 use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fastwebsockets::WebSocket;
-use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::conn::Conn;
@@ -126,34 +124,30 @@ pub(crate) const MEASURE: u8 = 1;
 /// Phase: window over; stop sending, collect outstanding replies.
 pub(crate) const DRAIN: u8 = 2;
 
-/// The current phase, readable cheaply on every message and awaitable.
+/// The measurement window, fixed before traffic starts. Connections derive the phase
+/// from the timestamps they take anyway (one per reply), so the window is exactly
+/// `[start, end)` however late a timer task gets scheduled.
 pub(crate) struct Control {
-    phase: AtomicU8,
-    tx: watch::Sender<u8>,
+    start: Instant,
+    end: Option<Instant>,
 }
 
 impl Control {
-    fn new(p: u8) -> Self {
-        Control {
-            phase: AtomicU8::new(p),
-            tx: watch::Sender::new(p),
+    /// Phase at instant `now`.
+    #[inline]
+    pub(crate) fn phase_at(&self, now: Instant) -> u8 {
+        if now < self.start {
+            WARMUP
+        } else if self.end.is_some_and(|e| now >= e) {
+            DRAIN
+        } else {
+            MEASURE
         }
     }
 
-    /// Current phase.
-    #[inline]
-    pub(crate) fn phase(&self) -> u8 {
-        self.phase.load(Ordering::Relaxed)
-    }
-
-    fn set(&self, p: u8) {
-        self.phase.store(p, Ordering::Relaxed);
-        self.tx.send_replace(p);
-    }
-
-    /// A receiver for awaiting phase changes.
-    pub(crate) fn subscribe(&self) -> watch::Receiver<u8> {
-        self.tx.subscribe()
+    /// End of the window (`None` in count mode).
+    pub(crate) fn window_end(&self) -> Option<Instant> {
+        self.end
     }
 }
 
@@ -232,55 +226,63 @@ where
     }
     sockets.sort_by_key(|(i, _)| *i);
 
-    let count_mode = cfg.count.is_some();
-    let ctl = Arc::new(Control::new(if count_mode { MEASURE } else { WARMUP }));
-    let any = !sockets.is_empty();
+    let count_mode = cfg.count.is_some() || sockets.is_empty();
+    let begin = Instant::now();
+    let ctl = Arc::new(if count_mode {
+        Control {
+            start: begin,
+            end: None,
+        }
+    } else {
+        let start = begin + cfg.warmup;
+        Control {
+            start,
+            end: Some(start + cfg.duration),
+        }
+    });
+    let cpu_begin = cpu_time_s();
     let mut running = JoinSet::new();
-    let mut t0 = Instant::now();
-    let mut cpu0 = cpu_time_s();
     for (i, ws) in sockets {
         running.spawn(conn_fn(i, ws, ctl.clone()));
     }
-    let (t1, cpu1);
-    if count_mode || !any {
-        // Count mode: everything counts; the window is the whole traffic phase.
-        let mut results = Vec::new();
-        while let Some(j) = running.join_next().await {
-            results.push(j);
-        }
-        t1 = Instant::now();
-        cpu1 = cpu_time_s();
-        return Ok(build(
-            cfg,
-            echo,
-            results,
-            handshake,
-            errors,
-            t1 - t0,
-            cpu1 - cpu0,
-        ));
+    let mut sampled = None;
+    if let (false, Some(end)) = (count_mode, ctl.window_end()) {
+        // CPU is sampled by this task at the window's edges; it may wake a little late,
+        // so the percentage uses the interval actually sampled.
+        tokio::time::sleep_until(ctl.start.into()).await;
+        let (t0, cpu0) = (Instant::now(), cpu_time_s());
+        tokio::time::sleep_until(end.into()).await;
+        let (t1, cpu1) = (Instant::now(), cpu_time_s());
+        sampled = Some(Timing {
+            window: cfg.duration,
+            cpu_s: cpu1 - cpu0,
+            cpu_interval: t1 - t0,
+        });
     }
-    tokio::time::sleep(cfg.warmup).await;
-    ctl.set(MEASURE);
-    t0 = Instant::now();
-    cpu0 = cpu_time_s();
-    tokio::time::sleep(cfg.duration).await;
-    ctl.set(DRAIN);
-    t1 = Instant::now();
-    cpu1 = cpu_time_s();
     let mut results = Vec::new();
     while let Some(j) = running.join_next().await {
         results.push(j);
     }
-    Ok(build(
-        cfg,
-        echo,
-        results,
-        handshake,
-        errors,
-        t1 - t0,
-        cpu1 - cpu0,
-    ))
+    // Count mode: everything counts; the window is the whole traffic phase.
+    let timing = sampled.unwrap_or_else(|| {
+        let window = begin.elapsed();
+        Timing {
+            window,
+            cpu_s: cpu_time_s() - cpu_begin,
+            cpu_interval: window,
+        }
+    });
+    Ok(build(cfg, echo, results, handshake, errors, timing))
+}
+
+/// The measured window and the CPU time sampled around it.
+struct Timing {
+    /// Window reported as `window_s`.
+    window: Duration,
+    /// CPU seconds consumed during `cpu_interval`.
+    cpu_s: f64,
+    /// Interval over which `cpu_s` was sampled.
+    cpu_interval: Duration,
 }
 
 fn build(
@@ -289,9 +291,13 @@ fn build(
     results: Vec<Result<ConnResult, tokio::task::JoinError>>,
     handshake: Hist,
     mut errors: Errors,
-    window: Duration,
-    cpu_s: f64,
+    timing: Timing,
 ) -> Report {
+    let Timing {
+        window,
+        cpu_s,
+        cpu_interval,
+    } = timing;
     let mut latency = Hist::default();
     let mut integrity = Integrity::default();
     let (mut sent, mut received, mut bytes_sent, mut bytes_received) = (0, 0, 0, 0);
@@ -319,8 +325,8 @@ fn build(
             0.0
         }
     };
-    let cpu_percent = if window_s > 0.0 {
-        cpu_s / window_s * 100.0
+    let cpu_percent = if cpu_interval > Duration::ZERO {
+        cpu_s / cpu_interval.as_secs_f64() * 100.0
     } else {
         0.0
     };

@@ -22,6 +22,9 @@ use crate::report::{classify_ws_error, ErrorKind, Report};
 use crate::run::{block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE};
 use crate::ws::{close_gracefully, read_message, MaskGen, Message};
 
+/// A connection yields to the scheduler after this many messages.
+const YIELD_EVERY: u32 = 256;
+
 /// Messages requested per connection in duration mode (2^31).
 pub const DURATION_MODE_COUNT: u64 = 1 << 31;
 
@@ -86,17 +89,19 @@ async fn run_conn(
     res.sent = 1;
     res.bytes_sent = req_len;
 
-    let mut phase_rx = ctl.subscribe();
+    // Wakes a connection that is waiting for data when the window ends; while data
+    // flows, the per-message check below ends it.
     let window_end = async {
-        if count.is_some() {
-            std::future::pending::<()>().await;
+        match ctl.window_end() {
+            Some(end) => tokio::time::sleep_until(end.into()).await,
+            None => std::future::pending::<()>().await,
         }
-        let _ = phase_rx.wait_for(|p| *p >= DRAIN).await;
     };
     tokio::pin!(window_end);
     let sleep = tokio::time::sleep(timeout);
     tokio::pin!(sleep);
     let mut last_progress = Instant::now();
+    let mut since_yield = 0u32;
 
     let outcome: Result<bool, ErrorKind> = loop {
         if count.is_some() && next == requested && gaps.is_empty() {
@@ -131,8 +136,19 @@ async fn run_conn(
         if msg.opcode == OpCode::Close {
             break Err(ErrorKind::ClosedEarly);
         }
-        last_progress = Instant::now();
-        if ctl.phase() == MEASURE {
+        let now = Instant::now();
+        last_progress = now;
+        let phase = ctl.phase_at(now);
+        if phase == DRAIN {
+            break Ok(false);
+        }
+        since_yield += 1;
+        if since_yield == YIELD_EVERY {
+            // Let timers and other connections run: a fast server keeps this task busy.
+            since_yield = 0;
+            tokio::task::yield_now().await;
+        }
+        if phase == MEASURE {
             res.received += 1;
             res.bytes_received += msg.payload.len() as u64;
         }

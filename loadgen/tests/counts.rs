@@ -60,6 +60,14 @@ fn stream_counts_are_exact() {
     }
 }
 
+/// Runs `f` on a thread and fails (instead of hanging) if it does not return in 60 s.
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(f()).unwrap());
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("run did not end: the window end was missed")
+}
+
 #[test]
 fn duration_modes_run_and_stay_clean() {
     let server = BackgroundServer::reference().unwrap();
@@ -68,14 +76,20 @@ fn duration_modes_run_and_stay_clean() {
     cfg.in_flight = 8;
     cfg.warmup = Duration::from_millis(100);
     cfg.duration = Duration::from_millis(300);
-    let r = run_echo(&cfg).unwrap();
+    let c = cfg.clone();
+    let r = within_a_minute(move || run_echo(&c).unwrap());
     assert_clean(&r);
     assert!(r.messages_received > 0 && r.window_s > 0.0, "{r:?}");
 
-    cfg.url = server.url("/push");
-    let r = run_stream(&cfg).unwrap();
-    assert_clean(&r);
-    assert!(r.messages_received > 0, "{r:?}");
+    // A server that pushes faster than the client reads must not keep it past the window.
+    for size in [16, 4096] {
+        let mut c = cfg.clone();
+        c.url = server.url("/push");
+        c.size = size;
+        let r = within_a_minute(move || run_stream(&c).unwrap());
+        assert_clean(&r);
+        assert!(r.messages_received > 0, "{r:?}");
+    }
 }
 
 #[test]
