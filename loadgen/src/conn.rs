@@ -18,7 +18,10 @@
 
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::task::{ready, Context, Poll};
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -35,6 +38,37 @@ pub enum Side {
     Server,
 }
 
+/// The instant of a connection's most recent successful read system call, shared between
+/// the [`Conn`] (which sets it) and the code reading messages (which uses it as the
+/// arrival time of every message parsed from that read): one clock read per read system
+/// call instead of one per message.
+#[derive(Debug)]
+pub struct ReadClock {
+    base: Instant,
+    /// Nanoseconds after `base`.
+    ns: AtomicU64,
+}
+
+impl ReadClock {
+    fn new() -> Self {
+        ReadClock {
+            base: Instant::now(),
+            ns: AtomicU64::new(0),
+        }
+    }
+
+    fn stamp(&self) {
+        let ns = self.base.elapsed().as_nanos() as u64;
+        self.ns.store(ns, Ordering::Relaxed);
+    }
+
+    /// Instant of the last read that returned data (creation time before any).
+    #[inline]
+    pub fn last_read(&self) -> Instant {
+        self.base + Duration::from_nanos(self.ns.load(Ordering::Relaxed))
+    }
+}
+
 /// Buffered, write-batching wrapper around a [`TcpStream`]; see the module documentation.
 pub struct Conn {
     io: TcpStream,
@@ -44,6 +78,7 @@ pub struct Conn {
     wbuf: Vec<u8>,
     wpos: usize,
     side: Side,
+    clock: Arc<ReadClock>,
 }
 
 impl Conn {
@@ -56,7 +91,13 @@ impl Conn {
             wbuf: Vec::with_capacity(16 * 1024),
             wpos: 0,
             side,
+            clock: Arc::new(ReadClock::new()),
         }
+    }
+
+    /// The clock stamped at every read system call that returns data.
+    pub fn read_clock(&self) -> Arc<ReadClock> {
+        self.clock.clone()
     }
 
     /// Bytes written by the WebSocket layer but not yet accepted by the socket.
@@ -126,7 +167,12 @@ impl AsyncRead for Conn {
                 }
             }
         }
-        Pin::new(&mut this.io).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let r = Pin::new(&mut this.io).poll_read(cx, buf);
+        if this.side == Side::Client && buf.filled().len() > before {
+            this.clock.stamp();
+        }
+        r
     }
 }
 

@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket, WebSocketError};
 use tokio::time::Sleep;
 
-use crate::conn::Conn;
+use crate::conn::{Conn, ReadClock};
+use crate::handshake::Client;
 use crate::payload::{inspect, template, write_seq};
 use crate::report::{classify_ws_error, ErrorKind, Report};
 use crate::run::{block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE};
@@ -46,8 +47,8 @@ pub async fn echo(cfg: &LoadConfig) -> Result<Report, RunError> {
         count: cfg.count,
         timeout: cfg.timeout,
     };
-    drive(cfg, true, move |i, ws, ctl| {
-        EchoConn::new(i, ws, ctl, params.clone()).run()
+    drive(cfg, true, move |i, client, ctl| {
+        EchoConn::new(i, client, ctl, params.clone()).run()
     })
     .await
 }
@@ -64,6 +65,7 @@ struct Params {
 
 struct EchoConn {
     ws: WebSocket<Conn>,
+    clock: Arc<ReadClock>,
     ctl: Arc<Control>,
     p: Params,
     template: Vec<u8>,
@@ -85,10 +87,11 @@ enum Read {
 }
 
 impl EchoConn {
-    fn new(i: usize, ws: WebSocket<Conn>, ctl: Arc<Control>, p: Params) -> Self {
+    fn new(i: usize, client: Client, ctl: Arc<Control>, p: Params) -> Self {
         let template = template(p.size);
         EchoConn {
-            ws,
+            ws: client.ws,
+            clock: client.clock,
             ctl,
             scratch: template.clone(),
             template,
@@ -205,7 +208,8 @@ impl EchoConn {
     }
 
     fn on_reply(&mut self, msg: &Message) {
-        let now = Instant::now();
+        // Arrival time = the read system call that brought the reply in.
+        let now = self.clock.last_read();
         self.last_progress = now;
         let measuring = self.ctl.phase_at(now) == MEASURE;
         if measuring {

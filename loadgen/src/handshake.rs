@@ -6,6 +6,7 @@
 
 use std::fmt;
 use std::io;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -14,7 +15,7 @@ use sha1::{Digest, Sha1};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::conn::{Conn, Side};
+use crate::conn::{Conn, ReadClock, Side};
 use crate::url::WsUrl;
 use crate::ws::configure;
 
@@ -81,17 +82,29 @@ impl fmt::Display for ConnectError {
     }
 }
 
-/// Connects to `addr`, performs the client upgrade for `url` and returns the configured
-/// WebSocket and the time taken by TCP connect plus upgrade (the handshake time),
-/// bounded by `timeout`.
+/// An upgraded client connection.
+pub struct Client {
+    /// The configured WebSocket.
+    pub ws: WebSocket<Conn>,
+    /// Stamped at every read system call that returns data.
+    pub clock: Arc<ReadClock>,
+    /// TCP connect plus HTTP upgrade time.
+    pub handshake: Duration,
+}
+
+/// Connects to `addr` and performs the client upgrade for `url`, bounded by `timeout`.
 pub async fn connect(
     addr: std::net::SocketAddr,
     url: &WsUrl,
     timeout: Duration,
-) -> Result<(WebSocket<Conn>, Duration), ConnectError> {
+) -> Result<Client, ConnectError> {
     let start = Instant::now();
     match tokio::time::timeout(timeout, connect_inner(addr, url)).await {
-        Ok(Ok(ws)) => Ok((ws, start.elapsed())),
+        Ok(Ok((ws, clock))) => Ok(Client {
+            ws,
+            clock,
+            handshake: start.elapsed(),
+        }),
         Ok(Err(e)) => Err(e),
         Err(_) => Err(ConnectError::Timeout),
     }
@@ -100,7 +113,7 @@ pub async fn connect(
 async fn connect_inner(
     addr: std::net::SocketAddr,
     url: &WsUrl,
-) -> Result<WebSocket<Conn>, ConnectError> {
+) -> Result<(WebSocket<Conn>, Arc<ReadClock>), ConnectError> {
     let mut tcp = TcpStream::connect(addr).await.map_err(|e| {
         if e.kind() == io::ErrorKind::ConnectionRefused {
             ConnectError::Refused
@@ -153,12 +166,11 @@ async fn connect_inner(
                     ));
                 }
                 let leftover = buf[head_len..].to_vec();
-                let mut ws = WebSocket::after_handshake(
-                    Conn::new(tcp, leftover, Side::Client),
-                    Role::Client,
-                );
+                let conn = Conn::new(tcp, leftover, Side::Client);
+                let clock = conn.read_clock();
+                let mut ws = WebSocket::after_handshake(conn, Role::Client);
                 configure(&mut ws);
-                return Ok(ws);
+                return Ok((ws, clock));
             }
             Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => {}
             Ok(httparse::Status::Partial) => {

@@ -16,9 +16,10 @@ pub async fn probe(url: &WsUrl, timeout: Duration) -> Result<(), String> {
         .await
         .map_err(|_| "timeout".to_string())?
         .map_err(|e| e.to_string())?;
-    let (mut ws, _) = connect(addr, url, left())
+    let mut ws = connect(addr, url, left())
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())?
+        .ws;
     // The upgrade succeeded; the close is a courtesy and cannot fail the probe.
     close_gracefully(&mut ws, left().min(Duration::from_secs(1))).await;
     Ok(())

@@ -7,11 +7,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fastwebsockets::WebSocket;
 use tokio::task::JoinSet;
 
-use crate::conn::Conn;
-use crate::handshake::{self, ConnectError};
+use crate::handshake::{self, Client, ConnectError};
 use crate::integrity::Integrity;
 use crate::report::{ErrorKind, Errors, Report, ReportConfig, CLIENT_BOUND_PERCENT, TOOL, VERSION};
 use crate::stats::{cpu_time_s, Hist};
@@ -200,7 +198,7 @@ pub(crate) async fn drive<F, Fut>(
     conn_fn: F,
 ) -> Result<Report, RunError>
 where
-    F: Fn(usize, WebSocket<Conn>, Arc<Control>) -> Fut,
+    F: Fn(usize, Client, Arc<Control>) -> Fut,
     Fut: Future<Output = ConnResult> + Send + 'static,
 {
     let addr = resolve(&cfg.url).await?;
@@ -216,9 +214,9 @@ where
     let mut sockets = Vec::with_capacity(cfg.connections);
     while let Some(j) = connecting.join_next().await {
         match j {
-            Ok((i, Ok((ws, took)))) => {
-                handshake.record(took);
-                sockets.push((i, ws));
+            Ok((i, Ok(client))) => {
+                handshake.record(client.handshake);
+                sockets.push((i, client));
             }
             Ok((_, Err(e))) => errors.add(connect_error_kind(&e)),
             Err(_) => errors.add(ErrorKind::Other),
@@ -242,8 +240,8 @@ where
     });
     let cpu_begin = cpu_time_s();
     let mut running = JoinSet::new();
-    for (i, ws) in sockets {
-        running.spawn(conn_fn(i, ws, ctl.clone()));
+    for (i, client) in sockets {
+        running.spawn(conn_fn(i, client, ctl.clone()));
     }
     let mut sampled = None;
     if let (false, Some(end)) = (count_mode, ctl.window_end()) {

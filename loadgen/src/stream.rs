@@ -13,9 +13,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
+use fastwebsockets::{Frame, OpCode, Payload};
 
-use crate::conn::Conn;
+use crate::handshake::Client;
 use crate::integrity::GapSet;
 use crate::payload::{inspect, template};
 use crate::report::{classify_ws_error, ErrorKind, Report};
@@ -39,8 +39,8 @@ pub async fn stream(cfg: &LoadConfig) -> Result<Report, RunError> {
     let text = cfg.text;
     let count = cfg.count;
     let timeout = cfg.timeout;
-    drive(cfg, false, move |i, ws, ctl| {
-        run_conn(i, ws, ctl, size, text, count, timeout)
+    drive(cfg, false, move |i, client, ctl| {
+        run_conn(i, client, ctl, size, text, count, timeout)
     })
     .await
 }
@@ -58,13 +58,14 @@ enum Event {
 
 async fn run_conn(
     i: usize,
-    mut ws: WebSocket<Conn>,
+    client: Client,
     ctl: Arc<Control>,
     size: usize,
     text: bool,
     count: Option<u64>,
     timeout: Duration,
 ) -> ConnResult {
+    let Client { mut ws, clock, .. } = client;
     let mut res = ConnResult::default();
     let requested = count.unwrap_or(DURATION_MODE_COUNT);
     let opcode = if text { OpCode::Text } else { OpCode::Binary };
@@ -136,7 +137,7 @@ async fn run_conn(
         if msg.opcode == OpCode::Close {
             break Err(ErrorKind::ClosedEarly);
         }
-        let now = Instant::now();
+        let now = clock.last_read();
         last_progress = now;
         let phase = ctl.phase_at(now);
         if phase == DRAIN {
