@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 
+import psutil
+
 STOP_GRACE_S = 5.0
 """Seconds a server has to exit after SIGTERM before it is killed (PROTOCOL.md)."""
 
@@ -141,13 +143,15 @@ class ServerProcess:
         )
 
     def stop(self) -> int | None:
-        """Stop the whole process group: SIGTERM, then SIGKILL after :data:`STOP_GRACE_S`.
+        """Stop the server and everything it started: SIGTERM to its process group, SIGKILL
+        after :data:`STOP_GRACE_S`, then wait until every process of the tree has exited.
 
         Returns:
             The server's exit code (negative: killed by that signal), None if never started.
         """
         if self.proc is None:
             return None
+        tree = self._descendants()
         if self.proc.poll() is None:
             self._signal_group(signal.SIGTERM)
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -155,7 +159,18 @@ class ServerProcess:
         # Kill whatever is left in the group (the server itself or a child it started).
         self._signal_group(signal.SIGKILL)
         self.proc.wait()
+        for child in tree:  # also children that left the group
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+        psutil.wait_procs(tree, timeout=STOP_GRACE_S)
         return self.proc.returncode
+
+    def _descendants(self) -> list[psutil.Process]:
+        assert self.proc is not None
+        try:
+            return psutil.Process(self.proc.pid).children(recursive=True)
+        except psutil.Error:
+            return []
 
     def _signal_group(self, sig: signal.Signals) -> None:
         assert self.proc is not None

@@ -43,6 +43,8 @@ async def push_messages(ws, request):
             if ws.closed:
                 return  # the client went away mid-push
             await send((b"%016x" % i if binary else f"{i:016x}") + filler)
+            if i % 64 == 63:
+                await asyncio.sleep(0)  # yield every 64 messages, as in every impl (PROTOCOL.md)
     except ConnectionResetError:
         pass  # the transport closed under a send
 

@@ -6,6 +6,7 @@ WebSocket backend is uvicorn's default when the websockets library is installed:
 """
 
 import argparse
+import asyncio
 import json
 
 import uvicorn
@@ -39,10 +40,18 @@ async def push(websocket: WebSocket):
             if request.get("binary", True):
                 for i in range(count):
                     await websocket.send_bytes(b"%016x" % i + filler)
+                    if i % 64 == 63:
+                        await asyncio.sleep(
+                            0
+                        )  # yield every 64 messages, as in every impl (PROTOCOL.md)
             else:
                 text_filler = filler.decode()
                 for i in range(count):
                     await websocket.send_text(f"{i:016x}" + text_filler)
+                    if i % 64 == 63:
+                        await asyncio.sleep(
+                            0
+                        )  # yield every 64 messages, as in every impl (PROTOCOL.md)
     except WebSocketDisconnect:
         pass  # the client went away, possibly mid-push
 

@@ -50,6 +50,10 @@ class PushHandler(tornado.websocket.WebSocketHandler):
                     return  # the client went away mid-push
                 header = b"%016x" % i if binary else f"{i:016x}"
                 await self.write_message(header + filler, binary=binary)
+                if i % 64 == 63:
+                    await asyncio.sleep(
+                        0
+                    )  # yield every 64 messages, as in every impl (PROTOCOL.md)
         except WebSocketClosedError:
             pass
 

@@ -38,10 +38,18 @@ async def push(ws):
         if request.get("binary", True):
             for i in range(count):
                 await ws.send(b"%016x" % i + filler)
+                if i % 64 == 63:
+                    await asyncio.sleep(
+                        0
+                    )  # yield every 64 messages, as in every impl (PROTOCOL.md)
         else:
             text_filler = filler.decode()
             for i in range(count):
                 await ws.send(f"{i:016x}" + text_filler)
+                if i % 64 == 63:
+                    await asyncio.sleep(
+                        0
+                    )  # yield every 64 messages, as in every impl (PROTOCOL.md)
 
 
 async def handler(ws):
