@@ -1,7 +1,9 @@
 """wsbench server for tornado: /echo and /push (see impls/PROTOCOL.md).
 
-A tornado.web.Application with two WebSocketHandlers. Writes await the future returned by
-write_message(), which resolves once the data is flushed: that is tornado's backpressure.
+A tornado.web.Application with two WebSocketHandlers. The echo writes as tornado's docs show
+(write_message() not awaited; the client's in-flight window bounds the buffer). The push
+awaits the future returned by write_message(), which resolves once the data is flushed: that
+is tornado's backpressure. Both handlers turn Nagle's algorithm off (set_nodelay(True)).
 """
 
 import argparse
@@ -19,9 +21,14 @@ class EchoHandler(tornado.websocket.WebSocketHandler):
     def get_compression_options(self):
         return None  # no permessage-deflate (also tornado's default)
 
-    async def on_message(self, message):
+    def open(self):
+        self.set_nodelay(True)  # TCP_NODELAY, as asyncio sets for every other framework
+
+    def on_message(self, message):
+        # As in tornado's own documentation: write_message without awaiting its future (the
+        # load generator's in-flight window bounds what is buffered).
         with contextlib.suppress(WebSocketClosedError):
-            await self.write_message(message, binary=isinstance(message, bytes))
+            self.write_message(message, binary=isinstance(message, bytes))
 
 
 class PushHandler(tornado.websocket.WebSocketHandler):
@@ -29,6 +36,9 @@ class PushHandler(tornado.websocket.WebSocketHandler):
 
     def get_compression_options(self):
         return None
+
+    def open(self):
+        self.set_nodelay(True)
 
     def on_message(self, message):
         # Push from a task: while a coroutine on_message runs, tornado reads no further
