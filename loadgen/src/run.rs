@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::handshake::{self, Client, ConnectError};
@@ -175,6 +176,10 @@ fn connect_error_kind(e: &ConnectError) -> ErrorKind {
     }
 }
 
+/// At most this many connection attempts (connect + upgrade) run at once, so that
+/// `handshake_us` measures a handshake rather than queueing behind a connect storm.
+pub const CONNECT_CONCURRENCY: usize = 64;
+
 /// Resolves the URL's host to one address (IPv4 preferred).
 pub(crate) async fn resolve(url: &WsUrl) -> Result<SocketAddr, RunError> {
     let addrs: Vec<SocketAddr> = tokio::net::lookup_host((url.host.as_str(), url.port))
@@ -206,10 +211,15 @@ where
     let mut handshake = Hist::default();
 
     let mut connecting = JoinSet::new();
+    let permits = Arc::new(Semaphore::new(CONNECT_CONCURRENCY));
     for i in 0..cfg.connections {
         let url = cfg.url.clone();
         let timeout = cfg.timeout;
-        connecting.spawn(async move { (i, handshake::connect(addr, &url, timeout).await) });
+        let permits = permits.clone();
+        connecting.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            (i, handshake::connect(addr, &url, timeout).await)
+        });
     }
     let mut sockets = Vec::with_capacity(cfg.connections);
     while let Some(j) = connecting.join_next().await {

@@ -32,7 +32,7 @@ pub fn run_serve(host: &str, port: u16) -> io::Result<()> {
         .build()?;
     rt.block_on(async {
         use tokio::signal::unix::{signal, SignalKind};
-        let listener = TcpListener::bind((host, port)).await?;
+        let listener = bind(host, port).await?;
         eprintln!(
             "wsbench-loadgen serve: listening on {}",
             listener.local_addr()?
@@ -47,6 +47,28 @@ pub fn run_serve(host: &str, port: u16) -> io::Result<()> {
         })
         .await
     })
+}
+
+/// Listen backlog of the reference server (the kernel caps it at `net.core.somaxconn`).
+pub const BACKLOG: u32 = 4096;
+
+/// Binds `host:port` with SO_REUSEADDR (quick restarts on the same port) and a listen
+/// backlog of [`BACKLOG`], so a burst of connects is not dropped at the accept queue.
+pub async fn bind(host: &str, port: u16) -> io::Result<TcpListener> {
+    let mut last = None;
+    for addr in tokio::net::lookup_host((host, port)).await? {
+        let socket = if addr.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()?
+        } else {
+            tokio::net::TcpSocket::new_v6()?
+        };
+        socket.set_reuseaddr(true)?;
+        match socket.bind(addr).and_then(|()| socket.listen(BACKLOG)) {
+            Ok(l) => return Ok(l),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address")))
 }
 
 /// Accepts connections on `listener` and runs `handler` on each (as its own task) until
