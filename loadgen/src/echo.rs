@@ -116,6 +116,7 @@ impl EchoConn {
 
     async fn run(mut self) -> ConnResult {
         let outcome = self.traffic().await;
+        self.res.traffic_end = Some(Instant::now());
         self.res.integrity.lost += (self.inflight.len() + self.skipped.len()) as u64;
         match outcome {
             Ok(()) => {

@@ -160,6 +160,8 @@ pub(crate) struct ConnResult {
     pub latency: Hist,
     pub integrity: Integrity,
     pub error: Option<ErrorKind>,
+    /// When the connection's traffic ended (before its close handshake).
+    pub traffic_end: Option<Instant>,
 }
 
 fn connect_error_kind(e: &ConnectError) -> ErrorKind {
@@ -273,7 +275,13 @@ where
     }
     // Count mode: everything counts; the window is the whole traffic phase.
     let timing = sampled.unwrap_or_else(|| {
-        let window = begin.elapsed();
+        // The close handshakes are not part of the window.
+        let end = results
+            .iter()
+            .filter_map(|r| r.as_ref().ok().and_then(|r| r.traffic_end))
+            .max()
+            .unwrap_or_else(Instant::now);
+        let window = end.saturating_duration_since(begin);
         Timing {
             window,
             cpu_s: cpu_time_s() - cpu_begin,

@@ -177,6 +177,7 @@ async fn run_conn(
         }
     };
 
+    res.traffic_end = Some(Instant::now());
     res.integrity.lost += gaps.count();
     if count.is_some() {
         res.integrity.lost += requested - next;
