@@ -19,7 +19,7 @@
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -69,6 +69,11 @@ impl ReadClock {
     }
 }
 
+/// Client side: encoded frames written directly by the load generator (bypassing
+/// fastwebsockets' per-frame write path). `flush` moves them into the connection's
+/// buffer, so they leave in the same system call as anything fastwebsockets queued.
+pub type Outbox = Arc<Mutex<Vec<u8>>>;
+
 /// Buffered, write-batching wrapper around a [`TcpStream`]; see the module documentation.
 pub struct Conn {
     io: TcpStream,
@@ -79,6 +84,7 @@ pub struct Conn {
     wpos: usize,
     side: Side,
     clock: Arc<ReadClock>,
+    outbox: Option<Outbox>,
 }
 
 impl Conn {
@@ -92,6 +98,32 @@ impl Conn {
             wpos: 0,
             side,
             clock: Arc::new(ReadClock::new()),
+            outbox: (side == Side::Client)
+                .then(|| Arc::new(Mutex::new(Vec::with_capacity(16 * 1024)))),
+        }
+    }
+
+    /// The client's outbox (`None` on the server side).
+    pub fn outbox(&self) -> Option<Outbox> {
+        self.outbox.clone()
+    }
+
+    /// Moves frames from the outbox to the write buffer (swapping when it is empty).
+    fn take_outbox(&mut self) {
+        let Some(outbox) = &self.outbox else {
+            return;
+        };
+        let mut ob = outbox.lock().unwrap_or_else(|e| e.into_inner());
+        if ob.is_empty() {
+            return;
+        }
+        if self.wpos == self.wbuf.len() {
+            self.wbuf.clear();
+            self.wpos = 0;
+            std::mem::swap(&mut self.wbuf, &mut *ob);
+        } else {
+            self.wbuf.extend_from_slice(&ob);
+            ob.clear();
         }
     }
 
@@ -209,6 +241,7 @@ impl AsyncWrite for Conn {
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        this.take_outbox();
         match this.side {
             Side::Server => {
                 ready!(this.poll_drain(cx))?;
@@ -223,6 +256,7 @@ impl AsyncWrite for Conn {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        this.take_outbox();
         ready!(this.poll_drain(cx))?;
         Pin::new(&mut this.io).poll_shutdown(cx)
     }

@@ -18,15 +18,15 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fastwebsockets::{Frame, OpCode, Payload, WebSocket, WebSocketError};
+use fastwebsockets::{OpCode, WebSocket, WebSocketError};
 use tokio::time::Sleep;
 
-use crate::conn::{Conn, ReadClock};
+use crate::conn::{Conn, Outbox, ReadClock};
 use crate::handshake::Client;
 use crate::payload::{inspect, template, write_seq};
 use crate::report::{classify_ws_error, ErrorKind, Report};
 use crate::run::{block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE};
-use crate::ws::{close_gracefully, read_message, MaskGen, Message};
+use crate::ws::{close_gracefully, encode_client_message, read_message, MaskGen, Message};
 
 /// Runs the echo scenario on its own runtime and returns the report.
 pub fn run_echo(cfg: &LoadConfig) -> Result<Report, RunError> {
@@ -66,10 +66,10 @@ struct Params {
 struct EchoConn {
     ws: WebSocket<Conn>,
     clock: Arc<ReadClock>,
+    outbox: Outbox,
     ctl: Arc<Control>,
     p: Params,
     template: Vec<u8>,
-    scratch: Vec<u8>,
     masks: MaskGen,
     /// Sequence numbers in flight with their send instants; always the contiguous range
     /// `front.0 .. next_seq`.
@@ -92,8 +92,8 @@ impl EchoConn {
         EchoConn {
             ws: client.ws,
             clock: client.clock,
+            outbox: client.outbox,
             ctl,
-            scratch: template.clone(),
             template,
             masks: MaskGen::new(i as u64 + 1),
             inflight: VecDeque::with_capacity(p.w),
@@ -180,20 +180,17 @@ impl EchoConn {
         if k == 0 {
             return Ok(());
         }
-        let now = Instant::now();
-        for _ in 0..k {
-            let seq = self.next_seq;
-            self.scratch.copy_from_slice(&self.template);
-            write_seq(&mut self.scratch, seq);
-            let frame = Frame::new(
-                true,
-                self.p.opcode,
-                Some(self.masks.next_mask()),
-                Payload::BorrowedMut(&mut self.scratch),
-            );
-            self.ws.write_frame(frame).await?;
-            self.inflight.push_back((seq, now));
-            self.next_seq += 1;
+        {
+            let mut out = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+            let mut seq_hex = [0u8; 16];
+            for _ in 0..k {
+                let seq = self.next_seq;
+                write_seq(&mut seq_hex, seq);
+                let mask = self.masks.next_mask();
+                encode_client_message(&mut out, self.p.opcode, &seq_hex, &self.template, mask);
+                self.inflight.push_back((seq, self.last_progress));
+                self.next_seq += 1;
+            }
         }
         // The burst leaves now: stamp its send instant.
         let t = Instant::now();

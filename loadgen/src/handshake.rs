@@ -15,7 +15,7 @@ use sha1::{Digest, Sha1};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::conn::{Conn, ReadClock, Side};
+use crate::conn::{Conn, Outbox, ReadClock, Side};
 use crate::url::WsUrl;
 use crate::ws::configure;
 
@@ -88,6 +88,8 @@ pub struct Client {
     pub ws: WebSocket<Conn>,
     /// Stamped at every read system call that returns data.
     pub clock: Arc<ReadClock>,
+    /// Frames appended here go out with the next `ws.flush()`.
+    pub outbox: Outbox,
     /// TCP connect plus HTTP upgrade time.
     pub handshake: Duration,
 }
@@ -100,9 +102,10 @@ pub async fn connect(
 ) -> Result<Client, ConnectError> {
     let start = Instant::now();
     match tokio::time::timeout(timeout, connect_inner(addr, url)).await {
-        Ok(Ok((ws, clock))) => Ok(Client {
+        Ok(Ok((ws, clock, outbox))) => Ok(Client {
             ws,
             clock,
+            outbox,
             handshake: start.elapsed(),
         }),
         Ok(Err(e)) => Err(e),
@@ -113,7 +116,7 @@ pub async fn connect(
 async fn connect_inner(
     addr: std::net::SocketAddr,
     url: &WsUrl,
-) -> Result<(WebSocket<Conn>, Arc<ReadClock>), ConnectError> {
+) -> Result<(WebSocket<Conn>, Arc<ReadClock>, Outbox), ConnectError> {
     let mut tcp = TcpStream::connect(addr).await.map_err(|e| {
         if e.kind() == io::ErrorKind::ConnectionRefused {
             ConnectError::Refused
@@ -168,9 +171,10 @@ async fn connect_inner(
                 let leftover = buf[head_len..].to_vec();
                 let conn = Conn::new(tcp, leftover, Side::Client);
                 let clock = conn.read_clock();
+                let outbox = conn.outbox().expect("client connections have an outbox");
                 let mut ws = WebSocket::after_handshake(conn, Role::Client);
                 configure(&mut ws);
-                return Ok((ws, clock));
+                return Ok((ws, clock, outbox));
             }
             Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => {}
             Ok(httparse::Status::Partial) => {
