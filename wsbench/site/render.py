@@ -128,6 +128,10 @@ def _machine_heading(results: Results, machine: str, level: str) -> str:
     return f"{level} Machine `{machine}`\n\n" if len(_machines(results)) > 1 else ""
 
 
+WIDE_PAGE = "---\nhide:\n  - toc\n---\n"
+"""Front matter that hides mkdocs-material's table of contents on a page."""
+
+
 def render_leaderboard(scenario: str, results: Results) -> str:
     """The leaderboard page of ``scenario`` (``"echo"`` or ``"stream"``).
 
@@ -135,7 +139,8 @@ def render_leaderboard(scenario: str, results: Results) -> str:
     failed and skipped rows last.
     """
     title = SCENARIO_TITLES.get(scenario, scenario)
-    out = [f"# {title} leaderboard\n", SCENARIO_INTROS.get(scenario, "") + "\n"]
+    # The tables are wide: hide the table of contents to give them the page's full width.
+    out = [WIDE_PAGE, f"# {title} leaderboard\n", SCENARIO_INTROS.get(scenario, "") + "\n"]
     rows = [(run, row) for run in results.runs for row in run.rows if row.scenario == scenario]
     if not rows:
         out.append(NO_RESULTS)

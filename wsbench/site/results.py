@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.site.asvfile import (
     NOT_RESULT_FILES,
     AsvFormatError,
@@ -35,8 +36,6 @@ from wsbench.site.frameworks import Framework
 log = logging.getLogger("mkdocs.plugins.wsbench.site")
 """Under ``mkdocs.``: a warning here fails ``mkdocs build --strict``."""
 
-CLIENT_BOUND_CPU_PERCENT = 80.0
-"""A load generator above this CPU % may have limited the result (it is flagged)."""
 
 SCENARIOS: dict[str, str] = {"echo": "echo.Echo", "stream": "stream.Stream"}
 """Scenario name -> asv benchmark class (``<module>.<Class>``)."""
