@@ -11,8 +11,9 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
+from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.site.frameworks import Framework
-from wsbench.site.results import CLIENT_BOUND_CPU_PERCENT, Results, Row, Run
+from wsbench.site.results import Results, Row, Run
 
 SCENARIO_TITLES = {"echo": "Echo", "stream": "Stream (server push)"}
 SCENARIO_INTROS = {
