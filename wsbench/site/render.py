@@ -198,7 +198,9 @@ def render_frameworks(frameworks: Sequence[Framework], results: Results, repo_ur
         "# Frameworks\n",
         "Every implementation serves the same [protocol](methodology.md#the-server-protocol) "
         "with the same fairness settings: compression off, keepalive pings off, maximum "
-        "message size of at least 16 MiB. *Deviations* shows how each one applies them. "
+        "message size of at least 16 MiB, TCP_NODELAY on, asyncio event loop, push loops "
+        "yielding every 64 messages ([Methodology](methodology.md#fairness-settings)). "
+        "*Deviations* shows how each one applies them and anything else it does differently. "
         "This page is generated from each implementation's `meta.toml`.\n",
     ]
     if not frameworks:
