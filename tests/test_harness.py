@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -74,3 +77,27 @@ def test_bad_configuration_names_the_problem(changes: dict[str, object], message
     fields: dict[str, object] = {"impl": "native", "scenario": "echo", **changes}
     with pytest.raises(ConfigError, match=message):
         measure(MeasureConfig(**fields))  # type: ignore[arg-type]
+
+
+def test_killed_harness_leaves_no_server() -> None:
+    """Even a harness killed with SIGKILL (no clean-up possible) takes its server with it."""
+    code = (
+        "from wsbench.measure import MeasureConfig, measure\n"
+        "measure(MeasureConfig(impl='native', scenario='echo', warmup_s=0, duration_s=30))\n"
+    )
+    harness = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 30
+        servers: list[psutil.Process] = []
+        while not servers and time.monotonic() < deadline:
+            time.sleep(0.1)
+            servers = [
+                p for p in psutil.Process(harness.pid).children()
+                if "serve" in p.cmdline()
+            ]  # fmt: skip
+        assert servers, "the harness started no server"
+    finally:
+        harness.kill()
+        harness.wait()
+    _, alive = psutil.wait_procs(servers, timeout=5)
+    assert not alive, f"server(s) outlived the harness: {alive}"

@@ -7,7 +7,10 @@ when the machine has two or more CPUs (otherwise both share CPU 0, which the sit
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 
@@ -84,3 +87,24 @@ def placement_from(server: str | None, loadgen: str | None) -> CpuPlacement:
         server=parse_cpu_list(server) if server else default.server,
         loadgen=parse_cpu_list(loadgen) if loadgen else default.loadgen,
     )
+
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2) option: the signal a process receives when its parent thread exits."""
+
+
+def child_setup(cpus: Sequence[int]) -> Callable[[], None]:
+    """A ``preexec_fn`` for subprocesses the harness starts (servers, the load generator).
+
+    In the child, before it executes: pin it to ``cpus``, and ask Linux to SIGKILL it if
+    the harness dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so that not even a killed
+    harness leaves a server behind.
+    """
+    targets = tuple(cpus)
+
+    def setup() -> None:
+        os.sched_setaffinity(0, targets)
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+    return setup

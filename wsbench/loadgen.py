@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from wsbench.cpus import child_setup
 from wsbench.paths import LOADGEN_DIR
 
 BINARY = LOADGEN_DIR / "target" / "release" / "wsbench-loadgen"
@@ -136,7 +137,7 @@ def run_report(
             text=True,
             check=False,
             timeout=timeout_s,
-            preexec_fn=lambda: os.sched_setaffinity(0, cpus),
+            preexec_fn=child_setup(cpus),
         )
     except subprocess.TimeoutExpired as exc:
         raise LoadgenError(f"load generator did not finish within {timeout_s:.0f} s") from exc

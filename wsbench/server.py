@@ -15,6 +15,8 @@ from types import TracebackType
 
 import psutil
 
+from wsbench.cpus import child_setup
+
 STOP_GRACE_S = 5.0
 """Seconds a server has to exit after SIGTERM before it is killed (PROTOCOL.md)."""
 
@@ -87,7 +89,7 @@ class ServerProcess:
                     stderr=subprocess.STDOUT,
                     env=self.env,
                     start_new_session=True,
-                    preexec_fn=lambda: os.sched_setaffinity(0, cpus),
+                    preexec_fn=child_setup(cpus),
                 )
             except OSError as exc:
                 raise ServerError(f"{self.name}: cannot start {self.argv[0]!r}: {exc}") from exc
