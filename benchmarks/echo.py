@@ -7,16 +7,14 @@ inverse of throughput in messages/s) in seconds, CPU in percent of one core, RSS
 from typing import ClassVar
 
 from wsbench.suite import Figures, grid_of, run_scenario, tracker
+from wsbench.suite import ScenarioSuite as _ScenarioSuite
 
 
-class Echo:
+class Echo(_ScenarioSuite):
     """Round trips against ``/echo`` (see impls/PROTOCOL.md)."""
 
     params: ClassVar = [[16, 1024, 65536], [1, 64]]
     param_names: ClassVar = ["size_bytes", "in_flight"]
-    rounds = 1
-    repeat = 1
-    number = 1
 
     def setup_cache(self) -> dict[str, Figures]:
         return run_scenario("echo", grid_of(self.params, self.param_names))
@@ -25,7 +23,3 @@ class Echo:
 
     track_latency_p50 = tracker("latency_p50", "seconds")
     track_latency_p99 = tracker("latency_p99", "seconds")
-    track_seconds_per_message = tracker("seconds_per_message", "seconds")
-    track_server_cpu_percent = tracker("server_cpu_percent", "percent")
-    track_server_rss_bytes = tracker("server_rss_bytes", "bytes")
-    track_loadgen_cpu_percent = tracker("loadgen_cpu_percent", "percent")

@@ -22,7 +22,7 @@ import platform
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from wsbench.cpus import placement_from
 from wsbench.impls import get_impl
@@ -205,3 +205,22 @@ def tracker(metric: str, unit: str) -> Any:
     track.unit = unit  # type: ignore[attr-defined]
     track.__doc__ = f"{metric} ({unit}; lower is better)"
     return track
+
+
+class ScenarioSuite:
+    """Base of the asv benchmark classes: one measurement per parameter set, and the figures
+    every scenario tracks. Subclasses set ``params``/``param_names`` and define their own
+    ``setup_cache`` (asv keys its cache by the function's source location, so an inherited
+    one would be shared between scenarios). Import it under a name starting with ``_`` so
+    that asv does not collect the base class itself.
+    """
+
+    rounds = 1
+    repeat = 1
+    number = 1
+    param_names: ClassVar[list[str]] = []
+
+    track_seconds_per_message = tracker("seconds_per_message", "seconds")
+    track_server_cpu_percent = tracker("server_cpu_percent", "percent")
+    track_server_rss_bytes = tracker("server_rss_bytes", "bytes")
+    track_loadgen_cpu_percent = tracker("loadgen_cpu_percent", "percent")
