@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from wsbench import asvconf
-from wsbench.impls import Impl, ImplError, all_impls, get_impl
+from wsbench.impls import Impl, ImplError, all_impls, get_impl, load_impl
 from wsbench.paths import REPO_ROOT
 
 FAIRNESS = ("compression", "keepalive_pings", "max_message_size")
@@ -18,9 +19,13 @@ def test_asv_conf_is_generated_from_the_metadata() -> None:
     assert asvconf.is_in_sync(), "asv.conf.json is stale: run ./bench asv-conf"
 
 
-def test_one_environment_per_implementation_version() -> None:
+def test_one_environment_per_configuration_and_version() -> None:
     conf = json.loads((REPO_ROOT / "asv.conf.json").read_text())
-    expected = sum(len(i.versions) for i in PYTHON_IMPLS) + 1  # + the native reference
+    expected = sum(
+        sum(1 for v in i.versions if c.supports(v.version)) if i.package else 1
+        for i in all_impls()
+        for c in i.configs
+    )
     assert len(conf["include"]) == expected
     assert conf["matrix"] == {}
     names = [env.name for env in asvconf.bench_envs()]
@@ -37,7 +42,34 @@ def test_every_framework_states_the_fairness_settings(impl: Impl) -> None:
 def test_every_framework_has_a_version_matrix(impl: Impl) -> None:
     assert impl.package
     assert len(impl.versions) >= 4, "at least 3 versions plus the latest"
-    assert (impl.directory / "server.py").is_file()
+    for config in impl.configs:
+        argv = impl.argv(python="python", loadgen=Path("x"), host="h", port=1, config=config)
+        scripts = [Path(a) for a in argv if a.endswith(".py")]
+        assert scripts, f"{impl.name}:{config.id} runs no server script"
+        assert all(s.is_file() for s in scripts), f"{impl.name}:{config.id}: {scripts}"
+
+
+def test_row_names_say_framework_server_backend_and_loop() -> None:
+    impl = get_impl("starlette")
+    names = {impl.row_name(c, impl.latest) for c in impl.configs}
+    assert "Starlette · uvicorn 0.54 · websockets-sansio · uvloop" in names
+    assert len(names) == len(impl.configs), "two configurations share a row name"
+
+
+def test_unknown_configuration_is_named() -> None:
+    with pytest.raises(ImplError, match="no configuration 'nope'"):
+        get_impl("starlette").config("nope")
+
+
+def test_configuration_of_an_unlisted_version_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "x"
+    folder.mkdir()
+    (folder / "meta.toml").write_text(
+        'package = "x"\n[[versions]]\nversion = "1.0"\n'
+        '[[configurations]]\nid = "a"\nversions = ["2.0"]\n'
+    )
+    with pytest.raises(ImplError, match="unlisted versions"):
+        load_impl(folder)
 
 
 def test_unknown_implementation_and_version_are_named() -> None:

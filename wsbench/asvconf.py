@@ -1,5 +1,5 @@
 """asv.conf.json, generated from the implementations' metadata: one environment per
-(implementation, version).
+(implementation, configuration, version).
 
 The version matrix lives in each ``impls/<name>/meta.toml``; ``asv.conf.json`` is derived
 from it (``wsbench asv-conf --write``) and a test checks the two agree. The layout follows
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wsbench.impls import Impl, ImplVersion, all_impls
+from wsbench.impls import Impl, ImplConfig, ImplVersion, all_impls
 from wsbench.paths import REPO_ROOT
 
 PYTHON = "3.11"
@@ -26,34 +26,49 @@ CONF_PATH = REPO_ROOT / "asv.conf.json"
 
 @dataclass(frozen=True)
 class BenchEnv:
-    """One asv environment: an implementation at one version.
+    """One asv environment: an implementation in one configuration at one version.
 
     Attributes:
         impl: the implementation.
+        config: the configuration (event loop, WebSocket backend, async mode...).
         version: the version (None for the native reference, which has no package).
+        is_default: True at the newest version the configuration exists at (and for the
+            reference): what the quick run measures.
     """
 
     impl: Impl
+    config: ImplConfig
     version: ImplVersion | None
+    is_default: bool = True
 
     @property
     def requirements(self) -> dict[str, str]:
-        """asv's ``req`` mapping: the package at its version plus the extra pins."""
+        """asv's ``req`` mapping: the package at its version, the version's extra pins and
+        the configuration's."""
         if self.version is None or self.impl.package is None:
-            return {}
-        return {self.impl.package: self.version.version, **self.version.requires}
+            return dict(self.config.requires)
+        return {
+            self.impl.package: self.version.version,
+            **self.version.requires,
+            **self.config.requires,
+        }
 
     @property
-    def is_default(self) -> bool:
-        """True for the latest listed version (and the reference): what the quick run measures."""
-        return self.version is None or self.version == self.impl.latest
+    def env_vars(self) -> dict[str, str]:
+        """The variables that tell the benchmarks which server to run."""
+        return {"WSBENCH_IMPL": self.impl.name, "WSBENCH_CONFIG": self.config.id}
+
+    @property
+    def row_name(self) -> str:
+        """The row's name on the site, e.g. "Starlette · uvicorn 0.54 · wsproto · uvloop"."""
+        return self.impl.row_name(self.config, self.version)
 
     @property
     def name(self) -> str:
         """asv's name for the environment (asv's own ``get_env_name`` rules)."""
         from asv.environment import get_env_name
 
-        tagged = {("nobuild", "WSBENCH_IMPL"): self.impl.name}
+        tagged = {("nobuild", k): v for k, v in self.env_vars.items()}
         name: str = get_env_name(ENV_TYPE, PYTHON, self.requirements, tagged)
         return name
 
@@ -62,18 +77,23 @@ class BenchEnv:
         entry: dict[str, Any] = {"python": PYTHON}
         if self.requirements:
             entry["req"] = self.requirements
-        entry["env_nobuild"] = {"WSBENCH_IMPL": self.impl.name}
+        entry["env_nobuild"] = self.env_vars
         return entry
 
 
 def bench_envs(impls: list[Impl] | None = None) -> list[BenchEnv]:
-    """Every environment: each implementation at each listed version (the reference once)."""
+    """Every environment: each implementation in each configuration at each version that
+    configuration exists at (the reference once per configuration)."""
     envs: list[BenchEnv] = []
     for impl in impls if impls is not None else all_impls():
-        if impl.package is None:
-            envs.append(BenchEnv(impl, None))
-        else:
-            envs.extend(BenchEnv(impl, v) for v in impl.versions)
+        for config in impl.configs:
+            if impl.package is None:
+                envs.append(BenchEnv(impl, config, None))
+            else:
+                versions = [v for v in impl.versions if config.supports(v.version)]
+                envs.extend(
+                    BenchEnv(impl, config, v, is_default=v is versions[-1]) for v in versions
+                )
     return envs
 
 

@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("measure", help="measure one configuration without asv")
     m.add_argument("--impl", required=True, help="implementation (see ./bench list)")
+    m.add_argument("--config", help="its configuration (default: the first; see ./bench list)")
     m.add_argument("--scenario", choices=SCENARIOS, default="echo")
     m.add_argument("--size", type=int, default=16, help="message size in bytes (>= 16)")
     m.add_argument("--in-flight", type=int, default=1, help="messages in flight per connection")
@@ -45,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--python", default=sys.executable, help="interpreter that runs the server")
     m.add_argument("--json", action="store_true", help="print the full record entry as JSON")
 
-    sub.add_parser("list", help="implementations and their versions")
+    sub.add_parser("list", help="implementations, their configurations and versions")
 
     conf = sub.add_parser("asv-conf", help="regenerate asv.conf.json from impls/*/meta.toml")
     conf.add_argument("--check", action="store_true", help="only check it is up to date")
@@ -55,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
 def _measure(args: argparse.Namespace) -> int:
     config = MeasureConfig(
         impl=args.impl,
+        config=args.config,
         scenario=args.scenario,
         size_bytes=args.size,
         in_flight=args.in_flight,
@@ -74,7 +76,10 @@ def _measure(args: argparse.Namespace) -> int:
 def _list() -> int:
     for impl in all_impls():
         versions = ", ".join(v.version for v in impl.versions) or "(built from loadgen/)"
-        print(f"{impl.name:12} {impl.display_name:28} {versions}")
+        print(f"{impl.name}: {versions}")
+        for config in impl.configs:
+            only = f"  (versions {', '.join(config.versions)})" if config.versions else ""
+            print(f"  --config {config.id:26} {impl.row_name(config)}{only}")
     return 0
 
 

@@ -6,6 +6,7 @@ one folder; nothing else in the repository lists frameworks.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,44 @@ class ImplVersion:
     requires: dict[str, str] = field(default_factory=dict)
 
 
+DEFAULT_CONFIG = "default"
+"""The id of the single configuration of an implementation without ``[[configurations]]``."""
+_CONFIG_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
+PROTOCOLS = ("websocket", "socketio")
+"""The protocols a server can speak (``impls/PROTOCOL.md``)."""
+
+
+@dataclass(frozen=True)
+class ImplConfig:
+    """One way of running an implementation: event loop, WebSocket backend, async mode...
+
+    Attributes:
+        id: unique within the implementation, ``[a-z0-9-]+`` (``WSBENCH_CONFIG``, ``--config``).
+        server: the server that runs the app (e.g. ``"uvicorn"``).
+        event_loop: ``"asyncio"``, ``"uvloop"``, ``"twisted"``...
+        ws_backend: the server's WebSocket implementation, or "" when it has only one.
+        protocol: ``"websocket"`` or ``"socketio"``.
+        args: appended to the implementation's command.
+        requires: extra pins ``{distribution: version}`` (e.g. ``{"uvloop": "0.23.0"}``).
+        versions: the package versions this configuration exists at; None means all.
+        command: replaces the implementation's command when set.
+    """
+
+    id: str
+    server: str
+    event_loop: str
+    ws_backend: str = ""
+    protocol: str = "websocket"
+    args: tuple[str, ...] = ()
+    requires: dict[str, str] = field(default_factory=dict)
+    versions: tuple[str, ...] | None = None
+    command: tuple[str, ...] | None = None
+
+    def supports(self, version: str | None) -> bool:
+        """True when this configuration exists at package version ``version``."""
+        return self.versions is None or version is None or version in self.versions
+
+
 @dataclass(frozen=True)
 class Impl:
     """One server implementation and its metadata.
@@ -45,12 +84,14 @@ class Impl:
         package: the PyPI distribution whose version is the axis; None for the native reference.
         server: the server that runs the app (e.g. ``"uvicorn"``), or the framework itself.
         event_loop: ``"asyncio"``, ``"uvloop"``, ``"tokio"``...
-        protocol: ``"websocket"`` (Socket.IO comes later).
+        protocol: ``"websocket"`` or ``"socketio"`` (default of the configurations).
         homepage: the project's URL.
         command: argv template; placeholders ``{python} {dir} {loadgen} {host} {port}``.
         versions: oldest first; the last one is the default (the latest release).
         deviations: fairness settings as applied, ``{setting: how}``; shown on the site.
         reference: True for the native reference server (the ceiling, not a Python framework).
+        configurations: the ways of running it (at least one; ``default`` when the metadata
+            lists none).
     """
 
     name: str
@@ -65,6 +106,35 @@ class Impl:
     versions: tuple[ImplVersion, ...]
     deviations: dict[str, str]
     reference: bool
+    configurations: tuple[ImplConfig, ...] = ()
+
+    @property
+    def configs(self) -> tuple[ImplConfig, ...]:
+        """The configurations, or the implicit ``default`` one built from the top-level keys."""
+        if self.configurations:
+            return self.configurations
+        return (
+            ImplConfig(
+                id=DEFAULT_CONFIG,
+                server=self.server,
+                event_loop=self.event_loop,
+                protocol=self.protocol,
+            ),
+        )
+
+    def config(self, config_id: str | None) -> ImplConfig:
+        """The configuration ``config_id`` (None: the first one).
+
+        Raises:
+            ImplError: no such configuration; the message lists the known ones.
+        """
+        if config_id is None:
+            return self.configs[0]
+        for candidate in self.configs:
+            if candidate.id == config_id:
+                return candidate
+        known = ", ".join(c.id for c in self.configs)
+        raise ImplError(f"{self.name} has no configuration {config_id!r} (known: {known})")
 
     @property
     def latest(self) -> ImplVersion | None:
@@ -85,8 +155,19 @@ class Impl:
             f"{self.name} has no version {version!r} in its meta.toml (listed: {listed})"
         )
 
-    def argv(self, *, python: str, loadgen: Path, host: str, port: int) -> list[str]:
-        """The command that starts this server, placeholders filled in."""
+    def argv(
+        self,
+        *,
+        python: str,
+        loadgen: Path,
+        host: str,
+        port: int,
+        config: ImplConfig | None = None,
+    ) -> list[str]:
+        """The command that starts this server in ``config`` (default: the first
+        configuration), placeholders filled in."""
+        config = config or self.configs[0]
+        template = (config.command or self.command) + config.args
         values = {
             "python": python,
             "dir": str(self.directory),
@@ -94,7 +175,24 @@ class Impl:
             "host": host,
             "port": str(port),
         }
-        return [part.format(**values) for part in self.command]
+        return [part.format(**values) for part in template]
+
+    def row_name(self, config: ImplConfig, version: ImplVersion | None = None) -> str:
+        """The name of one (configuration, version) row wherever results are shown.
+
+        ``display_name · server [server version] · ws_backend · event_loop``, e.g.
+        ``"Starlette · uvicorn 0.54 · websockets-sansio · uvloop"``. The server's version
+        (major.minor) appears when the version pins the server's distribution; parts equal
+        to the previous one (e.g. websockets served by websockets) are left out.
+        """
+        server = config.server
+        if version is not None and server in version.requires:
+            server += " " + ".".join(version.requires[server].split(".")[:2])
+        parts = [self.display_name]
+        for part in (server, config.ws_backend, config.event_loop):
+            if part and part.lower() not in (p.lower() for p in parts):
+                parts.append(part)
+        return " · ".join(parts)
 
 
 def _str(meta: dict[str, object], key: str, path: Path, default: str | None = None) -> str:
@@ -102,6 +200,68 @@ def _str(meta: dict[str, object], key: str, path: Path, default: str | None = No
     if not isinstance(value, str):
         raise ImplError(f"{path}: '{key}' must be a string")
     return value
+
+
+def _pins(entry: dict[str, object], path: Path) -> dict[str, str]:
+    pins = entry.get("requires", [])
+    if not isinstance(pins, list):
+        raise ImplError(f"{path}: 'requires' must be a list of 'name==version' strings")
+    requires = {}
+    for pin in pins:
+        dist, sep, ver = str(pin).partition("==")
+        if not sep or not dist or not ver:
+            raise ImplError(f"{path}: requirement {pin!r} must be an exact pin 'name==version'")
+        requires[dist.strip()] = ver.strip()
+    return requires
+
+
+def _strings(entry: dict[str, object], key: str, path: Path) -> tuple[str, ...] | None:
+    value = entry.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ImplError(f"{path}: '{key}' must be a list of strings")
+    return tuple(value)
+
+
+def _load_configs(
+    meta: dict[str, object], path: Path, defaults: ImplConfig, versions: list[str]
+) -> tuple[ImplConfig, ...]:
+    entries = meta.get("configurations", [])
+    if not isinstance(entries, list):
+        raise ImplError(f"{path}: 'configurations' must be an array of tables")
+    configs: list[ImplConfig] = []
+    for entry in entries:
+        config_id = entry.get("id")
+        if not isinstance(config_id, str) or not _CONFIG_ID.fullmatch(config_id):
+            raise ImplError(f"{path}: configuration id {config_id!r} must match [a-z0-9-]+")
+        if any(c.id == config_id for c in configs):
+            raise ImplError(f"{path}: configuration {config_id!r} is listed twice")
+        only = _strings(entry, "versions", path)
+        unknown = sorted(set(only or ()) - set(versions))
+        if unknown:
+            raise ImplError(
+                f"{path}: configuration {config_id!r} names unlisted versions {unknown}"
+            )
+        configs.append(
+            ImplConfig(
+                id=config_id,
+                server=_str(entry, "server", path, defaults.server),
+                event_loop=_str(entry, "event_loop", path, defaults.event_loop),
+                ws_backend=_str(entry, "ws_backend", path, ""),
+                protocol=_str(entry, "protocol", path, defaults.protocol),
+                args=_strings(entry, "args", path) or (),
+                requires=_pins(entry, path),
+                versions=only,
+                command=_strings(entry, "command", path),
+            )
+        )
+    for config in [*configs, defaults]:
+        if config.protocol not in PROTOCOLS:
+            raise ImplError(
+                f"{path}: unknown protocol {config.protocol!r} (known: {', '.join(PROTOCOLS)})"
+            )
+    return tuple(configs)
 
 
 def load_impl(directory: Path) -> Impl:
@@ -117,15 +277,10 @@ def load_impl(directory: Path) -> Impl:
         raise ImplError(f"{directory.name}: no meta.toml in {directory}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ImplError(f"{path}: not valid TOML: {exc}") from exc
-    versions = []
-    for entry in meta.get("versions", []):
-        requires = {}
-        for pin in entry.get("requires", []):
-            dist, sep, ver = pin.partition("==")
-            if not sep or not dist or not ver:
-                raise ImplError(f"{path}: requirement {pin!r} must be an exact pin 'name==version'")
-            requires[dist.strip()] = ver.strip()
-        versions.append(ImplVersion(version=str(entry["version"]), requires=requires))
+    versions = [
+        ImplVersion(version=str(entry["version"]), requires=_pins(entry, path))
+        for entry in meta.get("versions", [])
+    ]
     package = meta.get("package")
     if package is not None and not isinstance(package, str):
         raise ImplError(f"{path}: 'package' must be a string")
@@ -134,19 +289,27 @@ def load_impl(directory: Path) -> Impl:
     name = _str(meta, "name", path, directory.name)
     if name != directory.name:
         raise ImplError(f"{path}: name {name!r} must equal the folder name {directory.name!r}")
+    defaults = ImplConfig(
+        id=DEFAULT_CONFIG,
+        server=_str(meta, "server", path, name),
+        event_loop=_str(meta, "event_loop", path, "asyncio"),
+        protocol=_str(meta, "protocol", path, "websocket"),
+    )
+    configs = _load_configs(meta, path, defaults, [v.version for v in versions])
     return Impl(
         name=name,
         display_name=_str(meta, "display_name", path, name),
         directory=directory,
         package=package,
-        server=_str(meta, "server", path, name),
-        event_loop=_str(meta, "event_loop", path, "asyncio"),
-        protocol=_str(meta, "protocol", path, "websocket"),
+        server=defaults.server,
+        event_loop=defaults.event_loop,
+        protocol=defaults.protocol,
         homepage=_str(meta, "homepage", path, ""),
         command=tuple(meta.get("command", DEFAULT_COMMAND)),
         versions=tuple(versions),
         deviations={str(k): str(v) for k, v in meta.get("deviations", {}).items()},
         reference=bool(meta.get("reference", False)),
+        configurations=configs,
     )
 
 

@@ -47,6 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="implementation to run (repeatable; default: all, see ./bench list)",
     )
     parser.add_argument(
+        "--config",
+        action="append",
+        help="configuration id to run (repeatable; default: all, see ./bench list)",
+    )
+    parser.add_argument(
         "--versions",
         choices=["latest", "all"],
         default="latest",
@@ -67,17 +72,27 @@ def _step(i: int, text: str) -> None:
     print(f"\n[{i}/{STEPS}] {text}", flush=True)
 
 
-def select_envs(impls: list[str] | None, versions: str) -> list[BenchEnv]:
-    """The environments to run: the given implementations (default all), latest or all versions.
+def select_envs(
+    impls: list[str] | None, versions: str, configs: list[str] | None = None
+) -> list[BenchEnv]:
+    """The environments to run: the given implementations (default all) in the given
+    configurations (default all), at the latest or all versions.
 
     Raises:
-        MainJobError: an implementation name is unknown.
+        MainJobError: an implementation name is unknown, or a configuration id belongs to
+            none of the selected implementations.
     """
     try:
         wanted = {get_impl(name).name for name in impls} if impls else None
     except ImplError as exc:
         raise MainJobError(str(exc)) from exc
     envs = [e for e in asvconf.bench_envs() if wanted is None or e.impl.name in wanted]
+    if configs:
+        unknown = set(configs) - {e.config.id for e in envs}
+        if unknown:
+            known = ", ".join(sorted({e.config.id for e in envs}))
+            raise MainJobError(f"unknown configuration(s) {sorted(unknown)} (known: {known})")
+        envs = [e for e in envs if e.config.id in configs]
     return envs if versions == "all" else [e for e in envs if e.is_default]
 
 
@@ -121,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     placement_from(args.server_cpus, args.loadgen_cpus)  # validate before the long steps
     if args.warmup < 0 or args.duration <= 0:
         raise MainJobError("--warmup must be >= 0 and --duration > 0")
-    envs = select_envs(args.impl, args.versions)
+    envs = select_envs(args.impl, args.versions, args.config)
     if not envs:
         raise MainJobError("no environment selected")
 

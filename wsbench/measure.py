@@ -15,6 +15,9 @@ from wsbench.server import ServerError, ServerProcess, free_port
 Scenario = Literal["echo", "stream"]
 SCENARIOS: tuple[Scenario, ...] = ("echo", "stream")
 ENDPOINTS: dict[Scenario, str] = {"echo": "/echo", "stream": "/push"}
+"""The path of each scenario's endpoint on a plain WebSocket server (``impls/PROTOCOL.md``)."""
+SOCKETIO_PATH = "/socket.io/?EIO=4&transport=websocket"
+"""Where a Socket.IO server takes Engine.IO v4 WebSocket connections (both scenarios)."""
 HOST = "127.0.0.1"
 STARTUP_TIMEOUT_S = 30.0
 """Seconds a server has to complete its first WebSocket handshake."""
@@ -32,6 +35,7 @@ class MeasureConfig:
 
     Attributes:
         impl: implementation name (a folder of ``impls/``).
+        config: the implementation's configuration id (None: its first configuration).
         scenario: ``"echo"`` (round trips) or ``"stream"`` (server push).
         size_bytes: message size in bytes (at least 16: sequence number and filler).
         in_flight: messages each connection keeps in flight (echo only; 1 = ping-pong).
@@ -45,6 +49,7 @@ class MeasureConfig:
 
     impl: str
     scenario: Scenario
+    config: str | None = None
     size_bytes: int = 16
     in_flight: int = 1
     connections: int = 1
@@ -66,8 +71,9 @@ class MeasureConfig:
         if self.count is not None and self.count < 1:
             raise ConfigError("count must be at least 1")
 
-    def loadgen_args(self, url: str) -> list[str]:
-        """The load generator's command line for this configuration against ``url``."""
+    def loadgen_args(self, url: str, protocol: str = "websocket") -> list[str]:
+        """The load generator's command line for this configuration against ``url``, in
+        ``protocol`` (``"websocket"`` or ``"socketio"``)."""
         args = [
             self.scenario,
             "--url", url,
@@ -82,6 +88,8 @@ class MeasureConfig:
             args.append("--text")
         if self.count is not None:
             args += ["--count", str(self.count)]
+        if protocol != "websocket":
+            args += ["--protocol", protocol]
         return args
 
     @property
@@ -215,18 +223,23 @@ def measure(
     """
     config.validate()
     impl = impl or get_impl(config.impl)
+    run_config = impl.config(config.config)
     placement = placement or default_placement()
     binary = loadgen.ensure_built()
     result = Measurement(config=config, placement=placement)
     port = free_port(HOST)
     base = f"ws://{HOST}:{port}"
-    argv = impl.argv(python=python, loadgen=binary, host=HOST, port=port)
+    if run_config.protocol == "socketio":
+        probe_url = url = base + SOCKETIO_PATH
+    else:
+        probe_url, url = base + ENDPOINTS["echo"], base + ENDPOINTS[config.scenario]
+    argv = impl.argv(python=python, loadgen=binary, host=HOST, port=port, config=run_config)
     server = ServerProcess(argv, cpus=placement.server, name=label or impl.name)
     with server:
         result.server_pid = server.pid
         try:
             server.wait_ready(
-                lambda t: loadgen.probe(base + "/echo", timeout_s=t, binary=binary),
+                lambda t: loadgen.probe(probe_url, timeout_s=t, binary=binary),
                 timeout_s=startup_timeout_s,
             )
             sampler = WindowSampler(
@@ -237,7 +250,7 @@ def measure(
             sampler.start()
             try:
                 result.report = loadgen.run_report(
-                    config.loadgen_args(base + ENDPOINTS[config.scenario]),
+                    config.loadgen_args(url, run_config.protocol),
                     cpus=placement.loadgen,
                     timeout_s=config.bound_s,
                     binary=binary,

@@ -6,8 +6,8 @@ result file ``<results>/<machine>/<commit8>-<env>.json`` the harness writes a re
 metadata and every measurement in full (schema version 1)::
 
     {"schema": 1, "env_name": str, "commit": str, "machine": str,
-     "impl": {"name", "display_name", "package", "version", "server", "event_loop",
-              "protocol", "reference", "deviations"},
+     "impl": {"name", "display_name", "package", "version", "config", "row_name",
+              "server", "ws_backend", "event_loop", "protocol", "reference", "deviations"},
      "environment": {"cpu_model", "cpu_count", "server_cpus", "loadgen_cpus", "kernel",
                      "python", "loadgen_version", "started_at", "finished_at"},
      "measurements": [Measurement.to_record(), ...]}
@@ -26,7 +26,7 @@ from typing import Any
 
 from wsbench import loadgen, machine
 from wsbench.cpus import CpuPlacement
-from wsbench.impls import Impl
+from wsbench.impls import Impl, ImplConfig
 from wsbench.measure import Measurement
 
 SCHEMA = 1
@@ -48,9 +48,18 @@ def installed_version(package: str | None) -> str | None:
 
 
 def new_record(
-    impl: Impl, *, env_name: str, commit: str, machine_name: str, placement: CpuPlacement
+    impl: Impl,
+    config: ImplConfig,
+    *,
+    env_name: str,
+    commit: str,
+    machine_name: str,
+    placement: CpuPlacement,
 ) -> dict[str, Any]:
-    """A record with no measurements yet, for ``impl`` in the running environment."""
+    """A record with no measurements yet, for ``impl`` in ``config`` in the running
+    environment (its version is the one installed here)."""
+    version = installed_version(impl.package) if impl.package else loadgen.version()
+    listed = next((v for v in impl.versions if v.version == version), None)
     return {
         "schema": SCHEMA,
         "env_name": env_name,
@@ -60,10 +69,13 @@ def new_record(
             "name": impl.name,
             "display_name": impl.display_name,
             "package": impl.package,
-            "version": installed_version(impl.package) if impl.package else loadgen.version(),
-            "server": impl.server,
-            "event_loop": impl.event_loop,
-            "protocol": impl.protocol,
+            "version": version,
+            "config": config.id,
+            "row_name": impl.row_name(config, listed),
+            "server": config.server,
+            "ws_backend": config.ws_backend,
+            "event_loop": config.event_loop,
+            "protocol": config.protocol,
             "reference": impl.reference,
             "deviations": impl.deviations,
         },

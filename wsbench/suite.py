@@ -6,7 +6,8 @@ record after each one (so a crash keeps what was measured), and returns plain fi
 the ``track_*`` methods look up. Settings come from environment variables so that the main
 job (and anyone calling ``asv run`` directly) can choose them:
 
-- ``WSBENCH_IMPL``: the implementation of this environment (set by asv.conf.json).
+- ``WSBENCH_IMPL`` and ``WSBENCH_CONFIG``: the implementation and its configuration in this
+  environment (set by asv.conf.json; the configuration defaults to the first).
 - ``WSBENCH_WARMUP_S`` (default 1) and ``WSBENCH_DURATION_S`` (default 3): seconds.
 - ``WSBENCH_CONNECTIONS`` (default 1).
 - ``WSBENCH_SERVER_CPUS`` / ``WSBENCH_LOADGEN_CPUS``: CPU lists (default: 0 and 1).
@@ -43,6 +44,7 @@ class SuiteSettings:
     """Settings of a benchmark run, read from ``WSBENCH_*`` environment variables."""
 
     impl: str
+    config: str | None
     warmup_s: float
     duration_s: float
     connections: int
@@ -65,6 +67,7 @@ class SuiteSettings:
         try:
             return cls(
                 impl=impl,
+                config=env.get("WSBENCH_CONFIG") or None,
                 warmup_s=float(env.get("WSBENCH_WARMUP_S", "1")),
                 duration_s=float(env.get("WSBENCH_DURATION_S", "3")),
                 connections=int(env.get("WSBENCH_CONNECTIONS", "1")),
@@ -131,10 +134,12 @@ def run_scenario(scenario: Scenario, grid: list[dict[str, int]]) -> dict[str, Fi
 
     Raises:
         SuiteError: the environment is not a wsbench environment.
-        wsbench.impls.ImplError: ``WSBENCH_IMPL`` names no implementation.
+        wsbench.impls.ImplError: ``WSBENCH_IMPL`` names no implementation, or
+            ``WSBENCH_CONFIG`` none of its configurations.
     """
     settings = SuiteSettings.from_env()
     impl = get_impl(settings.impl)
+    run_config = impl.config(settings.config)
     placement = placement_from(settings.server_cpus, settings.loadgen_cpus)
     commit = os.environ.get("ASV_COMMIT", "0" * 40)
     env_name = os.environ.get("ASV_ENV_NAME", f"existing-{impl.name}")
@@ -142,12 +147,18 @@ def run_scenario(scenario: Scenario, grid: list[dict[str, int]]) -> dict[str, Fi
         settings.records_dir, machine_name=settings.machine, commit=commit, env_name=env_name
     )
     record = _load_record(path, scenario) or new_record(
-        impl, env_name=env_name, commit=commit, machine_name=settings.machine, placement=placement
+        impl,
+        run_config,
+        env_name=env_name,
+        commit=commit,
+        machine_name=settings.machine,
+        placement=placement,
     )
     out: dict[str, Figures] = {}
     for i, params in enumerate(grid, 1):
         config = MeasureConfig(
             impl=impl.name,
+            config=run_config.id,
             scenario=scenario,
             size_bytes=params["size_bytes"],
             in_flight=params.get("in_flight", 1),
@@ -155,7 +166,10 @@ def run_scenario(scenario: Scenario, grid: list[dict[str, int]]) -> dict[str, Fi
             warmup_s=settings.warmup_s,
             duration_s=settings.duration_s,
         )
-        print(f"wsbench: [{i}/{len(grid)}] {impl.name} {scenario} {params}", file=sys.stderr)
+        print(
+            f"wsbench: [{i}/{len(grid)}] {impl.name}:{run_config.id} {scenario} {params}",
+            file=sys.stderr,
+        )
         m = measure(config, placement=placement, impl=impl)
         out[params_key(params)] = figures_of(m)
         add_measurement(record, m)

@@ -1,8 +1,8 @@
 """wsbench server for Starlette on uvicorn: /echo and /push (see impls/PROTOCOL.md).
 
-A Starlette app with two WebSocketRoutes served by uvicorn.run on the asyncio loop. The
-WebSocket backend is uvicorn's default when the websockets library is installed: its
-"websockets" (legacy API) implementation up to uvicorn 0.49, "websockets-sansio" from 0.50.
+A Starlette app with two WebSocketRoutes served by uvicorn.run. The WebSocket backend
+(--ws: uvicorn's "websockets", "websockets-sansio" from uvicorn 0.35, or "wsproto") and the
+event loop (--loop: asyncio or uvloop) are the configuration; see meta.toml.
 """
 
 import argparse
@@ -13,9 +13,6 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
-
-UVICORN_VERSION = tuple(int(part) for part in uvicorn.__version__.split(".")[:2])
-WS_BACKEND = "websockets-sansio" if UVICORN_VERSION >= (0, 50) else "websockets"
 
 
 async def echo(websocket: WebSocket):
@@ -63,13 +60,17 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--ws", choices=["websockets", "websockets-sansio", "wsproto"])
+    parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
     args = parser.parse_args()
+    if args.ws is None:
+        parser.error("--ws is required (the configuration's WebSocket backend)")
     uvicorn.run(
         app,
         host=args.host,
         port=args.port,
-        loop="asyncio",
-        ws=WS_BACKEND,
+        loop=args.loop,
+        ws=args.ws,
         ws_max_size=2**24,  # 16 MiB
         ws_ping_interval=None,  # no keepalive pings
         ws_per_message_deflate=False,  # no permessage-deflate
