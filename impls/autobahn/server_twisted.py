@@ -1,0 +1,96 @@
+"""wsbench server for autobahn on Twisted: /echo and /push (see impls/PROTOCOL.md).
+
+One WebSocketServerFactory on Twisted's default reactor (epoll on Linux) serves both paths
+on one port: onConnect routes by request.path. autobahn's sendMessage() writes straight to
+the transport and never waits, so /push uses Twisted's producer/consumer API: the protocol
+registers itself as a streaming producer on its transport, which calls pauseProducing()
+once its write buffer holds more than 64 KiB and resumeProducing() when it has drained.
+The push loop also yields to the reactor after every 64 messages (reactor.callLater(0)).
+"""
+
+import argparse
+import json
+from collections import deque
+
+from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
+from autobahn.websocket.types import ConnectionDeny
+from twisted.internet import reactor
+from twisted.internet.interfaces import IPushProducer
+from zope.interface import implementer
+
+
+@implementer(IPushProducer)
+class BenchProtocol(WebSocketServerProtocol):
+    is_push = False
+    paused = False  # set by the transport while its write buffer is full
+    later = None  # the scheduled continuation of the push loop
+    sent = 0  # messages of the current request sent so far
+
+    def onConnect(self, request):
+        if request.path not in ("/echo", "/push"):
+            raise ConnectionDeny(404, "unknown path")
+        self.is_push = request.path == "/push"
+        self.requests = deque()  # [count, filler, binary], the first one in progress
+
+    def onOpen(self):
+        if self.is_push:
+            self.registerProducer(self, True)
+
+    def onMessage(self, payload, isBinary):
+        if not self.is_push:
+            self.sendMessage(payload, isBinary)
+            return
+        request = json.loads(payload)
+        filler = bytes(ord("a") + k % 26 for k in range(16, request["size"]))
+        self.requests.append((request["count"], filler, request.get("binary", True)))
+        if len(self.requests) == 1:
+            self.push()
+
+    def push(self):
+        self.later = None
+        while self.requests and not self.paused and self.state == self.STATE_OPEN:
+            count, filler, binary = self.requests[0]
+            i = self.sent
+            self.sendMessage(b"%016x" % i + filler, binary)
+            self.sent = i + 1
+            if self.sent == count:
+                self.requests.popleft()
+                self.sent = 0
+            if i % 64 == 63:  # yield every 64 messages, as in every impl
+                self.later = reactor.callLater(0, self.push)
+                return
+
+    def pauseProducing(self):
+        self.paused = True
+
+    def resumeProducing(self):
+        self.paused = False
+        if self.later is None:
+            self.push()
+
+    def stopProducing(self):
+        self.requests.clear()  # the connection is gone, possibly mid-push: stop quietly
+        if self.later is not None and self.later.active():
+            self.later.cancel()
+
+    def onClose(self, wasClean, code, reason):
+        if self.is_push:
+            self.stopProducing()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    factory = WebSocketServerFactory()
+    factory.protocol = BenchProtocol
+    factory.setProtocolOptions(
+        perMessageCompressionAccept=lambda offers: None,  # no permessage-deflate (default)
+        autoPingInterval=0,  # no keepalive pings (default)
+        maxFramePayloadSize=2**24,  # 16 MiB (default 0: unlimited)
+        maxMessagePayloadSize=2**24,
+        tcpNoDelay=True,  # transport.setTcpNoDelay(True) on each connection (default)
+    )
+    reactor.listenTCP(args.port, factory, interface=args.host)
+    reactor.run()  # installs SIGTERM/SIGINT handlers that stop the reactor
