@@ -7,13 +7,23 @@ asv.conf.json by ``"plugins": [".wsbench.asv_uv"]`` and ``"environment_type": "u
 
 Every environment also gets what the harness needs at benchmark time (asv_runner, psutil);
 those are the same in every environment and are not part of its name.
+
+A version that does not install must not stop the run (asv aborts ``asv run`` when one
+environment cannot be created) nor vanish from the results: when the install fails, the
+environment gets the harness requirements only and a file :data:`INSTALL_ERROR_FILE` with
+uv's error, and the benchmarks record every measurement of that environment as failed with
+that reason (:func:`wsbench.suite.install_error`). asv recreates every ``uvpip``
+environment on each run (its presence check looks for a ``pip`` that uv does not install),
+so a failed install is retried next time.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+from pathlib import Path
 from typing import Any
 
 from asv import environment, util
@@ -21,6 +31,11 @@ from asv.console import log
 
 HARNESS_REQUIREMENTS = ("asv_runner", "psutil")
 """Installed in every environment besides its framework: asv's runner and the sampler's psutil."""
+INSTALL_ERROR_FILE = "wsbench-install-error.json"
+"""Written at the environment's root (``sys.prefix``) when its requirements did not install:
+``{"requirements": {name: version}, "error": str}``."""
+ERROR_TAIL_CHARS = 4000
+"""How much of the installer's output an install error keeps (its end, where the cause is)."""
 
 
 def requirement_spec(name: str, version: str) -> str:
@@ -68,12 +83,29 @@ class UvPip(environment.Environment):  # type: ignore[misc]
             env=env,
         )
         specs = [requirement_spec(k, v) for k, v in sorted(self._requirements.items())]
-        specs += list(HARNESS_REQUIREMENTS)
         log.info(f"Installing {' '.join(specs)} into {self.name}")
+        try:
+            self._uv_install([*specs, *HARNESS_REQUIREMENTS], env)
+        except util.ProcessError as exc:
+            output = f"{exc.stdout or ''}\n{exc.stderr or ''}".strip()
+            reason = f"'uv pip install {' '.join(specs)}' failed:\n{output[-ERROR_TAIL_CHARS:]}"
+            log.warning(f"{self.name} does not install; its benchmarks record why")
+            self._uv_install(list(HARNESS_REQUIREMENTS), env)
+            error = {"requirements": self._requirements, "error": reason}
+            Path(self._path, INSTALL_ERROR_FILE).write_text(json.dumps(error), encoding="utf-8")
+
+    def _uv_install(self, specs: list[str], env: dict[str, str]) -> None:
+        """One ``uv pip install`` into this environment.
+
+        Raises:
+            asv.util.ProcessError: uv failed (``stdout``/``stderr`` hold its output).
+        """
+        python = f"{self._path}/bin/python"
         util.check_call(
-            [self._uv, "pip", "install", "--quiet", "--python", f"{self._path}/bin/python", *specs],
+            [self._uv, "pip", "install", "--quiet", "--python", python, *specs],
             env=env,
             timeout=self._install_timeout,
+            display_error=False,
         )
 
     def run(self, args: list[str], **kwargs: Any) -> Any:

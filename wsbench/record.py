@@ -55,10 +55,13 @@ def new_record(
     commit: str,
     machine_name: str,
     placement: CpuPlacement,
+    version: str | None = None,
 ) -> dict[str, Any]:
     """A record with no measurements yet, for ``impl`` in ``config`` in the running
-    environment (its version is the one installed here)."""
-    version = installed_version(impl.package) if impl.package else loadgen.version()
+    environment; its version is ``version`` if given (an environment where the package did
+    not install), else the one installed here."""
+    if version is None:
+        version = installed_version(impl.package) if impl.package else loadgen.version()
     listed = next((v for v in impl.versions if v.version == version), None)
     return {
         "schema": SCHEMA,

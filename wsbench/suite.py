@@ -122,6 +122,22 @@ def _load_record(path: Path, scenario: Scenario) -> dict[str, Any] | None:
     return record
 
 
+def install_error(prefix: Path | None = None) -> dict[str, Any] | None:
+    """Why this environment's requirements did not install, or None when they did.
+
+    Reads the file :mod:`wsbench.asv_uv` leaves at the environment's root (``sys.prefix``)
+    after a failed install: ``{"requirements": {name: version}, "error": str}``.
+    """
+    from wsbench.asv_uv import INSTALL_ERROR_FILE
+
+    path = (prefix or Path(sys.prefix)) / INSTALL_ERROR_FILE
+    try:
+        error: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return error
+
+
 def run_scenario(scenario: Scenario, grid: list[dict[str, int]]) -> dict[str, Figures]:
     """Measure ``scenario`` at every parameter set of ``grid`` in this environment.
 
@@ -146,6 +162,7 @@ def run_scenario(scenario: Scenario, grid: list[dict[str, int]]) -> dict[str, Fi
     path = record_path(
         settings.records_dir, machine_name=settings.machine, commit=commit, env_name=env_name
     )
+    not_installed = install_error()
     record = _load_record(path, scenario) or new_record(
         impl,
         run_config,
@@ -153,6 +170,7 @@ def run_scenario(scenario: Scenario, grid: list[dict[str, int]]) -> dict[str, Fi
         commit=commit,
         machine_name=settings.machine,
         placement=placement,
+        version=(not_installed or {}).get("requirements", {}).get(impl.package),
     )
     out: dict[str, Figures] = {}
     for i, params in enumerate(grid, 1):
@@ -170,7 +188,11 @@ def run_scenario(scenario: Scenario, grid: list[dict[str, int]]) -> dict[str, Fi
             f"wsbench: [{i}/{len(grid)}] {impl.name}:{run_config.id} {scenario} {params}",
             file=sys.stderr,
         )
-        m = measure(config, placement=placement, impl=impl)
+        if not_installed:
+            m = Measurement(config=config, placement=placement)
+            m.fail(f"does not install: {not_installed['error']}")
+        else:
+            m = measure(config, placement=placement, impl=impl)
         out[params_key(params)] = figures_of(m)
         add_measurement(record, m)
         write_record(record, path)

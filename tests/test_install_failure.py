@@ -1,0 +1,43 @@
+"""A version that does not install is recorded as failed, with uv's reason, never dropped."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from wsbench import suite
+from wsbench.asv_uv import INSTALL_ERROR_FILE
+
+REASON = "'uv pip install websockets==0.0.1' failed: no version 0.0.1"
+
+
+def test_an_environment_without_the_file_installed_fine(tmp_path: Path) -> None:
+    assert suite.install_error(tmp_path) is None
+
+
+def test_every_measurement_of_an_uninstallable_version_fails_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    error = {"requirements": {"websockets": "0.0.1"}, "error": REASON}
+    (tmp_path / INSTALL_ERROR_FILE).write_text(json.dumps(error))
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    monkeypatch.setenv("WSBENCH_IMPL", "websockets")
+    monkeypatch.setenv("WSBENCH_CONFIG", "uvloop")
+    monkeypatch.setenv("WSBENCH_MACHINE", "m")
+    monkeypatch.setenv("WSBENCH_RECORDS_DIR", str(tmp_path / "records"))
+    monkeypatch.setenv("ASV_ENV_NAME", "env-x")
+    grid = [{"size_bytes": 16, "in_flight": 1}, {"size_bytes": 1024, "in_flight": 64}]
+
+    figures = suite.run_scenario("echo", grid)
+
+    assert [f["error"] for f in figures.values()] == [f"does not install: {REASON}"] * 2
+    (path,) = (tmp_path / "records" / "m").iterdir()
+    record = json.loads(path.read_text())
+    assert record["impl"]["version"] == "0.0.1"
+    assert record["impl"]["config"] == "uvloop"
+    assert record["impl"]["row_name"] == "websockets · uvloop"
+    assert [m["status"] for m in record["measurements"]] == ["failed", "failed"]
+    assert all(REASON in m["error"] for m in record["measurements"])
