@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from wsbench import suite
-from wsbench.asv_uv import INSTALL_ERROR_FILE
+from wsbench.paths import INSTALL_ERROR_FILE
 
 REASON = "'uv pip install websockets==0.0.1' failed: no version 0.0.1"
 

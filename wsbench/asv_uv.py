@@ -29,11 +29,10 @@ from typing import Any
 from asv import environment, util
 from asv.console import log
 
+from wsbench.paths import INSTALL_ERROR_FILE
+
 HARNESS_REQUIREMENTS = ("asv_runner", "psutil")
 """Installed in every environment besides its framework: asv's runner and the sampler's psutil."""
-INSTALL_ERROR_FILE = "wsbench-install-error.json"
-"""Written at the environment's root (``sys.prefix``) when its requirements did not install:
-``{"requirements": {name: version}, "error": str}``."""
 ERROR_TAIL_CHARS = 4000
 """How much of the installer's output an install error keeps (its end, where the cause is)."""
 

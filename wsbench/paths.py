@@ -22,3 +22,7 @@ RECORDS_DIR = ASV_DIR / "records"
 
 SITE_DIR = REPO_ROOT / "public"
 """Where ``mkdocs build`` writes the site; ignored by git."""
+
+INSTALL_ERROR_FILE = "wsbench-install-error.json"
+"""Left at an asv environment's root (``sys.prefix``) by :mod:`wsbench.asv_uv` when the
+environment's requirements did not install: ``{"requirements": {name: version}, "error": str}``."""

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 from wsbench.cpus import placement_from
 from wsbench.impls import get_impl
 from wsbench.measure import MeasureConfig, Measurement, Scenario, measure
-from wsbench.paths import RECORDS_DIR
+from wsbench.paths import INSTALL_ERROR_FILE, RECORDS_DIR
 from wsbench.record import add_measurement, new_record, record_path, write_record
 
 Figures = dict[str, float | str | None]
@@ -128,8 +128,6 @@ def install_error(prefix: Path | None = None) -> dict[str, Any] | None:
     Reads the file :mod:`wsbench.asv_uv` leaves at the environment's root (``sys.prefix``)
     after a failed install: ``{"requirements": {name: version}, "error": str}``.
     """
-    from wsbench.asv_uv import INSTALL_ERROR_FILE
-
     path = (prefix or Path(sys.prefix)) / INSTALL_ERROR_FILE
     try:
         error: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
