@@ -5,6 +5,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::payload::{MAX_SIZE, MIN_SIZE};
+use crate::proto::Protocol;
 use crate::run::LoadConfig;
 use crate::url::WsUrl;
 
@@ -33,7 +34,7 @@ pub enum Command {
 /// Options shared by `echo` and `stream`.
 #[derive(Debug, Clone, Args)]
 pub struct LoadArgs {
-    /// Target URL, ws://HOST:PORT/PATH.
+    /// Target URL, ws://HOST:PORT/PATH[?QUERY].
     #[arg(long)]
     pub url: WsUrl,
     /// Number of connections.
@@ -60,6 +61,11 @@ pub struct LoadArgs {
     /// Runtime worker threads (1 = current-thread runtime).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: u32,
+    /// Wire protocol: plain WebSocket messages, or Socket.IO events `echo` / `push` over
+    /// Engine.IO's websocket transport (then --url is
+    /// ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
+    #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
+    pub protocol: Protocol,
 }
 
 /// `echo` options.
@@ -115,6 +121,7 @@ impl LoadArgs {
             count: self.count,
             timeout: self.timeout,
             threads: self.threads as usize,
+            protocol: self.protocol,
         }
     }
 }

@@ -12,21 +12,31 @@
 //! - sent and already answered: `duplicated`; never sent: `corrupted`;
 //! - frame type, length or filler wrong: `corrupted` (the sequence number, if readable,
 //!   is still matched; if unreadable the reply is taken as the oldest one's).
+//!
+//! Socket.IO (`--protocol socketio`): a message is the event `echo` with one argument,
+//! `42["echo","<message>"]` (text) or `451-["echo",{"_placeholder":true,"num":0}]`
+//! followed by the message in one binary frame (binary). Replies are the same event;
+//! their argument goes through exactly the same checks ("frame type" = string vs binary
+//! attachment; another event or argument count is `corrupted`).
 
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fastwebsockets::{OpCode, WebSocket, WebSocketError};
+use fastwebsockets::{OpCode, WebSocket};
 use tokio::time::Sleep;
 
 use crate::conn::{Conn, Outbox, ReadClock};
 use crate::handshake::Client;
 use crate::payload::{inspect, template, write_seq};
+use crate::proto::{Incoming, Protocol, Transport};
 use crate::report::{classify_ws_error, ErrorKind, Report};
 use crate::run::{block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE};
-use crate::ws::{close_gracefully, encode_client_message, read_message, MaskGen, Message};
+use crate::socketio::{
+    binary_event_header, string_event_prefix, Kind, ECHO_EVENT, STRING_EVENT_SUFFIX,
+};
+use crate::ws::{close_gracefully, encode_client_frame, MaskGen};
 
 /// Runs the echo scenario on its own runtime and returns the report.
 pub fn run_echo(cfg: &LoadConfig) -> Result<Report, RunError> {
@@ -39,11 +49,8 @@ pub async fn echo(cfg: &LoadConfig) -> Result<Report, RunError> {
         w: cfg.in_flight.max(1),
         b: cfg.burst(),
         size: cfg.size,
-        opcode: if cfg.text {
-            OpCode::Text
-        } else {
-            OpCode::Binary
-        },
+        kind: if cfg.text { Kind::Text } else { Kind::Binary },
+        framing: Arc::new(Framing::new(cfg.protocol, cfg.text)),
         count: cfg.count,
         timeout: cfg.timeout,
     };
@@ -58,13 +65,62 @@ struct Params {
     w: usize,
     b: usize,
     size: usize,
-    opcode: OpCode,
+    /// Expected kind of every reply.
+    kind: Kind,
+    framing: Arc<Framing>,
     count: Option<u64>,
     timeout: Duration,
 }
 
+/// How one message is framed on the wire.
+#[derive(Debug)]
+enum Framing {
+    /// One WebSocket frame of this type.
+    Ws(OpCode),
+    /// Socket.IO string argument: one text frame `prefix` + message + `suffix`.
+    SioText {
+        prefix: Vec<u8>,
+        suffix: &'static [u8],
+    },
+    /// Socket.IO binary argument: the text frame `header`, then the message in a binary
+    /// frame.
+    SioBinary { header: Vec<u8> },
+}
+
+impl Framing {
+    fn new(protocol: Protocol, text: bool) -> Self {
+        match (protocol, text) {
+            (Protocol::Websocket, true) => Framing::Ws(OpCode::Text),
+            (Protocol::Websocket, false) => Framing::Ws(OpCode::Binary),
+            (Protocol::Socketio, true) => Framing::SioText {
+                prefix: string_event_prefix(ECHO_EVENT),
+                suffix: STRING_EVENT_SUFFIX,
+            },
+            (Protocol::Socketio, false) => Framing::SioBinary {
+                header: binary_event_header(ECHO_EVENT),
+            },
+        }
+    }
+
+    /// Appends message `seq` (its 16 hex digits in `seq_hex`), masked, to `out`.
+    fn encode(&self, out: &mut Vec<u8>, seq_hex: &[u8; 16], template: &[u8], masks: &mut MaskGen) {
+        let msg = Some((seq_hex, template));
+        match self {
+            Framing::Ws(op) => encode_client_frame(out, *op, b"", msg, b"", masks.next_mask()),
+            Framing::SioText { prefix, suffix } => {
+                encode_client_frame(out, OpCode::Text, prefix, msg, suffix, masks.next_mask())
+            }
+            Framing::SioBinary { header } => {
+                encode_client_frame(out, OpCode::Text, header, None, b"", masks.next_mask());
+                encode_client_frame(out, OpCode::Binary, b"", msg, b"", masks.next_mask());
+            }
+        }
+    }
+}
+
 struct EchoConn {
     ws: WebSocket<Conn>,
+    transport: Transport,
     clock: Arc<ReadClock>,
     outbox: Outbox,
     ctl: Arc<Control>,
@@ -82,7 +138,7 @@ struct EchoConn {
 }
 
 enum Read {
-    Msg(Message),
+    Msg(Incoming),
     Timeout,
 }
 
@@ -91,6 +147,7 @@ impl EchoConn {
         let template = template(p.size);
         EchoConn {
             ws: client.ws,
+            transport: client.transport,
             clock: client.clock,
             outbox: client.outbox,
             ctl,
@@ -131,35 +188,34 @@ impl EchoConn {
     async fn traffic(&mut self) -> Result<(), ErrorKind> {
         self.last_progress = Instant::now();
         let first = self.quota(self.p.w);
-        self.send(first).await.map_err(|e| classify_ws_error(&e))?;
+        self.send(first).await?;
         let sleep = tokio::time::sleep(self.p.timeout);
         tokio::pin!(sleep);
         loop {
             if self.inflight.is_empty() && self.skipped.is_empty() && self.quota(1) == 0 {
                 return Ok(());
             }
-            let msg = match self.read(sleep.as_mut()).await {
-                Ok(Read::Msg(m)) => m,
-                Ok(Read::Timeout) if self.inflight.is_empty() => return Ok(()),
-                Ok(Read::Timeout) => return Err(ErrorKind::Timeout),
-                Err(e) => return Err(classify_ws_error(&e)),
+            let msg = match self.read(sleep.as_mut()).await? {
+                Read::Msg(Incoming::Close) => return Err(ErrorKind::ClosedEarly),
+                Read::Msg(m) => m,
+                Read::Timeout if self.inflight.is_empty() => return Ok(()),
+                Read::Timeout => return Err(ErrorKind::Timeout),
             };
-            if msg.opcode == OpCode::Close {
-                return Err(ErrorKind::ClosedEarly);
-            }
-            self.on_reply(&msg);
+            let (payload, kind) = msg.payload(ECHO_EVENT);
+            self.on_reply(&payload, kind == self.p.kind);
+            drop(payload);
             drop(msg);
             if self.inflight.len() + self.p.b <= self.p.w {
                 let k = self.quota(self.p.b);
-                self.send(k).await.map_err(|e| classify_ws_error(&e))?;
+                self.send(k).await?;
             }
         }
     }
 
     /// Reads one message, giving up when no reply arrived for `timeout`.
-    async fn read(&mut self, mut sleep: Pin<&mut Sleep>) -> Result<Read, WebSocketError> {
+    async fn read(&mut self, mut sleep: Pin<&mut Sleep>) -> Result<Read, ErrorKind> {
         let deadline = self.last_progress + self.p.timeout;
-        let fut = read_message(&mut self.ws);
+        let fut = self.transport.read(&mut self.ws);
         tokio::pin!(fut);
         loop {
             tokio::select! {
@@ -176,7 +232,7 @@ impl EchoConn {
     }
 
     /// Sends `k` messages in one write (best effort: the rest goes with the next read).
-    async fn send(&mut self, k: usize) -> Result<(), WebSocketError> {
+    async fn send(&mut self, k: usize) -> Result<(), ErrorKind> {
         if k == 0 {
             return Ok(());
         }
@@ -186,8 +242,9 @@ impl EchoConn {
             for _ in 0..k {
                 let seq = self.next_seq;
                 write_seq(&mut seq_hex, seq);
-                let mask = self.masks.next_mask();
-                encode_client_message(&mut out, self.p.opcode, &seq_hex, &self.template, mask);
+                self.p
+                    .framing
+                    .encode(&mut out, &seq_hex, &self.template, &mut self.masks);
                 self.inflight.push_back((seq, self.last_progress));
                 self.next_seq += 1;
             }
@@ -197,7 +254,7 @@ impl EchoConn {
         for e in self.inflight.iter_mut().rev().take(k) {
             e.1 = t;
         }
-        self.ws.flush().await?;
+        self.ws.flush().await.map_err(|e| classify_ws_error(&e))?;
         if self.ctl.phase_at(t) == MEASURE {
             self.res.sent += k as u64;
             self.res.bytes_sent += (k * self.p.size) as u64;
@@ -205,16 +262,17 @@ impl EchoConn {
         Ok(())
     }
 
-    fn on_reply(&mut self, msg: &Message) {
+    /// Checks one reply: its payload bytes and whether its kind was the expected one.
+    fn on_reply(&mut self, payload: &[u8], kind_ok: bool) {
         // Arrival time = the read system call that brought the reply in.
         let now = self.clock.last_read();
         self.last_progress = now;
         let measuring = self.ctl.phase_at(now) == MEASURE;
         if measuring {
             self.res.received += 1;
-            self.res.bytes_received += msg.payload.len() as u64;
+            self.res.bytes_received += payload.len() as u64;
         }
-        let ins = inspect(&msg.payload, msg.opcode == self.p.opcode, &self.template);
+        let ins = inspect(payload, kind_ok, &self.template);
         if !ins.intact {
             self.res.integrity.corrupted += 1;
         }

@@ -16,6 +16,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::conn::{Conn, Outbox, ReadClock, Side};
+use crate::proto::Transport;
 use crate::url::WsUrl;
 use crate::ws::configure;
 
@@ -90,8 +91,12 @@ pub struct Client {
     pub clock: Arc<ReadClock>,
     /// Frames appended here go out with the next `ws.flush()`.
     pub outbox: Outbox,
-    /// TCP connect plus HTTP upgrade time.
+    /// TCP connect plus HTTP upgrade time (Socket.IO: plus the session opening, set by
+    /// the caller).
     pub handshake: Duration,
+    /// How messages are read: plain WebSocket unless the caller opened a Socket.IO
+    /// session on it.
+    pub transport: Transport,
 }
 
 /// Connects to `addr` and performs the client upgrade for `url`, bounded by `timeout`.
@@ -107,6 +112,7 @@ pub async fn connect(
             clock,
             outbox,
             handshake: start.elapsed(),
+            transport: Transport::Ws,
         }),
         Ok(Err(e)) => Err(e),
         Err(_) => Err(ConnectError::Timeout),

@@ -4,7 +4,8 @@
 //!
 //! Module map: [`cli`] (arguments), [`url`] (ws:// URLs), [`handshake`] (HTTP upgrade),
 //! [`conn`] (write-batching stream adapter), [`ws`] (messages over fastwebsockets),
-//! [`payload`] (message layout), [`integrity`] (counters), [`echo`] and [`stream`] (the
+//! [`payload`] (message layout), [`proto`] (WebSocket or Socket.IO messages), [`socketio`]
+//! (Engine.IO v4 / Socket.IO v5 codec and client), [`integrity`] (counters), [`echo`] and [`stream`] (the
 //! scenarios), [`run`] (phases shared by both), [`serve`] (reference server), [`probe`],
 //! [`stats`] (histograms, CPU time) and [`report`] (JSON output).
 
@@ -15,15 +16,18 @@ pub mod handshake;
 pub mod integrity;
 pub mod payload;
 pub mod probe;
+pub mod proto;
 pub mod report;
 pub mod run;
 pub mod serve;
+pub mod socketio;
 pub mod stats;
 pub mod stream;
 pub mod url;
 pub mod ws;
 
 pub use echo::run_echo;
+pub use proto::Protocol;
 pub use report::Report;
 pub use run::{LoadConfig, RunError};
 pub use stream::run_stream;

@@ -39,7 +39,8 @@ pub struct Report {
     pub bytes_per_s: f64,
     /// Round-trip latency of replies read inside the window, µs (`None` for stream).
     pub latency_us: Option<Summary>,
-    /// TCP connect plus HTTP upgrade time per successful connection, µs.
+    /// TCP connect plus HTTP upgrade (Socket.IO: plus the Engine.IO open packet and the
+    /// namespace connection) per successful connection, µs.
     pub handshake_us: Summary,
     /// Failed connections by cause (one per connection at most).
     pub errors: Errors,
@@ -59,6 +60,8 @@ pub struct Report {
 pub struct ReportConfig {
     /// Target URL.
     pub url: String,
+    /// `"websocket"` or `"socketio"`.
+    pub protocol: &'static str,
     /// Number of connections.
     pub connections: usize,
     /// Messages in flight per connection (echo; `None` for stream).
@@ -85,12 +88,15 @@ pub struct Errors {
     /// TCP connection refused.
     pub connection_refused: u64,
     /// Upgrade answered with a status other than 101, a bad accept key, or a malformed
-    /// response (also: the server closed during the upgrade).
+    /// response (also: the server closed during the upgrade; Socket.IO: no valid
+    /// Engine.IO open packet, or the server closed before the namespace connection).
     pub handshake_failed: u64,
     /// The server closed or reset the connection before the run ended.
     pub closed_early: u64,
     /// Connect/upgrade or replies took longer than `--timeout`.
     pub timeout: u64,
+    /// Socket.IO only: the server answered the namespace connection with CONNECT_ERROR.
+    pub socketio_connect_error: u64,
     /// Anything else (protocol violations, unexpected I/O errors).
     pub other: u64,
 }
@@ -106,6 +112,8 @@ pub enum ErrorKind {
     ClosedEarly,
     /// See [`Errors::timeout`].
     Timeout,
+    /// See [`Errors::socketio_connect_error`].
+    SocketioConnectError,
     /// See [`Errors::other`].
     Other,
 }
@@ -118,6 +126,7 @@ impl Errors {
             ErrorKind::HandshakeFailed => self.handshake_failed += 1,
             ErrorKind::ClosedEarly => self.closed_early += 1,
             ErrorKind::Timeout => self.timeout += 1,
+            ErrorKind::SocketioConnectError => self.socketio_connect_error += 1,
             ErrorKind::Other => self.other += 1,
         }
     }
@@ -128,6 +137,7 @@ impl Errors {
             + self.handshake_failed
             + self.closed_early
             + self.timeout
+            + self.socketio_connect_error
             + self.other
     }
 }

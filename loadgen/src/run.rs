@@ -12,7 +12,9 @@ use tokio::task::JoinSet;
 
 use crate::handshake::{self, Client, ConnectError};
 use crate::integrity::Integrity;
+use crate::proto::{Protocol, Transport};
 use crate::report::{ErrorKind, Errors, Report, ReportConfig, CLIENT_BOUND_PERCENT, TOOL, VERSION};
+use crate::socketio::SioReader;
 use crate::stats::{cpu_time_s, Hist};
 use crate::url::WsUrl;
 
@@ -39,6 +41,8 @@ pub struct LoadConfig {
     pub timeout: Duration,
     /// Runtime worker threads; 1 = current-thread runtime.
     pub threads: usize,
+    /// Plain WebSocket messages or Socket.IO events.
+    pub protocol: Protocol,
 }
 
 impl LoadConfig {
@@ -55,6 +59,7 @@ impl LoadConfig {
             count: Some(count),
             timeout: Duration::from_secs(10),
             threads: 1,
+            protocol: Protocol::Websocket,
         }
     }
 
@@ -66,6 +71,7 @@ impl LoadConfig {
     fn report_config(&self, echo: bool) -> ReportConfig {
         ReportConfig {
             url: self.url.to_string(),
+            protocol: self.protocol.name(),
             connections: self.connections,
             in_flight: echo.then_some(self.in_flight),
             burst: echo.then(|| self.burst()),
@@ -178,6 +184,30 @@ fn connect_error_kind(e: &ConnectError) -> ErrorKind {
     }
 }
 
+/// Connects one connection: TCP connect and WebSocket upgrade, then for Socket.IO the
+/// session opening (Engine.IO open packet, namespace connection), all within `timeout`;
+/// `handshake` covers the whole of it.
+async fn connect(
+    addr: SocketAddr,
+    url: &crate::url::WsUrl,
+    timeout: Duration,
+    protocol: Protocol,
+) -> Result<Client, ErrorKind> {
+    let start = Instant::now();
+    let mut client = handshake::connect(addr, url, timeout)
+        .await
+        .map_err(|e| connect_error_kind(&e))?;
+    if protocol == Protocol::Socketio {
+        let left = timeout.saturating_sub(start.elapsed());
+        let reader = tokio::time::timeout(left, SioReader::open(&mut client.ws))
+            .await
+            .map_err(|_| ErrorKind::Timeout)??;
+        client.transport = Transport::Sio(reader);
+        client.handshake = start.elapsed();
+    }
+    Ok(client)
+}
+
 /// At most this many connection attempts (connect + upgrade) run at once, so that
 /// `handshake_us` measures a handshake rather than queueing behind a connect storm.
 pub const CONNECT_CONCURRENCY: usize = 64;
@@ -217,10 +247,11 @@ where
     for i in 0..cfg.connections {
         let url = cfg.url.clone();
         let timeout = cfg.timeout;
+        let protocol = cfg.protocol;
         let permits = permits.clone();
         connecting.spawn(async move {
             let _permit = permits.acquire_owned().await;
-            (i, handshake::connect(addr, &url, timeout).await)
+            (i, connect(addr, &url, timeout, protocol).await)
         });
     }
     let mut sockets = Vec::with_capacity(cfg.connections);
@@ -230,7 +261,7 @@ where
                 handshake.record(client.handshake);
                 sockets.push((i, client));
             }
-            Ok((_, Err(e))) => errors.add(connect_error_kind(&e)),
+            Ok((_, Err(k))) => errors.add(k),
             Err(_) => errors.add(ErrorKind::Other),
         }
     }

@@ -9,6 +9,11 @@
 //! `out_of_order`; a number already received is `duplicated`; wrong frame type, length
 //! or filler is `corrupted`, and so is a sequence number that is unreadable or beyond
 //! the requested count.
+//!
+//! Socket.IO (`--protocol socketio`): the request is the event `push` with the request
+//! object as its argument, `42["push",{"count":C,"size":S,"binary":B}]`; each message
+//! is a `push` event whose one argument is the message (a string, or one binary
+//! attachment), checked exactly like a plain message.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,9 +23,11 @@ use fastwebsockets::{Frame, OpCode, Payload};
 use crate::handshake::Client;
 use crate::integrity::GapSet;
 use crate::payload::{inspect, template};
+use crate::proto::{Incoming, Protocol};
 use crate::report::{classify_ws_error, ErrorKind, Report};
 use crate::run::{block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE};
-use crate::ws::{close_gracefully, read_message, MaskGen, Message};
+use crate::socketio::{json_event, Kind, PUSH_EVENT};
+use crate::ws::{close_gracefully, MaskGen};
 
 /// A connection yields to the scheduler after this many messages.
 const YIELD_EVERY: u32 = 256;
@@ -39,8 +46,9 @@ pub async fn stream(cfg: &LoadConfig) -> Result<Report, RunError> {
     let text = cfg.text;
     let count = cfg.count;
     let timeout = cfg.timeout;
+    let protocol = cfg.protocol;
     drive(cfg, false, move |i, client, ctl| {
-        run_conn(i, client, ctl, size, text, count, timeout)
+        run_conn(i, client, ctl, size, text, count, timeout, protocol)
     })
     .await
 }
@@ -51,11 +59,12 @@ pub fn request_json(count: u64, size: usize, binary: bool) -> String {
 }
 
 enum Event {
-    Msg(Message),
+    Msg(Incoming),
     WindowEnd,
     Timeout,
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn run_conn(
     i: usize,
     client: Client,
@@ -64,17 +73,28 @@ async fn run_conn(
     text: bool,
     count: Option<u64>,
     timeout: Duration,
+    protocol: Protocol,
 ) -> ConnResult {
-    let Client { mut ws, clock, .. } = client;
+    let Client {
+        mut ws,
+        clock,
+        mut transport,
+        ..
+    } = client;
     let mut res = ConnResult::default();
     let requested = count.unwrap_or(DURATION_MODE_COUNT);
-    let opcode = if text { OpCode::Text } else { OpCode::Binary };
+    let expected = if text { Kind::Text } else { Kind::Binary };
     let template = template(size);
     let mut gaps = GapSet::default();
     let mut next: u64 = 0;
 
-    let req = request_json(requested, size, !text).into_bytes();
-    let req_len = req.len() as u64;
+    let json = request_json(requested, size, !text);
+    // Payload bytes: the request object (Socket.IO: the event's argument).
+    let req_len = json.len() as u64;
+    let req = match protocol {
+        Protocol::Websocket => json.into_bytes(),
+        Protocol::Socketio => json_event(PUSH_EVENT, &json),
+    };
     let mut masks = MaskGen::new(i as u64 + 1);
     let frame = Frame::new(
         true,
@@ -110,7 +130,7 @@ async fn run_conn(
         }
         let deadline = last_progress + timeout;
         let ev = {
-            let fut = read_message(&mut ws);
+            let fut = transport.read(&mut ws);
             tokio::pin!(fut);
             loop {
                 tokio::select! {
@@ -132,9 +152,9 @@ async fn run_conn(
             // Everything arrived except gap messages: they are lost, not a timeout.
             Ok(Event::Timeout) if count.is_some() && next == requested => break Ok(true),
             Ok(Event::Timeout) => break Err(ErrorKind::Timeout),
-            Err(e) => break Err(classify_ws_error(&e)),
+            Err(k) => break Err(k),
         };
-        if msg.opcode == OpCode::Close {
+        if let Incoming::Close = msg {
             break Err(ErrorKind::ClosedEarly);
         }
         let now = clock.last_read();
@@ -149,11 +169,12 @@ async fn run_conn(
             since_yield = 0;
             tokio::task::yield_now().await;
         }
+        let (payload, kind) = msg.payload(PUSH_EVENT);
         if phase == MEASURE {
             res.received += 1;
-            res.bytes_received += msg.payload.len() as u64;
+            res.bytes_received += payload.len() as u64;
         }
-        let ins = inspect(&msg.payload, msg.opcode == opcode, &template);
+        let ins = inspect(&payload, kind == expected, &template);
         if !ins.intact {
             res.integrity.corrupted += 1;
         }

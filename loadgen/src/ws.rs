@@ -20,6 +20,7 @@ pub fn configure(ws: &mut WebSocket<Conn>) {
 }
 
 /// One complete message (fragments reassembled), or the peer's close frame.
+#[derive(Debug)]
 pub struct Message {
     /// `Text`, `Binary` or `Close`.
     pub opcode: OpCode,
@@ -113,7 +114,22 @@ pub fn encode_client_message(
     template: &[u8],
     mask: [u8; 4],
 ) {
-    let len = template.len();
+    encode_client_frame(out, opcode, b"", Some((seq_hex, template)), b"", mask);
+}
+
+/// Appends one complete, masked client frame (FIN set) to `out` whose payload is
+/// `prefix`, then (if given) message `seq` (`seq_hex` followed by `template[16..]`),
+/// then `suffix`: e.g. a Socket.IO event `42["echo","` + message + `"]`. One copy of
+/// each part and one XOR pass.
+pub fn encode_client_frame(
+    out: &mut Vec<u8>,
+    opcode: OpCode,
+    prefix: &[u8],
+    message: Option<(&[u8; 16], &[u8])>,
+    suffix: &[u8],
+    mask: [u8; 4],
+) {
+    let len = prefix.len() + message.map_or(0, |(_, t)| t.len()) + suffix.len();
     out.push(0x80 | opcode as u8);
     if len < 126 {
         out.push(0x80 | len as u8);
@@ -126,10 +142,14 @@ pub fn encode_client_message(
     }
     out.extend_from_slice(&mask);
     let start = out.len();
-    out.extend_from_slice(template);
-    let payload = &mut out[start..];
-    payload[..16].copy_from_slice(seq_hex);
-    apply_mask(payload, mask);
+    out.extend_from_slice(prefix);
+    if let Some((seq_hex, template)) = message {
+        let at = out.len();
+        out.extend_from_slice(template);
+        out[at..at + 16].copy_from_slice(seq_hex);
+    }
+    out.extend_from_slice(suffix);
+    apply_mask(&mut out[start..], mask);
 }
 
 /// XORs `buf` with the 4-byte `mask`, starting at mask byte 0 (RFC 6455 §5.3).
@@ -197,7 +217,38 @@ mod tests {
                 let mut buf = Vec::new();
                 let theirs = frame.write(&mut buf).to_vec();
                 assert_eq!(ours, theirs, "size {size}");
+
+                // With a prefix and a suffix around the message (Socket.IO events).
+                let mut ours = Vec::new();
+                encode_client_frame(
+                    &mut ours,
+                    op,
+                    b"42[\"echo\",\"",
+                    Some((&seq, &t)),
+                    b"\"]",
+                    mask,
+                );
+                let mut payload = b"42[\"echo\",\"".to_vec();
+                payload.extend_from_slice(&message(0xabc + size as u64, size));
+                payload.extend_from_slice(b"\"]");
+                let mut frame = Frame::new(true, op, Some(mask), Payload::Owned(payload));
+                frame.mask();
+                let mut buf = Vec::new();
+                let theirs = frame.write(&mut buf).to_vec();
+                assert_eq!(ours, theirs, "size {size} with prefix");
             }
         }
+        // A frame without a message (e.g. a constant header frame).
+        let mut ours = Vec::new();
+        encode_client_frame(&mut ours, OpCode::Text, b"451-", None, b"[]", mask);
+        let mut frame = Frame::new(
+            true,
+            OpCode::Text,
+            Some(mask),
+            Payload::Owned(b"451-[]".to_vec()),
+        );
+        frame.mask();
+        let mut buf = Vec::new();
+        assert_eq!(ours, frame.write(&mut buf).to_vec());
     }
 }

@@ -159,6 +159,7 @@ fn serve_probe_echo_report_keys_and_sigterm() {
             "duration_s",
             "in_flight",
             "message_type",
+            "protocol",
             "size_bytes",
             "threads",
             "url",
