@@ -182,15 +182,17 @@ class Impl:
 
         ``display_name · server [server version] · ws_backend · event_loop``, e.g.
         ``"Starlette · uvicorn 0.54 · websockets-sansio · uvloop"``. The server's version
-        (major.minor) appears when the version pins the server's distribution; parts equal
-        to the previous one (e.g. websockets served by websockets) are left out.
+        (major.minor) appears when the version pins the server's distribution; a part equal
+        to an earlier one or to its first word is left out (websockets served by websockets:
+        "websockets · asyncio"; Twisted's reactor on Twisted 26.10: "Autobahn · twisted 26.10").
         """
         server = config.server
         if version is not None and server in version.requires:
             server += " " + ".".join(version.requires[server].split(".")[:2])
         parts = [self.display_name]
         for part in (server, config.ws_backend, config.event_loop):
-            if part and part.lower() not in (p.lower() for p in parts):
+            seen = {p.lower() for p in parts} | {p.split()[0].lower() for p in parts}
+            if part and part.lower() not in seen:
                 parts.append(part)
         return " · ".join(parts)
 
