@@ -169,6 +169,7 @@ class Measurement:
             "server": asdict(self.server) if self.server else None,
             "loadgen_cpu_percent": self.loadgen_cpu_percent,
             "client_bound": self.client_bound,
+            "server_exit_code": self.server_exit_code,
             "loadgen": report,
         }
 
