@@ -6,7 +6,7 @@
 //! [`conn`] (write-batching stream adapter), [`ws`] (messages over fastwebsockets),
 //! [`payload`] (message layout), [`proto`] (WebSocket or Socket.IO messages), [`socketio`]
 //! (Engine.IO v4 / Socket.IO v5 codec and client), [`integrity`] (counters), [`echo`] and [`stream`] (the
-//! scenarios), [`run`] (phases shared by both), [`serve`] (reference server), [`probe`],
+//! scenarios), [`run`] (phases shared by both), [`serve`] (reference server; its Socket.IO endpoint in [`serve_sio`]), [`probe`],
 //! [`stats`] (histograms, CPU time) and [`report`] (JSON output).
 
 pub mod cli;
@@ -20,6 +20,7 @@ pub mod proto;
 pub mod report;
 pub mod run;
 pub mod serve;
+pub mod serve_sio;
 pub mod socketio;
 pub mod stats;
 pub mod stream;

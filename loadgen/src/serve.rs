@@ -6,6 +6,8 @@
 //! - `/push`: answers each JSON request `{"count": C, "size": S, "binary": bool}` with C
 //!   messages of S bytes, awaiting the socket whenever 64 KiB are pending
 //!   (backpressure) and flushing at the end; stops quietly when the client goes away.
+//! - `/socket.io/`: Socket.IO events `echo` and `push` (PROTOCOL.md, "Socket.IO
+//!   servers"), see [`crate::serve_sio`].
 //! - any other path: HTTP 404.
 
 use std::future::Future;
@@ -21,6 +23,7 @@ use tokio::sync::oneshot;
 use crate::conn::Conn;
 use crate::handshake::accept;
 use crate::payload::{template, write_seq, MIN_SIZE};
+use crate::serve_sio::{sio_loop, SioOptions};
 use crate::url::WsUrl;
 use crate::ws::{read_message, MAX_MESSAGE_SIZE};
 
@@ -102,16 +105,21 @@ where
     }
 }
 
-/// The reference handler for one TCP connection: upgrade, then `/echo` or `/push`.
+/// The reference handler for one TCP connection: upgrade, then `/echo`, `/push` or
+/// `/socket.io/` (Socket.IO, see [`crate::serve_sio`]).
 pub async fn handle(tcp: TcpStream) {
-    if let Some((ws, up)) = accept(tcp, &["/echo", "/push"]).await {
-        if up.path == "/echo" {
-            echo_loop(ws).await
-        } else {
-            push_loop(ws).await
+    if let Some((ws, up)) = accept(tcp, &["/echo", "/push", SOCKETIO_PATH]).await {
+        match up.path.as_str() {
+            "/echo" => echo_loop(ws).await,
+            "/push" => push_loop(ws).await,
+            _ => sio_loop(ws, SioOptions::default()).await,
         }
     }
 }
+
+/// The path of the Socket.IO endpoint (the query, `?EIO=4&transport=websocket`, is not
+/// checked).
+pub const SOCKETIO_PATH: &str = "/socket.io/";
 
 /// `/echo`: sends every data message back unchanged until the client closes.
 pub async fn echo_loop(mut ws: WebSocket<Conn>) {

@@ -109,6 +109,11 @@ mod tests {
             ("::1", 9, "/push?x=1")
         );
         assert_eq!(u.to_string(), "ws://[::1]:9/push?x=1");
+        // The Socket.IO URL keeps its query in the request target.
+        let u: WsUrl = "ws://127.0.0.1:8000/socket.io/?EIO=4&transport=websocket"
+            .parse()
+            .unwrap();
+        assert_eq!(u.path, "/socket.io/?EIO=4&transport=websocket");
         for bad in [
             "http://x/",
             "ws://",

@@ -42,6 +42,16 @@ fn usage_errors_exit_2() {
             "--duration",
         ),
         (&["echo"], "--url"),
+        (
+            &[
+                "stream",
+                "--url",
+                "ws://127.0.0.1:1/push",
+                "--protocol",
+                "bogus",
+            ],
+            "--protocol",
+        ),
         (&["frobnicate"], "frobnicate"),
     ];
     for (args, needle) in cases {
@@ -197,5 +207,50 @@ fn serve_probe_echo_report_keys_and_sigterm() {
             "serve ignored SIGTERM"
         );
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn serve_speaks_socketio() {
+    let s = Served::start();
+    let url = format!(
+        "ws://127.0.0.1:{}/socket.io/?EIO=4&transport=websocket",
+        s.1
+    );
+    let (code, _, stderr) = run(&["probe", "--url", &url, "--timeout", "5"]);
+    assert_eq!(code, 0, "{stderr}");
+    for (scenario, extra) in [("echo", &["--in-flight", "16"][..]), ("stream", &[][..])] {
+        for text in [false, true] {
+            let mut args = vec![
+                scenario,
+                "--url",
+                &url,
+                "--protocol",
+                "socketio",
+                "--connections",
+                "2",
+                "--count",
+                "500",
+                "--size",
+                "1024",
+            ];
+            args.extend_from_slice(extra);
+            if text {
+                args.push("--text");
+            }
+            let (code, stdout, stderr) = run(&args);
+            assert_eq!(code, 0, "{stderr}");
+            let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+            assert_eq!(v["config"]["protocol"], "socketio");
+            assert_eq!(v["config"]["url"], url.as_str(), "the query is kept");
+            assert_eq!(v["messages_received"], 1000, "{scenario} text={text}");
+            assert_eq!(v["bytes_received"], 1000 * 1024);
+            for (k, n) in v["errors"].as_object().unwrap() {
+                assert_eq!(n, 0, "{k}");
+            }
+            for (k, n) in v["integrity"].as_object().unwrap() {
+                assert_eq!(n, 0, "{k}");
+            }
+        }
     }
 }

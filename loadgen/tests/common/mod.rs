@@ -8,6 +8,10 @@ use tokio::net::TcpStream;
 use wsbench_loadgen::handshake::accept;
 use wsbench_loadgen::payload::{parse_seq, template, write_seq};
 use wsbench_loadgen::serve::BackgroundServer;
+use wsbench_loadgen::socketio::{
+    binary_event_header, decode_packet, parse_event, string_event_prefix, Arg, PacketType,
+    STRING_EVENT_SUFFIX,
+};
 use wsbench_loadgen::ws::read_message;
 use wsbench_loadgen::{LoadConfig, WsUrl};
 
@@ -128,4 +132,163 @@ pub fn count_cfg(url: WsUrl, connections: usize, count: u64, size: usize, w: usi
     cfg.in_flight = w;
     cfg.timeout = Duration::from_secs(1);
     cfg
+}
+
+/// How a Socket.IO echo server misbehaves (on message VICTIM unless said otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SioFault {
+    /// Never echo message VICTIM.
+    Drop,
+    /// Flip one filler byte of message VICTIM.
+    Corrupt,
+    /// Echo message VICTIM with the other kind of argument (string vs binary).
+    WrongType,
+    /// Echo message VICTIM as another event (`ohce`).
+    WrongEvent,
+    /// Echo VICTIM twice.
+    Duplicate,
+    /// Disconnect the namespace (`41`) instead of echoing message VICTIM.
+    Disconnect,
+    /// Answer the namespace connection with CONNECT_ERROR.
+    RefuseConnect,
+    /// Send a message instead of the Engine.IO open packet.
+    BadOpen,
+}
+
+async fn send_text(
+    ws: &mut fastwebsockets::WebSocket<wsbench_loadgen::conn::Conn>,
+    b: &[u8],
+) -> bool {
+    ws.write_frame(Frame::new(true, OpCode::Text, None, Payload::Borrowed(b)))
+        .await
+        .is_ok()
+}
+
+async fn sio_echo_reply(
+    ws: &mut fastwebsockets::WebSocket<wsbench_loadgen::conn::Conn>,
+    event: &str,
+    data: &[u8],
+    binary: bool,
+) -> bool {
+    if binary {
+        if !send_text(ws, &binary_event_header(event)).await {
+            return false;
+        }
+        ws.write_frame(Frame::new(
+            true,
+            OpCode::Binary,
+            None,
+            Payload::Borrowed(data),
+        ))
+        .await
+        .is_ok()
+    } else {
+        let mut v = string_event_prefix(event);
+        v.extend_from_slice(data);
+        v.extend_from_slice(STRING_EVENT_SUFFIX);
+        send_text(ws, &v).await
+    }
+}
+
+async fn faulty_sio_echo(tcp: TcpStream, fault: SioFault) {
+    let Some((mut ws, _)) = accept(tcp, &["/socket.io/"]).await else {
+        return;
+    };
+    let open: &[u8] = if fault == SioFault::BadOpen {
+        b"4hello"
+    } else {
+        br#"0{"sid":"s1","upgrades":[],"pingInterval":25000,"pingTimeout":20000,"maxPayload":1000000}"#
+    };
+    if !send_text(&mut ws, open).await || ws.flush().await.is_err() {
+        return;
+    }
+    let mut header_pending = false;
+    loop {
+        let Ok(msg) = read_message(&mut ws).await else {
+            return;
+        };
+        let (data, binary): (Vec<u8>, bool) = match msg.opcode {
+            OpCode::Close => {
+                let _ = ws.flush().await;
+                return;
+            }
+            OpCode::Binary if header_pending => {
+                header_pending = false;
+                (msg.payload.to_vec(), true)
+            }
+            OpCode::Binary => return,
+            _ => {
+                let p = &msg.payload[..];
+                if p == b"40" {
+                    let reply: &[u8] = if fault == SioFault::RefuseConnect {
+                        br#"44{"message":"Not authorized"}"#
+                    } else {
+                        br#"40{"sid":"n1"}"#
+                    };
+                    if !send_text(&mut ws, reply).await {
+                        return;
+                    }
+                    continue;
+                }
+                let Ok(pkt) = decode_packet(&p[1..]) else {
+                    return;
+                };
+                if pkt.kind == PacketType::BinaryEvent {
+                    header_pending = true;
+                    continue;
+                }
+                let Ok(ev) = parse_event(pkt.data) else {
+                    return;
+                };
+                match ev.first {
+                    Some(Arg::Str(s)) => (s.into_owned(), false),
+                    _ => return,
+                }
+            }
+        };
+        let mut data = data;
+        let mut event = "echo";
+        let mut binary_out = binary;
+        let mut times = 1;
+        if parse_seq(&data) == Some(VICTIM) {
+            match fault {
+                SioFault::Drop => continue,
+                SioFault::Corrupt => {
+                    let last = data.len() - 1;
+                    data[last] = if data[last] == b'a' { b'b' } else { b'a' };
+                }
+                SioFault::WrongType => binary_out = !binary,
+                SioFault::WrongEvent => event = "ohce",
+                SioFault::Duplicate => times = 2,
+                SioFault::Disconnect => {
+                    let _ = send_text(&mut ws, b"41").await;
+                    let _ = ws.flush().await;
+                    // Keep the transport open until the client closes it.
+                    while let Ok(m) = read_message(&mut ws).await {
+                        if m.opcode == OpCode::Close {
+                            let _ = ws.flush().await;
+                            return;
+                        }
+                    }
+                    return;
+                }
+                SioFault::RefuseConnect | SioFault::BadOpen => {}
+            }
+        }
+        for _ in 0..times {
+            if !sio_echo_reply(&mut ws, event, &data, binary_out).await {
+                return;
+            }
+        }
+    }
+}
+
+/// Starts a Socket.IO echo server (path `/socket.io/`) with `fault`.
+pub fn faulty_sio_server(fault: SioFault) -> BackgroundServer {
+    BackgroundServer::start(move |tcp| faulty_sio_echo(tcp, fault)).expect("start sio server")
+}
+
+/// `ws://127.0.0.1:PORT/socket.io/?EIO=4&transport=websocket` of `server`.
+pub fn sio_url(server: &BackgroundServer) -> WsUrl {
+    server.url(wsbench_loadgen::socketio::SOCKETIO_TARGET)
 }
