@@ -1,0 +1,83 @@
+"""wsbench server for Flask-SocketIO: Socket.IO events echo and push (see impls/PROTOCOL.md).
+
+A Flask app with a flask_socketio.SocketIO, started by socketio.run() in one async mode:
+- threading: Flask's app.run, i.e. Werkzeug's development server (a thread per connection),
+  with simple-websocket. socketio.run refuses it without a terminal unless
+  allow_unsafe_werkzeug=True: it is a development server, but it is what this mode runs.
+- eventlet: eventlet.wsgi with eventlet's own WebSocket.
+- gevent: gevent.pywsgi with gevent-websocket's WebSocketHandler (socketio.run picks it when
+  gevent-websocket is installed, as Flask-SocketIO's docs ask for WebSocket on gevent).
+With eventlet and gevent the standard library is monkey-patched first, as their docs advise.
+Events run in the order received (async_handlers=False); each push runs in a background task
+so that the connection keeps reading and notices a client that leaves.
+"""
+
+import argparse
+
+MODES = ("threading", "eventlet", "gevent")
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--host", default="127.0.0.1")
+parser.add_argument("--port", type=int, default=8000)
+parser.add_argument("--mode", choices=MODES, required=True, help="Flask-SocketIO async_mode")
+args = parser.parse_args()
+
+# eventlet's and gevent's docs: monkey-patch as early as possible, before other imports.
+if args.mode == "eventlet":
+    import eventlet
+
+    eventlet.monkey_patch()
+elif args.mode == "gevent":
+    from gevent import monkey
+
+    monkey.patch_all()
+
+import logging  # noqa: E402
+from importlib.metadata import version  # noqa: E402
+
+from flask import Flask, request  # noqa: E402
+from flask_socketio import SocketIO, emit  # noqa: E402
+
+FLASK_SOCKETIO_VERSION = tuple(int(part) for part in version("flask-socketio").split(".")[:2])
+
+app = Flask(__name__)
+socketio = SocketIO(
+    app,
+    async_mode=args.mode,
+    async_handlers=False,  # one client's events run one after the other, in order
+    max_http_buffer_size=2**24,
+    logger=False,
+    engineio_logger=False,
+)
+
+
+@socketio.on("echo")
+def echo(data):
+    emit("echo", data)  # to the sender only, with the argument unchanged (str or bytes)
+
+
+@socketio.on("push")
+def push(req):
+    count, size, binary = req["count"], req["size"], req.get("binary", True)
+    socketio.start_background_task(push_events, request.sid, count, size, binary)
+
+
+def push_events(sid, count, size, binary):
+    filler = bytes(ord("a") + k % 26 for k in range(16, size))
+    if not binary:
+        filler = filler.decode()
+    for i in range(count):
+        socketio.emit("push", (b"%016x" % i if binary else f"{i:016x}") + filler, to=sid)
+        if i % 64 == 63:
+            socketio.sleep(0)  # yield every 64 events, as in every impl (PROTOCOL.md)
+            if not socketio.server.manager.is_connected(sid, "/"):
+                return  # the client went away mid-push
+
+
+if __name__ == "__main__":
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no per-request log lines
+    run_options = {}
+    if args.mode == "threading" and FLASK_SOCKETIO_VERSION >= (5, 3):
+        run_options["allow_unsafe_werkzeug"] = True  # Flask-SocketIO >= 5.3 requires it
+    # debug=False and log_output=False: no eventlet/gevent access log; SIGTERM's default
+    # action ends the process (exit status -15).
+    socketio.run(app, args.host, args.port, debug=False, log_output=False, **run_options)
