@@ -185,12 +185,16 @@ class Impl:
         (major.minor) appears when the version pins the server's distribution; a part equal
         to an earlier one or to its first word is left out (websockets served by websockets:
         "websockets · asyncio"; Twisted's reactor on Twisted 26.10: "Autobahn · twisted 26.10").
+        A configuration speaking another protocol than the implementation's top-level one
+        ends with it (the native reference's "… · Socket.IO").
         """
         server = config.server
         if version is not None and server in version.requires:
             server += " " + ".".join(version.requires[server].split(".")[:2])
         parts = [self.display_name]
-        for part in (server, config.ws_backend, config.event_loop):
+        protocol = "Socket.IO" if config.protocol == "socketio" else "WebSocket"
+        other_protocol = protocol if config.protocol != self.protocol else ""
+        for part in (server, config.ws_backend, config.event_loop, other_protocol):
             seen = {p.lower() for p in parts} | {p.split()[0].lower() for p in parts}
             if part and part.lower() not in seen:
                 parts.append(part)
