@@ -1,0 +1,100 @@
+"""wsbench server for socketify: /echo and /push (see impls/PROTOCOL.md).
+
+A socketify App (uWebSockets through CFFI) with one app.ws() route per endpoint. socketify
+runs its own libuv loop (uWebSockets' sockets) and drives it from an asyncio loop it creates:
+asyncio calls libuv without blocking on every pass while there is traffic, so the process
+busy-polls (CPU near 100% under load). Handlers get whole messages (text as str).
+
+Sends are synchronous (WebSocket.send writes to the socket, keeps what the kernel refused in
+socketify's buffer and returns a SendStatus). socketify's `drain` handler cannot be used: from
+0.0.6 (at least) to 0.0.31 App.ws() never registers it (the native callback is reset to NULL
+right after being set). So a push is an async handler that, after a send returning
+BACKPRESSURE, yields to the loop until get_buffered_amount() is back under 64 KiB, and
+yields every 64 messages as every implementation does. On SIGTERM the server sends a 1001
+close to every open connection, closes the listening socket and stops the loop.
+"""
+
+import argparse
+import asyncio
+import json
+import signal
+
+from socketify import App, AppListenOptions, CompressOptions, OpCode, SendStatus
+
+LOW_WATER = 64 * 1024  # bytes left in socketify's buffer under which a push goes on
+open_sockets = {}  # native WebSocket pointer -> the wrapper socketify passed to `open`
+
+
+def opened(ws):
+    open_sockets[ws.ws] = ws
+
+
+def closed(ws, code, message):
+    open_sockets.pop(ws.ws, None)
+
+
+def echo(ws, message, opcode):
+    ws.send(message, opcode)
+
+
+async def push(ws, message, opcode):
+    if opcode != OpCode.TEXT:
+        return
+    request = json.loads(message)
+    count, size = request["count"], request["size"]
+    opcode = OpCode.BINARY if request.get("binary", True) else OpCode.TEXT
+    filler = bytes(ord("a") + k % 26 for k in range(16, size))  # ASCII: text frames too
+    native, this = ws.ws, open_sockets.get(ws.ws)
+
+    def gone():  # closed; the pointer may even be reused by a new connection
+        return this is None or open_sockets.get(native) is not this
+
+    for i in range(count):
+        if gone():
+            return  # the client went away mid-push: stop quietly
+        if ws.send(b"%016x" % i + filler, opcode) == SendStatus.BACKPRESSURE:
+            while ws.get_buffered_amount() > LOW_WATER:
+                await asyncio.sleep(0)  # libuv runs between asyncio steps and flushes
+                if gone():
+                    return
+        if i % 64 == 63:
+            await asyncio.sleep(0)  # yield every 64 messages, as in every impl (PROTOCOL.md)
+
+
+def behavior(message_handler):
+    return {
+        "compression": CompressOptions.DISABLED,
+        "max_payload_length": 2**24,  # 16 MiB (default 16 KiB)
+        "idle_timeout": 0,  # no idle timeout (default 120 s)
+        "send_pings_automatically": False,  # the default: no keepalive pings
+        # The echo never waits: what the kernel refuses stays in socketify's buffer, bounded
+        # by the client's messages in flight. Past max_backpressure (default 64 KiB) a send
+        # is dropped, so it is set far above any window; the push waits at LOW_WATER.
+        "max_backpressure": 2**28,
+        "open": opened,
+        "message": message_handler,
+        "close": closed,
+    }
+
+
+def main(host, port):
+    app = App()
+    app.ws("/echo", behavior(echo))
+    app.ws("/push", behavior(push))
+    app.listen(AppListenOptions(port=port, host=host))
+
+    def shutdown():
+        for ws in list(open_sockets.values()):
+            ws.end(1001, b"server shutdown")
+        app.close()  # closes the listening socket and stops the loop: run() returns
+
+    app.loop.loop.add_signal_handler(signal.SIGTERM, shutdown)
+    app.run()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    main(args.host, args.port)
