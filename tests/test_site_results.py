@@ -11,8 +11,9 @@ import pytest
 
 from wsbench.site.asvfile import AsvFormatError, load_result_file, parse_param
 from wsbench.site.frameworks import load_frameworks
-from wsbench.site.pages import resolve_inputs
-from wsbench.site.render import cell, render_leaderboard
+from wsbench.site.markup import cell, first_line, short_reason
+from wsbench.site.pages import expand_nav, resolve_inputs
+from wsbench.site.render import render_leaderboard
 from wsbench.site.results import Results, load_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +76,7 @@ def test_malformed_result_file_is_skipped_with_a_warning(
     shutil.copytree(FIXTURE / "results", results)
     (results / "wsbench-ci" / "deadbeef-virtualenv-py3.11-broken.json").write_text("{not json")
     loaded = load_results(results, FIXTURE / "records")
-    assert len(loaded.runs) == 3
+    assert len(loaded.runs) == 12
     assert any("broken" in r.message for r in caplog.records if r.levelname == "WARNING")
 
 
@@ -89,10 +90,48 @@ def test_without_records_names_come_from_meta_toml_and_flags_from_asv() -> None:
     assert aiohttp.impl.version == "3.13.2"
     native = loaded.runs[0]
     assert native.impl.reference and native.impl.display_name == "native reference"
+    # Configured environments: WSBENCH_IMPL and WSBENCH_CONFIG name the row as the harness
+    # does; the protocol comes from meta.toml.
+    starlette = {
+        (r.impl.config, r.impl.version): r.impl for r in loaded.runs if r.impl.name == "starlette"
+    }
+    wsproto = starlette[("wsproto-asyncio", "1.10.0")]
+    assert wsproto.row_name == "Starlette · uvicorn 0.54 · wsproto · asyncio"
+    assert not wsproto.socketio
+    socketio = [r.impl for r in loaded.runs if r.impl.name == "python-socketio"]
+    assert [i.row_name for i in socketio] == [
+        "python-socketio · uvicorn 0.32 · asyncio",
+        "python-socketio · uvicorn 0.54 · asyncio",
+    ]
+    assert all(i.socketio for i in socketio)
+    # Old environments (no WSBENCH_CONFIG): no configuration, named by the display name.
+    assert aiohttp.impl.config is None and aiohttp.impl.row_name == "aiohttp"
     # Without meta.toml either: the WSBENCH_IMPL variable, then the requirement.
     bare = load_results(FIXTURE / "results", Path("/nonexistent"))
-    assert {r.impl.name for r in bare.runs} == {"native", "aiohttp", "websockets"}
+    assert {r.impl.name for r in bare.runs} == {
+        "native",
+        "aiohttp",
+        "websockets",
+        "starlette",
+        "python-socketio",
+    }
     assert not any(r.impl.reference for r in bare.runs)
+    assert "starlette · wsproto-asyncio" in {r.impl.label for r in bare.runs}
+
+
+def test_records_name_rows_per_configuration_and_keep_install_failures() -> None:
+    loaded = load_results(FIXTURE / "results", FIXTURE / "records")
+    rows = {(r.impl.label, r.impl.version): r for r in loaded.runs}
+    assert ("Starlette · uvicorn 0.34 · websockets · uvloop", "0.46.2") in rows
+    assert ("Starlette · uvicorn 0.34 · websockets · asyncio", "0.46.2") in rows
+    failed = rows[("Starlette · uvicorn 0.29 · websockets · uvloop", "0.37.2")]
+    assert failed.impl.config == "websockets-uvloop"
+    assert {r.status for r in failed.rows} == {"failed"}
+    assert all((r.error or "").startswith("does not install: ") for r in failed.rows)
+    # Runs sort by display name, then row name, then version.
+    names = [r.impl.label for r in loaded.runs if r.impl.name == "starlette"]
+    assert names[0] == "Starlette · uvicorn 0.29 · websockets · asyncio"
+    assert rows[("websockets", "15.0.1")].impl.config is None  # a record from before configs
 
 
 def test_empty_leaderboard_says_so() -> None:
@@ -102,6 +141,64 @@ def test_empty_leaderboard_says_so() -> None:
 def test_cells_escape_markdown_and_pipes() -> None:
     assert cell("a | b\nc") == "a &#124; b c"
     assert cell("x*2*_y_ <b>") == r"x\*2\*\_y\_ &lt;b&gt;"
+
+
+def test_long_reasons_keep_their_first_and_last_lines() -> None:
+    reason = (
+        "does not install: 'uv pip install x==1' failed:\n" + "noise " * 100 + "\ncause: no x==1"
+    )
+    short = short_reason(reason, 120)
+    assert short.startswith("does not install: 'uv pip install x==1' failed:")
+    assert short.endswith("cause: no x==1")
+    assert " … " in short
+    assert short_reason("short reason\non two lines") == "short reason on two lines"
+    assert first_line(reason) == "does not install: 'uv pip install x==1' failed: …"
+    assert first_line("one line") == "one line"
+
+
+def test_nav_lists_every_framework_page_under_the_index() -> None:
+    frameworks = load_frameworks(FIXTURE / "impls")
+    nav = [{"Home": "index.md"}, {"Frameworks": ["frameworks/index.md"]}, {"M": "m.md"}]
+    expanded = expand_nav(nav, frameworks)
+    assert expanded[0] == nav[0] and expanded[2] == nav[2]
+    section = expanded[1]["Frameworks"]
+    assert section[0] == "frameworks/index.md"
+    assert section[1:] == [
+        {"native reference": "frameworks/native.md"},
+        {"aiohttp": "frameworks/aiohttp.md"},
+        {"python-socketio": "frameworks/python-socketio.md"},
+        {"Starlette": "frameworks/starlette.md"},
+        {"websockets": "frameworks/websockets.md"},
+    ]
+
+
+def test_frameworks_read_configurations_through_the_harness() -> None:
+    starlette = next(f for f in load_frameworks(FIXTURE / "impls") if f.name == "starlette")
+    assert [c.id for c in starlette.configs] == [
+        "websockets-asyncio",
+        "websockets-uvloop",
+        "wsproto-asyncio",
+    ]
+    wsproto = starlette.configs[2]
+    assert wsproto.versions == ("1.10.0",)
+    assert wsproto.requires == ("wsproto==1.3.2",)
+    assert wsproto.row_name == "Starlette · uvicorn · wsproto · asyncio"
+    assert starlette.configs[1].versions == ("0.37.2", "0.46.2", "1.10.0")
+    assert starlette.row_name("websockets-uvloop", "0.46.2") == (
+        "Starlette · uvicorn 0.34 · websockets · uvloop"
+    )
+    assert starlette.row_name("no-such-config", "0.46.2") is None
+    assert starlette.versions[0].requires == ("uvicorn==0.29.0", "websockets==12.0")
+
+
+def test_a_meta_toml_breaking_the_schema_is_skipped_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    shutil.copytree(FIXTURE / "impls" / "aiohttp", tmp_path / "aiohttp")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "meta.toml").write_text('name = "bad"\nprotocol = "carrier-pigeon"\n')
+    assert [f.name for f in load_frameworks(tmp_path)] == ["aiohttp"]
+    assert any("carrier-pigeon" in r.message for r in caplog.records)
 
 
 def test_relative_inputs_resolve_against_the_mkdocs_folder(tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
-"""The implementations under ``impls/``, read from their ``meta.toml`` for the Frameworks page.
+"""The implementations under ``impls/``, read from their ``meta.toml`` for the framework pages.
 
-Schema: ``impls/PROTOCOL.md`` ("Implementation folder"). Read here with :mod:`tomllib`
-rather than through the harness, so the page shows whatever the files say, also fields the
-harness does not need. A folder without ``meta.toml`` is skipped.
+Schema: ``impls/PROTOCOL.md`` ("Implementation folder", "Configurations"). The files are
+read through the harness's own reader (:func:`wsbench.impls.load_impl`), so the site names
+configurations and rows exactly as the harness does; keys of a ``[[versions]]`` entry the
+harness does not use (e.g. ``api``) are kept as notes. A folder without ``meta.toml`` is
+skipped.
 """
 
 from __future__ import annotations
@@ -13,7 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wsbench.impls import Impl, ImplError, load_impl
+
 log = logging.getLogger("mkdocs.plugins.wsbench.site")
+
+SOCKETIO = "socketio"
+"""The ``protocol`` value of Socket.IO servers."""
 
 
 @dataclass(frozen=True)
@@ -23,10 +30,39 @@ class VersionEntry:
     Attributes:
         version: the package version.
         requires: extra pins installed beside it, as text (e.g. ``"uvicorn==0.30.0"``).
+        notes: the entry's other keys as ``"key: value"`` (e.g. ``"api: legacy"``).
     """
 
     version: str
     requires: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    """One configuration (a way of running the implementation).
+
+    Attributes:
+        id: the configuration id (``WSBENCH_CONFIG``).
+        row_name: its rows' name without a server version, e.g.
+            ``"Starlette · uvicorn · wsproto · uvloop"``.
+        server: the server that runs the app.
+        ws_backend: the server's WebSocket implementation, "" when it has only one.
+        event_loop: the event loop.
+        protocol: ``"websocket"`` or ``"socketio"``.
+        requires: the configuration's extra pins as text (``"uvloop==0.23.0"``).
+        versions: the package versions it exists at, oldest first (every listed version
+            unless the configuration names some).
+    """
+
+    id: str
+    row_name: str
+    server: str
+    ws_backend: str
+    event_loop: str
+    protocol: str
+    requires: tuple[str, ...]
+    versions: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -38,12 +74,14 @@ class Framework:
         display_name: shown in tables.
         package: PyPI distribution whose version is the axis, None for the native reference.
         homepage: project URL, or None.
-        server: the server that runs the app.
-        event_loop: the event loop.
-        protocol: ``"websocket"``.
+        server: the server that runs the app (default of the configurations).
+        event_loop: the event loop (default of the configurations).
+        protocol: ``"websocket"`` or ``"socketio"`` (default of the configurations).
         reference: True for the native reference server.
         versions: the version matrix, oldest first (the last is the default).
         deviations: fairness settings as applied, ``{setting: how}``.
+        configs: the configurations, in ``meta.toml`` order (``default`` when none listed).
+        impl: the harness's view of the same file (names rows).
     """
 
     name: str
@@ -56,35 +94,74 @@ class Framework:
     reference: bool
     versions: tuple[VersionEntry, ...]
     deviations: dict[str, str]
+    configs: tuple[ConfigEntry, ...]
+    impl: Impl
+
+    @property
+    def socketio(self) -> bool:
+        """True when any configuration speaks Socket.IO."""
+        return any(c.protocol == SOCKETIO for c in self.configs)
+
+    def config(self, config_id: str | None) -> ConfigEntry | None:
+        """The configuration ``config_id``, or None when unknown (or ``config_id`` is None)."""
+        return next((c for c in self.configs if c.id == config_id), None)
+
+    def row_name(self, config_id: str, version: str | None) -> str | None:
+        """The harness's row name of (``config_id``, ``version``), None for an unknown
+        configuration (an unlisted version names the row without the server's version)."""
+        try:
+            config = self.impl.config(config_id)
+        except ImplError:
+            return None
+        listed = next((v for v in self.impl.versions if v.version == version), None)
+        return self.impl.row_name(config, listed)
 
 
-def _requires(value: object) -> tuple[str, ...]:
-    if isinstance(value, dict):
-        return tuple(f"{k}=={v}" if v else str(k) for k, v in value.items())
-    if isinstance(value, list):
-        return tuple(str(v) for v in value)
-    return ()
+def _notes(entry: object) -> tuple[str, ...]:
+    if not isinstance(entry, dict):
+        return ()
+    return tuple(f"{k}: {v}" for k, v in entry.items() if k not in ("version", "requires"))
 
 
-def _framework(name: str, meta: dict[str, Any]) -> Framework:
+def _framework(impl: Impl, raw: dict[str, Any]) -> Framework:
+    raw_versions = {
+        str(v.get("version")): v for v in raw.get("versions") or [] if isinstance(v, dict)
+    }
     versions = tuple(
-        VersionEntry(str(v["version"]), _requires(v.get("requires")))
-        for v in meta.get("versions") or []
-        if isinstance(v, dict) and "version" in v
+        VersionEntry(
+            v.version,
+            tuple(f"{k}=={pin}" for k, pin in v.requires.items()),
+            _notes(raw_versions.get(v.version)),
+        )
+        for v in impl.versions
     )
-    package = meta.get("package")
-    homepage = meta.get("homepage")
+    listed = tuple(v.version for v in impl.versions)
+    configs = tuple(
+        ConfigEntry(
+            id=c.id,
+            row_name=impl.row_name(c),
+            server=c.server,
+            ws_backend=c.ws_backend,
+            event_loop=c.event_loop,
+            protocol=c.protocol,
+            requires=tuple(f"{k}=={pin}" for k, pin in c.requires.items()),
+            versions=tuple(v for v in listed if c.supports(v)),
+        )
+        for c in impl.configs
+    )
     return Framework(
-        name=name,
-        display_name=str(meta.get("display_name") or meta.get("name") or name),
-        package=str(package) if package else None,
-        homepage=str(homepage) if homepage else None,
-        server=str(meta.get("server") or "—"),
-        event_loop=str(meta.get("event_loop") or "—"),
-        protocol=str(meta.get("protocol") or "websocket"),
-        reference=bool(meta.get("reference", False)),
+        name=impl.name,
+        display_name=impl.display_name,
+        package=impl.package,
+        homepage=impl.homepage or None,
+        server=impl.server,
+        event_loop=impl.event_loop,
+        protocol=impl.protocol,
+        reference=impl.reference,
         versions=versions,
-        deviations={str(k): str(v) for k, v in (meta.get("deviations") or {}).items()},
+        deviations=dict(impl.deviations),
+        configs=configs,
+        impl=impl,
     )
 
 
@@ -93,18 +170,20 @@ def load_frameworks(impls_dir: Path) -> list[Framework]:
 
     Returns:
         The frameworks, the reference first, then by display name. Folders without
-        ``meta.toml`` are skipped; an unreadable ``meta.toml`` is skipped with a warning on
-        the ``mkdocs`` logger (which fails a ``--strict`` build).
+        ``meta.toml`` are skipped; a ``meta.toml`` that is unreadable or breaks the schema
+        (:class:`wsbench.impls.ImplError`, a key of the wrong type) is skipped with a
+        warning on the ``mkdocs`` logger (which fails a ``--strict`` build).
     """
     frameworks: list[Framework] = []
     if not impls_dir.is_dir():
         return frameworks
     for meta_path in sorted(impls_dir.glob("*/meta.toml")):
         try:
-            meta = tomllib.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+            impl = load_impl(meta_path.parent)
+            raw = tomllib.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("wsbench site: skipping %s: %s", meta_path, exc)
             continue
-        frameworks.append(_framework(meta_path.parent.name, meta))
+        frameworks.append(_framework(impl, raw))
     frameworks.sort(key=lambda f: (not f.reference, f.display_name.lower()))
     return frameworks

@@ -16,10 +16,12 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 try:
-    from wsbench.site.pages import generate_pages, resolve_inputs
+    from wsbench.site.frameworks import load_frameworks
+    from wsbench.site.pages import expand_nav, generate_pages, resolve_inputs
 except ImportError:  # pragma: no cover - package not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from wsbench.site.pages import generate_pages, resolve_inputs
+    from wsbench.site.frameworks import load_frameworks
+    from wsbench.site.pages import expand_nav, generate_pages, resolve_inputs
 
 
 def _root(config: MkDocsConfig) -> Path:
@@ -27,8 +29,16 @@ def _root(config: MkDocsConfig) -> Path:
     return Path(config_file).resolve().parent if config_file else Path.cwd()
 
 
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """List every framework page in the nav, under the Frameworks index."""
+    if config.nav:
+        inputs = resolve_inputs(_root(config), config.repo_url)
+        config.nav = expand_nav(config.nav, load_frameworks(inputs.impls_dir))
+    return config
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Add every generated page to ``files``.
+    """Add every generated page and chart to ``files``.
 
     Raises:
         PluginError: a hand-written page in the docs dir has the path of a generated page.

@@ -13,9 +13,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from wsbench.site.frameworks import load_frameworks
-from wsbench.site.render import render_environment, render_frameworks, render_leaderboard
+from wsbench.site.framework_pages import INDEX_PAGE, page_path, render_index, render_page
+from wsbench.site.frameworks import Framework, load_frameworks
+from wsbench.site.render import render_environment, render_leaderboard
 from wsbench.site.results import SCENARIOS, load_results
 
 RESULTS_ENV = "WSBENCH_RESULTS_DIR"
@@ -28,7 +30,8 @@ DEFAULT_REPO_URL = "https://github.com/wsbench/wsbench"
 
 LEADERBOARD_PAGES = {scenario: f"leaderboards/{scenario}.md" for scenario in SCENARIOS}
 """Scenario -> generated page path (relative to the docs dir)."""
-FRAMEWORKS_PAGE = "frameworks.md"
+FRAMEWORKS_PAGE = INDEX_PAGE
+"""The Frameworks index; each framework's page is ``frameworks/<name>.md``."""
 ENVIRONMENT_PAGE = "environment.md"
 
 
@@ -67,17 +70,45 @@ def resolve_inputs(
     )
 
 
-def generate_pages(inputs: Inputs) -> dict[str, str]:
-    """All generated pages as ``{path relative to the docs dir: markdown}``.
+def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
+    """All generated files as ``{path relative to the docs dir: content}``: markdown pages
+    (text) and the framework pages' charts (SVG bytes).
 
     Always returns every page (they say so when there are no results), so navigation and
     links stay valid under ``mkdocs build --strict``.
     """
     frameworks = load_frameworks(inputs.impls_dir)
     results = load_results(inputs.results_dir, inputs.records_dir, frameworks)
-    pages = {
-        path: render_leaderboard(scenario, results) for scenario, path in LEADERBOARD_PAGES.items()
+    links = {f.name: "../" + page_path(f.name) for f in frameworks}
+    pages: dict[str, str | bytes] = {
+        path: render_leaderboard(scenario, results, links)
+        for scenario, path in LEADERBOARD_PAGES.items()
     }
-    pages[FRAMEWORKS_PAGE] = render_frameworks(frameworks, results, inputs.repo_url)
+    pages[FRAMEWORKS_PAGE] = render_index(frameworks, results)
+    for framework in frameworks:
+        page = render_page(framework, results, inputs.repo_url)
+        pages[page_path(framework.name)] = page.markdown
+        pages.update(page.charts)
     pages[ENVIRONMENT_PAGE] = render_environment(results)
     return pages
+
+
+def framework_nav(frameworks: list[Framework]) -> list[dict[str, str]]:
+    """The framework pages as nav entries ``{display name: path}``, in index order."""
+    return [{f.display_name: page_path(f.name)} for f in frameworks]
+
+
+def expand_nav(nav: list[Any], frameworks: list[Framework]) -> list[Any]:
+    """``nav`` (mkdocs.yml's) with every framework page added to the section whose first
+    entry is the Frameworks index (``- Frameworks: [frameworks/index.md]``); a nav without
+    that section is returned unchanged."""
+    out: list[Any] = []
+    for entry in nav:
+        if isinstance(entry, dict) and len(entry) == 1:
+            ((title, value),) = entry.items()
+            if isinstance(value, list) and value and value[0] == FRAMEWORKS_PAGE:
+                entry = {title: [FRAMEWORKS_PAGE, *framework_nav(frameworks)]}
+            elif isinstance(value, list):
+                entry = {title: expand_nav(value, frameworks)}
+        out.append(entry)
+    return out

@@ -1,4 +1,4 @@
-"""Markdown for the generated pages: leaderboards, frameworks, environment.
+"""Markdown for the generated leaderboard and environment pages.
 
 Pure functions from typed data to markdown text (Python-Markdown's ``tables`` syntax and
 material's admonitions). Units: MB = 10^6 bytes, MiB = 2^20 bytes, µs = 10^-6 s.
@@ -6,14 +6,21 @@ material's admonitions). Units: MB = 10^6 bytes, MiB = 2^20 bytes, µs = 10^-6 s
 
 from __future__ import annotations
 
-import html
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
-from wsbench.site.frameworks import Framework
-from wsbench.site.results import Results, Row, Run
+from wsbench.site.markup import (
+    DASH,
+    SOCKETIO_TAG,
+    cell,
+    code,
+    num,
+    short_reason,
+    table,
+    tagged,
+)
+from wsbench.site.results import Results, Row, Run, natural_key
 
 SCENARIO_TITLES = {"echo": "Echo", "stream": "Stream (server push)"}
 SCENARIO_INTROS = {
@@ -32,57 +39,38 @@ NO_RESULTS = (
     "    There are no benchmark results to show: no asv result and no wsbench record was "
     "found when this site was built. The pages fill in after the next benchmark run.\n"
 )
-DASH = "—"
 MB = 1e6
 MIB = float(2**20)
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|])")
 
 
-def cell(text: str) -> str:
-    """``text`` made safe for one table cell: on one line, HTML-escaped, markdown syntax
-    backslash-escaped, ``|`` as an HTML entity."""
-    one_line = " ".join(text.split())
-    escaped = _MD_SPECIAL.sub(r"\\\1", html.escape(one_line, quote=False))
-    return escaped.replace("\\|", "&#124;")
-
-
-def code(text: str) -> str:
-    """``text`` as an inline code span (no escaping applies inside one)."""
-    return "`" + " ".join(text.split()).replace("`", "'") + "`"
-
-
-def table(headers: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> str:
-    """A markdown table. ``align`` has one letter per column, ``l`` or ``r`` (default ``l``);
-    cells are used as given (escape text with :func:`cell`)."""
-    aligns = [(align[i] if i < len(align) else "l") for i in range(len(headers))]
-    rule = ["---:" if a == "r" else "---" for a in aligns]
-    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule) + " |"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
-def _num(value: float | None, fmt: str, scale: float = 1.0) -> str:
-    return DASH if value is None else format(value / scale, fmt)
-
-
-def _params_title(row: Row) -> str:
-    params = dict(row.params)
+def params_title(params: tuple[tuple[str, object], ...]) -> str:
+    """A parameter set in words, e.g. ``"16 B messages, 64 in flight per connection"``."""
+    named = dict(params)
     parts = []
-    size = params.get("size_bytes")
+    size = named.get("size_bytes")
     if size is not None:
         parts.append(f"{size:,} B messages" if isinstance(size, int) else f"{size} B messages")
-    if "in_flight" in params:
-        parts.append(f"{params['in_flight']} in flight per connection")
-    parts += [f"{k} = {v}" for k, v in row.params if k not in ("size_bytes", "in_flight")]
+    if "in_flight" in named:
+        parts.append(f"{named['in_flight']} in flight per connection")
+    parts += [f"{k} = {v}" for k, v in params if k not in ("size_bytes", "in_flight")]
     return ", ".join(parts) or "No parameters"
 
 
-def _flag(run: Run, row: Row) -> str:
+REASON_CHARS = 300
+"""Longer failure reasons are shortened in leaderboard cells; the framework page has them
+in full."""
+
+
+def _flag(run: Run, row: Row, page: str | None) -> str:
     flags = []
     if run.impl.reference:
         flags.append("reference (ceiling)")
     if row.status != "ok":
-        flags.append(f"**{row.status}**: {cell(row.error or row.status)}")
+        reason = row.error or row.status
+        text = f"**{row.status}**: {cell(short_reason(reason, REASON_CHARS))}"
+        if page and len(" ".join(reason.split())) > REASON_CHARS:
+            text += f" ([full reason]({page}#failures))"
+        flags.append(text)
     elif row.client_bound:
         cpu = row.loadgen_cpu_percent
         why = f"load generator CPU {cpu:.0f} %" if cpu is not None else "load generator busy"
@@ -90,31 +78,40 @@ def _flag(run: Run, row: Row) -> str:
     return "; ".join(flags)
 
 
-def _row_cells(run: Run, row: Row, latency: bool) -> list[str]:
-    name = cell(run.impl.display_name)
-    if run.impl.reference:
-        name = f"**{name}**"
-    cells = [name, cell(run.impl.version or DASH)]
+def row_name_cell(run: Run, page: str | None = None) -> str:
+    """The row's name (linked to ``page`` when given), bold for the reference, tagged
+    Socket.IO for a Socket.IO server."""
+    name = tagged(run.impl.label, run.impl.socketio, page)
+    return f"**{name}**" if run.impl.reference else name
+
+
+def _row_cells(run: Run, row: Row, latency: bool, page: str | None) -> list[str]:
+    cells = [row_name_cell(run, page), cell(run.impl.version or DASH)]
     if row.status != "ok":
         figures = [row.status] + [DASH] * (5 if latency else 3)
     else:
         figures = [
-            _num(row.messages_per_s, ",.0f"),
-            _num(row.bytes_per_s, ",.2f", MB),
+            num(row.messages_per_s, ",.0f"),
+            num(row.bytes_per_s, ",.2f", MB),
             *(
-                [_num(row.latency_p50_s, ",.1f", 1e-6), _num(row.latency_p99_s, ",.1f", 1e-6)]
+                [num(row.latency_p50_s, ",.1f", 1e-6), num(row.latency_p99_s, ",.1f", 1e-6)]
                 if latency
                 else []
             ),
-            _num(row.server_cpu_percent, ".1f"),
-            _num(row.server_rss_bytes, ",.1f", MIB),
+            num(row.server_cpu_percent, ".1f"),
+            num(row.server_rss_bytes, ",.1f", MIB),
         ]
-    return [*cells, *figures, _flag(run, row)]
+    return [*cells, *figures, _flag(run, row, page)]
 
 
-def _sort_key(item: tuple[Run, Row]) -> tuple[int, float, str]:
+def _sort_key(item: tuple[Run, Row]) -> tuple[object, ...]:
     run, row = item
-    return (row.status != "ok", -(row.messages_per_s or 0.0), run.impl.display_name.lower())
+    return (
+        row.status != "ok",
+        -(row.messages_per_s or 0.0),
+        natural_key(run.impl.label),
+        natural_key(run.impl.version or ""),
+    )
 
 
 def _param_sort_key(params: tuple[tuple[str, object], ...]) -> tuple[tuple[str, str], ...]:
@@ -131,14 +128,29 @@ def _machine_heading(results: Results, machine: str, level: str) -> str:
 
 WIDE_PAGE = "---\nhide:\n  - toc\n---\n"
 """Front matter that hides mkdocs-material's table of contents on a page."""
+SOCKETIO_SENTENCE = (
+    f"Rows marked {SOCKETIO_TAG} are Socket.IO servers: a different protocol (events over "
+    "Engine.IO v4 on a WebSocket) with its own framing and per-event work, so they are not "
+    "directly comparable with plain WebSocket rows; a message is one event and its size is "
+    "that of the event's argument. "
+)
 
 
-def render_leaderboard(scenario: str, results: Results) -> str:
+def render_leaderboard(
+    scenario: str, results: Results, pages: Mapping[str, str] | None = None
+) -> str:
     """The leaderboard page of ``scenario`` (``"echo"`` or ``"stream"``).
 
-    One table per machine and parameter set, rows sorted by messages/s (highest first),
-    failed and skipped rows last.
+    One table per machine and parameter set, one row per (configuration, version) named by
+    its row name, sorted by messages/s (highest first), failed and skipped rows last.
+
+    Args:
+        scenario: ``"echo"`` or ``"stream"``.
+        results: the newest results of every environment.
+        pages: ``{implementation name: link to its framework page}`` (relative to the
+            leaderboard page); names without a page are not linked.
     """
+    pages = pages or {}
     title = SCENARIO_TITLES.get(scenario, scenario)
     # The tables are wide: hide the table of contents to give them the page's full width.
     out = [WIDE_PAGE, f"# {title} leaderboard\n", SCENARIO_INTROS.get(scenario, "") + "\n"]
@@ -147,13 +159,17 @@ def render_leaderboard(scenario: str, results: Results) -> str:
         out.append(NO_RESULTS)
         return "\n".join(out)
     latency = scenario == "echo"
+    socketio = SOCKETIO_SENTENCE if any(run.impl.socketio for run, _ in rows) else ""
     out.append(
+        "One row per configuration and version of each framework (its name says the server, "
+        "WebSocket backend and event loop); *Version* is the framework's. "
         "Sorted by throughput, highest first. Higher messages/s and MB/s are better; lower "
         "latency, CPU and memory are better. MB = 10^6 bytes of payload, MiB = 2^20 bytes. "
         f"⚠ marks a run whose load generator used more than {CLIENT_BOUND_CPU_PERCENT:.0f} % "
-        "of its CPU: the figure may be limited by the client, not the server. The "
-        "**reference** row is the native Rust server: the ceiling on this machine. See "
-        "[Methodology](../methodology.md) for how each figure is measured.\n"
+        "of its CPU: the figure may be limited by the client, not the server. The bold "
+        "**reference** rows are the native Rust server (plain WebSocket, and Socket.IO "
+        "where it has that configuration): the ceiling on this machine. "
+        f"{socketio}See [Methodology](../methodology.md) for how each figure is measured.\n"
     )
     headers = ["Framework", "Version", "Messages/s", "MB/s"]
     if latency:
@@ -169,91 +185,9 @@ def render_leaderboard(scenario: str, results: Results) -> str:
                 groups.setdefault(row.params, []).append((run, row))
         for params in sorted(groups, key=_param_sort_key):
             group = sorted(groups[params], key=_sort_key)
-            out.append(f"{level} {_params_title(group[0][1])}\n")
-            out.append(table(headers, (_row_cells(r, w, latency) for r, w in group), align))
-    return "\n".join(out)
-
-
-def _link(text: str, url: str | None) -> str:
-    return f"[{cell(text)}]({url})" if url else cell(text)
-
-
-def _measured_versions(results: Results) -> dict[str, list[str]]:
-    versions: dict[str, list[str]] = {}
-    for run in results.runs:
-        if run.impl.version and run.impl.version not in versions.get(run.impl.name, []):
-            versions.setdefault(run.impl.name, []).append(run.impl.version)
-    return versions
-
-
-def render_frameworks(frameworks: Sequence[Framework], results: Results, repo_url: str) -> str:
-    """The Frameworks page: one section per implementation folder with a ``meta.toml``.
-
-    Args:
-        frameworks: from :func:`wsbench.site.frameworks.load_frameworks`.
-        results: for the versions measured in the newest results.
-        repo_url: the repository's web address; links go to ``{repo_url}/tree/main/impls/<name>``.
-    """
-    out = [
-        "# Frameworks\n",
-        "Every implementation serves the same [protocol](methodology.md#the-server-protocol) "
-        "with the same fairness settings: compression off, keepalive pings off, maximum "
-        "message size of at least 16 MiB, TCP_NODELAY on, asyncio event loop, push loops "
-        "yielding every 64 messages ([Methodology](methodology.md#fairness-settings)). "
-        "*Deviations* shows how each one applies them and anything else it does differently. "
-        "This page is generated from each implementation's `meta.toml`.\n",
-    ]
-    if not frameworks:
-        out.append('!!! note "No implementations"\n\n    No `impls/*/meta.toml` was found.\n')
-        return "\n".join(out)
-    measured = _measured_versions(results)
-    base = repo_url.rstrip("/")
-    summary = [
-        [
-            cell(f.display_name) + (" (reference)" if f.reference else ""),
-            cell(f.package or DASH),
-            cell(f.server),
-            cell(f.event_loop),
-            cell(f.versions[-1].version if f.versions else DASH),
-        ]
-        for f in frameworks
-    ]
-    out.append(table(["Framework", "Package", "Server", "Event loop", "Default version"], summary))
-    for f in frameworks:
-        out.append(f"## {cell(f.display_name)}\n")
-        if f.reference:
-            out.append(
-                "The native reference server: its figures are the ceiling shown in every "
-                "leaderboard, not a Python framework.\n"
-            )
-        pypi = f"https://pypi.org/project/{f.package}/" if f.package else None
-        facts = [
-            ["Name", code(f.name)],
-            ["Package", _link(f.package, pypi) if f.package else DASH],
-            ["Server", cell(f.server)],
-            ["Event loop", cell(f.event_loop)],
-            ["Protocol", cell(f.protocol)],
-            ["Homepage", _link(f.homepage, f.homepage) if f.homepage else DASH],
-            ["Implementation", f"[impls/{cell(f.name)}]({base}/tree/main/impls/{f.name})"],
-            ["Measured version(s)", cell(", ".join(measured.get(f.name, [])) or DASH)],
-        ]
-        out.append(table(["", ""], facts))
-        if f.versions:
-            out.append("**Version matrix** (oldest first; the last is the default):\n")
-            out.append(
-                table(
-                    ["Version", "Also installed"],
-                    [[cell(v.version), cell(", ".join(v.requires) or DASH)] for v in f.versions],
-                )
-            )
-        if f.deviations:
-            out.append("**Deviations** (fairness settings as applied):\n")
-            out.append(
-                table(
-                    ["Setting", "As applied"],
-                    [[cell(k.replace("_", " ")), cell(v)] for k, v in f.deviations.items()],
-                )
-            )
+            out.append(f"{level} {params_title(params)}\n")
+            cells = (_row_cells(r, w, latency, pages.get(r.impl.name)) for r, w in group)
+            out.append(table(headers, cells, align))
     return "\n".join(out)
 
 
@@ -340,7 +274,7 @@ def render_environment(results: Results) -> str:
         out.append(f"{level} Framework versions measured\n")
         versions = [
             [
-                cell(r.impl.display_name) + (" (reference)" if r.impl.reference else ""),
+                row_name_cell(r) + (" (reference)" if r.impl.reference else ""),
                 cell(r.impl.version or DASH),
                 code(r.env_name),
                 _sources(r),

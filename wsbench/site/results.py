@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,7 @@ from wsbench.site.asvfile import (
     load_param_names,
     load_result_file,
 )
-from wsbench.site.frameworks import Framework
+from wsbench.site.frameworks import SOCKETIO, Framework
 
 log = logging.getLogger("mkdocs.plugins.wsbench.site")
 """Under ``mkdocs.``: a warning here fails ``mkdocs build --strict``."""
@@ -48,6 +49,8 @@ PARAM_NAMES: dict[str, tuple[str, ...]] = {
 
 IMPL_ENV_VAR = "WSBENCH_IMPL"
 """The asv matrix variable naming the implementation of an environment."""
+CONFIG_ENV_VAR = "WSBENCH_CONFIG"
+"""The asv matrix variable naming the implementation's configuration."""
 
 METRICS = (
     "seconds_per_message",
@@ -62,14 +65,23 @@ METRICS = (
 
 @dataclass(frozen=True)
 class Impl:
-    """The implementation an environment ran (from its record, else guessed from asv).
+    """What an environment ran: an implementation in one configuration at one version.
+
+    From the environment's record; without one, from asv's ``WSBENCH_IMPL`` and
+    ``WSBENCH_CONFIG`` variables and the implementation's ``meta.toml``.
 
     Attributes:
-        name: folder name under ``impls/`` (the env name when there is no record).
-        display_name: shown in tables.
+        name: folder name under ``impls/`` (the env name when nothing names it).
+        display_name: the implementation's name.
         version: the measured version of the package (or of the native server), or None.
         package: the PyPI distribution, None for the native reference.
         reference: True for the native reference server (the ceiling).
+        config: the configuration id, None when not recorded (runs from before
+            configurations existed).
+        row_name: the row's name wherever results are shown, e.g.
+            ``"Starlette · uvicorn 0.54 · websockets-sansio · uvloop"``; the display name
+            when the configuration is not recorded.
+        protocol: ``"websocket"`` or ``"socketio"``.
     """
 
     name: str
@@ -77,6 +89,19 @@ class Impl:
     version: str | None
     package: str | None
     reference: bool
+    config: str | None = None
+    row_name: str = ""
+    protocol: str = "websocket"
+
+    @property
+    def socketio(self) -> bool:
+        """True for a Socket.IO server (a different protocol, with its own overhead)."""
+        return self.protocol == SOCKETIO
+
+    @property
+    def label(self) -> str:
+        """The row name, or the display name when there is none."""
+        return self.row_name or self.display_name
 
 
 @dataclass(frozen=True)
@@ -176,7 +201,8 @@ class Results:
     """Everything the site shows from results.
 
     Attributes:
-        runs: one per (machine, environment), sorted by machine then display name.
+        runs: one per (machine, environment), sorted by machine, the reference first, then
+            by display name, row name and version.
         machines: ``{machine name: machine.json contents}``.
     """
 
@@ -187,6 +213,12 @@ class Results:
     def empty(self) -> bool:
         """True when there is nothing to show."""
         return not self.runs
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key ordering the numbers inside ``text`` by value (``"0.9" < "0.10"``)."""
+    parts = re.split(r"(\d+)", text.lower())
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p)
 
 
 def _load_record(path: Path) -> dict[str, Any] | None:
@@ -211,6 +243,23 @@ def _opt_str(value: object) -> str | None:
     return None if value is None else str(value)
 
 
+def _impl_from_record(meta: dict[str, Any], env_name: str) -> Impl:
+    name = str(meta.get("name") or env_name)
+    display_name = str(meta.get("display_name") or name)
+    config = _opt_str(meta.get("config"))
+    return Impl(
+        name=name,
+        display_name=display_name,
+        version=_opt_str(meta.get("version")),
+        package=_opt_str(meta.get("package")),
+        reference=bool(meta.get("reference", False)),
+        config=config,
+        # Records from before configurations have neither: the display name.
+        row_name=str(meta.get("row_name") or display_name),
+        protocol=str(meta.get("protocol") or "websocket"),
+    )
+
+
 def _impl(
     record: dict[str, Any] | None,
     asv: AsvResultFile | None,
@@ -219,31 +268,46 @@ def _impl(
 ) -> Impl:
     meta = (record or {}).get("impl") or {}
     if meta:
-        return Impl(
-            name=str(meta.get("name") or env_name),
-            display_name=str(meta.get("display_name") or meta.get("name") or env_name),
-            version=_opt_str(meta.get("version")),
-            package=_opt_str(meta.get("package")),
-            reference=bool(meta.get("reference", False)),
-        )
-    # No record: the env's WSBENCH_IMPL variable and meta.toml, else its one requirement.
+        return _impl_from_record(meta, env_name)
+    # No record: the env's WSBENCH_IMPL and WSBENCH_CONFIG variables and meta.toml, else
+    # its one requirement.
     requirements = asv.requirements if asv else {}
-    name = (asv.env_vars if asv else {}).get(IMPL_ENV_VAR)
+    env_vars = asv.env_vars if asv else {}
+    name = env_vars.get(IMPL_ENV_VAR)
+    config_id = env_vars.get(CONFIG_ENV_VAR)
     framework = frameworks.get(name or "")
     if framework is not None:
         version = requirements.get(framework.package) if framework.package else None
+        config = framework.config(config_id)
+        row_name = framework.row_name(config_id, version) if config_id else None
         return Impl(
             framework.name,
             framework.display_name,
             version,
             framework.package,
             framework.reference,
+            config=config_id,
+            row_name=row_name or framework.display_name,
+            protocol=config.protocol if config else framework.protocol,
         )
+    label = name or env_name
+    if name and config_id:
+        label = f"{name} · {config_id}"
     reqs = sorted(requirements.items())
     if len(reqs) == 1:
         package, version = reqs[0]
-        return Impl(name or package, name or package, version or None, package, False)
-    return Impl(name or env_name, name or env_name, None, None, False)
+        return Impl(
+            name or package,
+            name or package,
+            version or None,
+            package,
+            False,
+            config=config_id,
+            row_name=label if name else package,
+        )
+    return Impl(
+        name or env_name, name or env_name, None, None, False, config=config_id, row_name=label
+    )
 
 
 def _environment(record: dict[str, Any] | None) -> Environment | None:
@@ -455,5 +519,13 @@ def load_results(
                 rows=_rows(asv, record, param_names),
             )
         )
-    runs.sort(key=lambda r: (r.machine, not r.impl.reference, r.impl.display_name.lower()))
+    runs.sort(
+        key=lambda r: (
+            r.machine,
+            not r.impl.reference,
+            r.impl.display_name.lower(),
+            natural_key(r.impl.label),
+            natural_key(r.impl.version or ""),
+        )
+    )
     return Results(runs=tuple(runs), machines=machines)

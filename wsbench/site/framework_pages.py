@@ -1,0 +1,355 @@
+"""Markdown (and chart SVGs) of the Frameworks index and of one page per framework.
+
+``frameworks/index.md`` lists every implementation; ``frameworks/<name>.md`` shows one:
+its metadata and implementation folder, configurations, version matrix, deviations, the
+headline figures of its newest results per (configuration, version) as a table and as
+charts against the version, and every failure with its reason. Units: MB = 10^6 bytes,
+MiB = 2^20 bytes, µs = 10^-6 s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wsbench.site.charts import render_svg
+from wsbench.site.frameworks import SOCKETIO, Framework
+from wsbench.site.headline import HEADLINES, Chart, chart
+from wsbench.site.markup import (
+    DASH,
+    SOCKETIO_TAG,
+    cell,
+    code,
+    first_line,
+    link,
+    num,
+    table,
+    tagged,
+)
+from wsbench.site.render import WIDE_PAGE, params_title
+from wsbench.site.results import Results, Run
+
+INDEX_PAGE = "frameworks/index.md"
+"""The Frameworks index (URL ``frameworks/``)."""
+
+PROTOCOL_NAMES = {"websocket": "WebSocket", SOCKETIO: "(v5, Engine.IO v4 over WebSocket)"}
+SOCKETIO_WHY = (
+    "**Socket.IO** (v5 over Engine.IO v4, WebSocket transport only): each message is an "
+    "event with Socket.IO's own framing and per-event work, so those figures are not "
+    "directly comparable with plain WebSocket servers. A message's size is that of the "
+    "event's argument. See [Methodology](../methodology.md#socketio-servers).\n"
+)
+SOCKETIO_NOTE = '!!! info "Socket.IO"\n\n    This server speaks ' + SOCKETIO_WHY
+SOME_SOCKETIO_NOTE = (
+    '!!! info "Socket.IO"\n\n    The configurations marked Socket.IO speak ' + SOCKETIO_WHY
+)
+REFERENCE_NOTE = (
+    "The native reference server: its figures are the ceiling shown in every leaderboard, "
+    "not a Python framework. It has no version axis, so it has no charts.\n"
+)
+
+
+def page_path(name: str) -> str:
+    """The generated page of framework ``name``, relative to the docs dir."""
+    return f"frameworks/{name}.md"
+
+
+def chart_path(name: str, slug: str, machine: str | None = None) -> str:
+    """A chart SVG of framework ``name`` (one per machine when there are several)."""
+    stem = f"{_safe(machine)}-{slug}" if machine else slug
+    return f"frameworks/{name}/{stem}.svg"
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text)
+
+
+def protocol_cell(protocol: str) -> str:
+    """The protocol's name; Socket.IO as its tag followed by the version."""
+    name = cell(PROTOCOL_NAMES.get(protocol, protocol))
+    return f"{SOCKETIO_TAG} {name}" if protocol == SOCKETIO else name
+
+
+@dataclass(frozen=True)
+class FrameworkPage:
+    """One framework's generated files.
+
+    Attributes:
+        markdown: the page.
+        charts: ``{path relative to the docs dir: SVG bytes}``.
+    """
+
+    markdown: str
+    charts: dict[str, bytes]
+
+
+def _runs(framework: Framework, results: Results) -> list[Run]:
+    return [r for r in results.runs if r.impl.name == framework.name]
+
+
+def _measured_versions(framework: Framework, runs: Sequence[Run]) -> list[str]:
+    order = [v.version for v in framework.versions]
+    found = {r.impl.version for r in runs if r.impl.version}
+    return [v for v in order if v in found] + sorted(found - set(order))
+
+
+def render_index(frameworks: Sequence[Framework], results: Results) -> str:
+    """The Frameworks index: one row per implementation, linking to its page."""
+    out = [
+        "# Frameworks\n",
+        "Every implementation serves the same [protocol](../methodology.md#the-server-protocol) "
+        "with the same fairness settings: compression off, keepalive pings off, maximum "
+        "message size of at least 16 MiB, TCP_NODELAY on, push loops yielding every 64 "
+        "messages ([Methodology](../methodology.md#fairness-settings)). An implementation "
+        "runs in one or more *configurations* (event loop, WebSocket backend of its server, "
+        "async mode); each (configuration, version) is one row wherever results are shown. "
+        "Each framework's page lists its configurations, how it applies the fairness "
+        "settings (*deviations*), and charts its headline figures against its version. "
+        f"Rows marked {SOCKETIO_TAG} speak Socket.IO over WebSocket: a different protocol "
+        "with its own overhead. Generated from each implementation's `meta.toml`.\n",
+    ]
+    if not frameworks:
+        out.append('!!! note "No implementations"\n\n    No `impls/*/meta.toml` was found.\n')
+        return "\n".join(out)
+    rows = []
+    for f in frameworks:
+        runs = _runs(f, results)
+        name = link(f.display_name, f"{f.name}.md")
+        if f.reference:
+            name += " (reference)"
+        protocols = sorted({c.protocol for c in f.configs})
+        rows.append(
+            [
+                name,
+                ", ".join(protocol_cell(p) for p in protocols),
+                cell(f.package or DASH),
+                cell(", ".join(dict.fromkeys(c.server for c in f.configs))),
+                cell(", ".join(dict.fromkeys(c.event_loop for c in f.configs))),
+                str(len(f.configs)),
+                cell(", ".join(v.version for v in f.versions) or DASH),
+                cell(", ".join(_measured_versions(f, runs)) or DASH),
+            ]
+        )
+    headers = [
+        "Framework",
+        "Protocol",
+        "Package",
+        "Server",
+        "Event loop",
+        "Configurations",
+        "Versions (oldest first)",
+        "Measured",
+    ]
+    out.append(table(headers, rows, align="lllllrll"))
+    return "\n".join(out)
+
+
+def _facts(framework: Framework, runs: Sequence[Run], repo_url: str) -> str:
+    f = framework
+    pypi = f"https://pypi.org/project/{f.package}/" if f.package else None
+    base = repo_url.rstrip("/")
+    protocols = sorted({c.protocol for c in f.configs})
+    facts = [
+        ["Name", code(f.name)],
+        ["Package", link(f.package, pypi) if f.package else DASH],
+        ["Server", cell(", ".join(dict.fromkeys(c.server for c in f.configs)))],
+        ["Event loop", cell(", ".join(dict.fromkeys(c.event_loop for c in f.configs)))],
+        ["Protocol", ", ".join(protocol_cell(p) for p in protocols)],
+        ["Homepage", link(f.homepage, f.homepage) if f.homepage else DASH],
+        ["Implementation", f"[impls/{cell(f.name)}]({base}/tree/main/impls/{f.name})"],
+        ["Measured version(s)", cell(", ".join(_measured_versions(f, runs)) or DASH)],
+    ]
+    return table(["", ""], facts)
+
+
+def _configurations(framework: Framework) -> str:
+    rows = [
+        [
+            code(c.id),
+            tagged(c.row_name, c.protocol == SOCKETIO),
+            cell(c.server),
+            cell(c.ws_backend or DASH),
+            cell(c.event_loop),
+            cell(", ".join(c.requires) or DASH),
+            cell(", ".join(c.versions) or DASH),
+        ]
+        for c in framework.configs
+    ]
+    headers = [
+        "Id",
+        "Row name",
+        "Server",
+        "WebSocket backend",
+        "Event loop",
+        "Extra pins",
+        "Versions",
+    ]
+    intro = (
+        "Each configuration is one row per version wherever results are shown; a row's "
+        "name adds the server's version where the version matrix pins it.\n"
+    )
+    return "## Configurations\n\n" + intro + "\n" + table(headers, rows)
+
+
+def _matrix(framework: Framework) -> str:
+    rows = [
+        [
+            cell(v.version),
+            cell(", ".join(v.requires) or DASH),
+            cell(", ".join(c.id for c in framework.configs if v.version in c.versions) or DASH),
+            cell("; ".join(v.notes) or DASH),
+        ]
+        for v in framework.versions
+    ]
+    return (
+        "## Version matrix\n\nOldest first; the last is the default. Each configuration "
+        "adds its own extra pins.\n\n"
+        + table(["Version", "Also installed", "Configurations", "Notes"], rows)
+    )
+
+
+def _deviations(framework: Framework) -> str:
+    rows = [[cell(k.replace("_", " ")), cell(v)] for k, v in framework.deviations.items()]
+    return "## Deviations\n\nFairness settings as applied.\n\n" + table(
+        ["Setting", "As applied"], rows
+    )
+
+
+def _row_label(run: Run) -> str:
+    return tagged(run.impl.label, run.impl.socketio)
+
+
+def _results_table(framework: Framework, runs: Sequence[Run]) -> str:
+    order = {v.version: i for i, v in enumerate(framework.versions)}
+    configs = [c.id for c in framework.configs]
+
+    def key(run: Run) -> tuple[int, str, int, str]:
+        config = run.impl.config
+        pos = configs.index(config) if config in configs else len(configs)
+        version = run.impl.version or ""
+        return (pos, config or "", order.get(version, len(order)), version)
+
+    rows = []
+    for run in sorted(runs, key=key):
+        figures = []
+        for headline in HEADLINES:
+            row = next((r for r in run.rows if headline.matches(r)), None)
+            if row is None:
+                figures.append(DASH)
+            elif row.status != "ok":
+                figures.append(f"[{row.status}](#failures)")
+            else:
+                fmt = ",.1f" if headline.unit in ("µs", "MiB", "MB/s") else ",.0f"
+                text = num(headline.value(row), fmt)
+                bound = row.client_bound and headline.field != "server_rss_bytes"
+                figures.append(text + (" ⚠" if bound else ""))
+        rows.append([_row_label(run), cell(run.impl.version or DASH), *figures])
+    headers = ["Row", "Version"] + [h.column for h in HEADLINES]
+    return table(headers, rows, align="ll" + "r" * len(HEADLINES))
+
+
+def _chart_notes(c: Chart) -> str:
+    notes = [
+        f"- ✕ {code(line.label)} at {cell(point.version)}: "
+        f"{cell(first_line(point.error or point.status))} ([full reason](#failures))"
+        for line, point in c.failed
+    ]
+    if any(p.client_bound for line in c.lines for p in line.points):
+        notes.append("- A hollow marker is ⚠ client-bound: the load generator may have limited it.")
+    return "\n".join(notes) + "\n" if notes else ""
+
+
+def _charts(
+    framework: Framework, runs: Sequence[Run], machine: str | None, level: str
+) -> tuple[str, dict[str, bytes]]:
+    out: list[str] = []
+    files: dict[str, bytes] = {}
+    axis_label = f"{framework.package or framework.name} version (oldest first)"
+    for headline in HEADLINES:
+        c = chart(framework, runs, headline)
+        path = chart_path(framework.name, headline.slug, machine)
+        files[path] = render_svg(c, axis_label)
+        rel = path.removeprefix("frameworks/")
+        alt = f"{headline.title} ({headline.unit}, {headline.better}) by version"
+        out.append(f"{level} {headline.title} ({headline.unit}, {headline.better})\n")
+        out.append(f"![{cell(alt)}]({rel})\n")
+        out.append(_chart_notes(c))
+    return "\n".join(out), files
+
+
+def _failures(framework: Framework, runs: Sequence[Run], machines: int) -> str:
+    out = ["## Failures\n"]
+    blocks = []
+    for run in runs:
+        failed = [r for r in run.rows if r.status != "ok"]
+        if not failed:
+            continue
+        by_error: dict[str, list[str]] = {}
+        for row in failed:
+            by_error.setdefault(row.error or row.status, []).append(
+                f"{row.scenario} {params_title(row.params)}"
+            )
+        where = f" on `{run.machine}`" if machines > 1 else ""
+        for error, places in by_error.items():
+            scope = "every measurement" if len(places) == len(run.rows) else "; ".join(places)
+            head = f"**{_row_label(run)}**, version {cell(run.impl.version or DASH)}{where}"
+            body = "\n".join("    " + line for line in error.splitlines() or [error])
+            blocks.append(f"{head} ({cell(scope)}):\n\n{body}\n")
+    if not blocks:
+        out.append("None in the newest results.\n")
+    else:
+        out.append(
+            "Every measurement of the newest results that did not produce a figure, with its "
+            "reason (a version that did not install says so).\n"
+        )
+        out += blocks
+    return "\n".join(out)
+
+
+def render_page(framework: Framework, results: Results, repo_url: str) -> FrameworkPage:
+    """The page of ``framework`` and its chart SVGs.
+
+    Args:
+        framework: from :func:`wsbench.site.frameworks.load_frameworks`.
+        results: the newest results of every environment (the framework's are used).
+        repo_url: the repository's web address; the implementation link goes to
+            ``{repo_url}/tree/main/impls/<name>``.
+    """
+    f = framework
+    runs = _runs(f, results)
+    # Wide tables and charts: the page's full width, no table of contents.
+    out = [WIDE_PAGE, f"# {cell(f.display_name)}\n"]
+    if all(c.protocol == SOCKETIO for c in f.configs):
+        out.append(SOCKETIO_NOTE)
+    elif f.socketio:
+        out.append(SOME_SOCKETIO_NOTE)
+    if f.reference:
+        out.append(REFERENCE_NOTE)
+    out += [_facts(f, runs, repo_url), _configurations(f)]
+    machines = sorted({r.machine for r in runs})
+    files: dict[str, bytes] = {}
+    out.append("## Results by version\n")
+    if not runs:
+        out.append("No results for this framework yet.\n")
+    else:
+        out.append(
+            "The headline figures of the newest results of each (configuration, version); "
+            "every figure is on the leaderboards ([echo](../leaderboards/echo.md), "
+            "[stream](../leaderboards/stream.md)). ⚠ marks a client-bound figure.\n"
+        )
+    for machine in machines:
+        level = "###"
+        mine = [r for r in runs if r.machine == machine]
+        if len(machines) > 1:
+            out.append(f"### Machine `{machine}`\n")
+            level = "####"
+        out.append(_results_table(f, mine))
+        if f.package:
+            text, charts = _charts(f, mine, machine if len(machines) > 1 else None, level)
+            out.append(text)
+            files.update(charts)
+    if runs:
+        out.append(_failures(f, runs, len(machines)))
+    out += [_matrix(f)] if f.versions else []
+    out += [_deviations(f)] if f.deviations else []
+    return FrameworkPage("\n".join(out), files)

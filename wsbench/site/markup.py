@@ -1,0 +1,92 @@
+"""Markdown building blocks shared by the generated pages: escaped cells, tables, links.
+
+Python-Markdown's ``tables`` syntax; material renders ``<mark>`` as a highlighted tag.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+
+DASH = "—"
+"""Shown where there is no value."""
+SOCKETIO_TAG = "<mark>Socket.IO</mark>"
+"""Marks a Socket.IO server's name wherever results are shown."""
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|])")
+
+
+def cell(text: str) -> str:
+    """``text`` made safe for one table cell: on one line, HTML-escaped, markdown syntax
+    backslash-escaped, ``|`` as an HTML entity."""
+    one_line = " ".join(text.split())
+    escaped = _MD_SPECIAL.sub(r"\\\1", html.escape(one_line, quote=False))
+    return escaped.replace("\\|", "&#124;")
+
+
+def tagged(name: str, socketio: bool, url: str | None = None) -> str:
+    """A row's name for a cell (linked to ``url`` when given), tagged when it is a
+    Socket.IO server; a trailing " · Socket.IO" in the name gives way to the tag."""
+    if not socketio:
+        return link(name, url)
+    return f"{link(name.removesuffix(' · Socket.IO'), url)} {SOCKETIO_TAG}"
+
+
+def code(text: str) -> str:
+    """``text`` as an inline code span (no escaping applies inside one)."""
+    return "`" + " ".join(text.split()).replace("`", "'") + "`"
+
+
+def link(text: str, url: str | None) -> str:
+    """``text`` (escaped) linked to ``url``; plain escaped text when ``url`` is None."""
+    return f"[{cell(text)}]({url})" if url else cell(text)
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> str:
+    """A markdown table. ``align`` has one letter per column, ``l`` or ``r`` (default ``l``);
+    cells are used as given (escape text with :func:`cell`)."""
+    aligns = [(align[i] if i < len(align) else "l") for i in range(len(headers))]
+    rule = ["---:" if a == "r" else "---" for a in aligns]
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def num(value: float | None, fmt: str, scale: float = 1.0) -> str:
+    """``value / scale`` formatted with ``fmt`` (e.g. ``",.1f"``), or a dash for None."""
+    return DASH if value is None else format(value / scale, fmt)
+
+
+def _clip(text: str, limit: int, keep_end: bool = False) -> str:
+    """At most ``limit`` characters of ``text`` (its start, or its end), cut between words."""
+    if len(text) <= limit:
+        return text
+    if keep_end:
+        tail = text[-limit:]
+        space = tail.find(" ")
+        return tail[space + 1 :] if 0 <= space < limit // 2 else tail
+    head = text[:limit]
+    space = head.rfind(" ")
+    return head[:space] if space > limit // 2 else head
+
+
+def short_reason(text: str, limit: int = 300) -> str:
+    """A failure reason short enough for a table cell: whole when at most ``limit``
+    characters, else the start of its first line and the end of its last (where an
+    installer's cause is), cut between words and joined by an ellipsis."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    half = limit // 2
+    if len(lines) == 1:
+        return f"{_clip(flat, half)} … {_clip(flat, half, keep_end=True)}"
+    return f"{_clip(lines[0], half)} … {_clip(lines[-1], half, keep_end=True)}"
+
+
+def first_line(text: str, limit: int = 160) -> str:
+    """The first line of ``text``, cut between words to at most ``limit`` characters (an
+    ellipsis marks a cut)."""
+    line = " ".join((text.strip().splitlines() or [""])[0].split())
+    clipped = _clip(line, limit)
+    return clipped if clipped == line and "\n" not in text.strip() else clipped + " …"
