@@ -274,7 +274,7 @@ def test_frameworks_index(site: Path) -> None:
     assert summary["Starlette"]["Versions (oldest first)"] == "0.37.2, 0.46.2, 1.10.0"
     assert summary["Starlette"]["Event loop"] == "asyncio, uvloop"
     assert summary["websockets"]["Measured"] == "15.0.1"
-    assert summary["python-socketio"]["Protocol"].startswith("Socket.IO")
+    assert summary["python-socketio"]["Protocol"] == "Socket.IO"
     assert summary["native reference (reference)"]["Event loop"] == "tokio (current-thread)"
     for name in ("native", "aiohttp", "python-socketio", "starlette", "websockets"):
         assert f"{name}/" in parsed.links, name
@@ -399,6 +399,9 @@ def test_hand_written_pages_and_nav(site: Path) -> None:
     assert 'id="configurations-one-row-each"' in methodology
     assert "uvloop is pinned to one release, 0.23.0" in methodology
     assert 'id="socketio-servers"' in methodology
+    # The generated stylesheet (wide tables fit the page) is linked from every page.
+    assert (site / "stylesheets" / "wsbench.css").is_file()
+    assert "stylesheets/wsbench.css" in index
 
 
 def test_empty_results_build_says_so(tmp_path: Path) -> None:

@@ -83,7 +83,7 @@ def test_svg_labels_versions_legend_and_direction(starlette: tuple[Framework, li
         assert label in texts, texts
     for label in ("websockets-asyncio", "websockets-uvloop", "wsproto-asyncio"):
         assert label in texts
-    assert "failed (reason below the chart)" in texts
+    assert "failed (reason below)" in texts
     assert "hollow: ⚠ client-bound" in texts
     assert any("higher is better" in t for t in texts)
     # The x tick labels are in version order, left to right.

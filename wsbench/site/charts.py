@@ -37,6 +37,9 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 """Point markers, one per configuration (a second cue beside colour)."""
 WIDTH_IN = 7.5
 """Chart width in inches (the height grows with the legend)."""
+LEGEND_CHARS = 84
+"""About how many characters of 10 pt legend text fit across the chart (columns shrink
+to fit longer labels)."""
 
 
 def _fmt(value: float, _pos: object = None) -> str:
@@ -60,7 +63,7 @@ def render_svg(chart: Chart, axis_label: str) -> bytes:
         + bool(chart.failed)
         + any(p.client_bound for line in chart.lines for p in line.points)
     )
-    rows = -(-max(n_legend, 1) // 3)
+    rows = -(-max(n_legend, 1) // 2)
     with matplotlib.rc_context(
         {
             "svg.hashsalt": "wsbench",  # deterministic ids
@@ -127,7 +130,7 @@ def render_svg(chart: Chart, axis_label: str) -> bytes:
                     linestyle="none",
                     markersize=9,
                     markeredgewidth=2.5,
-                    label="failed (reason below the chart)",
+                    label="failed (reason below)",
                 )
             )
         if any(p.client_bound for line in chart.lines for p in line.points):
@@ -163,12 +166,9 @@ def render_svg(chart: Chart, axis_label: str) -> bytes:
         ax.set_ylabel(f"{headline.unit}  ({arrow} {headline.better})")
         ax.set_xlabel(axis_label)
         if handles:
-            fig.legend(
-                handles=handles,
-                loc="outside lower center",
-                ncols=min(3, len(handles)),
-                frameon=False,
-            )
+            longest = max(len(str(h.get_label())) for h in handles)
+            ncols = max(1, min(3, len(handles), LEGEND_CHARS // (longest + 8)))
+            fig.legend(handles=handles, loc="outside lower center", ncols=ncols, frameon=False)
         out = io.BytesIO()
         fig.savefig(out, format="svg", metadata={"Date": None}, facecolor="white")
     return out.getvalue()

@@ -17,6 +17,7 @@ from wsbench.site.frameworks import SOCKETIO, Framework
 from wsbench.site.headline import HEADLINES, Chart, chart
 from wsbench.site.markup import (
     DASH,
+    NOWRAP,
     SOCKETIO_TAG,
     cell,
     code,
@@ -64,10 +65,15 @@ def _safe(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in text)
 
 
-def protocol_cell(protocol: str) -> str:
-    """The protocol's name; Socket.IO as its tag followed by the version."""
-    name = cell(PROTOCOL_NAMES.get(protocol, protocol))
-    return f"{SOCKETIO_TAG} {name}" if protocol == SOCKETIO else name
+def protocol_cell(protocol: str, detail: bool = True) -> str:
+    """The protocol's name; Socket.IO as its tag, followed by its version if ``detail``."""
+    if protocol != SOCKETIO:
+        return cell(PROTOCOL_NAMES.get(protocol, protocol))
+    return f"{SOCKETIO_TAG} {cell(PROTOCOL_NAMES[SOCKETIO])}" if detail else SOCKETIO_TAG
+
+
+def _protocols(framework: Framework) -> list[str]:
+    return list(dict.fromkeys(c.protocol for c in framework.configs))
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,7 @@ def _measured_versions(framework: Framework, runs: Sequence[Run]) -> list[str]:
 def render_index(frameworks: Sequence[Framework], results: Results) -> str:
     """The Frameworks index: one row per implementation, linking to its page."""
     out = [
+        WIDE_PAGE,
         "# Frameworks\n",
         "Every implementation serves the same [protocol](../methodology.md#the-server-protocol) "
         "with the same fairness settings: compression off, keepalive pings off, maximum "
@@ -117,11 +124,10 @@ def render_index(frameworks: Sequence[Framework], results: Results) -> str:
         name = link(f.display_name, f"{f.name}.md")
         if f.reference:
             name += " (reference)"
-        protocols = sorted({c.protocol for c in f.configs})
         rows.append(
             [
                 name,
-                ", ".join(protocol_cell(p) for p in protocols),
+                ", ".join(protocol_cell(p, detail=False) for p in _protocols(f)),
                 cell(f.package or DASH),
                 cell(", ".join(dict.fromkeys(c.server for c in f.configs))),
                 cell(", ".join(dict.fromkeys(c.event_loop for c in f.configs))),
@@ -148,13 +154,12 @@ def _facts(framework: Framework, runs: Sequence[Run], repo_url: str) -> str:
     f = framework
     pypi = f"https://pypi.org/project/{f.package}/" if f.package else None
     base = repo_url.rstrip("/")
-    protocols = sorted({c.protocol for c in f.configs})
     facts = [
         ["Name", code(f.name)],
         ["Package", link(f.package, pypi) if f.package else DASH],
         ["Server", cell(", ".join(dict.fromkeys(c.server for c in f.configs)))],
         ["Event loop", cell(", ".join(dict.fromkeys(c.event_loop for c in f.configs)))],
-        ["Protocol", ", ".join(protocol_cell(p) for p in protocols)],
+        ["Protocol", ", ".join(protocol_cell(p) for p in _protocols(f))],
         ["Homepage", link(f.homepage, f.homepage) if f.homepage else DASH],
         ["Implementation", f"[impls/{cell(f.name)}]({base}/tree/main/impls/{f.name})"],
         ["Measured version(s)", cell(", ".join(_measured_versions(f, runs)) or DASH)],
@@ -165,7 +170,7 @@ def _facts(framework: Framework, runs: Sequence[Run], repo_url: str) -> str:
 def _configurations(framework: Framework) -> str:
     rows = [
         [
-            code(c.id),
+            NOWRAP.format(code(c.id)),
             tagged(c.row_name, c.protocol == SOCKETIO),
             cell(c.server),
             cell(c.ws_backend or DASH),

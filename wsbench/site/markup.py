@@ -24,12 +24,26 @@ def cell(text: str) -> str:
     return escaped.replace("\\|", "&#124;")
 
 
+NOWRAP = '<span style="white-space: nowrap">{}</span>'
+
+
+def row_name(name: str) -> str:
+    """A row's name for a cell: escaped, on at most two lines (framework · server, then
+    the rest: ``"Starlette · uvicorn 0.54 ·"`` / ``"websockets · uvloop"``), so a narrow
+    table column does not break it word by word."""
+    parts = [cell(part) for part in " ".join(name.split()).split(" · ")]
+    groups = [parts[:2], parts[2:]] if len(parts) > 2 else [parts]
+    # A line break may follow a "·", never precede one.
+    return "&nbsp;· ".join(NOWRAP.format(" · ".join(group)) for group in groups)
+
+
 def tagged(name: str, socketio: bool, url: str | None = None) -> str:
-    """A row's name for a cell (linked to ``url`` when given), tagged when it is a
-    Socket.IO server; a trailing " · Socket.IO" in the name gives way to the tag."""
-    if not socketio:
-        return link(name, url)
-    return f"{link(name.removesuffix(' · Socket.IO'), url)} {SOCKETIO_TAG}"
+    """A row's name for a cell (see :func:`row_name`; linked to ``url`` when given), tagged
+    when it is a Socket.IO server; a trailing " · Socket.IO" in the name gives way to the
+    tag."""
+    text = row_name(name.removesuffix(" · Socket.IO") if socketio else name)
+    linked = f"[{text}]({url})" if url else text
+    return f"{linked} {SOCKETIO_TAG}" if socketio else linked
 
 
 def code(text: str) -> str:

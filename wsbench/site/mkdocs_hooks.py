@@ -17,11 +17,11 @@ from mkdocs.structure.files import File, Files
 
 try:
     from wsbench.site.frameworks import load_frameworks
-    from wsbench.site.pages import expand_nav, generate_pages, resolve_inputs
+    from wsbench.site.pages import STYLESHEET, expand_nav, generate_pages, resolve_inputs
 except ImportError:  # pragma: no cover - package not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from wsbench.site.frameworks import load_frameworks
-    from wsbench.site.pages import expand_nav, generate_pages, resolve_inputs
+    from wsbench.site.pages import STYLESHEET, expand_nav, generate_pages, resolve_inputs
 
 
 def _root(config: MkDocsConfig) -> Path:
@@ -30,7 +30,10 @@ def _root(config: MkDocsConfig) -> Path:
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """List every framework page in the nav, under the Frameworks index."""
+    """List every framework page in the nav, under the Frameworks index; use the generated
+    stylesheet."""
+    if STYLESHEET not in config.extra_css:
+        config.extra_css.append(STYLESHEET)
     if config.nav:
         inputs = resolve_inputs(_root(config), config.repo_url)
         config.nav = expand_nav(config.nav, load_frameworks(inputs.impls_dir))

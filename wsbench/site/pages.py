@@ -33,6 +33,13 @@ LEADERBOARD_PAGES = {scenario: f"leaderboards/{scenario}.md" for scenario in SCE
 FRAMEWORKS_PAGE = INDEX_PAGE
 """The Frameworks index; each framework's page is ``frameworks/<name>.md``."""
 ENVIRONMENT_PAGE = "environment.md"
+STYLESHEET = "stylesheets/wsbench.css"
+"""Generated beside the pages and added to ``extra_css`` by the hook."""
+STYLESHEET_CSS = """\
+/* wsbench: the leaderboards have nine columns; material gives every header cell at least
+   5rem, which pushes them past the page width. Let columns shrink to their content. */
+.md-typeset table:not([class]) th { min-width: 0; }
+"""
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,7 @@ def resolve_inputs(
 
 def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     """All generated files as ``{path relative to the docs dir: content}``: markdown pages
-    (text) and the framework pages' charts (SVG bytes).
+    (text), the framework pages' charts (SVG bytes) and the stylesheet (:data:`STYLESHEET`).
 
     Always returns every page (they say so when there are no results), so navigation and
     links stay valid under ``mkdocs build --strict``.
@@ -90,6 +97,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
         pages[page_path(framework.name)] = page.markdown
         pages.update(page.charts)
     pages[ENVIRONMENT_PAGE] = render_environment(results)
+    pages[STYLESHEET] = STYLESHEET_CSS
     return pages
 
 

@@ -56,7 +56,7 @@ def params_title(params: tuple[tuple[str, object], ...]) -> str:
     return ", ".join(parts) or "No parameters"
 
 
-REASON_CHARS = 300
+REASON_CHARS = 200
 """Longer failure reasons are shortened in leaderboard cells; the framework page has them
 in full."""
 
