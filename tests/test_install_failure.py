@@ -41,3 +41,17 @@ def test_every_measurement_of_an_uninstallable_version_fails_with_the_reason(
     assert record["impl"]["row_name"] == "websockets · uvloop"
     assert [m["status"] for m in record["measurements"]] == ["failed", "failed"]
     assert all(REASON in m["error"] for m in record["measurements"])
+
+
+def test_the_summary_is_uvs_cause() -> None:
+    from wsbench.asv_uv import install_failure_summary
+
+    unsatisfiable = (
+        "error: No solution found when resolving dependencies\n"
+        "  cause: Because there is no version of websockets==0.0.1 and you require it, "
+        "we can conclude that your requirements are unsatisfiable."
+    )
+    assert install_failure_summary(unsatisfiable).startswith("cause: Because there is no")
+    build = "  \u00d7 Failed to build `x==1`\n  ╰─▶ exit status: 1\n      hint: a hint"
+    assert install_failure_summary(build) == "Failed to build `x==1`"
+    assert install_failure_summary("") == "uv failed without output"

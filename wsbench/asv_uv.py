@@ -46,6 +46,20 @@ def requirement_spec(name: str, version: str) -> str:
     return f"{name}=={version}"
 
 
+def install_failure_summary(output: str) -> str:
+    """The one line of uv's error output that says why an install failed: its last
+    ``cause``/``Caused by``/``Because`` line, else its last ``error:``/``Failed ...`` line,
+    else its last line.
+    """
+    lines = [line.strip().lstrip("│├╰─▶\u00d7 ").strip() for line in output.splitlines()]
+    lines = [line for line in lines if line]
+    for prefixes in (("cause", "because"), ("error", "failed")):
+        found = [line for line in lines if line.lower().startswith(prefixes)]
+        if found:
+            return found[-1]
+    return lines[-1] if lines else "uv failed without output"
+
+
 class UvPip(environment.Environment):  # type: ignore[misc]
     """An asv environment made by ``uv venv`` and filled by one ``uv pip install``."""
 
@@ -87,7 +101,10 @@ class UvPip(environment.Environment):  # type: ignore[misc]
             self._uv_install([*specs, *HARNESS_REQUIREMENTS], env)
         except util.ProcessError as exc:
             output = f"{exc.stdout or ''}\n{exc.stderr or ''}".strip()
-            reason = f"'uv pip install {' '.join(specs)}' failed:\n{output[-ERROR_TAIL_CHARS:]}"
+            reason = (
+                f"{install_failure_summary(output)}\n'uv pip install {' '.join(specs)}' "
+                f"failed:\n{output[-ERROR_TAIL_CHARS:]}"
+            )
             log.warning(f"{self.name} does not install; its benchmarks record why")
             self._uv_install(list(HARNESS_REQUIREMENTS), env)
             error = {"requirements": self._requirements, "error": reason}
