@@ -32,6 +32,7 @@ elif args.mode == "gevent":
     monkey.patch_all()
 
 import logging  # noqa: E402
+import socket  # noqa: E402
 from importlib.metadata import version  # noqa: E402
 
 from flask import Flask, request  # noqa: E402
@@ -48,6 +49,19 @@ socketio = SocketIO(
     logger=False,
     engineio_logger=False,
 )
+
+
+@socketio.on("connect")
+def connect(*auth):
+    # TCP_NODELAY as asyncio sets on every transport: these three servers leave Nagle on
+    environ = request.environ
+    if "werkzeug.socket" in environ:  # threading: Werkzeug
+        sock = environ["werkzeug.socket"]
+    elif "eventlet.input" in environ:  # eventlet.wsgi
+        sock = environ["eventlet.input"].get_socket()
+    else:  # gevent.pywsgi with gevent-websocket
+        sock = environ["wsgi.websocket"].handler.socket
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 @socketio.on("echo")
