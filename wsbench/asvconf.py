@@ -68,7 +68,7 @@ class BenchEnv:
         """asv's name for the environment (asv's own ``get_env_name`` rules)."""
         from asv.environment import get_env_name
 
-        tagged = {("nobuild", k): v for k, v in self.env_vars.items()}
+        tagged = {("build", k): v for k, v in self.env_vars.items()}
         name: str = get_env_name(ENV_TYPE, PYTHON, self.requirements, tagged)
         return name
 
@@ -77,7 +77,11 @@ class BenchEnv:
         entry: dict[str, Any] = {"python": PYTHON}
         if self.requirements:
             entry["req"] = self.requirements
-        entry["env_nobuild"] = self.env_vars
+        # "env", not "env_nobuild": build variables are part of the environment's folder
+        # name, so two configurations with the same requirements (autobahn asyncio and
+        # Twisted, the reference's two protocols) get a folder each. With a shared folder asv
+        # skips the second one's install step and never gives its benchmarks ASV_COMMIT.
+        entry["env"] = self.env_vars
         return entry
 
 
