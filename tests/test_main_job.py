@@ -39,14 +39,24 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "[5/5] building the site" in proc.stdout
 
-    records = list((clone / ".asv" / "records" / "e2e").glob("*.json"))
-    assert len(records) == 1
-    record = json.loads(records[0].read_text())
-    assert record["impl"]["name"] == "native"
-    assert len(record["measurements"]) == 9  # echo 3 sizes x 2 windows, stream 3 sizes
-    assert {m["status"] for m in record["measurements"]} == {"ok"}
-    results = list((clone / ".asv" / "results" / "e2e").glob("*-uvpip-py3.11-*.json"))
-    assert [r.stem for r in results] == [records[0].stem]
+    # One record per configuration of the reference (WebSocket and Socket.IO), each beside
+    # its asv result file for the commit that was run.
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    records = sorted((clone / ".asv" / "records" / "e2e").glob("*.json"))
+    assert len(records) == 2
+    configs = set()
+    for path in records:
+        record = json.loads(path.read_text())
+        assert record["impl"]["name"] == "native"
+        assert record["commit"] == commit
+        configs.add(record["impl"]["config"])
+        assert len(record["measurements"]) == 9  # echo 3 sizes x 2 windows, stream 3 sizes
+        assert {m["status"] for m in record["measurements"]} == {"ok"}
+    assert configs == {"websocket", "socketio"}
+    results = sorted((clone / ".asv" / "results" / "e2e").glob("*-uvpip-py3.11-*.json"))
+    assert [r.stem for r in results] == [r.stem for r in records]
 
     echo_page = (clone / "public" / "leaderboards" / "echo" / "index.html").read_text()
-    assert "native reference" in echo_page
+    assert "Native reference (Rust)" in echo_page
