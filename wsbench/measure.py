@@ -186,7 +186,13 @@ def check_report(report: dict[str, Any], config: MeasureConfig) -> str | None:
     if problems:
         return "load generator saw " + ", ".join(problems)
     if not report["messages_received"]:
-        return "no message was received"
+        if config.count is not None:
+            return "no message was received"
+        return (
+            f"no message was received in the {config.duration_s:g} s measurement window "
+            f"(after {config.warmup_s:g} s of warm-up): the server answered more slowly than "
+            "that, or not at all"
+        )
     if config.count is not None and config.scenario == "echo":
         expected = config.count * config.connections
         if report["messages_received"] != expected:

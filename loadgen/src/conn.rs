@@ -7,6 +7,9 @@
 //! - at the start of every `poll_read`, i.e. before the task waits for more input, so all
 //!   frames produced while handling one read batch leave in one system call.
 //!
+//! The buffer is an [`OutQueue`]: large message bodies pre-masked by the load generator
+//! sit in it as shared slices and leave through `writev` without a user-space copy.
+//!
 //! Two roles differ in how they wait for the socket:
 //! - [`Side::Client`] never waits for a write: `flush` is best effort (whatever the
 //!   socket does not take now is sent by the next `poll_read`). A client that blocked on
@@ -17,6 +20,8 @@
 //!   while that much output is pending.
 
 use std::io;
+use std::io::IoSlice;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,6 +30,8 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+
+use crate::outqueue::{OutQueue, MAX_IOV};
 
 /// Pending output (bytes) above which a [`Side::Server`] connection waits for the socket.
 pub const SERVER_HIGH_WATER: usize = 64 * 1024;
@@ -72,7 +79,40 @@ impl ReadClock {
 /// Client side: encoded frames written directly by the load generator (bypassing
 /// fastwebsockets' per-frame write path). `flush` moves them into the connection's
 /// buffer, so they leave in the same system call as anything fastwebsockets queued.
-pub type Outbox = Arc<Mutex<Vec<u8>>>;
+pub type Outbox = Arc<Mutex<OutQueue>>;
+
+/// A handle on a connection's socket that sets its receive low-water mark (`SO_RCVLOWAT`,
+/// socket(7)): the socket reports readable only once that many bytes are queued, so a
+/// reader that keeps up with a fast sender wakes once per batch instead of once per
+/// segment. The handle holds a duplicate of the socket's descriptor.
+#[derive(Debug)]
+pub struct RecvLowWater(OwnedFd);
+
+impl RecvLowWater {
+    /// Sets the low-water mark to `bytes` (1 restores the default: readable as soon as
+    /// any byte is queued). Linux caps it at half the receive buffer.
+    ///
+    /// # Errors
+    /// The `setsockopt` error, e.g. when the socket is closed.
+    pub fn set(&self, bytes: usize) -> io::Result<()> {
+        let value = libc::c_int::try_from(bytes.max(1)).unwrap_or(libc::c_int::MAX);
+        // SAFETY: a valid descriptor, a pointer to a live c_int and its size.
+        let rc = unsafe {
+            libc::setsockopt(
+                self.0.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVLOWAT,
+                (&value as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if rc == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+}
 
 /// Buffered, write-batching wrapper around a [`TcpStream`]; see the module documentation.
 pub struct Conn {
@@ -80,8 +120,7 @@ pub struct Conn {
     /// Bytes that arrived with the HTTP upgrade and belong to the WebSocket stream.
     pre: Vec<u8>,
     pre_pos: usize,
-    wbuf: Vec<u8>,
-    wpos: usize,
+    out: OutQueue,
     side: Side,
     clock: Arc<ReadClock>,
     outbox: Option<Outbox>,
@@ -94,12 +133,10 @@ impl Conn {
             io,
             pre: leftover,
             pre_pos: 0,
-            wbuf: Vec::with_capacity(16 * 1024),
-            wpos: 0,
+            out: OutQueue::new(),
             side,
             clock: Arc::new(ReadClock::new()),
-            outbox: (side == Side::Client)
-                .then(|| Arc::new(Mutex::new(Vec::with_capacity(16 * 1024)))),
+            outbox: (side == Side::Client).then(|| Arc::new(Mutex::new(OutQueue::new()))),
         }
     }
 
@@ -108,23 +145,21 @@ impl Conn {
         self.outbox.clone()
     }
 
-    /// Moves frames from the outbox to the write buffer (swapping when it is empty).
+    /// Moves frames from the outbox to the end of the write buffer.
     fn take_outbox(&mut self) {
         let Some(outbox) = &self.outbox else {
             return;
         };
         let mut ob = outbox.lock().unwrap_or_else(|e| e.into_inner());
-        if ob.is_empty() {
-            return;
-        }
-        if self.wpos == self.wbuf.len() {
-            self.wbuf.clear();
-            self.wpos = 0;
-            std::mem::swap(&mut self.wbuf, &mut *ob);
-        } else {
-            self.wbuf.extend_from_slice(&ob);
-            ob.clear();
-        }
+        self.out.append(&mut ob);
+    }
+
+    /// A handle that sets this socket's receive low-water mark.
+    ///
+    /// # Errors
+    /// When the descriptor cannot be duplicated (e.g. the process is out of descriptors).
+    pub fn recv_low_water(&self) -> io::Result<RecvLowWater> {
+        Ok(RecvLowWater(self.io.as_fd().try_clone_to_owned()?))
     }
 
     /// The clock stamped at every read system call that returns data.
@@ -134,31 +169,20 @@ impl Conn {
 
     /// Bytes written by the WebSocket layer but not yet accepted by the socket.
     pub fn pending(&self) -> usize {
-        self.wbuf.len() - self.wpos
-    }
-
-    fn append(&mut self, data: &[u8]) {
-        if self.wpos == self.wbuf.len() {
-            self.wbuf.clear();
-            self.wpos = 0;
-        } else if self.wpos >= self.wbuf.len() / 2 && self.wpos > 64 * 1024 {
-            self.wbuf.drain(..self.wpos);
-            self.wpos = 0;
-        }
-        self.wbuf.extend_from_slice(data);
+        self.out.len()
     }
 
     /// Writes pending bytes until all are out (`Ready(Ok)`) or the socket is full (`Pending`).
     fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        while self.wpos < self.wbuf.len() {
-            let n = ready!(Pin::new(&mut self.io).poll_write(cx, &self.wbuf[self.wpos..]))?;
+        while !self.out.is_empty() {
+            let mut slices = [IoSlice::new(&[]); MAX_IOV];
+            let k = self.out.io_slices(&mut slices);
+            let n = ready!(Pin::new(&mut self.io).poll_write_vectored(cx, &slices[..k]))?;
             if n == 0 {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
-            self.wpos += n;
+            self.out.advance(n);
         }
-        self.wbuf.clear();
-        self.wpos = 0;
         Poll::Ready(Ok(()))
     }
 
@@ -216,7 +240,7 @@ impl AsyncWrite for Conn {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         ready!(this.poll_room(cx))?;
-        this.append(buf);
+        this.out.extend_from_slice(buf);
         Poll::Ready(Ok(buf.len()))
     }
 
@@ -229,7 +253,7 @@ impl AsyncWrite for Conn {
         ready!(this.poll_room(cx))?;
         let mut n = 0;
         for b in bufs {
-            this.append(b);
+            this.out.extend_from_slice(b);
             n += b.len();
         }
         Poll::Ready(Ok(n))

@@ -29,14 +29,16 @@ use tokio::time::Sleep;
 
 use crate::conn::{Conn, Outbox, ReadClock};
 use crate::handshake::Client;
-use crate::payload::{inspect, template, write_seq};
+use crate::outqueue::OutQueue;
+use crate::payload::{inspect, template, write_seq, SEQ_LEN};
+use crate::premask::{PremaskedBodies, PREMASK_KEYS, PREMASK_MIN_SIZE};
 use crate::proto::{Incoming, Protocol, Transport};
 use crate::report::{classify_ws_error, ErrorKind, Report};
 use crate::run::{block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE};
 use crate::socketio::{
     binary_event_header, string_event_prefix, Kind, ECHO_EVENT, STRING_EVENT_SUFFIX,
 };
-use crate::ws::{close_gracefully, encode_client_frame, MaskGen};
+use crate::ws::{close_gracefully, encode_client_frame, encode_client_frame_premasked, MaskGen};
 
 /// Runs the echo scenario on its own runtime and returns the report.
 pub fn run_echo(cfg: &LoadConfig) -> Result<Report, RunError> {
@@ -50,7 +52,7 @@ pub async fn echo(cfg: &LoadConfig) -> Result<Report, RunError> {
         b: cfg.burst(),
         size: cfg.size,
         kind: if cfg.text { Kind::Text } else { Kind::Binary },
-        framing: Arc::new(Framing::new(cfg.protocol, cfg.text)),
+        framing: Arc::new(Framing::new(cfg.protocol, cfg.text, cfg.size)),
         count: cfg.count,
         timeout: cfg.timeout,
     };
@@ -72,9 +74,16 @@ struct Params {
     timeout: Duration,
 }
 
-/// How one message is framed on the wire.
+/// How one message is framed on the wire, and, for large messages, its body masked in
+/// advance (shared by every connection of the run).
 #[derive(Debug)]
-enum Framing {
+struct Framing {
+    kind: FrameKind,
+    premasked: Option<PremaskedBodies>,
+}
+
+#[derive(Debug)]
+enum FrameKind {
     /// One WebSocket frame of this type.
     Ws(OpCode),
     /// Socket.IO string argument: one text frame `prefix` + message + `suffix`.
@@ -88,34 +97,73 @@ enum Framing {
 }
 
 impl Framing {
-    fn new(protocol: Protocol, text: bool) -> Self {
-        match (protocol, text) {
-            (Protocol::Websocket, true) => Framing::Ws(OpCode::Text),
-            (Protocol::Websocket, false) => Framing::Ws(OpCode::Binary),
-            (Protocol::Socketio, true) => Framing::SioText {
+    fn new(protocol: Protocol, text: bool, size: usize) -> Self {
+        let kind = match (protocol, text) {
+            (Protocol::Websocket, true) => FrameKind::Ws(OpCode::Text),
+            (Protocol::Websocket, false) => FrameKind::Ws(OpCode::Binary),
+            (Protocol::Socketio, true) => FrameKind::SioText {
                 prefix: string_event_prefix(ECHO_EVENT),
                 suffix: STRING_EVENT_SUFFIX,
             },
-            (Protocol::Socketio, false) => Framing::SioBinary {
+            (Protocol::Socketio, false) => FrameKind::SioBinary {
                 header: binary_event_header(ECHO_EVENT),
             },
-        }
+        };
+        let premasked = (size >= PREMASK_MIN_SIZE).then(|| {
+            let offset = kind.message_prefix().len() + SEQ_LEN;
+            let body = &template(size)[SEQ_LEN..];
+            PremaskedBodies::new(body, offset, PREMASK_KEYS, &mut MaskGen::new(0))
+        });
+        Framing { kind, premasked }
     }
 
     /// Appends message `seq` (its 16 hex digits in `seq_hex`), masked, to `out`.
-    fn encode(&self, out: &mut Vec<u8>, seq_hex: &[u8; 16], template: &[u8], masks: &mut MaskGen) {
-        let msg = Some((seq_hex, template));
-        match self {
-            Framing::Ws(op) => encode_client_frame(out, *op, b"", msg, b"", masks.next_mask()),
-            Framing::SioText { prefix, suffix } => {
-                encode_client_frame(out, OpCode::Text, prefix, msg, suffix, masks.next_mask())
+    fn encode(&self, out: &mut OutQueue, seq_hex: &[u8; 16], template: &[u8], masks: &mut MaskGen) {
+        if let FrameKind::SioBinary { header } = &self.kind {
+            append_frame(out, OpCode::Text, header, None, b"", masks.next_mask());
+        }
+        let (op, prefix, suffix) = match &self.kind {
+            FrameKind::Ws(op) => (*op, &b""[..], &b""[..]),
+            FrameKind::SioText { prefix, suffix } => (OpCode::Text, &prefix[..], *suffix),
+            FrameKind::SioBinary { .. } => (OpCode::Binary, &b""[..], &b""[..]),
+        };
+        match &self.premasked {
+            Some(bodies) => {
+                let body = bodies.pick(masks);
+                encode_client_frame_premasked(out, op, prefix, seq_hex, body, suffix);
             }
-            Framing::SioBinary { header } => {
-                encode_client_frame(out, OpCode::Text, header, None, b"", masks.next_mask());
-                encode_client_frame(out, OpCode::Binary, b"", msg, b"", masks.next_mask());
+            None => {
+                let msg = Some((seq_hex, template));
+                append_frame(out, op, prefix, msg, suffix, masks.next_mask());
             }
         }
     }
+}
+
+impl FrameKind {
+    /// Bytes of the frame payload before the message.
+    fn message_prefix(&self) -> &[u8] {
+        match self {
+            FrameKind::SioText { prefix, .. } => prefix,
+            FrameKind::Ws(_) | FrameKind::SioBinary { .. } => b"",
+        }
+    }
+}
+
+/// [`encode_client_frame`] into the owned run at the end of `out`.
+fn append_frame(
+    out: &mut OutQueue,
+    opcode: OpCode,
+    prefix: &[u8],
+    message: Option<(&[u8; 16], &[u8])>,
+    suffix: &[u8],
+    mask: [u8; 4],
+) {
+    let tail = out.tail();
+    let before = tail.len();
+    encode_client_frame(tail, opcode, prefix, message, suffix, mask);
+    let n = tail.len() - before;
+    out.commit(n);
 }
 
 struct EchoConn {

@@ -15,7 +15,7 @@ use sha1::{Digest, Sha1};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::conn::{Conn, Outbox, ReadClock, Side};
+use crate::conn::{Conn, Outbox, ReadClock, RecvLowWater, Side};
 use crate::proto::Transport;
 use crate::url::WsUrl;
 use crate::ws::configure;
@@ -91,6 +91,8 @@ pub struct Client {
     pub clock: Arc<ReadClock>,
     /// Frames appended here go out with the next `ws.flush()`.
     pub outbox: Outbox,
+    /// Sets the socket's receive low-water mark.
+    pub low_water: RecvLowWater,
     /// TCP connect plus HTTP upgrade time (Socket.IO: plus the session opening, set by
     /// the caller).
     pub handshake: Duration,
@@ -107,10 +109,11 @@ pub async fn connect(
 ) -> Result<Client, ConnectError> {
     let start = Instant::now();
     match tokio::time::timeout(timeout, connect_inner(addr, url)).await {
-        Ok(Ok((ws, clock, outbox))) => Ok(Client {
+        Ok(Ok((ws, clock, outbox, low_water))) => Ok(Client {
             ws,
             clock,
             outbox,
+            low_water,
             handshake: start.elapsed(),
             transport: Transport::Ws,
         }),
@@ -122,7 +125,7 @@ pub async fn connect(
 async fn connect_inner(
     addr: std::net::SocketAddr,
     url: &WsUrl,
-) -> Result<(WebSocket<Conn>, Arc<ReadClock>, Outbox), ConnectError> {
+) -> Result<(WebSocket<Conn>, Arc<ReadClock>, Outbox, RecvLowWater), ConnectError> {
     let mut tcp = TcpStream::connect(addr).await.map_err(|e| {
         if e.kind() == io::ErrorKind::ConnectionRefused {
             ConnectError::Refused
@@ -178,9 +181,10 @@ async fn connect_inner(
                 let conn = Conn::new(tcp, leftover, Side::Client);
                 let clock = conn.read_clock();
                 let outbox = conn.outbox().expect("client connections have an outbox");
+                let low_water = conn.recv_low_water().map_err(ConnectError::Io)?;
                 let mut ws = WebSocket::after_handshake(conn, Role::Client);
                 configure(&mut ws);
-                return Ok((ws, clock, outbox));
+                return Ok((ws, clock, outbox, low_water));
             }
             Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => {}
             Ok(httparse::Status::Partial) => {

@@ -3,8 +3,8 @@
 //! directly.
 //!
 //! Module map: [`cli`] (arguments), [`url`] (ws:// URLs), [`handshake`] (HTTP upgrade),
-//! [`conn`] (write-batching stream adapter), [`ws`] (messages over fastwebsockets),
-//! [`payload`] (message layout), [`proto`] (WebSocket or Socket.IO messages), [`socketio`]
+//! [`conn`] (write-batching stream adapter; its buffer in [`outqueue`]), [`ws`] (messages over fastwebsockets),
+//! [`payload`] (message layout), [`premask`] (large bodies masked in advance), [`proto`] (WebSocket or Socket.IO messages), [`socketio`]
 //! (Engine.IO v4 / Socket.IO v5 codec and client), [`integrity`] (counters), [`echo`] and [`stream`] (the
 //! scenarios), [`run`] (phases shared by both), [`serve`] (reference server; its Socket.IO endpoint in [`serve_sio`]), [`probe`],
 //! [`stats`] (histograms, CPU time) and [`report`] (JSON output).
@@ -14,7 +14,9 @@ pub mod conn;
 pub mod echo;
 pub mod handshake;
 pub mod integrity;
+pub mod outqueue;
 pub mod payload;
+pub mod premask;
 pub mod probe;
 pub mod proto;
 pub mod report;

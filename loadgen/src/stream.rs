@@ -10,6 +10,13 @@
 //! or filler is `corrupted`, and so is a sequence number that is unreadable or beyond
 //! the requested count.
 //!
+//! Wake-ups (duration mode): once the warm-up ends, each connection sets its socket's
+//! receive low-water mark to the bytes its server sent in [`LOW_WATER_DELAY`] at the
+//! warm-up's rate (at most [`LOW_WATER_MAX`]), so the load generator wakes once per batch
+//! of messages rather than once per segment. Messages are then seen up to about that
+//! delay after they arrive; the window's start and end shift alike, so the count of a
+//! steady stream is unchanged. Count mode never sets it.
+//!
 //! Socket.IO (`--protocol socketio`): the request is the event `push` with the request
 //! object as its argument, `42["push",{"count":C,"size":S,"binary":B}]`; each message
 //! is a `push` event whose one argument is the message (a string, or one binary
@@ -25,12 +32,20 @@ use crate::integrity::GapSet;
 use crate::payload::{inspect, template};
 use crate::proto::{Incoming, Protocol};
 use crate::report::{classify_ws_error, ErrorKind, Report};
-use crate::run::{block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE};
+use crate::run::{
+    block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE, WARMUP,
+};
 use crate::socketio::{json_event, Kind, PUSH_EVENT};
 use crate::ws::{close_gracefully, MaskGen};
 
 /// A connection yields to the scheduler after this many messages.
 const YIELD_EVERY: u32 = 256;
+
+/// Longest a receive low-water mark holds messages back at the warm-up's rate.
+pub const LOW_WATER_DELAY: Duration = Duration::from_millis(1);
+
+/// Largest receive low-water mark set, bytes.
+pub const LOW_WATER_MAX: usize = 256 * 1024;
 
 /// Messages requested per connection in duration mode (2^31).
 pub const DURATION_MODE_COUNT: u64 = 1 << 31;
@@ -79,8 +94,10 @@ async fn run_conn(
         mut ws,
         clock,
         mut transport,
+        low_water,
         ..
     } = client;
+    let mut warmup = WarmupRate::default();
     let mut res = ConnResult::default();
     let requested = count.unwrap_or(DURATION_MODE_COUNT);
     let expected = if text { Kind::Text } else { Kind::Binary };
@@ -170,6 +187,10 @@ async fn run_conn(
             tokio::task::yield_now().await;
         }
         let (payload, kind) = msg.payload(PUSH_EVENT);
+        if let Some(bytes) = warmup.low_water(now, phase, payload.len(), size) {
+            // Best effort: without it the connection only wakes more often.
+            let _ = low_water.set(bytes);
+        }
         if phase == MEASURE {
             res.received += 1;
             res.bytes_received += payload.len() as u64;
@@ -214,4 +235,64 @@ async fn run_conn(
         Err(k) => res.error = Some(k),
     }
     res
+}
+
+/// The payload rate of a connection's warm-up, which sizes its receive low-water mark.
+#[derive(Debug, Default)]
+struct WarmupRate {
+    first: Option<Instant>,
+    bytes: usize,
+    done: bool,
+}
+
+impl WarmupRate {
+    /// Accounts for a message of `bytes` read at `now` in `phase`. Returns, once, at the
+    /// first message after the warm-up, the low-water mark to set (bytes): the warm-up's
+    /// rate times [`LOW_WATER_DELAY`], at most [`LOW_WATER_MAX`]; `None` when that is
+    /// under two messages of `size` bytes or there was no warm-up (count mode).
+    fn low_water(&mut self, now: Instant, phase: u8, bytes: usize, size: usize) -> Option<usize> {
+        if self.done {
+            return None;
+        }
+        if phase == WARMUP {
+            self.first.get_or_insert(now);
+            self.bytes += bytes;
+            return None;
+        }
+        self.done = true;
+        let elapsed = now.saturating_duration_since(self.first?).as_secs_f64();
+        if elapsed <= 0.0 {
+            return None;
+        }
+        let mark = (self.bytes as f64 / elapsed * LOW_WATER_DELAY.as_secs_f64()) as usize;
+        let mark = mark.min(LOW_WATER_MAX);
+        (mark >= 2 * size).then_some(mark)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn low_water_follows_the_warmup_rate_once() {
+        let t0 = Instant::now();
+        let mut w = WarmupRate::default();
+        assert_eq!(w.low_water(t0, WARMUP, 1000, 1000), None);
+        // 1,000,000 bytes in 0.1 s = 10 MB/s: 10,000 bytes in 1 ms.
+        let t1 = t0 + Duration::from_millis(100);
+        assert_eq!(w.low_water(t1, WARMUP, 999_000, 1000), None);
+        assert_eq!(w.low_water(t1, MEASURE, 1000, 1000), Some(10_000));
+        assert_eq!(w.low_water(t1, MEASURE, 1000, 1000), None);
+
+        // Capped at LOW_WATER_MAX; nothing below two messages; nothing without a warm-up.
+        let mut fast = WarmupRate::default();
+        fast.low_water(t0, WARMUP, 1 << 30, 65536);
+        assert_eq!(fast.low_water(t1, MEASURE, 0, 65536), Some(LOW_WATER_MAX));
+        let mut slow = WarmupRate::default();
+        slow.low_water(t0, WARMUP, 100_000, 65536);
+        assert_eq!(slow.low_water(t1, MEASURE, 0, 65536), None);
+        let mut count_mode = WarmupRate::default();
+        assert_eq!(count_mode.low_water(t1, MEASURE, 10, 16), None);
+    }
 }

@@ -4,7 +4,10 @@ use std::time::Duration;
 
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket, WebSocketError};
 
+use std::sync::Arc;
+
 use crate::conn::Conn;
+use crate::outqueue::OutQueue;
 
 /// Largest message accepted, in bytes (128 MiB; the protocol needs at least 16 MiB).
 pub const MAX_MESSAGE_SIZE: usize = 128 << 20;
@@ -130,6 +133,56 @@ pub fn encode_client_frame(
     mask: [u8; 4],
 ) {
     let len = prefix.len() + message.map_or(0, |(_, t)| t.len()) + suffix.len();
+    write_client_header(out, opcode, len, mask);
+    let start = out.len();
+    out.extend_from_slice(prefix);
+    if let Some((seq_hex, template)) = message {
+        let at = out.len();
+        out.extend_from_slice(template);
+        out[at..at + 16].copy_from_slice(seq_hex);
+    }
+    out.extend_from_slice(suffix);
+    apply_mask(&mut out[start..], mask);
+}
+
+/// Appends one complete, masked client frame (FIN set) to `out` whose payload is
+/// `prefix`, the 16 digits `seq_hex`, a message body and `suffix`, like
+/// [`encode_client_frame`]; the body comes already masked with `mask` (from
+/// [`crate::premask::PremaskedBodies`], built with offset `prefix.len() + 16`) and is
+/// queued without being copied.
+pub fn encode_client_frame_premasked(
+    out: &mut OutQueue,
+    opcode: OpCode,
+    prefix: &[u8],
+    seq_hex: &[u8; 16],
+    (mask, body): ([u8; 4], Arc<[u8]>),
+    suffix: &[u8],
+) {
+    let head_len = prefix.len() + seq_hex.len();
+    let len = head_len + body.len() + suffix.len();
+    let tail = out.tail();
+    let before = tail.len();
+    write_client_header(tail, opcode, len, mask);
+    let start = tail.len();
+    tail.extend_from_slice(prefix);
+    tail.extend_from_slice(seq_hex);
+    apply_mask(&mut tail[start..], mask);
+    let queued = tail.len() - before;
+    out.commit(queued);
+    let suffix_at = head_len + body.len();
+    out.push_shared(body);
+    if !suffix.is_empty() {
+        let tail = out.tail();
+        let start = tail.len();
+        tail.extend_from_slice(suffix);
+        apply_mask_from(&mut tail[start..], mask, suffix_at);
+        out.commit(suffix.len());
+    }
+}
+
+/// Appends the header of a masked client frame with FIN set: opcode, payload length
+/// `len` (bytes) and the masking key (RFC 6455 §5.2).
+fn write_client_header(out: &mut Vec<u8>, opcode: OpCode, len: usize, mask: [u8; 4]) {
     out.push(0x80 | opcode as u8);
     if len < 126 {
         out.push(0x80 | len as u8);
@@ -141,15 +194,19 @@ pub fn encode_client_frame(
         out.extend_from_slice(&(len as u64).to_be_bytes());
     }
     out.extend_from_slice(&mask);
-    let start = out.len();
-    out.extend_from_slice(prefix);
-    if let Some((seq_hex, template)) = message {
-        let at = out.len();
-        out.extend_from_slice(template);
-        out[at..at + 16].copy_from_slice(seq_hex);
-    }
-    out.extend_from_slice(suffix);
-    apply_mask(&mut out[start..], mask);
+}
+
+/// XORs `buf` with `mask` as if `buf` started at byte `offset` of a masked payload (the
+/// key repeats every 4 bytes from the payload's first byte).
+pub fn apply_mask_from(buf: &mut [u8], mask: [u8; 4], offset: usize) {
+    let p = offset % 4;
+    let rotated = [
+        mask[p],
+        mask[(p + 1) % 4],
+        mask[(p + 2) % 4],
+        mask[(p + 3) % 4],
+    ];
+    apply_mask(buf, rotated);
 }
 
 /// XORs `buf` with the 4-byte `mask`, starting at mask byte 0 (RFC 6455 §5.3).
@@ -250,5 +307,51 @@ mod tests {
         frame.mask();
         let mut buf = Vec::new();
         assert_eq!(ours, frame.write(&mut buf).to_vec());
+    }
+
+    #[test]
+    fn premasked_frames_match_the_direct_encoder() {
+        use crate::outqueue::{OutQueue, MAX_IOV};
+        use crate::premask::PremaskedBodies;
+        use std::io::IoSlice;
+        let mut masks = MaskGen::new(9);
+        for size in [4096usize, 4099, 65536, 70001] {
+            let t = template(size);
+            let mut seq = [0u8; 16];
+            write_seq(&mut seq, 0x1234 + size as u64);
+            let framings: [(&[u8], &[u8]); 3] =
+                [(b"", b""), (b"42[\"echo\",\"", b"\"]"), (b"abc", b"x")];
+            for (prefix, suffix) in framings {
+                let bodies = PremaskedBodies::new(&t[16..], prefix.len() + 16, 3, &mut masks);
+                for _ in 0..4 {
+                    let (key, body) = bodies.pick(&mut masks);
+                    let mut q = OutQueue::new();
+                    q.extend_from_slice(b"before");
+                    encode_client_frame_premasked(
+                        &mut q,
+                        OpCode::Text,
+                        prefix,
+                        &seq,
+                        (key, body),
+                        suffix,
+                    );
+                    let mut slices = [IoSlice::new(&[]); MAX_IOV];
+                    let n = q.io_slices(&mut slices);
+                    let ours: Vec<u8> =
+                        slices[..n].iter().flat_map(|s| s.iter().copied()).collect();
+                    assert_eq!(ours.len(), q.len());
+                    let mut theirs = b"before".to_vec();
+                    encode_client_frame(
+                        &mut theirs,
+                        OpCode::Text,
+                        prefix,
+                        Some((&seq, &t)),
+                        suffix,
+                        key,
+                    );
+                    assert_eq!(ours, theirs, "size {size}, prefix {prefix:?}");
+                }
+            }
+        }
     }
 }
