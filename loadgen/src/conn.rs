@@ -19,8 +19,9 @@
 //!   writes wait until the socket drains, `flush` waits for everything, and reading stops
 //!   while that much output is pending. A write of at least [`SERVER_DIRECT_WRITE`] bytes
 //!   (a large frame) goes to the socket at once, in one `writev` behind what is pending,
-//!   and only what the socket does not take is queued: large frames cost one kernel copy, not a
-//!   user-space copy as well (at 64 KiB that copy was most of the reference server's CPU).
+//!   and only what the socket does not take is queued: a large frame costs one kernel
+//!   copy, not a user-space copy as well (at 64 KiB that copy was most of the reference
+//!   server's CPU).
 
 use std::io;
 use std::io::IoSlice;
@@ -194,30 +195,30 @@ impl Conn {
     }
 
     /// Server side, a large write: writes what is pending followed by `bufs` in one
-    /// `writev` and returns how many bytes of `bufs` the socket took; 0 when the socket is
-    /// full or the pending bytes did not all go (the caller queues the rest, in order).
-    fn poll_write_direct(
-        &mut self,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
+    /// `writev`, without waiting, and returns how many bytes of `bufs` the socket took; 0
+    /// when the socket is full or the pending bytes did not all go (the caller queues the
+    /// rest, in order).
+    ///
+    /// # Errors
+    /// The socket's write error.
+    fn write_direct(&mut self, cx: &mut Context<'_>, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
         let mut slices = [IoSlice::new(&[]); MAX_IOV];
         let room = MAX_IOV.saturating_sub(bufs.len());
         let k = self.out.io_slices(&mut slices[..room]);
         let queued: usize = slices[..k].iter().map(|s| s.len()).sum();
         if queued < self.pending() {
             // More parts than one call takes: keep the order by queueing behind them.
-            return Poll::Ready(Ok(0));
+            return Ok(0);
         }
         let n_bufs = bufs.len().min(MAX_IOV - k);
         slices[k..k + n_bufs].copy_from_slice(&bufs[..n_bufs]);
         match Pin::new(&mut self.io).poll_write_vectored(cx, &slices[..k + n_bufs]) {
             Poll::Ready(Ok(n)) => {
                 self.out.advance(n.min(queued));
-                Poll::Ready(Ok(n.saturating_sub(queued)))
+                Ok(n.saturating_sub(queued))
             }
-            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-            Poll::Pending => Poll::Ready(Ok(0)),
+            Poll::Ready(Err(e)) => Err(e),
+            Poll::Pending => Ok(0),
         }
     }
 
@@ -289,7 +290,7 @@ impl AsyncWrite for Conn {
         let total: usize = bufs.iter().map(|b| b.len()).sum();
         let mut written = 0;
         if this.side == Side::Server && total >= SERVER_DIRECT_WRITE {
-            written = ready!(this.poll_write_direct(cx, bufs))?;
+            written = this.write_direct(cx, bufs)?;
         }
         for b in bufs {
             let skip = written.min(b.len());
