@@ -9,7 +9,7 @@ from typing import Any, Literal
 from wsbench import loadgen
 from wsbench.cpus import CpuPlacement, default_placement
 from wsbench.impls import Impl, get_impl
-from wsbench.sampler import ServerUsage, WindowSampler
+from wsbench.sampler import CpuActivity, ServerUsage, WindowSampler
 from wsbench.server import ServerError, ServerProcess, free_port
 
 Scenario = Literal["echo", "stream"]
@@ -111,6 +111,7 @@ class Measurement:
         placement: the CPUs used.
         server_exit_code: the server's exit code after the stop (negative: a signal).
         server_pid: the server's process id (gone once :func:`measure` returns).
+        cpu_activity: how busy the measured CPUs were over the window, if sampled.
     """
 
     config: MeasureConfig
@@ -121,6 +122,7 @@ class Measurement:
     placement: CpuPlacement = field(default_factory=default_placement)
     server_exit_code: int | None = None
     server_pid: int | None = None
+    cpu_activity: CpuActivity | None = None
 
     def fail(self, reason: str) -> None:
         """Mark as failed; the first reason wins."""
@@ -200,6 +202,126 @@ def check_report(report: dict[str, Any], config: MeasureConfig) -> str | None:
     return None
 
 
+class ServerSession:
+    """One server process that serves several load generator runs, pyperf's worker process:
+    started and probed once, then :meth:`run` measures as many windows or exact counts as
+    wanted against it, then stopped (always, also after a failure).
+
+    Use it as a context manager; a server that does not start does not raise here: every
+    :meth:`run` then returns a failed :class:`Measurement` with the reason (so that the
+    caller records it like any other failure).
+
+    Args:
+        impl: the implementation.
+        config_id: its configuration (None: the first).
+        python: the interpreter that runs a Python server (the asv environment's).
+        placement: CPUs of server and load generator (default: :func:`default_placement`).
+        label: the server's name in error messages (default: the implementation name).
+        startup_timeout_s: seconds the server has to complete its first handshake.
+
+    Raises:
+        wsbench.impls.ImplError: unknown configuration.
+        wsbench.loadgen.LoadgenError: the load generator cannot be built.
+    """
+
+    def __init__(
+        self,
+        impl: Impl,
+        config_id: str | None = None,
+        *,
+        python: str = sys.executable,
+        placement: CpuPlacement | None = None,
+        label: str | None = None,
+        startup_timeout_s: float = STARTUP_TIMEOUT_S,
+    ) -> None:
+        self.impl = impl
+        self.run_config = impl.config(config_id)
+        self.placement = placement or default_placement()
+        self.binary = loadgen.ensure_built()
+        self.startup_timeout_s = startup_timeout_s
+        port = free_port(HOST)
+        self.base_url = f"ws://{HOST}:{port}"
+        argv = impl.argv(
+            python=python, loadgen=self.binary, host=HOST, port=port, config=self.run_config
+        )
+        self.server = ServerProcess(argv, cpus=self.placement.server, name=label or impl.name)
+        self.start_error: str | None = None
+        self.exit_code: int | None = None
+
+    def url(self, scenario: Scenario) -> str:
+        """The URL the load generator connects to for ``scenario``."""
+        if self.run_config.protocol == "socketio":
+            return self.base_url + SOCKETIO_PATH
+        return self.base_url + ENDPOINTS[scenario]
+
+    @property
+    def pid(self) -> int:
+        """The server's process id."""
+        return self.server.pid
+
+    def __enter__(self) -> ServerSession:
+        try:
+            self.server.start()
+            self.server.wait_ready(
+                lambda t: loadgen.probe(self.url("echo"), timeout_s=t, binary=self.binary),
+                timeout_s=self.startup_timeout_s,
+            )
+        except ServerError as exc:
+            self.start_error = str(exc)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.exit_code = self.server.stop()
+        self.server.__exit__(None, None, None)
+
+    def run(self, config: MeasureConfig) -> Measurement:
+        """Measure ``config`` against this server: one load generator run (one measurement
+        window, or an exact count), sampling the server and the CPUs over the window.
+
+        Returns:
+            The measurement; failed with the reason when the server did not start or died,
+            or the load generator saw an error (then with the server's log tail).
+
+        Raises:
+            ConfigError: the configuration is invalid.
+        """
+        config.validate()
+        result = Measurement(config=config, placement=self.placement)
+        if self.start_error is not None:
+            result.fail(self.start_error)
+            return result
+        result.server_pid = self.server.pid
+        try:
+            self.server.check_alive("before the measurement")
+            sampler = WindowSampler(
+                self.server.pid,
+                delay_s=0.0 if config.count else config.warmup_s,
+                duration_s=config.duration_s,
+                cpus=sorted({*self.placement.server, *self.placement.loadgen}),
+            )
+            sampler.start()
+            try:
+                result.report = loadgen.run_report(
+                    config.loadgen_args(self.url(config.scenario), self.run_config.protocol),
+                    cpus=self.placement.loadgen,
+                    timeout_s=config.bound_s,
+                    binary=self.binary,
+                )
+            finally:
+                result.server = sampler.result()
+                result.cpu_activity = sampler.activity
+            self.server.check_alive("during the measurement")
+        except (ServerError, loadgen.LoadgenError) as exc:
+            result.fail(str(exc))
+        else:
+            assert result.report is not None
+            reason = check_report(result.report, config)
+            if reason:
+                tail = self.server.log_tail() or "(no output)"
+                result.fail(f"{reason}\n--- server log (tail) ---\n{tail}")
+        return result
+
+
 def measure(
     config: MeasureConfig,
     *,
@@ -209,7 +331,8 @@ def measure(
     label: str | None = None,
     startup_timeout_s: float = STARTUP_TIMEOUT_S,
 ) -> Measurement:
-    """Run one measurement; never raises for a server or load generator failure.
+    """Run one measurement with a server of its own (a :class:`ServerSession` serving one
+    run); never raises for a server or load generator failure.
 
     Args:
         config: what to measure.
@@ -221,7 +344,8 @@ def measure(
 
     Returns:
         The measurement; ``status == "failed"`` with the reason when the server did not
-        start, died, or the load generator saw an error. The server is always stopped.
+        start, died, or the load generator saw an error. The server is always stopped, and
+        its exit code is in ``server_exit_code``.
 
     Raises:
         ConfigError: the configuration is invalid.
@@ -229,50 +353,16 @@ def measure(
         wsbench.loadgen.LoadgenError: the load generator cannot be built.
     """
     config.validate()
-    impl = impl or get_impl(config.impl)
-    run_config = impl.config(config.config)
-    placement = placement or default_placement()
-    binary = loadgen.ensure_built()
-    result = Measurement(config=config, placement=placement)
-    port = free_port(HOST)
-    base = f"ws://{HOST}:{port}"
-    if run_config.protocol == "socketio":
-        probe_url = url = base + SOCKETIO_PATH
-    else:
-        probe_url, url = base + ENDPOINTS["echo"], base + ENDPOINTS[config.scenario]
-    argv = impl.argv(python=python, loadgen=binary, host=HOST, port=port, config=run_config)
-    server = ServerProcess(argv, cpus=placement.server, name=label or impl.name)
-    with server:
-        result.server_pid = server.pid
-        try:
-            server.wait_ready(
-                lambda t: loadgen.probe(probe_url, timeout_s=t, binary=binary),
-                timeout_s=startup_timeout_s,
-            )
-            sampler = WindowSampler(
-                server.pid,
-                delay_s=0.0 if config.count else config.warmup_s,
-                duration_s=config.duration_s,
-            )
-            sampler.start()
-            try:
-                result.report = loadgen.run_report(
-                    config.loadgen_args(url, run_config.protocol),
-                    cpus=placement.loadgen,
-                    timeout_s=config.bound_s,
-                    binary=binary,
-                )
-            finally:
-                result.server = sampler.result()
-            server.check_alive("during the measurement")
-        except (ServerError, loadgen.LoadgenError) as exc:
-            result.fail(str(exc))
-        else:
-            assert result.report is not None
-            reason = check_report(result.report, config)
-            if reason:
-                result.fail(
-                    f"{reason}\n--- server log (tail) ---\n{server.log_tail() or '(no output)'}"
-                )
-        result.server_exit_code = server.stop()
+    session = ServerSession(
+        impl or get_impl(config.impl),
+        config.config,
+        python=python,
+        placement=placement,
+        label=label,
+        startup_timeout_s=startup_timeout_s,
+    )
+    with session:
+        result = session.run(config)
+    result.server_pid = session.server.proc.pid if session.server.proc else None
+    result.server_exit_code = session.exit_code
     return result

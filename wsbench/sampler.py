@@ -1,10 +1,15 @@
-"""The server's CPU and memory during the measurement window, sampled with psutil."""
+"""What happened during the measurement window: the server's CPU and memory (psutil), and
+how busy the measured CPUs were (``/proc/stat``), so that a window in which other work
+competed for those CPUs can be told apart from a quiet one."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import psutil
 
@@ -26,6 +31,49 @@ class ServerUsage:
     cpu_percent: float
     rss_bytes: int
     samples: int
+
+
+@dataclass(frozen=True)
+class CpuActivity:
+    """How the CPUs a measurement uses were spent during its window, from ``/proc/stat``.
+
+    Attributes:
+        cpus: the CPU numbers observed (the server's and the load generator's).
+        wall_s: the window's length in seconds.
+        busy_s: CPU seconds spent by anyone on these CPUs (user, nice, system, irq,
+            softirq), summed over the CPUs.
+        steal_s: CPU seconds the hypervisor gave to other virtual machines (``steal``),
+            summed over the CPUs; 0 on bare metal.
+    """
+
+    cpus: tuple[int, ...]
+    wall_s: float
+    busy_s: float
+    steal_s: float
+
+
+def cpu_times(cpus: Sequence[int], stat: Path = Path("/proc/stat")) -> tuple[float, float]:
+    """Busy and steal seconds so far, summed over ``cpus`` (from the ``cpuN`` lines of
+    ``/proc/stat``, in clock ticks of ``SC_CLK_TCK``, see proc(5)).
+
+    Returns:
+        ``(busy_s, steal_s)``; ``(0.0, 0.0)`` when ``/proc/stat`` cannot be read.
+    """
+    wanted = {f"cpu{c}" for c in cpus}
+    tick = os.sysconf("SC_CLK_TCK")
+    busy = steal = 0
+    try:
+        lines = stat.read_text(encoding="ascii").splitlines()
+    except OSError:
+        return 0.0, 0.0
+    for line in lines:
+        fields = line.split()
+        if fields and fields[0] in wanted:
+            # user nice system idle iowait irq softirq steal guest guest_nice
+            values = [int(v) for v in fields[1:9]]
+            busy += values[0] + values[1] + values[2] + values[5] + values[6]
+            steal += values[7]
+    return busy / tick, steal / tick
 
 
 def _tree(pid: int) -> list[psutil.Process]:
@@ -64,14 +112,19 @@ class WindowSampler:
         pid: the server's process id.
         delay_s: seconds to wait before the window opens (the warm-up).
         duration_s: length of the window in seconds.
+        cpus: the CPUs whose activity (:class:`CpuActivity`) is observed over the window.
     """
 
-    def __init__(self, pid: int, *, delay_s: float, duration_s: float) -> None:
+    def __init__(
+        self, pid: int, *, delay_s: float, duration_s: float, cpus: Sequence[int] = ()
+    ) -> None:
         self.pid = pid
         self.delay_s = delay_s
         self.duration_s = duration_s
+        self.cpus = tuple(cpus)
         self._stop = threading.Event()
         self._result: ServerUsage | None = None
+        self._activity: CpuActivity | None = None
         self._thread = threading.Thread(target=self._run, name="wsbench-sampler", daemon=True)
 
     def start(self) -> None:
@@ -85,6 +138,7 @@ class WindowSampler:
             procs = _tree(self.pid)
         except psutil.Error:
             return
+        busy0, steal0 = cpu_times(self.cpus)
         wall0, cpu0 = time.monotonic(), _cpu_seconds(procs)
         peak, samples = _rss(procs), 1
         end = wall0 + self.duration_s
@@ -92,6 +146,10 @@ class WindowSampler:
             peak, samples = max(peak, _rss(procs)), samples + 1
         wall = time.monotonic() - wall0
         cpu = _cpu_seconds(procs) - cpu0
+        busy1, steal1 = cpu_times(self.cpus)
+        self._activity = CpuActivity(
+            cpus=self.cpus, wall_s=wall, busy_s=busy1 - busy0, steal_s=steal1 - steal0
+        )
         self._result = ServerUsage(
             cpu_percent=100.0 * cpu / wall if wall > 0 else 0.0, rss_bytes=peak, samples=samples
         )
@@ -101,3 +159,8 @@ class WindowSampler:
         self._stop.set()
         self._thread.join()
         return self._result
+
+    @property
+    def activity(self) -> CpuActivity | None:
+        """The observed CPUs' activity over the window (after :meth:`result`), or None."""
+        return self._activity
