@@ -3,65 +3,133 @@ protocol exactly (plain WebSocket or Socket.IO).
 
 The load generator's count mode sends an exact number of messages and checks each reply
 byte for byte (sequence number, filler, frame type, order); these tests assert its counts.
+
+Each configuration runs all its cases against ONE server (the module-scoped ``server``
+fixture, parametrized over the configurations): pytest groups the tests by that fixture's
+parameter, so a configuration's server starts once, serves the exact-count cases in file
+order, then the client that leaves mid-push, and :func:`test_server_stops_cleanly` (last
+in this file) stops it and checks its exit code. A case that kills the server makes the
+later cases of that configuration fail too, with the server-died message and log tail.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
-from wsbench.impls import all_impls
-from wsbench.measure import MeasureConfig, measure
+from wsbench.impls import all_impls, get_impl
+from wsbench.measure import MeasureConfig, Measurement, ServerSession
 
 CONFIGS = [
-    pytest.param(impl.name, config.id, id=f"{impl.name}:{config.id}")
+    pytest.param((impl.name, config.id), id=f"{impl.name}:{config.id}")
     for impl in all_impls()
     for config in impl.configs
 ]
 SIZES = [16, 1024, 65536]
+TEXT = pytest.mark.parametrize("text", [False, True], ids=["binary", "text"])
 COUNT = 200
+"""Messages per connection in the echo cases."""
+PUSH_COUNT = 1000
+"""Messages pushed in the push cases."""
 
 
-@pytest.mark.parametrize("text", [False, True], ids=["binary", "text"])
+class ConfigServer:
+    """One configuration's server, shared by all its cases, stopped once by :meth:`stop`."""
+
+    def __init__(self, impl: str, config_id: str) -> None:
+        self.impl = impl
+        self.config_id = config_id
+        self.label = f"{impl}:{config_id}"
+        self.session = ServerSession(get_impl(impl), config_id, label=self.label)
+        self.stopped = False
+        self.log_tail = ""
+
+    def start(self) -> None:
+        self.session.__enter__()
+
+    def run(self, what: str, **options: Any) -> Measurement:
+        """One load generator run against this server; ``what`` names the case."""
+        if self.stopped:
+            pytest.fail(f"{self.label}: {what} ran after the server was stopped (test order)")
+        m = self.session.run(MeasureConfig(impl=self.impl, config=self.config_id, **options))
+        assert m.status == "ok", f"{self.label}, {what}: {m.error}"
+        assert m.report is not None, f"{self.label}, {what}: no report"
+        return m
+
+    def stop(self) -> int | None:
+        """Stop the server (once) and return its exit code; keeps the log's tail."""
+        if not self.stopped:
+            self.stopped = True
+            self.session.server.stop()
+            self.log_tail = self.session.server.log_tail() or "(no output)"
+            self.session.__exit__(None, None, None)
+        return self.session.exit_code
+
+
+@pytest.fixture(scope="module", params=CONFIGS)
+def server(request: pytest.FixtureRequest) -> Iterator[ConfigServer]:
+    """The configuration's server, started once for all its cases."""
+    impl, config_id = request.param
+    srv = ConfigServer(impl, config_id)
+    try:
+        srv.start()
+        yield srv
+    finally:
+        srv.stop()
+
+
+def check_counters(report: dict[str, Any], what: str) -> None:
+    """Every integrity and error counter of ``report`` is 0."""
+    integrity = {k: v for k, v in report["integrity"].items() if v}
+    errors = {k: v for k, v in report["errors"].items() if v}
+    assert not integrity, f"{what}: integrity counters {integrity}"
+    assert not errors, f"{what}: error counters {errors}"
+    assert report["integrity"] and report["errors"], f"{what}: counters missing from the report"
+
+
+@TEXT
 @pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize(("impl", "config_id"), CONFIGS)
-def test_echo_is_exact(impl: str, config_id: str, size: int, text: bool) -> None:
-    config = MeasureConfig(
-        impl=impl, config=config_id, scenario="echo", size_bytes=size, in_flight=16, connections=2,
-        count=COUNT, text=text,
+def test_echo_is_exact(server: ConfigServer, size: int, text: bool) -> None:
+    what = f"echo {size} B {'text' if text else 'binary'}"
+    m = server.run(
+        what, scenario="echo", size_bytes=size, in_flight=16, connections=2, count=COUNT,
+        text=text,
     )  # fmt: skip
-    m = measure(config)
-    assert m.status == "ok", m.error
     assert m.report is not None
-    assert m.report["messages_sent"] == 2 * COUNT
-    assert m.report["messages_received"] == 2 * COUNT
-    assert m.report["bytes_received"] == 2 * COUNT * size
-    assert set(m.report["integrity"].values()) == {0}
-    assert set(m.report["errors"].values()) == {0}
+    what = f"{server.label}, {what}"
+    assert m.report["messages_sent"] == 2 * COUNT, what
+    assert m.report["messages_received"] == 2 * COUNT, what
+    assert m.report["bytes_received"] == 2 * COUNT * size, what
+    check_counters(m.report, what)
 
 
-@pytest.mark.parametrize("text", [False, True], ids=["binary", "text"])
+@TEXT
 @pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize(("impl", "config_id"), CONFIGS)
-def test_push_delivers_the_exact_count(impl: str, config_id: str, size: int, text: bool) -> None:
-    count = 1000
-    config = MeasureConfig(
-        impl=impl, config=config_id, scenario="stream", size_bytes=size, count=count, text=text
-    )
-    m = measure(config)
-    assert m.status == "ok", m.error
+def test_push_delivers_the_exact_count(server: ConfigServer, size: int, text: bool) -> None:
+    what = f"push {size} B {'text' if text else 'binary'}"
+    m = server.run(what, scenario="stream", size_bytes=size, count=PUSH_COUNT, text=text)
     assert m.report is not None
-    assert m.report["messages_received"] == count
-    assert m.report["bytes_received"] == count * size
-    assert set(m.report["integrity"].values()) == {0}
-    assert set(m.report["errors"].values()) == {0}
+    what = f"{server.label}, {what}"
+    assert m.report["messages_received"] == PUSH_COUNT, what
+    assert m.report["bytes_received"] == PUSH_COUNT * size, what
+    check_counters(m.report, what)
 
 
-@pytest.mark.parametrize(("impl", "config_id"), CONFIGS)
-def test_server_survives_a_client_leaving_mid_push(impl: str, config_id: str) -> None:
-    """Duration mode closes the connection mid-push; the server must then stop cleanly."""
-    config = MeasureConfig(
-        impl=impl, config=config_id, scenario="stream", warmup_s=0.1, duration_s=0.5
+def test_server_survives_a_client_leaving_mid_push(server: ConfigServer) -> None:
+    """Duration mode closes the connection mid-push; the server must stay up (checked after
+    the run) and then stop cleanly (:func:`test_server_stops_cleanly`)."""
+    server.run("push, client leaving mid-push", scenario="stream", warmup_s=0.1, duration_s=0.5)
+
+
+def test_server_stops_cleanly(server: ConfigServer) -> None:
+    """After all its cases, the server stops on SIGTERM: exit code 0 or -15."""
+    code = server.stop()
+    start_error = server.session.start_error
+    detail = (
+        f"it did not start: {start_error}"
+        if start_error
+        else f"--- server log (tail) ---\n{server.log_tail}"
     )
-    m = measure(config)
-    assert m.status == "ok", m.error
-    assert m.server_exit_code in (0, -15), f"server exit code {m.server_exit_code}"
+    assert code in (0, -15), f"{server.label}: server exit code {code} after stop\n{detail}"
