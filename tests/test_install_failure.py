@@ -10,6 +10,7 @@ import pytest
 
 from wsbench import suite
 from wsbench.paths import INSTALL_ERROR_FILE
+from wsbench.runformat import load
 
 REASON = "'uv pip install websockets==0.0.1' failed: no version 0.0.1"
 
@@ -27,20 +28,21 @@ def test_every_measurement_of_an_uninstallable_version_fails_with_the_reason(
     monkeypatch.setenv("WSBENCH_IMPL", "websockets")
     monkeypatch.setenv("WSBENCH_CONFIG", "uvloop")
     monkeypatch.setenv("WSBENCH_MACHINE", "m")
-    monkeypatch.setenv("WSBENCH_RECORDS_DIR", str(tmp_path / "records"))
+    monkeypatch.setenv("WSBENCH_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("WSBENCH_RUN_ID", "20261123T190000Z-abcdef")
     monkeypatch.setenv("ASV_ENV_NAME", "env-x")
     grid = [{"size_bytes": 16, "in_flight": 1}, {"size_bytes": 1024, "in_flight": 64}]
 
     figures = suite.run_scenario("echo", grid)
 
     assert [f["error"] for f in figures.values()] == [f"does not install: {REASON}"] * 2
-    (path,) = (tmp_path / "records" / "m").iterdir()
-    record = json.loads(path.read_text())
-    assert record["impl"]["version"] == "0.0.1"
-    assert record["impl"]["config"] == "uvloop"
-    assert record["impl"]["row_name"] == "websockets · uvloop"
-    assert [m["status"] for m in record["measurements"]] == ["failed", "failed"]
-    assert all(REASON in m["error"] for m in record["measurements"])
+    run = load(tmp_path / "results" / "m" / "20261123T190000Z-abcdef" / "env-x.json")
+    assert run.impl.version == "0.0.1"
+    assert run.impl.config == "uvloop"
+    assert run.impl.row_name == "websockets · uvloop"
+    assert run.environment.install_error == REASON
+    assert [b.status for b in run.benchmarks] == ["failed", "failed"]
+    assert all(REASON in (b.error or "") for b in run.benchmarks)
 
 
 def test_the_summary_is_uvs_cause() -> None:
@@ -55,3 +57,22 @@ def test_the_summary_is_uvs_cause() -> None:
     build = "  \u00d7 Failed to build `x==1`\n  ╰─▶ exit status: 1\n      hint: a hint"
     assert install_failure_summary(build) == "Failed to build `x==1`"
     assert install_failure_summary("") == "uv failed without output"
+
+
+def test_a_file_in_the_way_is_not_overwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run id whose document exists but is not valid stops the run; the file stays."""
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    (tmp_path / INSTALL_ERROR_FILE).write_text(json.dumps({"requirements": {}, "error": "x"}))
+    monkeypatch.setenv("WSBENCH_IMPL", "websockets")
+    monkeypatch.setenv("WSBENCH_MACHINE", "m")
+    monkeypatch.setenv("WSBENCH_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("WSBENCH_RUN_ID", "r1")
+    monkeypatch.setenv("ASV_ENV_NAME", "env-x")
+    path = tmp_path / "results" / "m" / "r1" / "env-x.json"
+    path.parent.mkdir(parents=True)
+    path.write_text("earlier results")
+    with pytest.raises(suite.SuiteError, match="not overwriting"):
+        suite.run_scenario("stream", [{"size_bytes": 16}])
+    assert path.read_text() == "earlier results"

@@ -31,8 +31,9 @@ from asv.console import log
 
 from wsbench.paths import INSTALL_ERROR_FILE
 
-HARNESS_REQUIREMENTS = ("asv_runner", "psutil")
-"""Installed in every environment besides its framework: asv's runner and the sampler's psutil."""
+HARNESS_REQUIREMENTS = ("asv_runner", "psutil", "msgspec")
+"""Installed in every environment besides its framework: asv's runner, the sampler's psutil
+and msgspec for the run format."""
 ERROR_TAIL_CHARS = 4000
 """How much of the installer's output an install error keeps (its end, where the cause is)."""
 

@@ -5,6 +5,8 @@ The binary's command line and its JSON report are documented in ``loadgen/README
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
 import shutil
@@ -96,6 +98,29 @@ def version(binary: Path | None = None) -> str:
     proc = subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=False)
     words = proc.stdout.split()
     return words[-1] if proc.returncode == 0 and words else "unknown"
+
+
+def source_sha256(root: Path = LOADGEN_DIR) -> str:
+    """SHA-256 (hex) of the load generator's build inputs: ``Cargo.toml``, ``Cargo.lock`` and
+    ``src/**.rs``, each as its path relative to ``root`` and its bytes, in path order."""
+    files = [root / "Cargo.toml", root / "Cargo.lock", *sorted((root / "src").rglob("*.rs"))]
+    digest = hashlib.sha256()
+    for path in files:
+        if path.exists():
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@functools.cache
+def rustc_version() -> str:
+    """``rustc --version`` (e.g. ``"rustc 1.91.0 (f8297e351 2025-10-28)"``), or ``"unknown"``."""
+    rustc = shutil.which("rustc") or str(Path.home() / ".cargo" / "bin" / "rustc")
+    try:
+        proc = subprocess.run([rustc, "--version"], capture_output=True, text=True, check=False)
+    except OSError:
+        return "unknown"
+    return proc.stdout.strip() if proc.returncode == 0 else "unknown"
 
 
 def probe(url: str, *, timeout_s: float, binary: Path = BINARY) -> str | None:

@@ -6,10 +6,11 @@ Steps, each announced as ``[i/n]``:
 2. register this machine with asv under clean names (``asv machine --yes``);
 3. write asv.conf.json from the metadata if it is stale (never needed on a clean clone);
 4. ``asv run HEAD^!`` over the selected environments (default: the latest version of each
-   implementation and the native reference) with the chosen windows;
+   implementation and the native reference) with the chosen sampling plan, as one run
+   (one run id, :mod:`wsbench.store`);
 5. ``mkdocs build --strict`` into ``public/``.
 
-Earlier results are never deleted: asv adds a result file per (commit, environment).
+Earlier results are never deleted: each run adds its own documents to the results store.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ import sys
 
 import psutil
 
-from wsbench import asvconf, loadgen, machine
+from wsbench import asvconf, loadgen, machine, store
 from wsbench.asvconf import BenchEnv
 from wsbench.cpus import placement_from
 from wsbench.impls import ImplError, get_impl
 from wsbench.measure import SCENARIOS
-from wsbench.paths import RECORDS_DIR, REPO_ROOT, RESULTS_DIR, SITE_DIR
+from wsbench.paths import REPO_ROOT, SITE_DIR
+from wsbench.sampling import SamplingPlan
 
 STEPS = 5
 ASV_DONE_CODES = (0, 2)
@@ -60,8 +62,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scenario", action="append", choices=SCENARIOS, help="scenario (repeatable; default: all)"
     )
-    parser.add_argument("--warmup", type=float, default=1.0, help="warm-up seconds (default 1)")
-    parser.add_argument("--duration", type=float, default=3.0, help="window seconds (default 3)")
+    plan = SamplingPlan()
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=plan.processes,
+        help=f"fresh server processes per scenario (default {plan.processes})",
+    )
+    parser.add_argument(
+        "--windows",
+        type=int,
+        default=plan.windows_per_process,
+        help=f"windows per parameter set in each process (default {plan.windows_per_process})",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=plan.warmup_s,
+        help=f"warm-up seconds before each window (default {plan.warmup_s:g})",
+    )
+    parser.add_argument(
+        "--window",
+        "--duration",
+        dest="window",
+        type=float,
+        default=plan.window_s,
+        help=f"measurement window seconds (default {plan.window_s:g})",
+    )
     parser.add_argument("--server-cpus", help="CPU list for servers (default: 0)")
     parser.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
     parser.add_argument("--machine", default="wsbench-local", help="asv machine name")
@@ -134,8 +161,16 @@ def run(args: argparse.Namespace) -> int:
         MainJobError: a step failed (unknown implementation, build, asv or mkdocs failure).
     """
     placement_from(args.server_cpus, args.loadgen_cpus)  # validate before the long steps
-    if args.warmup < 0 or args.duration <= 0:
-        raise MainJobError("--warmup must be >= 0 and --duration > 0")
+    plan = SamplingPlan(
+        processes=args.processes,
+        windows_per_process=args.windows,
+        warmup_s=args.warmup,
+        window_s=args.window,
+    )
+    try:
+        plan.validate()
+    except ValueError as exc:
+        raise MainJobError(str(exc)) from exc
     envs = select_envs(args.impl, args.versions, args.config)
     if not envs:
         raise MainJobError("no environment selected")
@@ -155,13 +190,22 @@ def run(args: argparse.Namespace) -> int:
         print("  up to date")
 
     names = ", ".join(e.name for e in envs)
-    _step(4, f"benchmarking {len(envs)} environment(s) with asv: {names}")
+    run_id = store.new_run_id()
+    results = store.root_from_env()
+    _step(4, f"benchmarking {len(envs)} environment(s) with asv as run {run_id}: {names}")
+    print(
+        f"  {plan.processes} server processes x {plan.windows_per_process} windows of "
+        f"{plan.window_s:g} s (after {plan.warmup_s:g} s of warm-up each) per parameter set"
+    )
     env = {
         **os.environ,
-        "WSBENCH_WARMUP_S": str(args.warmup),
-        "WSBENCH_DURATION_S": str(args.duration),
+        "WSBENCH_PROCESSES": str(plan.processes),
+        "WSBENCH_WINDOWS": str(plan.windows_per_process),
+        "WSBENCH_WARMUP_S": str(plan.warmup_s),
+        "WSBENCH_WINDOW_S": str(plan.window_s),
         "WSBENCH_MACHINE": args.machine,
-        "WSBENCH_RECORDS_DIR": str(RECORDS_DIR),
+        store.ROOT_ENV: str(results),
+        store.RUN_ID_ENV: run_id,
         "WSBENCH_SERVER_CPUS": args.server_cpus or "",
         "WSBENCH_LOADGEN_CPUS": args.loadgen_cpus or "",
     }
@@ -171,7 +215,8 @@ def run(args: argparse.Namespace) -> int:
     if code not in ASV_DONE_CODES:
         raise MainJobError(f"asv run exited {code}")
     if code == 2:
-        print("  some benchmarks failed: their reasons are in the records and on the site")
+        print("  some benchmarks failed: their reasons are in the run's documents and on the site")
+    print(f"  run {run_id}: {results / args.machine / run_id}")
 
     if args.no_site:
         return 0
@@ -179,8 +224,7 @@ def run(args: argparse.Namespace) -> int:
     site_env = {
         **os.environ,
         "NO_MKDOCS_2_WARNING": "1",
-        "WSBENCH_RESULTS_DIR": str(RESULTS_DIR),
-        "WSBENCH_RECORDS_DIR": str(RECORDS_DIR),
+        store.ROOT_ENV: str(results),
     }
     _check(
         [

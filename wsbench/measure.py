@@ -259,6 +259,11 @@ class ServerSession:
         """The server's process id."""
         return self.server.pid
 
+    def alive(self) -> bool:
+        """True while the server runs (False when it never started or has exited)."""
+        proc = self.server.proc
+        return self.start_error is None and proc is not None and proc.poll() is None
+
     def __enter__(self) -> ServerSession:
         try:
             self.server.start()

@@ -17,8 +17,8 @@ ASV_DIR = REPO_ROOT / ".asv"
 RESULTS_DIR = ASV_DIR / "results"
 """asv's results folder (``results_dir`` in asv.conf.json)."""
 
-RECORDS_DIR = ASV_DIR / "records"
-"""wsbench records, one per asv result file, with what asv does not store."""
+RUNS_DIR = REPO_ROOT / "results"
+"""The results store (:mod:`wsbench.store`): every run's documents; ignored by git."""
 
 SITE_DIR = REPO_ROOT / "public"
 """Where ``mkdocs build`` writes the site; ignored by git."""

@@ -1,22 +1,29 @@
-"""What the asv benchmarks run: every parameter set of one scenario, once per environment.
+"""What the asv benchmarks run: every parameter set of one scenario, sampled, once per
+environment.
 
-asv calls ``setup_cache`` once per benchmark class and environment; it measures each
-parameter set with a fresh server (:func:`wsbench.measure.measure`), writes the wsbench
-record after each one (so a crash keeps what was measured), and returns plain figures that
-the ``track_*`` methods look up. Settings come from environment variables so that the main
-job (and anyone calling ``asv run`` directly) can choose them:
+asv calls ``setup_cache`` once per benchmark class and environment; it samples every
+parameter set (:func:`wsbench.sampling.sample_scenario`), saves the run document
+(:mod:`wsbench.runformat`) after every window (so a crash keeps what was measured), and
+returns the figures the ``track_*`` methods hand to asv: the median of the samples that
+count, derived from the document (which stays the one source of truth). Settings come from
+environment variables so that the main job (and anyone calling ``asv run`` directly) can
+choose them:
 
 - ``WSBENCH_IMPL`` and ``WSBENCH_CONFIG``: the implementation and its configuration in this
   environment (set by asv.conf.json; the configuration defaults to the first).
-- ``WSBENCH_WARMUP_S`` (default 1) and ``WSBENCH_DURATION_S`` (default 3): seconds.
+- ``WSBENCH_PROCESSES``, ``WSBENCH_WINDOWS``, ``WSBENCH_WARMUP_S``, ``WSBENCH_WINDOW_S``:
+  the sampling plan (defaults: :class:`wsbench.sampling.SamplingPlan`).
 - ``WSBENCH_CONNECTIONS`` (default 1).
 - ``WSBENCH_SERVER_CPUS`` / ``WSBENCH_LOADGEN_CPUS``: CPU lists (default: 0 and 1).
 - ``WSBENCH_MACHINE``: asv's machine name (default: the only one in ~/.asv-machine.json).
-- ``WSBENCH_RECORDS_DIR``: where records go (default ``.asv/records``).
+- ``WSBENCH_RESULTS``: the results store (default ``results/``).
+- ``WSBENCH_RUN_ID``: the run this belongs to (the main job sets it; without it, each
+  benchmark class starts a run of its own).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import platform
@@ -25,11 +32,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+import msgspec
+
+from wsbench import metrics, provenance, store
 from wsbench.cpus import placement_from
 from wsbench.impls import get_impl
-from wsbench.measure import MeasureConfig, Measurement, Scenario, measure
-from wsbench.paths import INSTALL_ERROR_FILE, RECORDS_DIR
-from wsbench.record import add_measurement, new_record, record_path, write_record
+from wsbench.measure import Scenario
+from wsbench.paths import INSTALL_ERROR_FILE
+from wsbench.runformat import Benchmark, Environment, FormatError, Run, load
+from wsbench.sampling import Params, SamplingPlan, params_key, sample_scenario
+from wsbench.stats import median
 
 Figures = dict[str, float | str | None]
 """One parameter set's figures: ``{metric: value}``, or ``{"error": text}`` when it failed."""
@@ -45,36 +57,45 @@ class SuiteSettings:
 
     impl: str
     config: str | None
-    warmup_s: float
-    duration_s: float
+    plan: SamplingPlan
     connections: int
     server_cpus: str | None
     loadgen_cpus: str | None
     machine: str
-    records_dir: Path
+    results_dir: Path
+    run_id: str
 
     @classmethod
     def from_env(cls) -> SuiteSettings:
         """Read the settings.
 
         Raises:
-            SuiteError: ``WSBENCH_IMPL`` is not set, or a number is malformed.
+            SuiteError: ``WSBENCH_IMPL`` is not set, or a number is malformed or out of range.
         """
         env = os.environ
         impl = env.get("WSBENCH_IMPL")
         if not impl:
             raise SuiteError("WSBENCH_IMPL is not set: run the benchmarks through asv.conf.json")
+        default = SamplingPlan()
         try:
+            plan = dataclasses.replace(
+                default,
+                processes=int(env.get("WSBENCH_PROCESSES") or default.processes),
+                windows_per_process=int(env.get("WSBENCH_WINDOWS") or default.windows_per_process),
+                warmup_s=float(env.get("WSBENCH_WARMUP_S") or default.warmup_s),
+                window_s=float(env.get("WSBENCH_WINDOW_S") or default.window_s),
+            )
+            plan.validate()
             return cls(
                 impl=impl,
                 config=env.get("WSBENCH_CONFIG") or None,
-                warmup_s=float(env.get("WSBENCH_WARMUP_S", "1")),
-                duration_s=float(env.get("WSBENCH_DURATION_S", "3")),
+                plan=plan,
                 connections=int(env.get("WSBENCH_CONNECTIONS", "1")),
                 server_cpus=env.get("WSBENCH_SERVER_CPUS") or None,
                 loadgen_cpus=env.get("WSBENCH_LOADGEN_CPUS") or None,
                 machine=env.get("WSBENCH_MACHINE") or default_machine_name(),
-                records_dir=Path(env.get("WSBENCH_RECORDS_DIR") or RECORDS_DIR),
+                results_dir=store.root_from_env(),
+                run_id=env.get(store.RUN_ID_ENV) or store.new_run_id(),
             )
         except ValueError as exc:
             raise SuiteError(f"bad WSBENCH_* setting: {exc}") from exc
@@ -90,36 +111,29 @@ def default_machine_name() -> str:
     return names[0] if len(names) == 1 else platform.node()
 
 
-def figures_of(m: Measurement) -> Figures:
-    """The figures asv tracks for one measurement (all lower-is-better).
+def figures_of(benchmark: Benchmark) -> Figures:
+    """asv's figures for one benchmark: medians of its usable samples (seconds per message
+    is the inverse of the median messages/s), or ``{"error": text}`` when it failed or no
+    sample counts (every window disturbed)."""
+    if benchmark.status != "ok":
+        return {"error": benchmark.error}
+    usable = benchmark.usable()
+    if not usable:
+        return {"error": "every window was disturbed by other work on the measured CPUs"}
 
-    Keys: ``latency_p50`` and ``latency_p99`` (seconds, echo only), ``seconds_per_message``
-    (seconds, the inverse of messages/s), ``server_cpu_percent`` (percent of one core),
-    ``server_rss_bytes`` (bytes, peak), ``loadgen_cpu_percent`` (percent of one core); or
-    ``error`` (text) when the measurement failed.
-    """
-    if m.status != "ok":
-        return {"error": m.error}
-    rate = m.messages_per_s
-    latency = m.latency_s or {}
+    def med(name: str) -> float | None:
+        found = metrics.values(metrics.BY_NAME[name], usable)
+        return median(found) if found else None
+
+    rate = med("messages_per_s")
     return {
-        "latency_p50": latency.get("p50"),
-        "latency_p99": latency.get("p99"),
         "seconds_per_message": 1.0 / rate if rate else None,
-        "server_cpu_percent": m.server.cpu_percent if m.server else None,
-        "server_rss_bytes": float(m.server.rss_bytes) if m.server else None,
-        "loadgen_cpu_percent": m.loadgen_cpu_percent,
+        "latency_p50": med("latency_p50"),
+        "latency_p99": med("latency_p99"),
+        "server_cpu_percent": med("server_cpu_percent"),
+        "server_rss_bytes": med("server_rss_bytes"),
+        "loadgen_cpu_percent": med("loadgen_cpu_percent"),
     }
-
-
-def _load_record(path: Path, scenario: Scenario) -> dict[str, Any] | None:
-    """This run's record (same commit and environment) if any, minus ``scenario``'s entries."""
-    try:
-        record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    record["measurements"] = [m for m in record["measurements"] if m["scenario"] != scenario]
-    return record
 
 
 def install_error(prefix: Path | None = None) -> dict[str, Any] | None:
@@ -136,18 +150,38 @@ def install_error(prefix: Path | None = None) -> dict[str, Any] | None:
     return error
 
 
-def run_scenario(scenario: Scenario, grid: list[dict[str, int]]) -> dict[str, Figures]:
-    """Measure ``scenario`` at every parameter set of ``grid`` in this environment.
+def _earlier_part(path: Path, scenario: Scenario) -> Run | None:
+    """This run's document for this environment, if another scenario already wrote it,
+    minus ``scenario``'s benchmarks.
+
+    Raises:
+        SuiteError: the file exists but is not a valid document (it is left as it is).
+    """
+    if not path.exists():
+        return None
+    try:
+        run = load(path)
+    except FormatError as exc:
+        raise SuiteError(f"not overwriting {path}: {exc}") from exc
+    kept = [b for b in run.benchmarks if b.scenario != scenario]
+    return msgspec.structs.replace(run, benchmarks=kept)
+
+
+def run_scenario(scenario: Scenario, grid: list[Params]) -> dict[str, Figures]:
+    """Sample ``scenario`` at every parameter set of ``grid`` in this environment and save
+    the run document.
 
     Args:
         scenario: ``"echo"`` or ``"stream"``.
         grid: parameter sets, e.g. ``[{"size_bytes": 16, "in_flight": 1}, ...]``.
 
     Returns:
-        ``{params_key(params): figures}`` (see :func:`params_key` and :func:`figures_of`).
+        ``{params_key(params): figures}`` (see :func:`wsbench.sampling.params_key` and
+        :func:`figures_of`).
 
     Raises:
-        SuiteError: the environment is not a wsbench environment.
+        SuiteError: the environment is not a wsbench environment, or a file in the way is
+            not a run document.
         wsbench.impls.ImplError: ``WSBENCH_IMPL`` names no implementation, or
             ``WSBENCH_CONFIG`` none of its configurations.
     """
@@ -155,54 +189,56 @@ def run_scenario(scenario: Scenario, grid: list[dict[str, int]]) -> dict[str, Fi
     impl = get_impl(settings.impl)
     run_config = impl.config(settings.config)
     placement = placement_from(settings.server_cpus, settings.loadgen_cpus)
-    commit = os.environ.get("ASV_COMMIT", "0" * 40)
-    env_name = os.environ.get("ASV_ENV_NAME", f"existing-{impl.name}")
-    path = record_path(
-        settings.records_dir, machine_name=settings.machine, commit=commit, env_name=env_name
+    env_name = os.environ.get("ASV_ENV_NAME", f"existing-{impl.name}-{run_config.id}")
+    path = store.run_path(
+        settings.results_dir, machine=settings.machine, run_id=settings.run_id, env_name=env_name
     )
     not_installed = install_error()
-    record = _load_record(path, scenario) or new_record(
-        impl,
-        run_config,
-        env_name=env_name,
-        commit=commit,
-        machine_name=settings.machine,
-        placement=placement,
-        version=(not_installed or {}).get("requirements", {}).get(impl.package),
+    version = (not_installed or {}).get("requirements", {}).get(impl.package)
+    run = _earlier_part(path, scenario) or Run(
+        run_id=settings.run_id,
+        started_at=store.now_iso(),
+        finished_at=None,
+        machine=provenance.machine_info(settings.machine),
+        harness=provenance.harness_info(),
+        loadgen=provenance.loadgen_build(),
+        settings=settings.plan.settings(placement, settings.connections),
+        impl=provenance.impl_info(impl, run_config, version),
+        environment=Environment(
+            env_name=env_name,
+            python=platform.python_version(),
+            install_error=(not_installed or {}).get("error"),
+        ),
+        benchmarks=[],
     )
-    out: dict[str, Figures] = {}
-    for i, params in enumerate(grid, 1):
-        config = MeasureConfig(
-            impl=impl.name,
-            config=run_config.id,
-            scenario=scenario,
-            size_bytes=params["size_bytes"],
-            in_flight=params.get("in_flight", 1),
+    earlier = list(run.benchmarks)
+
+    def save(benchmarks: list[Benchmark]) -> None:
+        done = msgspec.structs.replace(
+            run, benchmarks=[*earlier, *benchmarks], finished_at=store.now_iso()
+        )
+        store.save(done, settings.results_dir)
+
+    if not_installed:
+        reason = f"does not install: {not_installed['error']}"
+        benchmarks = [Benchmark(scenario, params, "failed", reason, []) for params in grid]
+        save(benchmarks)
+    else:
+        benchmarks = sample_scenario(
+            impl,
+            run_config.id,
+            scenario,
+            grid,
+            settings.plan,
+            placement=placement,
             connections=settings.connections,
-            warmup_s=settings.warmup_s,
-            duration_s=settings.duration_s,
+            on_progress=save,
+            log=lambda line: print(f"wsbench: {impl.name}:{run_config.id} {line}", file=sys.stderr),
         )
-        print(
-            f"wsbench: [{i}/{len(grid)}] {impl.name}:{run_config.id} {scenario} {params}",
-            file=sys.stderr,
-        )
-        if not_installed:
-            m = Measurement(config=config, placement=placement)
-            m.fail(f"does not install: {not_installed['error']}")
-        else:
-            m = measure(config, placement=placement, impl=impl)
-        out[params_key(params)] = figures_of(m)
-        add_measurement(record, m)
-        write_record(record, path)
-    return out
+    return {params_key(b.params): figures_of(b) for b in benchmarks}
 
 
-def params_key(params: dict[str, int]) -> str:
-    """A stable key for a parameter set, e.g. ``"in_flight=64,size_bytes=16"``."""
-    return ",".join(f"{k}={v}" for k, v in sorted(params.items()))
-
-
-def lookup(figures: dict[str, Figures], params: dict[str, int], metric: str) -> float:
+def lookup(figures: dict[str, Figures], params: Params, metric: str) -> float:
     """The value of ``metric`` for ``params``, for a ``track_*`` method.
 
     Raises:
@@ -218,9 +254,9 @@ def lookup(figures: dict[str, Figures], params: dict[str, int], metric: str) -> 
     return value
 
 
-def grid_of(params: list[list[int]], param_names: list[str]) -> list[dict[str, int]]:
+def grid_of(params: list[list[int]], param_names: list[str]) -> list[Params]:
     """Every combination of an asv class's ``params``, as dicts keyed by ``param_names``."""
-    combos: list[dict[str, int]] = [{}]
+    combos: list[Params] = [{}]
     for name, values in zip(param_names, params, strict=True):
         combos = [{**c, name: v} for c in combos for v in values]
     return combos
@@ -237,12 +273,12 @@ def tracker(metric: str, unit: str) -> Any:
         return lookup(figures, dict(zip(self.param_names, params, strict=True)), metric)
 
     track.unit = unit  # type: ignore[attr-defined]
-    track.__doc__ = f"{metric} ({unit}; lower is better)"
+    track.__doc__ = f"{metric} ({unit}; lower is better; median of the samples)"
     return track
 
 
 class ScenarioSuite:
-    """Base of the asv benchmark classes: one measurement per parameter set, and the figures
+    """Base of the asv benchmark classes: every parameter set sampled, and the figures
     every scenario tracks. Subclasses set ``params``/``param_names`` and define their own
     ``setup_cache`` (asv keys its cache by the function's source location, so an inherited
     one would be shared between scenarios). Import it under a name starting with ``_`` so

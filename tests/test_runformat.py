@@ -1,0 +1,57 @@
+"""The run format: what is written reads back identically; anything else is refused with a
+message naming the problem."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.runs import run
+from wsbench.runformat import FormatError, decode, encode
+
+
+def test_a_run_reads_back_identically() -> None:
+    original = run([100.0, 101.0, 99.0])
+    assert decode(encode(original)) == original
+
+
+def test_the_document_is_versioned_json() -> None:
+    doc = json.loads(encode(run([100.0])))
+    assert doc["format"] == "wsbench-run"
+    assert doc["version"] == 1
+    assert doc["benchmarks"][0]["samples"][0]["messages_per_s"] == 100.0
+
+
+def test_another_version_is_refused() -> None:
+    doc = json.loads(encode(run([100.0])))
+    doc["version"] = 2
+    with pytest.raises(FormatError, match="version 2; this harness reads version 1"):
+        decode(json.dumps(doc), source="x.json")
+
+
+def test_a_field_of_the_wrong_type_is_named() -> None:
+    doc = json.loads(encode(run([100.0])))
+    doc["settings"]["processes"] = "three"
+    with pytest.raises(FormatError, match=r"x\.json: .*\$\.settings\.processes"):
+        decode(json.dumps(doc), source="x.json")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("not json", "not a JSON object"), ('{"format": "pyperf"}', "not a wsbench run")],
+)
+def test_other_files_are_refused(text: str, message: str) -> None:
+    with pytest.raises(FormatError, match=message):
+        decode(text, source="x.json")
+
+
+def test_usable_samples_leave_out_disturbed_and_failed_windows() -> None:
+    from tests.runs import sample
+    from wsbench.runformat import Sample
+
+    bench = run([1.0]).benchmarks[0]
+    kept = sample(100.0)
+    samples = [kept, sample(50.0, disturbed=True), Sample(0, 2, "failed", error="boom")]
+    bench = type(bench)(bench.scenario, bench.params, "failed", "boom", samples)
+    assert bench.usable() == [kept]

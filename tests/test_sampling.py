@@ -1,0 +1,108 @@
+"""Sampling: every parameter set gets its windows in each of several server processes; a
+window with interference is marked and measured again; a dying server is replaced."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import fixture_impl
+from wsbench.cpus import default_placement
+from wsbench.impls import get_impl
+from wsbench.measure import MeasureConfig, Measurement
+from wsbench.sampler import CpuActivity, ServerUsage
+from wsbench.sampling import SamplingPlan, sample_scenario, to_sample
+
+QUIET = 1000.0
+"""A threshold no window reaches: these tests count windows, whatever else the machine does."""
+
+
+def _measurement(busy_s: float, steal_s: float = 0.0) -> Measurement:
+    config = MeasureConfig(impl="native", scenario="echo")
+    report = {
+        "messages_per_s": 1000.0, "bytes_per_s": 16000.0, "messages_received": 1000,
+        "window_s": 1.0, "loadgen_cpu_percent": 30.0,
+        "latency_us": {"p50": 100, "p90": 110, "p99": 150, "p99_9": 200, "max": 300},
+    }  # fmt: skip
+    m = Measurement(config=config, report=report)
+    m.server = ServerUsage(cpu_percent=90.0, rss_bytes=10_000_000, samples=10)
+    m.cpu_activity = CpuActivity(cpus=(0, 1), wall_s=1.0, busy_s=busy_s, steal_s=steal_s)
+    return m
+
+
+@pytest.mark.parametrize(
+    ("busy_s", "steal_s", "other", "disturbed"),
+    [
+        (1.25, 0.0, 5.0, False),  # 125 % busy - 90 % server - 30 % load generator
+        (1.45, 0.0, 25.0, True),  # another process took a quarter of a core
+        (1.20, 0.08, 0.0, True),  # the hypervisor stole 8 %
+    ],
+)
+def test_a_window_is_disturbed_by_other_work(
+    busy_s: float, steal_s: float, other: float, disturbed: bool
+) -> None:
+    sample = to_sample(_measurement(busy_s, steal_s), process=1, window=2, plan=SamplingPlan())
+    assert sample.other_cpu_percent == pytest.approx(other)
+    assert sample.disturbed is disturbed
+    assert (sample.process, sample.window, sample.status) == (1, 2, "ok")
+    assert sample.latency_s is not None and sample.latency_s.p99 == pytest.approx(150e-6)
+
+
+def test_every_parameter_set_gets_its_windows_in_every_process() -> None:
+    plan = SamplingPlan(
+        processes=2, windows_per_process=2, warmup_s=0.05, window_s=0.2,
+        max_other_cpu_percent=QUIET, max_steal_percent=QUIET,
+    )  # fmt: skip
+    grid = [{"size_bytes": 16, "in_flight": 1}, {"size_bytes": 1024, "in_flight": 8}]
+    benchmarks = sample_scenario(
+        get_impl("native"), "websocket", "echo", grid, plan, placement=default_placement()
+    )
+    assert [b.params for b in benchmarks] == grid
+    for bench in benchmarks:
+        assert bench.status == "ok", bench.error
+        assert [(s.process, s.window) for s in bench.samples] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+        assert all(s.messages_received and s.latency_s for s in bench.samples)
+        assert len(bench.server_exit_codes) == 2  # one server per process served both sets
+        assert set(bench.server_exit_codes) <= {0, -15}
+
+
+def test_a_server_that_dies_is_replaced_for_the_next_parameter_set() -> None:
+    plan = SamplingPlan(processes=1, windows_per_process=2, warmup_s=0.0, window_s=0.5)
+    grid = [{"size_bytes": 16, "in_flight": 1}, {"size_bytes": 32, "in_flight": 1}]
+    benchmarks = sample_scenario(
+        fixture_impl("crash_midrun"), None, "echo", grid, plan, placement=default_placement()
+    )
+    for bench in benchmarks:
+        assert bench.status == "failed"
+        assert bench.error is not None and "crashing on purpose" in bench.error
+        assert len(bench.samples) == 1  # the first window failed: no second one
+        assert bench.server_exit_codes == [3]  # each set had a server of its own
+
+
+def test_a_server_that_never_starts_fails_every_set_once_per_process() -> None:
+    plan = SamplingPlan(processes=2, windows_per_process=3)
+    grid = [{"size_bytes": 16}, {"size_bytes": 1024}, {"size_bytes": 65536}]
+    benchmarks = sample_scenario(
+        fixture_impl("exits_at_start"), None, "stream", grid, plan, placement=default_placement()
+    )
+    for bench in benchmarks:
+        assert bench.status == "failed"
+        assert bench.error is not None and "before it became ready" in bench.error
+        assert [s.process for s in bench.samples] == [0, 1]
+        assert bench.server_exit_codes == [3, 3]
+
+
+def test_a_bad_plan_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        SamplingPlan(processes=0).validate()
+
+
+def test_asv_figures_are_medians_of_the_usable_samples() -> None:
+    from tests.runs import run, sample
+    from wsbench.suite import figures_of
+
+    bench = run([100.0, 300.0, 200.0]).benchmarks[0]
+    figures = figures_of(bench)
+    assert figures["seconds_per_message"] == pytest.approx(1 / 200.0)
+    assert figures["latency_p50"] == pytest.approx(1 / 200.0)
+    disturbed = type(bench)(bench.scenario, bench.params, "ok", None, [sample(5.0, disturbed=True)])
+    assert "disturbed" in str(figures_of(disturbed)["error"])

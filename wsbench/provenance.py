@@ -1,0 +1,85 @@
+"""The facts a run document records about what ran and where: the machine, the harness
+commit, the load generator build, the implementation as installed. Read from the system,
+never typed by hand."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from importlib import metadata
+
+import psutil
+
+from wsbench import loadgen, machine
+from wsbench.impls import Impl, ImplConfig
+from wsbench.paths import REPO_ROOT
+from wsbench.runformat import Harness, ImplInfo, LoadgenBuild, Machine
+
+
+def machine_info(name: str) -> Machine:
+    """This machine, under asv's machine name ``name``."""
+    return Machine(
+        name=name,
+        cpu_model=machine.cpu_model(),
+        cpu_count=machine.cpu_count(),
+        kernel=machine.kernel(),
+        ram_bytes=psutil.virtual_memory().total,
+    )
+
+
+def harness_commit() -> str:
+    """The commit being measured: asv's ``ASV_COMMIT`` inside a benchmark, else the
+    repository's ``HEAD``, else ``"unknown"``."""
+    commit = os.environ.get("ASV_COMMIT")
+    if commit:
+        return commit
+    proc = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
+    return proc.stdout.strip() if proc.returncode == 0 else "unknown"
+
+
+def harness_info() -> Harness:
+    """The harness's identity (see :func:`harness_commit`)."""
+    return Harness(commit=harness_commit())
+
+
+def loadgen_build() -> LoadgenBuild:
+    """The load generator's build identity (version, source hash, compiler)."""
+    return LoadgenBuild(
+        version=loadgen.version(),
+        source_sha256=loadgen.source_sha256(),
+        rustc=loadgen.rustc_version(),
+    )
+
+
+def installed_version(package: str | None) -> str | None:
+    """The installed version of distribution ``package``, or None (not installed / no package)."""
+    if not package:
+        return None
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def impl_info(impl: Impl, config: ImplConfig, version: str | None = None) -> ImplInfo:
+    """``impl`` in ``config`` at ``version`` (default: the version installed here; for the
+    native reference, the load generator's)."""
+    if version is None:
+        version = installed_version(impl.package) if impl.package else loadgen.version()
+    listed = next((v for v in impl.versions if v.version == version), None)
+    return ImplInfo(
+        name=impl.name,
+        display_name=impl.display_name,
+        package=impl.package,
+        version=version,
+        config=config.id,
+        row_name=impl.row_name(config, listed),
+        server=config.server,
+        ws_backend=config.ws_backend,
+        event_loop=config.event_loop,
+        protocol=config.protocol,
+        reference=impl.reference,
+        deviations=dict(impl.deviations),
+    )

@@ -1,0 +1,276 @@
+"""The wsbench run format: one JSON document per (run, environment), the single source of
+truth for every figure (asv's result files, the site and the comparisons derive from it).
+
+In the spirit of pyperf's JSON format: the document holds every sample and the metadata
+needed to interpret it, and everything else (medians, intervals, verdicts) is computed from
+it. The schema is these :mod:`msgspec` structures; :func:`decode` validates a document
+against them and names the first field that does not fit. ``docs``: the site's Methodology
+page and ``README.md`` describe it for readers.
+
+Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
+
+    {"format": "wsbench-run", "version": 1,
+     "run_id": "20261123T190000Z-3f9a1c",            # shared by every environment of a run
+     "started_at": ISO 8601, "finished_at": ISO 8601 or null,
+     "machine": {"name", "cpu_model", "cpu_count", "kernel", "ram_bytes"},
+     "harness": {"commit": 40 hex digits or "unknown"},
+     "loadgen": {"version", "source_sha256", "rustc"},
+     "settings": {"warmup_s", "window_s", "processes", "windows_per_process",
+                  "connections", "server_cpus", "loadgen_cpus",
+                  "max_other_cpu_percent", "max_steal_percent", "retries"},
+     "impl": {"name", "display_name", "package", "version", "config", "row_name", "server",
+              "ws_backend", "event_loop", "protocol", "reference", "deviations"},
+     "environment": {"env_name", "python", "install_error"},
+     "benchmarks": [
+       {"scenario": "echo", "params": {"size_bytes": 16, "in_flight": 64},
+        "status": "ok" | "failed", "error": text or null,
+        "samples": [{"process": 0, "window": 0, "status": "ok", "error": null,
+                     "messages_per_s", "bytes_per_s", "messages_received", "window_s",
+                     "latency_s": {"p50", "p90", "p99", "p99_9", "max"} or null,
+                     "server_cpu_percent", "server_rss_bytes", "loadgen_cpu_percent",
+                     "other_cpu_percent", "steal_percent", "disturbed": bool}, ...],
+        "server_exit_codes": [0, -15, ...]}, ...]}
+
+Units: seconds, bytes, messages/s, bytes/s, percent of one core (100 = one core busy).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+FORMAT = "wsbench-run"
+"""The ``format`` field of every run document."""
+VERSION = 1
+"""The version of the format this module reads and writes; a reader rejects any other."""
+
+Status = Literal["ok", "failed"]
+
+
+class FormatError(ValueError):
+    """A file is not a wsbench run document of :data:`VERSION` (the message names the file
+    and the first field that does not fit)."""
+
+
+class Machine(msgspec.Struct, frozen=True):
+    """Where the run happened: asv's machine name and facts read from the system."""
+
+    name: str
+    cpu_model: str
+    cpu_count: int
+    kernel: str
+    ram_bytes: int
+
+
+class Harness(msgspec.Struct, frozen=True):
+    """The harness that measured: its git commit (``"unknown"`` outside a checkout)."""
+
+    commit: str
+
+
+class LoadgenBuild(msgspec.Struct, frozen=True):
+    """The load generator's build identity: crate version, a SHA-256 of its sources
+    (``Cargo.toml``, ``Cargo.lock``, ``src/``) and the Rust compiler that built it."""
+
+    version: str
+    source_sha256: str
+    rustc: str
+
+
+class Settings(msgspec.Struct, frozen=True):
+    """How the samples were taken; results with different settings are never compared.
+
+    Attributes:
+        warmup_s: seconds of traffic before each measurement window (not counted).
+        window_s: length of each measurement window, seconds.
+        processes: fresh server processes per benchmark (pyperf's worker processes).
+        windows_per_process: measurement windows per parameter set in each process.
+        connections: WebSocket connections of the load generator.
+        server_cpus: CPUs the server is pinned to.
+        loadgen_cpus: CPUs the load generator is pinned to.
+        max_other_cpu_percent: a window in which everything else used more CPU than this
+            on the measured CPUs (percent of one core) is disturbed.
+        max_steal_percent: likewise for the hypervisor's steal time.
+        retries: how often a disturbed window is measured again.
+    """
+
+    warmup_s: float
+    window_s: float
+    processes: int
+    windows_per_process: int
+    connections: int
+    server_cpus: list[int]
+    loadgen_cpus: list[int]
+    max_other_cpu_percent: float
+    max_steal_percent: float
+    retries: int
+
+
+class ImplInfo(msgspec.Struct, frozen=True):
+    """What ran: the implementation in one configuration at one version (from its
+    ``meta.toml``; ``version`` is the installed one)."""
+
+    name: str
+    display_name: str
+    package: str | None
+    version: str | None
+    config: str
+    row_name: str
+    server: str
+    ws_backend: str
+    event_loop: str
+    protocol: str
+    reference: bool
+    deviations: dict[str, str]
+
+
+class Environment(msgspec.Struct, frozen=True):
+    """The asv environment: its name, its Python, and why it did not install (or null)."""
+
+    env_name: str
+    python: str
+    install_error: str | None = None
+
+
+class Latency(msgspec.Struct, frozen=True):
+    """Round-trip latency percentiles of one window, seconds (echo only)."""
+
+    p50: float
+    p90: float
+    p99: float
+    p99_9: float
+    max: float
+
+
+class Sample(msgspec.Struct, frozen=True):
+    """One measurement window.
+
+    Attributes:
+        process: index of the server process it was measured in (0-based).
+        window: index of the window within that process and parameter set (0-based;
+            a re-measured disturbed window gets the next index).
+        status: ``"ok"``, or ``"failed"`` with ``error``.
+        messages_per_s: messages received per second over the window.
+        bytes_per_s: payload bytes received per second.
+        messages_received: messages received in the window.
+        window_s: the window's length, seconds.
+        latency_s: round-trip latency percentiles (echo), null for push.
+        server_cpu_percent: the server's CPU over the window.
+        server_rss_bytes: the server's peak resident memory, bytes.
+        loadgen_cpu_percent: the load generator's CPU over the window.
+        other_cpu_percent: CPU everything else used on the measured CPUs.
+        steal_percent: steal time on the measured CPUs.
+        disturbed: other work competed for the CPUs (see :class:`Settings`): the sample is
+            kept but left out of every statistic.
+    """
+
+    process: int
+    window: int
+    status: Status
+    error: str | None = None
+    messages_per_s: float | None = None
+    bytes_per_s: float | None = None
+    messages_received: int | None = None
+    window_s: float | None = None
+    latency_s: Latency | None = None
+    server_cpu_percent: float | None = None
+    server_rss_bytes: int | None = None
+    loadgen_cpu_percent: float | None = None
+    other_cpu_percent: float | None = None
+    steal_percent: float | None = None
+    disturbed: bool = False
+
+    @property
+    def usable(self) -> bool:
+        """True when the sample counts in statistics: measured, and not disturbed."""
+        return self.status == "ok" and not self.disturbed
+
+
+class Benchmark(msgspec.Struct, frozen=True):
+    """Every sample of one scenario at one parameter set.
+
+    Attributes:
+        scenario: ``"echo"`` or ``"stream"``.
+        params: e.g. ``{"size_bytes": 16, "in_flight": 64}``.
+        status: ``"failed"`` when any window failed (``error`` is the first reason).
+        error: why it failed, or null.
+        samples: every window, failed and disturbed ones included.
+        server_exit_codes: exit code of each server process that served it.
+    """
+
+    scenario: str
+    params: dict[str, int]
+    status: Status
+    error: str | None
+    samples: list[Sample]
+    server_exit_codes: list[int | None] = msgspec.field(default_factory=list)
+
+    def usable(self) -> list[Sample]:
+        """The samples statistics are computed from (ok and not disturbed)."""
+        return [s for s in self.samples if s.usable]
+
+
+class Run(msgspec.Struct, frozen=True):
+    """One environment's part of a run (see the module's docstring for the shape)."""
+
+    run_id: str
+    started_at: str
+    finished_at: str | None
+    machine: Machine
+    harness: Harness
+    loadgen: LoadgenBuild
+    settings: Settings
+    impl: ImplInfo
+    environment: Environment
+    benchmarks: list[Benchmark]
+    format: str = FORMAT
+    version: int = VERSION
+
+    def comparable_key(self) -> tuple[object, ...]:
+        """What must be equal for two runs' figures to share a table or a chart: the
+        machine, the load generator build and the settings."""
+        return (self.machine.name, self.loadgen, self.settings)
+
+
+def encode(run: Run) -> bytes:
+    """The run as indented JSON (UTF-8 bytes)."""
+    return msgspec.json.format(msgspec.json.encode(run), indent=1) + b"\n"
+
+
+def decode(data: bytes | str, *, source: str = "<run>") -> Run:
+    """Parse and validate a run document.
+
+    Raises:
+        FormatError: not JSON, not a ``wsbench-run`` document, another version, or a field
+            that does not fit the schema (the message names ``source`` and the field).
+    """
+    try:
+        head = msgspec.json.decode(data, type=dict[str, object])
+    except msgspec.DecodeError as exc:
+        raise FormatError(f"{source}: not a JSON object: {exc}") from exc
+    if head.get("format") != FORMAT:
+        raise FormatError(f"{source}: not a wsbench run (format {head.get('format')!r})")
+    if head.get("version") != VERSION:
+        raise FormatError(
+            f"{source}: wsbench run format version {head.get('version')!r}; "
+            f"this harness reads version {VERSION}"
+        )
+    try:
+        return msgspec.json.decode(data, type=Run)
+    except msgspec.ValidationError as exc:
+        raise FormatError(f"{source}: {exc}") from exc
+
+
+def load(path: Path) -> Run:
+    """Read and validate the run document at ``path``.
+
+    Raises:
+        FormatError: see :func:`decode`; also when the file cannot be read.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot be read: {exc}") from exc
+    return decode(data, source=str(path))

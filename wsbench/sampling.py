@@ -1,0 +1,242 @@
+"""Samples: every parameter set measured in several windows, in several fresh server
+processes (pyperf's worker-process model), each window checked for interference.
+
+One server process serves every parameter set of a scenario in turn (starting a server
+costs more than a window), ``windows_per_process`` windows each; ``processes`` such
+processes are started one after another. Variation between processes is real (memory
+layout, hash seeds, the kernel's placement), so the samples of one process alone would
+understate the spread.
+
+A window is **disturbed** when, over the window, everything other than the server and the
+load generator used more than ``max_other_cpu_percent`` of one core on the measured CPUs,
+or the hypervisor stole more than ``max_steal_percent``. A disturbed window is kept in the
+results, marked, and measured again (at most ``retries`` times); statistics use only the
+windows that are not disturbed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from wsbench.cpus import CpuPlacement
+from wsbench.impls import Impl
+from wsbench.measure import MeasureConfig, Measurement, Scenario, ServerSession
+from wsbench.runformat import Benchmark, Latency, Sample, Settings
+
+
+@dataclass(frozen=True)
+class SamplingPlan:
+    """How many samples, how long, and when a sample counts as disturbed.
+
+    The defaults come from the noise study on the Methodology page (``./bench noise``).
+
+    Attributes:
+        processes: fresh server processes per scenario.
+        windows_per_process: windows per parameter set in each process.
+        warmup_s: seconds of traffic before each window (not counted).
+        window_s: length of each measurement window, seconds.
+        max_other_cpu_percent: above this (percent of one core, summed over the measured
+            CPUs), a window is disturbed.
+        max_steal_percent: above this steal time, a window is disturbed.
+        retries: how often a disturbed window is measured again.
+    """
+
+    processes: int = 3
+    windows_per_process: int = 2
+    warmup_s: float = 0.5
+    window_s: float = 1.0
+    max_other_cpu_percent: float = 10.0
+    max_steal_percent: float = 5.0
+    retries: int = 2
+
+    def settings(self, placement: CpuPlacement, connections: int) -> Settings:
+        """The run format's settings for this plan."""
+        return Settings(
+            warmup_s=self.warmup_s,
+            window_s=self.window_s,
+            processes=self.processes,
+            windows_per_process=self.windows_per_process,
+            connections=connections,
+            server_cpus=list(placement.server),
+            loadgen_cpus=list(placement.loadgen),
+            max_other_cpu_percent=self.max_other_cpu_percent,
+            max_steal_percent=self.max_steal_percent,
+            retries=self.retries,
+        )
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first setting out of range."""
+        if self.processes < 1 or self.windows_per_process < 1:
+            raise ValueError("processes and windows per process must be at least 1")
+        if self.warmup_s < 0 or self.window_s <= 0:
+            raise ValueError("the warm-up must be >= 0 s and the window > 0 s")
+        if self.retries < 0:
+            raise ValueError("retries must be >= 0")
+
+
+def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) -> Sample:
+    """One window's measurement as a sample, with its interference figures and verdict."""
+    if m.status != "ok" or m.report is None:
+        return Sample(process=process, window=window, status="failed", error=m.error)
+    report = m.report
+    latency = m.latency_s
+    server_cpu = m.server.cpu_percent if m.server else None
+    loadgen_cpu = m.loadgen_cpu_percent
+    other = steal = None
+    activity = m.cpu_activity
+    if activity is not None and activity.wall_s > 0:
+        busy = 100.0 * activity.busy_s / activity.wall_s
+        other = round(busy - (server_cpu or 0.0) - (loadgen_cpu or 0.0), 1)
+        steal = round(100.0 * activity.steal_s / activity.wall_s, 1)
+    disturbed = (other is not None and other > plan.max_other_cpu_percent) or (
+        steal is not None and steal > plan.max_steal_percent
+    )
+    return Sample(
+        process=process,
+        window=window,
+        status="ok",
+        messages_per_s=float(report["messages_per_s"]),
+        bytes_per_s=float(report["bytes_per_s"]),
+        messages_received=int(report["messages_received"]),
+        window_s=float(report["window_s"]),
+        latency_s=Latency(**latency) if latency else None,
+        server_cpu_percent=server_cpu,
+        server_rss_bytes=m.server.rss_bytes if m.server else None,
+        loadgen_cpu_percent=loadgen_cpu,
+        other_cpu_percent=other,
+        steal_percent=steal,
+        disturbed=disturbed,
+    )
+
+
+Params = dict[str, int]
+
+
+def params_key(params: Params) -> str:
+    """A stable key for a parameter set, e.g. ``"in_flight=64,size_bytes=16"``."""
+    return ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+
+
+@dataclass
+class _Collected:
+    params: Params
+    samples: list[Sample] = field(default_factory=list)
+    exit_codes: list[int | None] = field(default_factory=list)
+
+    def benchmark(self, scenario: str) -> Benchmark:
+        failed = [s for s in self.samples if s.status == "failed"]
+        return Benchmark(
+            scenario=scenario,
+            params=self.params,
+            status="failed" if failed else "ok",
+            error=failed[0].error if failed else None,
+            samples=list(self.samples),
+            server_exit_codes=list(self.exit_codes),
+        )
+
+
+ProgressCallback = Callable[[list[Benchmark]], None]
+
+
+def sample_scenario(
+    impl: Impl,
+    config_id: str | None,
+    scenario: Scenario,
+    grid: list[Params],
+    plan: SamplingPlan,
+    *,
+    placement: CpuPlacement,
+    connections: int = 1,
+    python: str = sys.executable,
+    on_progress: ProgressCallback | None = None,
+    log: Callable[[str], None] = lambda _: None,
+) -> list[Benchmark]:
+    """Measure ``scenario`` at every parameter set of ``grid`` following ``plan``.
+
+    A server that dies is replaced by a fresh one for the parameter sets still to come; a
+    server that does not start fails every window it was meant to serve, with the reason.
+
+    Args:
+        impl, config_id: what to run (None: the first configuration).
+        scenario: ``"echo"`` or ``"stream"``.
+        grid: parameter sets, e.g. ``[{"size_bytes": 16, "in_flight": 1}, ...]``.
+        plan: the sampling plan.
+        placement: CPUs of server and load generator.
+        connections: WebSocket connections of the load generator.
+        python: the interpreter that runs a Python server.
+        on_progress: called with every benchmark so far after each window (to save them).
+        log: progress lines.
+
+    Returns:
+        One benchmark per parameter set, in ``grid`` order, with every sample.
+
+    Raises:
+        ValueError: the plan is invalid.
+        wsbench.measure.ConfigError: a parameter set is invalid.
+    """
+    plan.validate()
+    collected = [_Collected(params) for params in grid]
+
+    def progress() -> None:
+        if on_progress is not None:
+            on_progress([c.benchmark(scenario) for c in collected])
+
+    for process in range(plan.processes):
+        pending = list(collected)
+        while pending:
+            served: list[_Collected] = []
+            with ServerSession(impl, config_id, python=python, placement=placement) as session:
+                if session.start_error is not None:
+                    # Not started: every window this process was to serve fails with why.
+                    for entry in pending:
+                        failed = Sample(process, 0, "failed", error=session.start_error)
+                        entry.samples.append(failed)
+                    served, pending = pending, []
+                while pending:
+                    entry = pending.pop(0)
+                    served.append(entry)
+                    config = MeasureConfig(
+                        impl=impl.name,
+                        config=config_id,
+                        scenario=scenario,
+                        size_bytes=entry.params["size_bytes"],
+                        in_flight=entry.params.get("in_flight", 1),
+                        connections=connections,
+                        warmup_s=plan.warmup_s,
+                        duration_s=plan.window_s,
+                    )
+                    log(f"process {process + 1}/{plan.processes} {scenario} {entry.params}")
+                    _sample_windows(session, config, entry, process, plan)
+                    progress()
+                    if not session.alive():
+                        break  # a fresh server for the parameter sets still to come
+            for entry in served:
+                entry.exit_codes.append(session.exit_code)
+    progress()
+    return [c.benchmark(scenario) for c in collected]
+
+
+def _sample_windows(
+    session: ServerSession,
+    config: MeasureConfig,
+    entry: _Collected,
+    process: int,
+    plan: SamplingPlan,
+) -> None:
+    """``plan.windows_per_process`` usable windows of ``config`` (disturbed ones measured
+    again up to ``plan.retries`` times), appended to ``entry``; stops at a failure."""
+    window = 0
+    retries = plan.retries
+    good = 0
+    while good < plan.windows_per_process:
+        sample = to_sample(session.run(config), process=process, window=window, plan=plan)
+        entry.samples.append(sample)
+        window += 1
+        if sample.status == "failed":
+            return
+        if sample.disturbed and retries > 0:
+            retries -= 1
+            continue
+        good += 1
