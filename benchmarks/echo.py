@@ -6,6 +6,7 @@ inverse of throughput in messages/s) in seconds, CPU in percent of one core, RSS
 
 from typing import ClassVar
 
+from wsbench.measure import PARAMS
 from wsbench.suite import Figures, grid_of, run_scenario, tracker
 from wsbench.suite import ScenarioSuite as _ScenarioSuite
 
@@ -13,8 +14,8 @@ from wsbench.suite import ScenarioSuite as _ScenarioSuite
 class Echo(_ScenarioSuite):
     """Round trips against ``/echo`` (see impls/PROTOCOL.md)."""
 
-    params: ClassVar = [[16, 1024, 65536], [1, 64]]
-    param_names: ClassVar = ["size_bytes", "in_flight"]
+    params: ClassVar = [list(values) for values in PARAMS["echo"].values()]
+    param_names: ClassVar = list(PARAMS["echo"])
 
     def setup_cache(self) -> dict[str, Figures]:
         return run_scenario("echo", grid_of(self.params, self.param_names))

@@ -6,6 +6,7 @@ of throughput in messages/s), CPU in percent of one core, RSS in bytes.
 
 from typing import ClassVar
 
+from wsbench.measure import PARAMS
 from wsbench.suite import Figures, grid_of, run_scenario
 from wsbench.suite import ScenarioSuite as _ScenarioSuite
 
@@ -13,8 +14,8 @@ from wsbench.suite import ScenarioSuite as _ScenarioSuite
 class Stream(_ScenarioSuite):
     """Server push from ``/push`` (see impls/PROTOCOL.md)."""
 
-    params: ClassVar = [[16, 1024, 65536]]
-    param_names: ClassVar = ["size_bytes"]
+    params: ClassVar = [list(values) for values in PARAMS["stream"].values()]
+    param_names: ClassVar = list(PARAMS["stream"])
 
     def setup_cache(self) -> dict[str, Figures]:
         return run_scenario("stream", grid_of(self.params, self.param_names))

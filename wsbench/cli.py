@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from wsbench import asvconf, devtest, loadgen, mainjob
+from wsbench import asvconf, devtest, loadgen, mainjob, noise
 from wsbench.cpus import CpuSetError, placement_from
 from wsbench.impls import ImplError, all_impls
 from wsbench.measure import SCENARIOS, ConfigError, MeasureConfig, measure
@@ -45,6 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
     m.add_argument("--python", default=sys.executable, help="interpreter that runs the server")
     m.add_argument("--json", action="store_true", help="print the full record entry as JSON")
+
+    study = sub.add_parser(
+        "noise", help="the noise study: variation within and between server processes"
+    )
+    noise.add_arguments(study)
 
     sub.add_parser("list", help="implementations, their configurations and versions")
 
@@ -95,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _measure(args)
         if args.command == "list":
             return _list()
+        if args.command == "noise":
+            return noise.run(args)
         if args.command == "asv-conf":
             if args.check:
                 ok = asvconf.is_in_sync()

@@ -14,6 +14,12 @@ from wsbench.server import ServerError, ServerProcess, free_port
 
 Scenario = Literal["echo", "stream"]
 SCENARIOS: tuple[Scenario, ...] = ("echo", "stream")
+PARAMS: dict[Scenario, dict[str, tuple[int, ...]]] = {
+    "echo": {"size_bytes": (16, 1024, 65536), "in_flight": (1, 64)},
+    "stream": {"size_bytes": (16, 1024, 65536)},
+}
+"""Each scenario's parameters and their values (the asv benchmarks' ``params``): message
+size in bytes, and for echo the messages in flight per connection."""
 ENDPOINTS: dict[Scenario, str] = {"echo": "/echo", "stream": "/push"}
 """The path of each scenario's endpoint on a plain WebSocket server (``impls/PROTOCOL.md``)."""
 SOCKETIO_PATH = "/socket.io/?EIO=4&transport=websocket"

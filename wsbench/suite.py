@@ -37,7 +37,7 @@ import msgspec
 from wsbench import metrics, provenance, store
 from wsbench.cpus import placement_from
 from wsbench.impls import get_impl
-from wsbench.measure import Scenario
+from wsbench.measure import PARAMS, Scenario
 from wsbench.paths import INSTALL_ERROR_FILE
 from wsbench.runformat import Benchmark, Environment, FormatError, Run, load
 from wsbench.sampling import Params, SamplingPlan, params_key, sample_scenario
@@ -260,6 +260,12 @@ def grid_of(params: list[list[int]], param_names: list[str]) -> list[Params]:
     for name, values in zip(param_names, params, strict=True):
         combos = [{**c, name: v} for c in combos for v in values]
     return combos
+
+
+def scenario_grid(scenario: Scenario) -> list[Params]:
+    """Every parameter set of ``scenario`` (:data:`wsbench.measure.PARAMS`)."""
+    names = PARAMS[scenario]
+    return grid_of([list(v) for v in names.values()], list(names))
 
 
 def tracker(metric: str, unit: str) -> Any:
