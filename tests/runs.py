@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
 from wsbench.runformat import (
     Benchmark,
     Environment,
@@ -17,30 +20,83 @@ from wsbench.runformat import (
 
 SETTINGS = Settings(
     warmup_s=0.5, window_s=1.0, processes=3, windows_per_process=2, connections=1,
-    server_cpus=[0], loadgen_cpus=[1], max_other_cpu_percent=10.0, max_steal_percent=5.0,
+    server_cpus=(0,), loadgen_cpus=(1,), max_other_cpu_percent=10.0, max_steal_percent=5.0,
     retries=2,
 )  # fmt: skip
 LOADGEN = LoadgenBuild(version="0.1.0", source_sha256="ab" * 32, rustc="rustc 1.95.0")
+ECHO_16_64 = {"size_bytes": 16, "in_flight": 64}
+"""The parameters of :func:`run`'s one benchmark."""
 
 
-def sample(rate: float, *, process: int = 0, window: int = 0, disturbed: bool = False) -> Sample:
-    """An ok echo window at ``rate`` messages/s (16-byte messages, latency 1/rate)."""
+def sample(
+    rate: float,
+    *,
+    process: int = 0,
+    window: int = 0,
+    disturbed: bool = False,
+    size: int = 16,
+    latency: bool = True,
+    loadgen_cpu: float = 40.0,
+    rss: int = 20_000_000,
+) -> Sample:
+    """An ok window at ``rate`` messages/s of ``size``-byte messages; an echo window has
+    latency percentiles (p50 = 1/rate), a push window (``latency=False``) none."""
     return Sample(
-        process=process, window=window, status="ok", messages_per_s=rate, bytes_per_s=16 * rate,
-        messages_received=int(rate), window_s=1.0,
+        process=process, window=window, status="ok", messages_per_s=rate,
+        bytes_per_s=size * rate, messages_received=int(rate), window_s=1.0,
         latency_s=Latency(p50=1 / rate, p90=1.1 / rate, p99=1.5 / rate, p99_9=2 / rate,
-                          max=3 / rate),
-        server_cpu_percent=99.0, server_rss_bytes=20_000_000, loadgen_cpu_percent=40.0,
+                          max=3 / rate) if latency else None,
+        server_cpu_percent=99.0, server_rss_bytes=rss, loadgen_cpu_percent=loadgen_cpu,
         other_cpu_percent=1.0, steal_percent=0.0, disturbed=disturbed,
     )  # fmt: skip
 
 
-def impl(name: str = "websockets", version: str = "15.0.1", config: str = "asyncio") -> ImplInfo:
+def benchmark(
+    scenario: str,
+    params: dict[str, int],
+    rates: Sequence[float],
+    *,
+    disturbed: Sequence[float] = (),
+    loadgen_cpu: float = 40.0,
+    rss: int = 20_000_000,
+    windows_per_process: int = 2,
+) -> Benchmark:
+    """An ok benchmark: one window per rate in ``rates`` (``windows_per_process`` per server
+    process), then a disturbed window per rate in ``disturbed``."""
+    size = params.get("size_bytes", 16)
+    echo = scenario == "echo"
+
+    def window(i: int, rate: float, is_disturbed: bool) -> Sample:
+        return sample(
+            rate, process=i // windows_per_process, window=i % windows_per_process,
+            disturbed=is_disturbed, size=size, latency=echo, loadgen_cpu=loadgen_cpu, rss=rss,
+        )  # fmt: skip
+
+    samples = [window(i, r, False) for i, r in enumerate(rates)]
+    samples += [window(len(rates) + i, r, True) for i, r in enumerate(disturbed)]
+    return Benchmark(scenario=scenario, params=dict(params), status="ok", error=None,
+                     samples=samples)  # fmt: skip
+
+
+def failed(scenario: str, params: dict[str, int], error: str) -> Benchmark:
+    """A benchmark that failed with ``error`` and has no sample."""
+    return Benchmark(scenario=scenario, params=dict(params), status="failed", error=error,
+                     samples=[])  # fmt: skip
+
+
+def impl(
+    name: str = "websockets",
+    version: str | None = "15.0.1",
+    config: str = "asyncio",
+    *,
+    protocol: str = "websocket",
+    reference: bool = False,
+) -> ImplInfo:
     """An implementation's facts as a run records them."""
     return ImplInfo(
-        name=name, display_name=name, package=name, version=version, config=config,
-        row_name=f"{name} · {config}", server=name, ws_backend="", event_loop=config,
-        protocol="websocket", reference=False, deviations={},
+        name=name, display_name=name, package=None if reference else name, version=version,
+        config=config, row_name=f"{name} · {config}", server=name, ws_backend="",
+        event_loop=config, protocol=protocol, reference=reference, deviations={},
     )  # fmt: skip
 
 
@@ -51,18 +107,26 @@ def run(
     impl_info: ImplInfo | None = None,
     settings: Settings = SETTINGS,
     machine: str = "m",
+    benchmarks: list[Benchmark] | None = None,
+    loadgen: LoadgenBuild = LOADGEN,
+    env_name: str | None = None,
+    install_error: str | None = None,
 ) -> Run:
-    """One environment's run with one echo benchmark (16 B, 64 in flight) at ``rates``."""
+    """One environment's run: ``benchmarks``, or else one echo benchmark (16 B, 64 in
+    flight) at ``rates``. It started at the time ``run_id`` names and took a minute."""
     info = impl_info or impl()
-    samples = [sample(r, process=i // 2, window=i % 2) for i, r in enumerate(rates)]
+    if benchmarks is None:
+        benchmarks = [benchmark("echo", ECHO_16_64, rates)]
+    started = datetime.strptime(run_id.partition("-")[0], "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+    finished = started + timedelta(minutes=1)
     return Run(
-        run_id=run_id, started_at="2026-11-23T19:00:00+00:00",
-        finished_at="2026-11-23T19:01:00+00:00",
+        run_id=run_id, started_at=started.isoformat(), finished_at=finished.isoformat(),
         machine=Machine(name=machine, cpu_model="cpu", cpu_count=2, kernel="Linux 6",
                         ram_bytes=2**34),
-        harness=Harness(commit="c" * 40), loadgen=LOADGEN, settings=settings, impl=info,
-        environment=Environment(env_name=f"uvpip-py3.11-{info.name}{info.version}-{info.config}",
-                                python="3.11.7"),
-        benchmarks=[Benchmark(scenario="echo", params={"size_bytes": 16, "in_flight": 64},
-                              status="ok", error=None, samples=samples)],
+        harness=Harness(commit="c" * 40), loadgen=loadgen, settings=settings, impl=info,
+        environment=Environment(
+            env_name=env_name or f"uvpip-py3.11-{info.name}{info.version}-{info.config}",
+            python="3.11.7", install_error=install_error,
+        ),
+        benchmarks=benchmarks,
     )  # fmt: skip

@@ -7,11 +7,13 @@ import json
 import sys
 from collections.abc import Sequence
 
-from wsbench import asvconf, devtest, loadgen, mainjob, noise
+from wsbench import asvconf, comparejob, devtest, loadgen, mainjob, noise
+from wsbench.compare import CompareError
 from wsbench.cpus import CpuSetError, placement_from
 from wsbench.impls import ImplError, all_impls
 from wsbench.measure import SCENARIOS, ConfigError, MeasureConfig, measure
 from wsbench.summary import summarize
+from wsbench.venvs import VenvError
 
 
 def _positive_float(text: str) -> float:
@@ -45,6 +47,11 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
     m.add_argument("--python", default=sys.executable, help="interpreter that runs the server")
     m.add_argument("--json", action="store_true", help="print the full record entry as JSON")
+
+    comp = sub.add_parser(
+        "compare", help="two runs, or two versions measured interleaved, figure by figure"
+    )
+    comparejob.add_arguments(comp)
 
     study = sub.add_parser(
         "noise", help="the noise study: variation within and between server processes"
@@ -102,6 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list()
         if args.command == "noise":
             return noise.run(args)
+        if args.command == "compare":
+            return comparejob.run(args)
         if args.command == "asv-conf":
             if args.check:
                 ok = asvconf.is_in_sync()
@@ -114,10 +123,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             asvconf.write()
             print(f"wrote {asvconf.CONF_PATH}")
             return 0
-    except (ConfigError, ImplError, CpuSetError, mainjob.MainJobError) as exc:
+    except (ConfigError, ImplError, CpuSetError, mainjob.MainJobError, CompareError) as exc:
         print(f"wsbench: {exc}", file=sys.stderr)
         return 2
-    except loadgen.LoadgenError as exc:
+    except (loadgen.LoadgenError, VenvError) as exc:
         print(f"wsbench: {exc}", file=sys.stderr)
         return 1
     return 2

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import platform
 import statistics
 import sys
 from collections.abc import Sequence
@@ -34,7 +33,7 @@ from wsbench.cpus import placement_from
 from wsbench.impls import get_impl
 from wsbench.measure import SCENARIOS, Scenario
 from wsbench.paths import REPO_ROOT
-from wsbench.runformat import Benchmark, Environment, Run
+from wsbench.runformat import Benchmark, Run
 from wsbench.sampling import SamplingPlan, sample_scenario
 from wsbench.suite import scenario_grid
 
@@ -171,18 +170,13 @@ def run(args: argparse.Namespace) -> int:
                 benchmarks += sample_scenario(
                     impl, config.id, scenario, scenario_grid(scenario), plan, placement=placement
                 )
-            doc = Run(
+            doc = provenance.new_run(
                 run_id=f"{run_id}-w{window_s:g}",
-                started_at=store.now_iso(),
-                finished_at=store.now_iso(),
-                machine=provenance.machine_info(args.machine),
-                harness=provenance.harness_info(),
-                loadgen=provenance.loadgen_build(),
+                machine_name=args.machine,
                 settings=plan.settings(placement, 1),
-                impl=provenance.impl_info(impl, config),
-                environment=Environment(
-                    env_name=f"{impl.name}-{config.id}", python=platform.python_version()
-                ),
+                impl=impl,
+                config=config,
+                env_name=f"{impl.name}-{config.id}",
                 benchmarks=benchmarks,
             )
             store.save(doc, args.output)

@@ -5,6 +5,7 @@ never typed by hand."""
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 from importlib import metadata
 
@@ -13,7 +14,17 @@ import psutil
 from wsbench import loadgen, machine
 from wsbench.impls import Impl, ImplConfig
 from wsbench.paths import REPO_ROOT
-from wsbench.runformat import Harness, ImplInfo, LoadgenBuild, Machine
+from wsbench.runformat import (
+    Benchmark,
+    Environment,
+    Harness,
+    ImplInfo,
+    LoadgenBuild,
+    Machine,
+    Run,
+    Settings,
+)
+from wsbench.store import now_iso
 
 
 def machine_info(name: str) -> Machine:
@@ -61,6 +72,48 @@ def installed_version(package: str | None) -> str | None:
         return metadata.version(package)
     except metadata.PackageNotFoundError:
         return None
+
+
+def installed_version_in(python: str, package: str | None) -> str | None:
+    """The version of distribution ``package`` installed for interpreter ``python`` (another
+    environment's), or None."""
+    if not package:
+        return None
+    code = "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))"
+    proc = subprocess.run(
+        [python, "-c", code, package], capture_output=True, text=True, check=False
+    )
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def new_run(
+    *,
+    run_id: str,
+    machine_name: str,
+    settings: Settings,
+    impl: Impl,
+    config: ImplConfig,
+    env_name: str,
+    version: str | None = None,
+    install_error: str | None = None,
+    benchmarks: list[Benchmark] | None = None,
+) -> Run:
+    """A run document for ``impl`` in ``config`` measured here now, with this machine's,
+    harness's and load generator's facts (``version``: see :func:`impl_info`)."""
+    return Run(
+        run_id=run_id,
+        started_at=now_iso(),
+        finished_at=None,
+        machine=machine_info(machine_name),
+        harness=harness_info(),
+        loadgen=loadgen_build(),
+        settings=settings,
+        impl=impl_info(impl, config, version),
+        environment=Environment(
+            env_name=env_name, python=platform.python_version(), install_error=install_error
+        ),
+        benchmarks=benchmarks or [],
+    )
 
 
 def impl_info(impl: Impl, config: ImplConfig, version: str | None = None) -> ImplInfo:

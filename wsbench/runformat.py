@@ -101,8 +101,8 @@ class Settings(msgspec.Struct, frozen=True):
     processes: int
     windows_per_process: int
     connections: int
-    server_cpus: list[int]
-    loadgen_cpus: list[int]
+    server_cpus: tuple[int, ...]
+    loadgen_cpus: tuple[int, ...]
     max_other_cpu_percent: float
     max_steal_percent: float
     retries: int

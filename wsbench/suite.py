@@ -39,7 +39,7 @@ from wsbench.cpus import placement_from
 from wsbench.impls import get_impl
 from wsbench.measure import PARAMS, Scenario
 from wsbench.paths import INSTALL_ERROR_FILE
-from wsbench.runformat import Benchmark, Environment, FormatError, Run, load
+from wsbench.runformat import Benchmark, FormatError, Run, load
 from wsbench.sampling import Params, SamplingPlan, params_key, sample_scenario
 from wsbench.stats import median
 
@@ -195,21 +195,15 @@ def run_scenario(scenario: Scenario, grid: list[Params]) -> dict[str, Figures]:
     )
     not_installed = install_error()
     version = (not_installed or {}).get("requirements", {}).get(impl.package)
-    run = _earlier_part(path, scenario) or Run(
+    run = _earlier_part(path, scenario) or provenance.new_run(
         run_id=settings.run_id,
-        started_at=store.now_iso(),
-        finished_at=None,
-        machine=provenance.machine_info(settings.machine),
-        harness=provenance.harness_info(),
-        loadgen=provenance.loadgen_build(),
+        machine_name=settings.machine,
         settings=settings.plan.settings(placement, settings.connections),
-        impl=provenance.impl_info(impl, run_config, version),
-        environment=Environment(
-            env_name=env_name,
-            python=platform.python_version(),
-            install_error=(not_installed or {}).get("error"),
-        ),
-        benchmarks=[],
+        impl=impl,
+        config=run_config,
+        env_name=env_name,
+        version=version,
+        install_error=(not_installed or {}).get("error"),
     )
     earlier = list(run.benchmarks)
 

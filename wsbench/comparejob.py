@@ -1,0 +1,162 @@
+"""``./bench compare``: two stored runs, or two versions of one configuration measured
+interleaved now, compared figure by figure (:mod:`wsbench.compare`).
+
+- ``./bench compare RUN_A RUN_B``: run ids from the results store (or folders of run
+  documents); environments are paired by implementation, configuration and version
+  (``--by configuration`` pairs them whatever the version).
+- ``./bench compare --impl NAME [--config ID] --versions OLD NEW``: both versions installed
+  in environments of their own (:mod:`wsbench.venvs`), measured base, head, base, head ...
+  (:mod:`wsbench.interleave`); the documents are kept under ``<results>/comparisons/``
+  (not part of the published runs).
+
+Prints an aligned table; ``--markdown FILE`` also writes it as Markdown (the pull-request
+comment). Exit code 0, or 1 with ``--fail-on-slower`` when any figure is significantly
+slower.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import msgspec
+
+from wsbench import compare, store
+from wsbench.asvconf import bench_envs
+from wsbench.cpus import placement_from
+from wsbench.impls import ImplError, get_impl
+from wsbench.interleave import Arm, measure_interleaved
+from wsbench.measure import SCENARIOS, Scenario
+from wsbench.runformat import FormatError, Run, load
+from wsbench.sampling import SamplingPlan
+
+COMPARISONS = "comparisons"
+"""The store's sub-folder for interleaved comparisons' documents."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The compare command's options."""
+    parser.add_argument("runs", nargs="*", help="two run ids (or folders): base and head")
+    parser.add_argument("--impl", help="implementation whose versions are compared")
+    parser.add_argument("--config", action="append", help="its configuration(s) (default: all)")
+    parser.add_argument("--versions", nargs=2, metavar=("BASE", "HEAD"), help="two versions")
+    parser.add_argument("--scenario", action="append", choices=SCENARIOS)
+    parser.add_argument("--metric", action="append", help="figure(s) to compare")
+    parser.add_argument("--by", choices=["environment", "configuration"])
+    plan = SamplingPlan()
+    parser.add_argument("--processes", type=int, default=plan.processes, help="rounds")
+    parser.add_argument("--windows", type=int, default=plan.windows_per_process)
+    parser.add_argument("--warmup", type=float, default=plan.warmup_s)
+    parser.add_argument("--window", type=float, default=plan.window_s)
+    parser.add_argument("--markdown", type=Path, help="also write the table as Markdown here")
+    parser.add_argument("--fail-on-slower", action="store_true")
+    parser.add_argument("--machine", default="wsbench-local")
+
+
+def stored_run(ref: str, root: Path) -> list[Run]:
+    """The documents of run ``ref``: a folder of documents, or a run id in the store (under
+    any machine, also among comparisons).
+
+    Raises:
+        compare.CompareError: no such run, or a document that is not valid.
+    """
+    folders = [Path(ref)] if Path(ref).is_dir() else []
+    folders += sorted(root.glob(f"*/{ref}")) + sorted(root.glob(f"{COMPARISONS}/*/{ref}"))
+    files = [f for folder in folders[:1] for f in sorted(folder.glob("*.json"))]
+    if not files:
+        raise compare.CompareError(f"no run {ref!r} (neither a folder nor a run id in {root})")
+    try:
+        return [load(f) for f in files]
+    except FormatError as exc:
+        raise compare.CompareError(str(exc)) from exc
+
+
+def _version_arms(args: argparse.Namespace) -> tuple[list[Arm], list[Arm]]:
+    from wsbench import venvs
+
+    impl = get_impl(args.impl)
+    base_v, head_v = args.versions
+    for v in (base_v, head_v):
+        impl.version(v)  # raises ImplError naming the listed versions
+    envs = [e for e in bench_envs([impl]) if not args.config or e.config.id in args.config]
+    if args.config:
+        known = {e.config.id for e in bench_envs([impl])}
+        unknown = sorted(set(args.config) - known)
+        if unknown:
+            raise ImplError(f"{impl.name} has no configuration {unknown} (known: {sorted(known)})")
+    sides: tuple[list[Arm], list[Arm]] = ([], [])
+    for config in {e.config.id: e.config for e in envs}.values():
+        pair = [
+            next((e for e in envs if e.config.id == config.id and e.version
+                  and e.version.version == v), None)
+            for v in (base_v, head_v)
+        ]  # fmt: skip
+        if None in pair:
+            continue  # the configuration does not exist at one of the versions
+        for side, env in zip(sides, pair, strict=True):
+            assert env is not None and env.version is not None
+            print(f"compare: preparing {env.row_name} {env.version.version}", file=sys.stderr)
+            python = venvs.ensure(env)
+            side.append(Arm(impl, config.id, str(python), env.name, env.version.version))
+    if not sides[0]:
+        raise ImplError(f"no configuration of {impl.name} exists at both {base_v} and {head_v}")
+    return sides
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command; returns the exit code.
+
+    Raises:
+        compare.CompareError, ImplError, wsbench.venvs.VenvError: bad input, a version
+            that does not install, or sides that cannot be compared.
+    """
+    root = store.root_from_env()
+    by = args.by
+    if args.versions:
+        if args.runs or not args.impl:
+            raise compare.CompareError("--versions needs --impl and no run ids")
+        plan = SamplingPlan(
+            processes=args.processes, windows_per_process=args.windows,
+            warmup_s=args.warmup, window_s=args.window,
+        )  # fmt: skip
+        scenarios: list[Scenario] = args.scenario or list(SCENARIOS)
+        base_arms, head_arms = _version_arms(args)
+        base, head = measure_interleaved(
+            [base_arms, head_arms], scenarios, plan,
+            placement=placement_from(None, None), machine_name=args.machine,
+            log=lambda line: print(f"compare: {line}", file=sys.stderr),
+        )  # fmt: skip
+        for doc in [*base, *head]:
+            store.save(doc, root / COMPARISONS)
+        title = f"{args.impl} {args.versions[0]} → {args.versions[1]} (interleaved)"
+        by = by or "configuration"
+        print(f"compare: documents in {root / COMPARISONS / args.machine}", file=sys.stderr)
+    elif len(args.runs) == 2:
+        base, head = (stored_run(ref, root) for ref in args.runs)
+        if args.scenario:
+            base = [_only(r, args.scenario) for r in base]
+            head = [_only(r, args.scenario) for r in head]
+        title = f"{args.runs[0]} → {args.runs[1]}"
+    else:
+        raise compare.CompareError("give two run ids, or --impl NAME --versions BASE HEAD")
+    try:
+        lines = compare.compare_runs(
+            base,
+            head,
+            match=by or "environment",
+            metric_names=args.metric or compare.DEFAULT_METRICS,
+        )
+    except KeyError as exc:
+        raise compare.CompareError(f"unknown figure {exc}") from exc
+    print(compare.to_text(lines, title))
+    if args.markdown:
+        args.markdown.write_text(compare.to_markdown(lines, title), encoding="utf-8")
+    slower = any(line.verdict == "slower" for line in lines)
+    return 1 if args.fail_on_slower and slower else 0
+
+
+def _only(run: Run, scenarios: list[str]) -> Run:
+    return msgspec.structs.replace(
+        run, benchmarks=[b for b in run.benchmarks if b.scenario in scenarios]
+    )

@@ -1,0 +1,125 @@
+"""Interleaved measurement of two sides (base, head) in one session on the same CPUs:
+base, head, base, head ..., one fresh server process per side and round, so that the
+machine's drift over the session falls on both sides alike.
+
+Round ``r`` gives every side's benchmarks the samples of server process ``r``; after
+``plan.processes`` rounds each side has as many samples as a normal run with that plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import msgspec
+
+from wsbench import provenance, store
+from wsbench.cpus import CpuPlacement
+from wsbench.impls import Impl
+from wsbench.measure import Scenario
+from wsbench.runformat import Benchmark, Run
+from wsbench.sampling import SamplingPlan, sample_scenario
+from wsbench.suite import scenario_grid
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One configuration on one side.
+
+    Attributes:
+        impl: the implementation.
+        config_id: its configuration.
+        python: the interpreter that runs the server (the environment of its version).
+        env_name: the environment's name in the run document.
+        version: the package version in that interpreter (None: read from ``python``).
+    """
+
+    impl: Impl
+    config_id: str
+    python: str
+    env_name: str
+    version: str | None = None
+
+
+def _merge(earlier: list[Benchmark], new: list[Benchmark], process: int) -> list[Benchmark]:
+    """``earlier`` with ``new``'s samples (all from one process) appended as process
+    ``process``; a failure on either keeps the first error."""
+    if not earlier:
+        earlier = [msgspec.structs.replace(b, samples=[], server_exit_codes=[]) for b in new]
+    merged = []
+    for old, add in zip(earlier, new, strict=True):
+        samples = [msgspec.structs.replace(s, process=process) for s in add.samples]
+        failed = old.status == "failed" or add.status == "failed"
+        merged.append(
+            msgspec.structs.replace(
+                old,
+                samples=[*old.samples, *samples],
+                server_exit_codes=[*old.server_exit_codes, *add.server_exit_codes],
+                status="failed" if failed else "ok",
+                error=old.error or add.error,
+            )
+        )
+    return merged
+
+
+def measure_interleaved(
+    sides: Sequence[Sequence[Arm]],
+    scenarios: Sequence[Scenario],
+    plan: SamplingPlan,
+    *,
+    placement: CpuPlacement,
+    machine_name: str,
+    run_id: str | None = None,
+    labels: Sequence[str] = ("base", "head"),
+    log: Callable[[str], None] = lambda _: None,
+) -> list[list[Run]]:
+    """Measure every arm of every side, round by round, the sides alternating.
+
+    Args:
+        sides: the arms of each side (base first); arm ``i`` of one side is compared with
+            arm ``i`` of the other.
+        scenarios: the scenarios, each at every parameter set (:func:`scenario_grid`).
+        plan: the sampling plan; ``plan.processes`` is the number of rounds.
+        placement: CPUs of server and load generator.
+        machine_name: the machine's name in the documents.
+        run_id: the documents' run id stem (default: a new one); side ``k``'s documents
+            get ``<run_id>-<labels[k]>``.
+        labels: one name per side.
+        log: progress lines.
+
+    Returns:
+        Per side, one run document per arm, with ``plan.processes`` processes of samples.
+    """
+    plan.validate()
+    run_id = run_id or store.new_run_id()
+    one = replace(plan, processes=1)
+    found: list[list[list[Benchmark]]] = [[[] for _ in arms] for arms in sides]
+    for r in range(plan.processes):
+        for k, arms in enumerate(sides):
+            for i, arm in enumerate(arms):
+                log(f"round {r + 1}/{plan.processes} {labels[k]}: {arm.env_name}")
+                new: list[Benchmark] = []
+                for scenario in scenarios:
+                    new += sample_scenario(
+                        arm.impl, arm.config_id, scenario, scenario_grid(scenario), one,
+                        placement=placement, python=arm.python,
+                    )  # fmt: skip
+                found[k][i] = _merge(found[k][i], new, r)
+    runs: list[list[Run]] = []
+    for k, arms in enumerate(sides):
+        side = []
+        for i, arm in enumerate(arms):
+            version = arm.version or provenance.installed_version_in(arm.python, arm.impl.package)
+            doc = provenance.new_run(
+                run_id=f"{run_id}-{labels[k]}",
+                machine_name=machine_name,
+                settings=plan.settings(placement, 1),
+                impl=arm.impl,
+                config=arm.impl.config(arm.config_id),
+                env_name=arm.env_name,
+                version=version,
+                benchmarks=found[k][i],
+            )
+            side.append(msgspec.structs.replace(doc, finished_at=store.now_iso()))
+        runs.append(side)
+    return runs
