@@ -18,10 +18,10 @@ def loadgen_binary() -> Path:
     return loadgen.ensure_built()
 
 
-def fixture_impl(script: str) -> Impl:
-    """An implementation running ``tests/fixtures/servers/<script>.py`` (a misbehaving server)."""
+def fixture_impl(script: str, *args: str, name: str | None = None) -> Impl:
+    """An implementation running ``tests/fixtures/servers/<script>.py ARGS`` (a test server)."""
     return Impl(
-        name=script,
+        name=name or script,
         display_name=script,
         directory=SERVERS,
         package=None,
@@ -29,7 +29,7 @@ def fixture_impl(script: str) -> Impl:
         event_loop="asyncio",
         protocol="websocket",
         homepage="",
-        command=("{python}", f"{{dir}}/{script}.py", "--host", "{host}", "--port", "{port}"),
+        command=("{python}", f"{{dir}}/{script}.py", "--host", "{host}", "--port", "{port}", *args),
         versions=(),
         deviations={},
         reference=False,

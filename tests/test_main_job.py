@@ -14,8 +14,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from wsbench import loadgen
 from wsbench.paths import REPO_ROOT
+from wsbench.runformat import load
+from wsbench.stats import median
 
 
 def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
@@ -32,31 +36,43 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
         "NO_MKDOCS_2_WARNING": "1",
     }
     proc = subprocess.run(
-        [sys.executable, "-m", "wsbench.cli", "run", "--impl", "native",
-         "--warmup", "0.1", "--duration", "0.3", "--machine", "e2e"],
+        [sys.executable, "-m", "wsbench.cli", "run", "--impl", "native", "--processes", "2",
+         "--windows", "2", "--warmup", "0.1", "--window", "0.2", "--machine", "e2e"],
         cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "[5/5] building the site" in proc.stdout
 
-    # One record per configuration of the reference (WebSocket and Socket.IO), each beside
-    # its asv result file for the commit that was run.
+    # One run: a document per configuration of the reference (WebSocket and Socket.IO), for
+    # the commit that was run, every benchmark with its samples from two server processes.
     commit = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True
     ).stdout.strip()
-    records = sorted((clone / ".asv" / "records" / "e2e").glob("*.json"))
-    assert len(records) == 2
-    configs = set()
-    for path in records:
-        record = json.loads(path.read_text())
-        assert record["impl"]["name"] == "native"
-        assert record["commit"] == commit
-        configs.add(record["impl"]["config"])
-        assert len(record["measurements"]) == 9  # echo 3 sizes x 2 windows, stream 3 sizes
-        assert {m["status"] for m in record["measurements"]} == {"ok"}
-    assert configs == {"websocket", "socketio"}
-    results = sorted((clone / ".asv" / "results" / "e2e").glob("*-uvpip-py3.11-*.json"))
-    assert [r.stem for r in results] == [r.stem for r in records]
+    (run_dir,) = (clone / "results" / "e2e").iterdir()
+    docs = [load(path) for path in sorted(run_dir.glob("*.json"))]
+    assert {d.impl.config for d in docs} == {"websocket", "socketio"}
+    for doc in docs:
+        assert doc.run_id == run_dir.name
+        assert doc.impl.name == "native"
+        assert doc.harness.commit == commit
+        assert (doc.settings.processes, doc.settings.windows_per_process) == (2, 2)
+        assert len(doc.benchmarks) == 9  # echo 3 sizes x 2 windows, stream 3 sizes
+        for bench in doc.benchmarks:
+            assert bench.status == "ok", bench.error
+            assert {s.process for s in bench.samples} == {0, 1}
+            assert len(bench.samples) >= 4  # disturbed windows are measured again
+
+    # asv's figures derive from the documents: the median of the usable samples.
+    for doc in docs:
+        (asv_file,) = (clone / ".asv" / "results" / "e2e").glob(
+            f"*-{doc.environment.env_name}.json"
+        )
+        asv = json.loads(asv_file.read_text())
+        result = asv["results"]["echo.Echo.track_seconds_per_message"][0]
+        bench = doc.benchmarks[0]  # 16 B, 1 in flight: asv's first parameter combination
+        assert bench.params == {"size_bytes": 16, "in_flight": 1}
+        rates = [s.messages_per_s for s in bench.usable() if s.messages_per_s]
+        assert result[0] == pytest.approx(1 / median(rates))
 
     echo_page = (clone / "public" / "leaderboards" / "echo" / "index.html").read_text()
     assert "Native reference (Rust)" in echo_page

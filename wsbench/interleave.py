@@ -18,7 +18,7 @@ from wsbench.cpus import CpuPlacement
 from wsbench.impls import Impl
 from wsbench.measure import Scenario
 from wsbench.runformat import Benchmark, Run
-from wsbench.sampling import SamplingPlan, sample_scenario
+from wsbench.sampling import Params, SamplingPlan, sample_scenario
 from wsbench.suite import scenario_grid
 
 
@@ -71,6 +71,7 @@ def measure_interleaved(
     machine_name: str,
     run_id: str | None = None,
     labels: Sequence[str] = ("base", "head"),
+    grids: dict[Scenario, list[Params]] | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> list[list[Run]]:
     """Measure every arm of every side, round by round, the sides alternating.
@@ -85,6 +86,7 @@ def measure_interleaved(
         run_id: the documents' run id stem (default: a new one); side ``k``'s documents
             get ``<run_id>-<labels[k]>``.
         labels: one name per side.
+        grids: the parameter sets of each scenario (default: all, :func:`scenario_grid`).
         log: progress lines.
 
     Returns:
@@ -93,6 +95,10 @@ def measure_interleaved(
     plan.validate()
     run_id = run_id or store.new_run_id()
     one = replace(plan, processes=1)
+
+    def grid_of(scenario: Scenario) -> list[Params]:
+        return (grids or {}).get(scenario) or scenario_grid(scenario)
+
     found: list[list[list[Benchmark]]] = [[[] for _ in arms] for arms in sides]
     for r in range(plan.processes):
         for k, arms in enumerate(sides):
@@ -101,7 +107,7 @@ def measure_interleaved(
                 new: list[Benchmark] = []
                 for scenario in scenarios:
                     new += sample_scenario(
-                        arm.impl, arm.config_id, scenario, scenario_grid(scenario), one,
+                        arm.impl, arm.config_id, scenario, grid_of(scenario), one,
                         placement=placement, python=arm.python,
                     )  # fmt: skip
                 found[k][i] = _merge(found[k][i], new, r)
