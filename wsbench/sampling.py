@@ -45,8 +45,8 @@ class SamplingPlan:
 
     processes: int = 3
     windows_per_process: int = 2
-    warmup_s: float = 0.5
-    window_s: float = 1.0
+    warmup_s: float = 0.25
+    window_s: float = 0.5
     max_other_cpu_percent: float = 10.0
     max_steal_percent: float = 5.0
     retries: int = 2
