@@ -1,10 +1,13 @@
-"""The published site: ``mkdocs build --strict`` from the fixture in tests/fixtures/site, and
-the pages it generates (leaderboards, frameworks, environment) hold the expected rows."""
+"""The published site: ``mkdocs build --strict`` from a results store of run documents
+(tests/site_runs.py) and the fixture implementations, and the pages it generates
+(leaderboards, frameworks, runs and environment) hold the expected rows."""
+
+# The pages' typography (multiplication sign, en dash, minus sign) is asserted as published.
+# ruff: noqa: RUF001
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -12,48 +15,55 @@ from pathlib import Path
 
 import pytest
 
+from tests.site_runs import CURRENT, IMPLS, OLD_RUN, OTHER_RUN, REFERENCE_RUN, write_store
+
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = ROOT / "tests" / "fixtures" / "site"
 REPO_URL = "https://github.com/wsbench/wsbench"
-WS_ENV = "uvpip-py3.11-websockets15.0.1-WSBENCH_IMPLwebsockets"
-WSPROTO_ENV = (
-    "uvpip-py3.11-starlette1.10.0-uvicorn0.54.0-websockets17.4-wsproto1.3.2-"
-    "WSBENCH_CONFIGwsproto-asyncio-WSBENCH_IMPLstarlette"
-)
 # Rows: one per (configuration, version), named as the harness names them.
+NATIVE = "native reference · wsbench-loadgen serve · tokio (current-thread)"
+AIOHTTP = "aiohttp · asyncio"
+WS = "websockets · asyncio"
 ST_ASYNCIO = "Starlette · uvicorn {} · websockets · asyncio"
 ST_UVLOOP = "Starlette · uvicorn {} · websockets · uvloop"
 ST_WSPROTO = "Starlette · uvicorn 0.54 · wsproto · asyncio"
 SIO_OLD = "python-socketio · uvicorn 0.32 · asyncio Socket.IO"
 SIO_NEW = "python-socketio · uvicorn 0.54 · asyncio Socket.IO"
+# (name, version) in the order of the echo tables, with the rank of each (ties share one).
 ECHO_ORDER = [
-    "native reference",
-    "aiohttp",  # 50,000 msg/s, ties with the next: by name
-    ST_UVLOOP.format("0.54"),
-    ST_UVLOOP.format("0.34"),
-    ST_ASYNCIO.format("0.54"),
-    ST_ASYNCIO.format("0.34"),  # 25,000, ties with websockets
-    "websockets",
-    ST_ASYNCIO.format("0.29"),
-    ST_WSPROTO,
-    SIO_NEW,
-    SIO_OLD,
-    ST_UVLOOP.format("0.29"),  # did not install: failed, last
+    (NATIVE, "0.1.0", "—"),  # the reference: the ceiling, not ranked
+    (AIOHTTP, "3.13.2", "1"),  # 50,000 msg/s, tied with the next
+    (ST_UVLOOP.format("0.54"), "1.10.0", "1"),
+    (ST_UVLOOP.format("0.34"), "0.46.2", "3"),  # 40,000
+    (ST_ASYNCIO.format("0.54"), "1.10.0", "4"),  # 25,400: tied with the two 25,000s
+    (ST_ASYNCIO.format("0.34"), "0.46.2", "4"),
+    (WS, "15.0.1", "4"),
+    (ST_ASYNCIO.format("0.29"), "0.37.2", "7"),  # 20,000
+    (WS, "14.2", "7"),
+    (ST_WSPROTO, "1.10.0", "7"),  # 16,667 but unstable: its wide interval reaches 20,000
+    (SIO_NEW, "5.14.0", "10"),
+    (SIO_OLD, "5.11.4", "11"),
+    (ST_UVLOOP.format("0.29"), "0.37.2", "—"),  # did not install: failed, last
 ]
+RUN_LINE = (
+    f"Runs {CURRENT}, {REFERENCE_RUN}: 3 processes × 2 windows × 3 s, 1 s warm-up; "
+    "load generator 0.1.0 (sources abababababab) (runs and environment)."
+)
 
 
-class _Tables(HTMLParser):
-    """Collects the text of headings and table cells of an HTML page, in order."""
+class _Page(HTMLParser):
+    """Collects the text of headings, table cells and small print of an HTML page, in order."""
 
     def __init__(self) -> None:
         super().__init__()
         self.tables: list[tuple[str, list[list[str]]]] = []
         self.links: list[str] = []
         self.images: list[str] = []
+        self.small: list[str] = []
         self._heading = ""
         self._in_heading = False
         self._cell: list[str] | None = None
         self._row: list[str] | None = None
+        self._small: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("h2", "h3"):
@@ -68,6 +78,8 @@ class _Tables(HTMLParser):
             self.links += [v for k, v in attrs if k == "href" and v]
         elif tag == "img":
             self.images += [v for k, v in attrs if k == "src" and v]
+        elif tag == "small":
+            self._small = []
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("h2", "h3"):
@@ -78,22 +90,23 @@ class _Tables(HTMLParser):
         elif tag == "tr" and self._row is not None and self.tables:
             self.tables[-1][1].append(self._row)
             self._row = None
+        elif tag == "small" and self._small is not None:
+            self.small.append(" ".join("".join(self._small).split()))
+            self._small = None
 
     def handle_data(self, data: str) -> None:
         if self._in_heading:
             self._heading += data
         if self._cell is not None:
             self._cell.append(data)
+        if self._small is not None:
+            self._small.append(data)
 
 
-def build(out: Path, results: Path, records: Path, impls: Path | None = None) -> Path:
-    """``mkdocs build --strict`` of the repository's mkdocs.yml into ``out``."""
-    env = {
-        **os.environ,
-        "NO_MKDOCS_2_WARNING": "1",
-        "WSBENCH_RESULTS_DIR": str(results),
-        "WSBENCH_RECORDS_DIR": str(records),
-    }
+def build(out: Path, store: Path, impls: Path | None = None) -> Path:
+    """``mkdocs build --strict`` of the repository's mkdocs.yml into ``out``, from the
+    results store ``store`` (and ``impls``, default the repository's ``impls/``)."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "WSBENCH_RESULTS": str(store)}
     env.pop("WSBENCH_IMPLS_DIR", None)
     if impls is not None:
         env["WSBENCH_IMPLS_DIR"] = str(impls)
@@ -105,8 +118,8 @@ def build(out: Path, results: Path, records: Path, impls: Path | None = None) ->
     return out
 
 
-def page(site: Path, path: str) -> _Tables:
-    parser = _Tables()
+def page(site: Path, path: str) -> _Page:
+    parser = _Page()
     parser.feed((site / path / "index.html").read_text(encoding="utf-8"))
     return parser
 
@@ -115,28 +128,38 @@ def text(site: Path, path: str) -> str:
     return (site / path / "index.html").read_text(encoding="utf-8")
 
 
-def table_rows(parsed: _Tables, heading: str) -> list[list[str]]:
+def table_rows(parsed: _Page, heading: str) -> list[list[str]]:
     """The rows of the one table under ``heading``, header row included."""
     matches = [rows for title, rows in parsed.tables if title == heading]
     assert len(matches) == 1, [title for title, _ in parsed.tables]
     return matches[0]
 
 
-def table(parsed: _Tables, heading: str) -> dict[str, dict[str, str]]:
-    """The table under ``heading`` as ``{framework: {column header: cell}}``."""
-    matches = [rows for title, rows in parsed.tables if title == heading]
-    assert len(matches) == 1, [title for title, _ in parsed.tables]
-    header, *rows = matches[0]
-    return {row[0]: dict(zip(header, row, strict=True)) for row in rows}
+def table(parsed: _Page, heading: str, key: str | None = None) -> dict[str, dict[str, str]]:
+    """The table under ``heading`` as ``{row key: {column header: cell}}``; the key is the
+    cell of column ``key`` (default the first), plus the version when there is one."""
+    header, *rows = table_rows(parsed, heading)
+    out = {}
+    for row in rows:
+        cells = dict(zip(header, row, strict=True))
+        name = cells[key] if key else row[0]
+        out[f"{name} {cells['Version']}" if "Version" in cells and key else name] = cells
+    return out
+
+
+def board(parsed: _Page, heading: str) -> dict[str, dict[str, str]]:
+    """A leaderboard table as ``{"<framework> <version>": {column header: cell}}``."""
+    return table(parsed, heading, key="Framework")
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site") / "public"
-    return build(out, FIXTURE / "results", FIXTURE / "records", FIXTURE / "impls")
+    root = tmp_path_factory.mktemp("site")
+    return build(root / "public", write_store(root / "results"), IMPLS)
 
 
 ECHO_HEADERS = [
+    "Rank",
     "Framework",
     "Version",
     "Messages/s",
@@ -147,69 +170,108 @@ ECHO_HEADERS = [
     "Server RSS (MiB)",
     "Flag",
 ]
+ECHO_TABLES = [
+    "16 B messages, 1 in flight per connection",
+    "16 B messages, 64 in flight per connection",
+    "1,024 B messages, 1 in flight per connection",
+    "1,024 B messages, 64 in flight per connection",
+    "65,536 B messages, 1 in flight per connection",
+    "65,536 B messages, 64 in flight per connection",
+]
 
 
-def test_echo_leaderboard_rows_figures_and_order(site: Path) -> None:
+def test_echo_leaderboard_rows_figures_intervals_and_order(site: Path) -> None:
     parsed = page(site, "leaderboards/echo")
-    headings = [title for title, _ in parsed.tables]
-    assert headings == [
-        "16 B messages, 1 in flight per connection",
-        "16 B messages, 64 in flight per connection",
-        "1,024 B messages, 1 in flight per connection",
-        "1,024 B messages, 64 in flight per connection",
-        "65,536 B messages, 1 in flight per connection",
-        "65,536 B messages, 64 in flight per connection",
-    ]
-    first = next(rows for title, rows in parsed.tables if title == headings[0])
-    assert first[0] == ECHO_HEADERS
-    # Sorted by throughput: the reference (ceiling) first, failed rows last.
-    assert [row[0] for row in first[1:]] == ECHO_ORDER
+    assert [title for title, _ in parsed.tables] == ECHO_TABLES
+    header, *rows = table_rows(parsed, ECHO_TABLES[0])
+    assert header == ECHO_HEADERS
+    # Sorted by median throughput: the reference (ceiling) first, failed rows last.
+    assert [(row[1], row[2], row[0]) for row in rows] == ECHO_ORDER
 
-    rows = table(parsed, "1,024 B messages, 1 in flight per connection")
-    native = rows["native reference"]
+    rows_1k = board(parsed, "1,024 B messages, 1 in flight per connection")
+    native = rows_1k[f"{NATIVE} 0.1.0"]
     assert native["Flag"] == "reference (ceiling)"
-    # messages/s = 1 / seconds_per_message (1e-5 s), MB/s = 10^6 bytes.
-    assert native["Messages/s"] == "100,000"
+    # The median of the windows and its 95 % interval; MB/s = 10^6 bytes.
+    assert native["Messages/s"] == "100,000 (98,500–101,500)"
     assert native["MB/s"] == "102.40"
-    ws = rows["websockets"]
-    # Newest result only (4e-5 s/message, not the older 4e-4), latency in µs, RSS in MiB.
-    assert ws["Version"] == "15.0.1"
-    assert ws["Messages/s"] == "25,000"
+    ws = rows_1k[f"{WS} 15.0.1"]
+    assert ws["Messages/s"] == "25,000 (24,625–25,375)"
     assert ws["MB/s"] == "25.60"
-    assert ws["p50 latency (µs)"] == "125.0"
-    assert ws["p99 latency (µs)"] == "300.0"
+    # Latency in µs with its interval, CPU and RSS (MiB) as medians.
+    assert ws["p50 latency (µs)"] == "40.0 (39.4–40.6)"
+    assert ws["p99 latency (µs)"] == "60.0 (59.1–60.9)"
     assert ws["Server CPU (%)"] == "99.0"
-    assert ws["Server RSS (MiB)"] == "20.0"
+    assert ws["Server RSS (MiB)"] == "19.1"
     assert ws["Flag"] == ""
-    assert rows["aiohttp"]["Messages/s"] == "50,000"
-    assert ">2,500<" not in text(site, "leaderboards/echo")  # the older, slower result
 
 
-def test_echo_leaderboard_flags_client_bound_and_failed(site: Path) -> None:
+def test_only_the_current_comparison_group_is_shown(site: Path) -> None:
+    for path in ("leaderboards/echo", "leaderboards/stream", "frameworks/aiohttp"):
+        html = text(site, path)
+        # aiohttp's 5 s-window run (other settings) is never mixed in, nor is the older,
+        # superseded websockets run (2,500 msg/s).
+        assert "77,777" not in html and "300,000" not in html, path
+        assert ">2,500" not in html and "2,500 (" not in html, path
+        assert OTHER_RUN not in html and OLD_RUN not in html, path
+    rows = board(page(site, "leaderboards/echo"), ECHO_TABLES[0])
+    assert [name for name in rows if name.startswith(AIOHTTP)] == [f"{AIOHTTP} 3.13.2"]
+    assert rows[f"{AIOHTTP} 3.13.2"]["Messages/s"].startswith("50,000 ")
+
+
+def test_every_table_names_its_runs_and_settings(site: Path) -> None:
+    for path, tables in (("leaderboards/echo", 6), ("leaderboards/stream", 3)):
+        parsed = page(site, path)
+        assert parsed.small == [RUN_LINE] * tables, path
+        assert "../../environment/" in parsed.links
+    # A framework's results table names the run its rows come from.
+    starlette = page(site, "frameworks/starlette")
+    assert starlette.small == [
+        f"Run {CURRENT}: 3 processes × 2 windows × 3 s, 1 s warm-up; "
+        "load generator 0.1.0 (sources abababababab) (runs and environment)."
+    ]
+
+
+def test_rank_ties_and_unstable_figures_are_explained_and_marked(site: Path) -> None:
+    html = text(site, "leaderboards/echo")
+    assert "rows with the same rank are not significantly different" in html
+    assert "≈ marks an unstable figure: coefficient of variation above 10 %" in html
+    rows = board(page(site, "leaderboards/echo"), ECHO_TABLES[0])
+    wsproto = rows[f"{ST_WSPROTO} 1.10.0"]
+    assert wsproto["Messages/s"].startswith("≈16,667 (")
+    assert wsproto["p50 latency (µs)"].startswith("≈")
+    assert not rows[f"{WS} 15.0.1"]["Messages/s"].startswith("≈")
+    # The stream figures of the same environment are stable.
+    stream = board(page(site, "leaderboards/stream"), "16 B messages")
+    assert stream[f"{ST_WSPROTO} 1.10.0"]["Messages/s"] == "66,667 (65,667–67,667)"
+
+
+def test_echo_leaderboard_flags_client_bound_disturbed_and_failed(site: Path) -> None:
     parsed = page(site, "leaderboards/echo")
-    pipelined = table(parsed, "16 B messages, 64 in flight per connection")
-    assert pipelined["aiohttp"]["Flag"] == "⚠ client-bound (load generator CPU 85 %)"
-    assert pipelined["websockets"]["Flag"] == ""
-    assert "⚠" not in table(parsed, "16 B messages, 1 in flight per connection")["aiohttp"]["Flag"]
+    pipelined = board(parsed, "16 B messages, 64 in flight per connection")
+    assert pipelined[f"{AIOHTTP} 3.13.2"]["Flag"] == "⚠ client-bound (load generator CPU 85 %)"
+    assert pipelined[f"{WS} 15.0.1"]["Flag"] == ""
+    assert pipelined[f"{ST_UVLOOP.format('0.54')} 1.10.0"]["Flag"].startswith("⚠ client-bound")
+    ping_pong = board(parsed, ECHO_TABLES[0])
+    # A disturbed window is left out (its 9,000 msg/s does not pull the median down).
+    assert ping_pong[f"{AIOHTTP} 3.13.2"]["Flag"] == "1 disturbed window left out (n = 6)"
+    assert ping_pong[f"{AIOHTTP} 3.13.2"]["Messages/s"] == "50,000 (49,250–50,750)"
 
-    assert pipelined[ST_UVLOOP.format("0.54")]["Flag"].startswith("⚠ client-bound")
-
-    big = table(parsed, "65,536 B messages, 64 in flight per connection")
-    failed = big["websockets"]
+    big = board(parsed, "65,536 B messages, 64 in flight per connection")
+    failed = big[f"{WS} 15.0.1"]
     assert failed["Messages/s"] == "failed"
+    assert failed["Rank"] == "—"
     assert failed["p50 latency (µs)"] == "—"
     assert failed["Flag"] == (
         "failed: server closed the connection: 1009 (message too big) after 3 messages | see stderr"
     )
     # Failed rows come last, whatever their figures.
-    assert list(big)[-2:] == [ST_UVLOOP.format("0.29"), "websockets"]
+    assert list(big)[-2:] == [f"{ST_UVLOOP.format('0.29')} 0.37.2", f"{WS} 15.0.1"]
 
 
 def test_install_failure_is_a_failed_row_with_its_reason(site: Path) -> None:
     parsed = page(site, "leaderboards/echo")
-    for title, _ in parsed.tables:
-        row = table(parsed, title)[ST_UVLOOP.format("0.29")]
-        assert row["Version"] == "0.37.2"
+    for title in ECHO_TABLES:
+        row = board(parsed, title)[f"{ST_UVLOOP.format('0.29')} 0.37.2"]
         assert row["Messages/s"] == "failed"
         # Long: the first and last lines here, in full on the framework page.
         assert row["Flag"].startswith(
@@ -221,17 +283,13 @@ def test_install_failure_is_a_failed_row_with_its_reason(site: Path) -> None:
 
 def test_rows_are_named_per_configuration_and_socketio_rows_marked(site: Path) -> None:
     html = text(site, "leaderboards/echo")
-    rows = table(page(site, "leaderboards/echo"), "1,024 B messages, 64 in flight per connection")
-    versions = {name: row["Version"] for name, row in rows.items()}
-    assert versions[ST_ASYNCIO.format("0.29")] == "0.37.2"
-    assert versions[ST_ASYNCIO.format("0.34")] == "0.46.2"
-    assert versions[ST_UVLOOP.format("0.34")] == "0.46.2"
-    assert versions[ST_UVLOOP.format("0.54")] == "1.10.0"
-    assert versions[ST_WSPROTO] == "1.10.0"
-    assert rows[ST_UVLOOP.format("0.34")]["Messages/s"] == "40,000"
-    assert rows[ST_ASYNCIO.format("0.34")]["Messages/s"] == "25,000"
+    rows = board(page(site, "leaderboards/echo"), "1,024 B messages, 64 in flight per connection")
+    assert f"{ST_ASYNCIO.format('0.29')} 0.37.2" in rows
+    assert f"{ST_ASYNCIO.format('0.34')} 0.46.2" in rows
+    assert rows[f"{ST_UVLOOP.format('0.34')} 0.46.2"]["Messages/s"] == "40,000 (39,400–40,600)"
+    assert f"{ST_WSPROTO} 1.10.0" in rows
     # Socket.IO rows carry the tag, and the intro says what it means; others do not.
-    assert versions[SIO_OLD] == "5.11.4" and versions[SIO_NEW] == "5.14.0"
+    assert f"{SIO_OLD} 5.11.4" in rows and f"{SIO_NEW} 5.14.0" in rows
     assert html.count("<mark>Socket.IO</mark>") == 1 + 2 * 6  # intro + 2 rows x 6 tables
     assert "Rows marked <mark>Socket.IO</mark> are Socket.IO servers" in html
     assert not any("Socket.IO" in name for name in rows if "socketio" not in name)
@@ -246,18 +304,26 @@ def test_stream_leaderboard(site: Path) -> None:
         "1,024 B messages",
         "65,536 B messages",
     ]
-    rows = table(parsed, "65,536 B messages")
-    assert list(rows)[:3] == ["native reference", "aiohttp", ST_UVLOOP.format("0.54")]
-    assert list(rows)[-1] == ST_UVLOOP.format("0.29")
-    assert rows[SIO_NEW]["Messages/s"] == "25,000"
+    rows = board(parsed, "65,536 B messages")
+    names = list(rows)
+    assert names[:3] == [
+        f"{NATIVE} 0.1.0",
+        f"{AIOHTTP} 3.13.2",
+        f"{ST_UVLOOP.format('0.54')} 1.10.0",
+    ]
+    assert "p50 latency (µs)" not in rows[f"{AIOHTTP} 3.13.2"]
+    assert rows[f"{NATIVE} 0.1.0"]["Messages/s"] == "500,000 (492,500–507,500)"
+    assert rows[f"{NATIVE} 0.1.0"]["Flag"] == "reference (ceiling)"
+    assert rows[f"{AIOHTTP} 3.13.2"]["MB/s"] == "13,107.20"
+    assert rows[f"{SIO_NEW} 5.14.0"]["Messages/s"] == "25,000 (24,625–25,375)"
+    # Every window of python-socketio 5.11.4 at 64 KiB was disturbed: failed, with why.
+    disturbed = rows[f"{SIO_OLD} 5.11.4"]
+    assert disturbed["Messages/s"] == "failed"
+    assert disturbed["Flag"] == (
+        "failed: every window was disturbed by other work on the measured CPUs"
+    )
+    assert names[-2:] == [f"{SIO_OLD} 5.11.4", f"{ST_UVLOOP.format('0.29')} 0.37.2"]
     assert "<mark>Socket.IO</mark>" in text(site, "leaderboards/stream")
-    assert "p50 latency (µs)" not in rows["aiohttp"]
-    assert rows["native reference"]["Messages/s"] == "500,000"
-    assert rows["native reference"]["Flag"] == "reference (ceiling)"
-    assert rows["aiohttp"]["Messages/s"] == "200,000"
-    assert rows["aiohttp"]["MB/s"] == "13,107.20"
-    assert rows["websockets"]["Server CPU (%)"] == "98.5"
-    assert rows["websockets"]["Server RSS (MiB)"] == "22.0"
 
 
 def test_frameworks_index(site: Path) -> None:
@@ -273,7 +339,7 @@ def test_frameworks_index(site: Path) -> None:
     assert summary["Starlette"]["Configurations"] == "3"
     assert summary["Starlette"]["Versions (oldest first)"] == "0.37.2, 0.46.2, 1.10.0"
     assert summary["Starlette"]["Event loop"] == "asyncio, uvloop"
-    assert summary["websockets"]["Measured"] == "15.0.1"
+    assert summary["websockets"]["Measured"] == "14.2, 15.0.1"
     assert summary["python-socketio"]["Protocol"] == "Socket.IO"
     assert summary["native reference (reference)"]["Event loop"] == "tokio (current-thread)"
     for name in ("native", "aiohttp", "python-socketio", "starlette", "websockets"):
@@ -300,8 +366,6 @@ def test_framework_page(site: Path) -> None:
     assert list(configs) == ["websockets-asyncio", "websockets-uvloop", "wsproto-asyncio"]
     uvloop = configs["websockets-uvloop"]
     assert uvloop["Row name"] == "Starlette · uvicorn · websockets · uvloop"
-    assert uvloop["WebSocket backend"] == "websockets"
-    assert uvloop["Event loop"] == "uvloop"
     assert uvloop["Extra pins"] == "uvloop==0.23.0"
     assert uvloop["Versions"] == "0.37.2, 0.46.2, 1.10.0"
     assert configs["wsproto-asyncio"]["Versions"] == "1.10.0"
@@ -309,20 +373,19 @@ def test_framework_page(site: Path) -> None:
     matrix = table(parsed, "Version matrix")
     assert list(matrix) == ["0.37.2", "0.46.2", "1.10.0"]
     assert matrix["0.37.2"]["Also installed"] == "uvicorn==0.29.0, websockets==12.0"
-    assert matrix["1.10.0"]["Configurations"] == (
-        "websockets-asyncio, websockets-uvloop, wsproto-asyncio"
-    )
     deviations = table(parsed, "Deviations")
     assert deviations["keepalive pings"]["As applied"] == "off: uvicorn ws_ping_interval=None"
 
     results = table(parsed, "Results by version")
-    assert results[ST_UVLOOP.format("0.34")]["Echo messages/s, 16 B, 64 in flight"] == "40,000"
-    assert results[ST_UVLOOP.format("0.54")]["Echo messages/s, 16 B, 64 in flight"] == ("50,000 ⚠")
+    echo = "Echo messages/s, 16 B, 64 in flight"
+    assert results[ST_UVLOOP.format("0.34")][echo] == "40,000 (39,400–40,600)"
+    assert results[ST_UVLOOP.format("0.54")][echo] == "50,000 (49,250–50,750) ⚠"
+    assert results[ST_WSPROTO][echo].startswith("≈16,667 (")
     assert results[ST_UVLOOP.format("0.29")]["Push messages/s, 16 B"] == "failed"
-    assert results[ST_ASYNCIO.format("0.29")]["p50 latency (µs), echo 16 B, 1 in flight"] == (
-        "160.0"
-    )
-    assert results[ST_ASYNCIO.format("0.29")]["Peak RSS (MiB), echo 16 B, 64 in flight"] == ("30.0")
+    old = results[ST_ASYNCIO.format("0.29")]
+    assert old["p50 latency (µs), echo 16 B, 1 in flight"] == "50.0 (49.3–50.8)"
+    assert old["Peak RSS (MiB), echo 16 B, 64 in flight"] == "19.1 (19.1–19.1)"
+    assert old["Echo MB/s, 64 KiB, 64 in flight"] == "1,310.7 (1,291.1–1,330.4)"
 
 
 def test_framework_page_charts_resolve(site: Path) -> None:
@@ -337,6 +400,33 @@ def test_framework_page_charts_resolve(site: Path) -> None:
     assert "lower is better" in html and "higher is better" in html
     # The failed point is listed under each chart with the start of its reason.
     assert html.count("websockets-uvloop</code> at 0.37.2: does not install:") == 5
+
+
+def test_significant_release_changes_are_marked_and_insignificant_ones_not(site: Path) -> None:
+    html = text(site, "frameworks/starlette")
+    # Echo 16 B x 64: asyncio 0.37.2 -> 0.46.2 (+25 %) and uvloop 0.46.2 -> 1.10.0 (+25 %)
+    # are significant; asyncio 0.46.2 -> 1.10.0 (25,000 -> 25,400, +1.6 %) is not.
+    assert (
+        "Significant changes between consecutive releases: <code>websockets-asyncio</code> "
+        "0.37.2 → 0.46.2: <strong>+25 %</strong> (p = 0.0022); <code>websockets-uvloop</code> "
+        "0.46.2 → 1.10.0: <strong>+25 %</strong> (p = 0.0022)."
+    ) in html
+    # Latency is lower is better: its change is a drop.
+    assert "0.37.2 → 0.46.2: <strong>−20 %</strong>" in html
+    svg = (site / "frameworks" / "starlette" / "echo-throughput-16b.svg").read_text()
+    assert svg.count("+25 %") == 2 and "+2 %" not in svg
+    # One configuration: its changes are not prefixed with its name.
+    websockets = text(site, "frameworks/websockets")
+    assert (
+        "Significant changes between consecutive releases: 14.2 → 15.0.1: "
+        "<strong>+25 %</strong> (p = 0.0022)."
+    ) in websockets
+    # 64 KiB failed at 15.0.1 (nothing to compare) and RSS did not change: no list under
+    # their charts, and no change written on them.
+    assert websockets.count("Significant changes between consecutive releases") == 3
+    for slug in ("echo-rss-16b", "echo-throughput-64kib"):
+        svg = (site / "frameworks" / "websockets" / f"{slug}.svg").read_text()
+        assert " %</text>" not in svg, slug
 
 
 def test_framework_page_shows_failure_reasons_in_full(site: Path) -> None:
@@ -358,34 +448,54 @@ def test_socketio_framework_page(site: Path) -> None:
     assert list(table(parsed, "Results by version")) == [SIO_OLD, SIO_NEW]
     assert list(table(parsed, "Version matrix")) == ["5.11.4", "5.14.0"]
     assert "heartbeat" in table(parsed, "Deviations")
+    assert "every window was disturbed by other work on the measured CPUs" in html
 
 
 def test_reference_page_has_no_charts(site: Path) -> None:
     parsed = page(site, "frameworks/native")
     assert parsed.images == []
     assert "no version axis" in text(site, "frameworks/native")
-    assert table(parsed, "Results by version")["native reference"]["Version"] == "0.1.0"
+    assert table(parsed, "Results by version")[NATIVE]["Version"] == "0.1.0"
+    assert parsed.small == [RUN_LINE.replace(f"Runs {CURRENT}, ", "Run ")]
 
 
-def test_environment_page(site: Path) -> None:
+def test_runs_and_environment_page(site: Path) -> None:
     parsed = page(site, "environment")
+    html = text(site, "environment")
+    assert "<h1" in html and "Runs and environment" in html
+    shown = table(parsed, "Runs shown")
+    assert list(shown) == [CURRENT, REFERENCE_RUN]
+    current = shown[CURRENT]
+    assert current["Started"] == "2026-11-22 03:10 UTC"
+    assert current["Settings"] == "3 processes × 2 windows × 3 s, 1 s warm-up"
+    assert current["Load generator"] == "0.1.0 (sources abababababab)"
+    assert current["Harness commit"] == "cccccccccccc"
+    assert current["Environments shown"] == "12 of 12"
+    assert shown[REFERENCE_RUN]["Environments shown"] == "1 of 1"
+
+    others = table(parsed, "Other runs")
+    assert list(others) == [OLD_RUN, OTHER_RUN]
+    assert others[OTHER_RUN]["Settings"] == "3 processes × 2 windows × 5 s, 1 s warm-up"
+    assert others[OTHER_RUN]["Why not shown"] == "measured with other settings"
+    assert others[OTHER_RUN]["Environments"] == "1"
+    assert others[OLD_RUN]["Why not shown"].startswith("superseded")
+    assert "Not compared with the current group" in html
+
     facts = {name: row[""] for name, row in table(parsed, "Machine and software").items()}
+    assert facts["Machine name"] == "wsbench-ci"
     assert facts["CPU model"] == "Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz"
     assert facts["CPU count"] == "2"
     assert facts["CPUs used by the server"] == "0"
     assert facts["CPUs used by the load generator"] == "1"
     assert facts["Kernel"] == "6.8.0-1017-azure"
     assert facts["Python"] == "3.11.10"
-    assert facts["Load generator version"] == "0.1.0"
-    assert facts["Date of the run"] == "2026-11-22 03:10 UTC to 2026-11-22 03:40 UTC"
-    assert facts["Benchmarked commit(s)"] == "eea2bed848bd"
-    versions = table(parsed, "Framework versions measured")
-    assert versions["websockets"]["Version"] == "15.0.1"
-    assert versions["aiohttp"]["Version"] == "3.13.2"
-    assert versions[ST_WSPROTO]["asv environment"] == WSPROTO_ENV
-    assert versions[SIO_OLD]["Version"] == "5.11.4"
-    assert versions["native reference (reference)"]["asv environment"] == (
-        "uvpip-py3.11-WSBENCH_IMPLnative"
+    assert facts["Load generator"] == "0.1.0 (sources abababababab)"
+    assert facts["Date of the runs"] == "2026-11-22 02:00 UTC to 2026-11-22 03:11 UTC"
+    versions = table(parsed, "Framework versions measured", key="Framework")
+    assert versions[f"{WS} 15.0.1"]["Run"] == CURRENT
+    assert versions[f"{NATIVE} (reference) 0.1.0"]["Run"] == REFERENCE_RUN
+    assert versions[f"{ST_WSPROTO} 1.10.0"]["asv environment"] == (
+        "uvpip-py3.11-starlette1.10.0-WSBENCH_CONFIGwsproto-asyncio-WSBENCH_IMPLstarlette"
     )
 
 
@@ -393,22 +503,19 @@ def test_hand_written_pages_and_nav(site: Path) -> None:
     index = text(site, "")
     for target in ("leaderboards/echo/", "leaderboards/stream/", "frameworks/", "environment/"):
         assert f'href="{target}"' in index
+    assert "Runs and environment" in index
     methodology = text(site, "methodology")
     assert "coordinated omission" in methodology
-    assert "B = max(1, W / 4)" in methodology
     assert 'id="configurations-one-row-each"' in methodology
-    assert "uvloop is pinned to one release, 0.23.0" in methodology
     assert 'id="socketio-servers"' in methodology
     # The generated stylesheet (wide tables fit the page) is linked from every page.
     assert (site / "stylesheets" / "wsbench.css").is_file()
     assert "stylesheets/wsbench.css" in index
 
 
-def test_empty_results_build_says_so(tmp_path: Path) -> None:
-    empty = tmp_path / "empty"
-    (empty / "results").mkdir(parents=True)
+def test_empty_store_build_says_so(tmp_path: Path) -> None:
     # The real impls/ (the default): the site must build from the repository as it is.
-    out = build(tmp_path / "public", empty / "results", empty / "missing-records")
+    out = build(tmp_path / "public", tmp_path / "no-results-yet")
     for path in ("leaderboards/echo", "leaderboards/stream", "environment"):
         assert "No results yet" in text(out, path), path
     assert "<table>" not in text(out, "leaderboards/echo")
@@ -416,31 +523,3 @@ def test_empty_results_build_says_so(tmp_path: Path) -> None:
     for meta in sorted((ROOT / "impls").glob("*/meta.toml")):
         name = meta.parent.name
         assert "No results for this framework yet" in text(out, f"frameworks/{name}"), name
-
-
-def test_result_without_record_and_record_without_result(tmp_path: Path) -> None:
-    results, records = tmp_path / "results", tmp_path / "records"
-    shutil.copytree(FIXTURE / "results", results)
-    shutil.copytree(FIXTURE / "records", records)
-    (records / "wsbench-ci" / f"eea2bed8-{WS_ENV}.json").unlink()
-    (records / "wsbench-ci" / f"eea2bed8-{WSPROTO_ENV}.json").unlink()
-    for old in (results / "wsbench-ci").glob("*aiohttp*"):
-        old.unlink()
-    out = build(tmp_path / "public", results, records, FIXTURE / "impls")
-    rows = table(page(out, "leaderboards/echo"), "1,024 B messages, 64 in flight per connection")
-    # websockets: named from asv's requirements; MB/s = messages/s x size without a record.
-    assert rows["websockets"]["Version"] == "15.0.1"
-    assert rows["websockets"]["Messages/s"] == "25,000"
-    assert rows["websockets"]["MB/s"] == "25.60"
-    # starlette in a configuration: named from WSBENCH_IMPL, WSBENCH_CONFIG and meta.toml.
-    assert rows[ST_WSPROTO]["Version"] == "1.10.0"
-    assert rows[ST_WSPROTO]["Messages/s"] == "16,667"
-    # aiohttp: every figure from its record.
-    assert rows["aiohttp"]["Messages/s"] == "50,000"
-    assert rows["aiohttp"]["p99 latency (µs)"] == "250.0"
-    big = table(page(out, "leaderboards/echo"), "65,536 B messages, 64 in flight per connection")
-    assert big["websockets"]["Messages/s"] == "failed"
-    assert "error text not recorded" in big["websockets"]["Flag"]
-    env = table(page(out, "environment"), "Framework versions measured")
-    assert env["websockets"]["Sources"] == "asv result only (no record)"
-    assert env["aiohttp"]["Sources"] == "wsbench record only (no asv result)"

@@ -1,34 +1,35 @@
 """Framework pages' charts: the headline figures against the version, one line per
-configuration, failures marked; the SVG is deterministic and labels its versions."""
+configuration with whiskers from the 95 % intervals, significant release-to-release changes
+written on the chart, failures marked; the SVG is deterministic and labels its versions."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 
+import msgspec
 import pytest
 
+from tests.site_runs import CURRENT, IMPLS, site_runs
+from wsbench import stats
 from wsbench.site.charts import render_svg
 from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.headline import HEADLINES, Chart, chart, version_axis
-from wsbench.site.results import Run, load_results
+from wsbench.site.results import EnvRun, select
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = ROOT / "tests" / "fixtures" / "site"
 ECHO_16B_64 = next(h for h in HEADLINES if h.slug == "echo-throughput-16b")
+SPREAD = (0.98, 0.99, 0.999, 1.001, 1.01, 1.02)
 
 
 @pytest.fixture(scope="module")
-def starlette() -> tuple[Framework, list[Run]]:
-    frameworks = load_frameworks(FIXTURE / "impls")
-    results = load_results(FIXTURE / "results", FIXTURE / "records", frameworks)
-    framework = next(f for f in frameworks if f.name == "starlette")
+def starlette() -> tuple[Framework, list[EnvRun]]:
+    framework = next(f for f in load_frameworks(IMPLS) if f.name == "starlette")
+    results = select(site_runs())
     return framework, [r for r in results.runs if r.impl.name == "starlette"]
 
 
 def test_one_line_per_configuration_in_meta_toml_order(
-    starlette: tuple[Framework, list[Run]],
+    starlette: tuple[Framework, list[EnvRun]],
 ) -> None:
     framework, runs = starlette
     c = chart(framework, runs, ECHO_16B_64)
@@ -40,8 +41,14 @@ def test_one_line_per_configuration_in_meta_toml_order(
     ]
     asyncio, uvloop, wsproto = c.lines
     assert [p.version for p in asyncio.points] == ["0.37.2", "0.46.2", "1.10.0"]
-    assert [p.value for p in asyncio.points] == pytest.approx([20_000, 25_000, 1 / 3.5e-5])
+    assert [p.value for p in asyncio.points] == pytest.approx([20_000, 25_000, 25_400])
+    # Each point has its interval (the whiskers) and the samples it was compared with.
+    expected = stats.summarize([20_000 * f for f in SPREAD])
+    assert asyncio.points[0].interval == expected.interval
+    assert asyncio.points[0].samples == pytest.approx([20_000 * f for f in SPREAD])
+    assert {p.run_id for p in asyncio.points} == {CURRENT}
     assert [p.version for p in wsproto.points] == ["1.10.0"]
+    assert wsproto.points[0].unstable and not asyncio.points[0].unstable
     # The install failure is a failed point with its reason; 1.10.0 was client-bound.
     failed = uvloop.points[0]
     assert (failed.version, failed.status, failed.value) == ("0.37.2", "failed", None)
@@ -50,23 +57,45 @@ def test_one_line_per_configuration_in_meta_toml_order(
     assert c.failed == [(uvloop, failed)]
 
 
-def test_units_of_the_headline_figures(starlette: tuple[Framework, list[Run]]) -> None:
+def test_only_significant_changes_between_consecutive_releases(
+    starlette: tuple[Framework, list[EnvRun]],
+) -> None:
+    framework, runs = starlette
+    asyncio, uvloop, wsproto = chart(framework, runs, ECHO_16B_64).lines
+    # +25 % is significant; 25,000 -> 25,400 (+1.6 %) is not.
+    assert [(c.base, c.head, c.percent) for c in asyncio.changes] == [("0.37.2", "0.46.2", "+25 %")]
+    # The failed 0.37.2 is skipped: 0.46.2 -> 1.10.0 only.
+    assert [(c.base, c.head, c.percent) for c in uvloop.changes] == [("0.46.2", "1.10.0", "+25 %")]
+    assert wsproto.changes == ()
+    change = asyncio.changes[0].comparison
+    assert change.significant and change.p_value < stats.ALPHA
+    # Lower is better: a drop of latency is reported as such.
+    latency = chart(framework, runs, HEADLINES[0]).lines[0].changes
+    assert [c.percent for c in latency] == ["\u221220 %"]
+    assert latency[0].comparison.verdict == "faster"
+
+
+def test_units_of_the_headline_figures(starlette: tuple[Framework, list[EnvRun]]) -> None:
     framework, runs = starlette
     by_slug = {h.slug: chart(framework, runs, h) for h in HEADLINES}
     first = {slug: c.lines[0].points[0].value for slug, c in by_slug.items()}
-    assert first["echo-latency-p50-16b"] == pytest.approx(160.0)  # µs
+    assert first["echo-latency-p50-16b"] == pytest.approx(50.0, rel=1e-4)  # µs
     assert first["echo-throughput-64kib"] == pytest.approx(20_000 * 65536 / 1e6)  # MB/s
     assert first["push-throughput-16b"] == pytest.approx(80_000)  # messages/s
-    assert first["echo-rss-16b"] == pytest.approx(30.0)  # MiB
+    assert first["echo-rss-16b"] == pytest.approx(20_000_000 / 2**20)  # MiB
+    interval = by_slug["echo-latency-p50-16b"].lines[0].points[0].interval
+    assert interval is not None and interval[0] < 50.0 < interval[1]  # scaled to µs too
     assert not by_slug["echo-latency-p50-16b"].headline.higher_is_better
     assert by_slug["push-throughput-16b"].headline.better == "higher is better"
 
 
 def test_versions_the_matrix_no_longer_lists_come_last(
-    starlette: tuple[Framework, list[Run]],
+    starlette: tuple[Framework, list[EnvRun]],
 ) -> None:
     framework, runs = starlette
-    old = dataclasses.replace(runs[0], impl=dataclasses.replace(runs[0].impl, version="0.9.1"))
+    doc = runs[0].doc
+    old_doc = msgspec.structs.replace(doc, impl=msgspec.structs.replace(doc.impl, version="0.9.1"))
+    old = dataclasses.replace(runs[0], doc=old_doc)
     assert version_axis(framework, [*runs, old]) == ("0.37.2", "0.46.2", "1.10.0", "0.9.1")
 
 
@@ -74,7 +103,9 @@ def _texts(svg: bytes) -> list[str]:
     return [t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg.decode())]
 
 
-def test_svg_labels_versions_legend_and_direction(starlette: tuple[Framework, list[Run]]) -> None:
+def test_svg_labels_versions_legend_changes_and_direction(
+    starlette: tuple[Framework, list[EnvRun]],
+) -> None:
     framework, runs = starlette
     svg = render_svg(chart(framework, runs, ECHO_16B_64), "starlette version (oldest first)")
     texts = _texts(svg)
@@ -83,8 +114,19 @@ def test_svg_labels_versions_legend_and_direction(starlette: tuple[Framework, li
         assert label in texts, texts
     for label in ("websockets-asyncio", "websockets-uvloop", "wsproto-asyncio"):
         assert label in texts
-    assert "failed (reason below)" in texts
-    assert "hollow: ⚠ client-bound" in texts
+    for key in (
+        "whiskers: 95 % interval",
+        "+n %: significant change",
+        "unstable (cv above 10 %)",
+        "failed (reason below)",
+        "hollow: ⚠ client-bound",
+    ):
+        assert key in texts, key
+    # The two significant changes are written on the chart, the insignificant one is not;
+    # the unstable point is marked.
+    assert texts.count("+25 %") == 2
+    assert "+2 %" not in texts
+    assert "≈" in texts
     assert any("higher is better" in t for t in texts)
     # The x tick labels are in version order, left to right.
     positions = {
@@ -96,7 +138,7 @@ def test_svg_labels_versions_legend_and_direction(starlette: tuple[Framework, li
     assert positions["0.37.2"] < positions["0.46.2"] < positions["1.10.0"]
 
 
-def test_svg_is_deterministic(starlette: tuple[Framework, list[Run]]) -> None:
+def test_svg_is_deterministic(starlette: tuple[Framework, list[EnvRun]]) -> None:
     framework, runs = starlette
     c = chart(framework, runs, HEADLINES[0])
     first, second = render_svg(c, "v"), render_svg(c, "v")

@@ -1,140 +1,206 @@
-"""wsbench.site without mkdocs: reading asv's format, merging records, escaping table cells."""
+"""wsbench.site without mkdocs: which runs are shown, rows with their spread, ranks,
+release-to-release changes, the inputs, escaping table cells."""
+
+# The pages' typography (multiplication sign, en dash, minus sign) is asserted as published.
+# ruff: noqa: RUF001
 
 from __future__ import annotations
 
-import json
-import math
 import shutil
 from pathlib import Path
 
+import msgspec
 import pytest
 
-from wsbench.site.asvfile import AsvFormatError, load_result_file, parse_param
+from tests.runs import ECHO_16_64, LOADGEN, SETTINGS, benchmark, failed, impl, run
+from tests.site_runs import CURRENT, IMPLS, OLD_RUN, OTHER_RUN, REFERENCE_RUN, site_runs
+from wsbench import stats, store
+from wsbench.site.changes import significant_changes
 from wsbench.site.frameworks import load_frameworks
-from wsbench.site.markup import cell, first_line, short_reason
+from wsbench.site.markup import cell, first_line, short_reason, spread
 from wsbench.site.pages import expand_nav, resolve_inputs
-from wsbench.site.render import render_leaderboard
-from wsbench.site.results import Results, load_results
+from wsbench.site.render import ranks, render_leaderboard
+from wsbench.site.results import (
+    OTHER_LOADGEN,
+    OTHER_SETTINGS,
+    PARTLY_SUPERSEDED,
+    SUPERSEDED,
+    Results,
+    load_results,
+    select,
+)
+from wsbench.site.rows import ALL_DISTURBED, row_of
+from wsbench.site.sources import settings_text, source_line
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = ROOT / "tests" / "fixtures" / "site"
-MACHINE_DIR = FIXTURE / "results" / "wsbench-ci"
-
-
-def test_reads_the_same_values_as_asv() -> None:
-    """Every figure of every fixture file matches what asv 0.6.6's own reader returns."""
-    asv_results = pytest.importorskip("asv.results")
-    for path in sorted(MACHINE_DIR.glob("*-*.json")):
-        ours = load_result_file(path)
-        theirs = asv_results.Results.load(str(path), machine_name="wsbench-ci")
-        assert ours.env_name == theirs.env_name
-        assert ours.commit == theirs.commit_hash
-        assert ours.date_ms == theirs.date
-        for name, values in ours.values.items():
-            expected = theirs.get_result_value(name, theirs.get_result_params(name))
-            assert [v.value for v in values.values()] == expected, name
+STABLE = [98.0, 99.0, 99.9, 100.1, 101.0, 102.0]
+"""Six windows around 100 (median 100, cv 1.5 %)."""
 
 
-def test_parameter_combinations_follow_asv_order() -> None:
-    ws_env = "uvpip-py3.11-websockets15.0.1-WSBENCH_IMPLwebsockets"
-    result = load_result_file(MACHINE_DIR / f"eea2bed8-{ws_env}.json")
-    spm = result.values["echo.Echo.track_seconds_per_message"]
-    assert list(spm) == [(16, 1), (16, 64), (1024, 1), (1024, 64), (65536, 1), (65536, 64)]
-    assert spm[(65536, 64)].state == "failed"
-    assert spm[(16, 1)].value == pytest.approx(4e-5)
-    assert result.requirements == {"websockets": "15.0.1"}
+def _ids(results: Results) -> list[tuple[str, str | None, str]]:
+    return [(r.impl.name, r.impl.version, r.run_id) for r in results.runs]
 
 
-def test_param_strings_are_reprs() -> None:
-    assert parse_param("16") == 16
-    assert parse_param("'binary'") == "binary"
-    with pytest.raises(AsvFormatError):
-        parse_param("object()")
+def test_the_newest_run_of_a_machine_sets_its_comparison_group() -> None:
+    results = select(site_runs())
+    shown = _ids(results)
+    assert len(shown) == 13
+    assert ("native", "0.1.0", REFERENCE_RUN) in shown  # same settings, an earlier run
+    assert ("aiohttp", "3.13.2", CURRENT) in shown
+    assert all(run_id in (CURRENT, REFERENCE_RUN) for _, _, run_id in shown)
+    # Each environment once: the newest of its group (websockets 15.0.1 of OLD_RUN is not).
+    assert len({(r.machine, r.env_name) for r in results.runs}) == 13
+    why = {i.run_id: i.why_not_shown for i in results.history}
+    assert why == {CURRENT: "", REFERENCE_RUN: "", OLD_RUN: SUPERSEDED, OTHER_RUN: OTHER_SETTINGS}
+    assert [i.run_id for i in results.history] == [CURRENT, REFERENCE_RUN, OLD_RUN, OTHER_RUN]
+    other = next(i for i in results.history if i.run_id == OTHER_RUN)
+    assert not other.current and other.shown == 0 and other.environments == 1
 
 
-def test_nan_is_skipped_and_newest_file_wins(tmp_path: Path) -> None:
-    results = tmp_path / "results"
-    shutil.copytree(FIXTURE / "results", results)
-    path = results / "wsbench-ci" / "eea2bed8-uvpip-py3.11-aiohttp3.13.2-WSBENCH_IMPLaiohttp.json"
-    data = json.loads(path.read_text())
-    data["results"]["stream.Stream.track_seconds_per_message"][0][0] = math.nan
-    path.write_text(json.dumps(data))  # bare NaN, as asv writes it
-    loaded = load_results(results, tmp_path / "no-records")
-    aiohttp = next(r for r in loaded.runs if r.impl.name == "aiohttp")
-    stream16 = next(r for r in aiohttp.rows if r.scenario == "stream")
-    assert stream16.params == (("size_bytes", 16),)
-    assert stream16.status == "skipped"
-    websockets = next(r for r in loaded.runs if r.impl.name == "websockets")
-    assert websockets.commit.startswith("eea2bed8")
-    assert websockets.rows[0].messages_per_s == pytest.approx(25_000)
+def test_a_newer_run_with_other_settings_replaces_the_group_instead_of_mixing() -> None:
+    longer = msgspec.structs.replace(SETTINGS, window_s=10.0)
+    old = [
+        run(STABLE, run_id="20260101T000000Z-000001", impl_info=impl("aiohttp", "3.13.2")),
+        run(STABLE, run_id="20260101T000000Z-000001", impl_info=impl("websockets", "15.0.1")),
+    ]
+    new = run([200.0] * 6, run_id="20260102T000000Z-000002", settings=longer)
+    results = select([*old, new])
+    assert _ids(results) == [("websockets", "15.0.1", "20260102T000000Z-000002")]
+    assert results.runs[0].rows[0].messages_per_s is not None
+    assert results.runs[0].rows[0].messages_per_s.median == 200.0
+    old_info = results.history[1]
+    assert (old_info.run_id, old_info.current, old_info.why_not_shown) == (
+        "20260101T000000Z-000001",
+        False,
+        OTHER_SETTINGS,
+    )
+    # Another load generator build is another group too; a run some of whose environments
+    # were measured again is partly shown.
+    rebuilt = msgspec.structs.replace(LOADGEN, source_sha256="cd" * 32)
+    newest = run(STABLE, run_id="20260103T000000Z-000003", loadgen=rebuilt, settings=longer)
+    assert select([*old, new, newest]).history[1].why_not_shown == OTHER_LOADGEN
+    again = run(STABLE, run_id="20260104T000000Z-000004", impl_info=impl("aiohttp", "3.13.2"))
+    partly = select([*old, again])
+    assert partly.history[1].why_not_shown == PARTLY_SUPERSEDED
+    assert partly.history[1].shown == 1 and partly.history[1].current
 
 
-def test_malformed_result_file_is_skipped_with_a_warning(
+def test_each_machine_has_its_own_group() -> None:
+    a = run(STABLE, run_id="20260101T000000Z-00000a", machine="a")
+    five = msgspec.structs.replace(SETTINGS, processes=5)
+    b = run(STABLE, run_id="20260102T000000Z-00000b", machine="b", settings=five)
+    results = select([a, b])
+    assert results.machines == ["a", "b"]
+    assert [r.run_id for r in results.runs] == [a.run_id, b.run_id]
+    page = render_leaderboard("echo", results)
+    assert "## Machine `a`" in page and "## Machine `b`" in page
+    assert "5 processes" in page and "3 processes" in page
+
+
+def test_rows_summarize_the_usable_samples() -> None:
+    bench = benchmark("echo", ECHO_16_64, STABLE, disturbed=[5.0, 6.0])
+    row = row_of(bench)
+    assert row.ok and row.n == 6 and row.disturbed == 2
+    expected = stats.summarize(STABLE)
+    assert row.messages_per_s == expected
+    assert row.cv == expected.cv and not row.unstable
+    assert row.latency_p50_s == stats.summarize([1 / r for r in STABLE])
+    assert row.bytes_per_s == stats.median([16 * r for r in STABLE])
+    assert row.server_cpu_percent == 99.0 and row.server_rss_bytes == 20_000_000
+    assert not row.client_bound
+    # Client-bound: the median load generator CPU is above 80 %.
+    assert row_of(benchmark("echo", ECHO_16_64, STABLE, loadgen_cpu=80.5)).client_bound
+    assert not row_of(benchmark("echo", ECHO_16_64, STABLE, loadgen_cpu=80.0)).client_bound
+    # Unstable: cv above 10 %.
+    assert row_of(benchmark("echo", ECHO_16_64, [70, 80, 95, 105, 120, 130])).unstable
+    # Stream windows have no latency.
+    assert row_of(benchmark("stream", {"size_bytes": 16}, STABLE)).latency_p50_s is None
+
+
+def test_failed_and_fully_disturbed_benchmarks_are_failed_rows() -> None:
+    row = row_of(failed("echo", ECHO_16_64, "server crashed"))
+    assert (row.status, row.error, row.messages_per_s) == ("failed", "server crashed", None)
+    disturbed = row_of(benchmark("echo", ECHO_16_64, [], disturbed=STABLE))
+    assert (disturbed.status, disturbed.error, disturbed.disturbed) == ("failed", ALL_DISTURBED, 6)
+    assert ALL_DISTURBED == "every window was disturbed by other work on the measured CPUs"
+
+
+def test_ranks_tie_overlapping_intervals_and_skip_the_reference_and_failures() -> None:
+    docs = [
+        run(STABLE, impl_info=impl("native", "0.1.0", reference=True)),
+        run([x * 2 for x in STABLE], impl_info=impl("a")),
+        run([x * 2.01 for x in STABLE], impl_info=impl("b")),  # overlaps a: tied
+        run(STABLE, impl_info=impl("c")),
+        run([], impl_info=impl("d"), benchmarks=[failed("echo", ECHO_16_64, "boom")]),
+    ]
+    results = select(docs)
+    by_name = {r.impl.name: (r, r.rows[0]) for r in results.runs}
+    group = [by_name[n] for n in ("native", "b", "a", "c", "d")]
+    assert ranks(group) == [None, 1, 1, 3, None]
+    page = render_leaderboard("echo", results)
+    assert "| 1 | [" not in page  # no links without pages
+    assert "| 1 | <span" in page and "| 3 | <span" in page
+
+
+def test_figures_show_their_interval_and_unstable_ones_are_marked() -> None:
+    stable = stats.summarize([12_100.0, 12_345.0, 12_600.0])
+    text = spread(stable, ",.0f")
+    assert text.startswith("12,345 ") and "(12,100–12,600)" in text
+    wide = stats.summarize([7.0, 8.0, 9.5, 10.5, 12.0, 13.0])
+    assert wide.unstable and spread(wide, ".1f").startswith("≈10.0 ")
+    assert "(7.5–12.5)" in spread(wide, ".1f")
+    assert spread(stats.summarize([5.0]), ".1f") == "5.0"  # one sample: no interval
+    assert spread(None, ".1f") == "—"
+    assert spread(stats.summarize([2e-5, 2e-5]), ".1f", 1e-6).startswith("20.0 ")
+
+
+def test_significant_changes_only() -> None:
+    base, faster, same = STABLE, [x * 1.2 for x in STABLE], [x * 1.01 for x in STABLE]
+    changes = significant_changes(
+        [("1.0", base), ("1.1", faster), ("1.2", [x * 1.21 for x in STABLE])],
+        higher_is_better=True,
+    )
+    assert [(c.base, c.head, c.percent) for c in changes] == [("1.0", "1.1", "+20 %")]
+    assert changes[0].p_value == "0.0022"
+    assert significant_changes([("1.0", base), ("1.1", same)], higher_is_better=True) == ()
+    # A failed version (no samples) is skipped: its neighbours are compared.
+    skipped = significant_changes(
+        [("1.0", faster), ("1.1", []), ("1.2", base)], higher_is_better=True
+    )
+    assert [(c.base, c.head, c.percent) for c in skipped] == [("1.0", "1.2", "\u221217 %")]
+    # Too few samples to ever be significant: nothing is claimed.
+    assert significant_changes([("1", [1.0, 1.1]), ("2", [2.0, 2.1])], higher_is_better=True) == ()
+
+
+def test_source_line_names_runs_and_settings() -> None:
+    results = select(site_runs())
+    line = source_line(results.runs, "../environment.md")
+    assert f"`{CURRENT}`, `{REFERENCE_RUN}`" in line
+    assert "3 processes × 2 windows × 3 s, 1 s warm-up" in line
+    assert "(sources abababababab)" in line.replace("\\", "")
+    assert settings_text(msgspec.structs.replace(SETTINGS, window_s=0.5)) == (
+        "3 processes × 2 windows × 0.5 s, 0.5 s warm-up"
+    )
+
+
+def test_a_malformed_document_is_skipped_with_a_warning_naming_it(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    results = tmp_path / "results"
-    shutil.copytree(FIXTURE / "results", results)
-    (results / "wsbench-ci" / "deadbeef-virtualenv-py3.11-broken.json").write_text("{not json")
-    loaded = load_results(results, FIXTURE / "records")
-    assert len(loaded.runs) == 12
-    assert any("broken" in r.message for r in caplog.records if r.levelname == "WARNING")
+    good = run(STABLE)
+    store.save(good, tmp_path)
+    bad = tmp_path / "m" / "20260101T000000Z-000000" / "broken-env.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("{not json")
+    loaded = load_results(tmp_path)
+    assert [r.env_name for r in loaded.runs] == [good.environment.env_name]
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1
+    # Under mkdocs' logger: a strict build fails on it.
+    assert warnings[0].name == "mkdocs.plugins.wsbench.site"
+    assert str(bad) in warnings[0].getMessage()
 
 
-def test_without_records_names_come_from_meta_toml_and_flags_from_asv() -> None:
-    frameworks = load_frameworks(FIXTURE / "impls")
-    loaded = load_results(FIXTURE / "results", Path("/nonexistent"), frameworks)
-    aiohttp = next(r for r in loaded.runs if r.impl.name == "aiohttp")
-    flagged = [r.params for r in aiohttp.rows if r.client_bound]
-    assert flagged == [(("size_bytes", 16), ("in_flight", 64))]
-    assert not aiohttp.has_record and aiohttp.environment is None
-    assert aiohttp.impl.version == "3.13.2"
-    native = loaded.runs[0]
-    assert native.impl.reference and native.impl.display_name == "native reference"
-    # Configured environments: WSBENCH_IMPL and WSBENCH_CONFIG name the row as the harness
-    # does; the protocol comes from meta.toml.
-    starlette = {
-        (r.impl.config, r.impl.version): r.impl for r in loaded.runs if r.impl.name == "starlette"
-    }
-    wsproto = starlette[("wsproto-asyncio", "1.10.0")]
-    assert wsproto.row_name == "Starlette · uvicorn 0.54 · wsproto · asyncio"
-    assert not wsproto.socketio
-    socketio = [r.impl for r in loaded.runs if r.impl.name == "python-socketio"]
-    assert [i.row_name for i in socketio] == [
-        "python-socketio · uvicorn 0.32 · asyncio",
-        "python-socketio · uvicorn 0.54 · asyncio",
-    ]
-    assert all(i.socketio for i in socketio)
-    # Old environments (no WSBENCH_CONFIG): no configuration, named by the display name.
-    assert aiohttp.impl.config is None and aiohttp.impl.row_name == "aiohttp"
-    # Without meta.toml either: the WSBENCH_IMPL variable, then the requirement.
-    bare = load_results(FIXTURE / "results", Path("/nonexistent"))
-    assert {r.impl.name for r in bare.runs} == {
-        "native",
-        "aiohttp",
-        "websockets",
-        "starlette",
-        "python-socketio",
-    }
-    assert not any(r.impl.reference for r in bare.runs)
-    assert "starlette · wsproto-asyncio" in {r.impl.label for r in bare.runs}
-
-
-def test_records_name_rows_per_configuration_and_keep_install_failures() -> None:
-    loaded = load_results(FIXTURE / "results", FIXTURE / "records")
-    rows = {(r.impl.label, r.impl.version): r for r in loaded.runs}
-    assert ("Starlette · uvicorn 0.34 · websockets · uvloop", "0.46.2") in rows
-    assert ("Starlette · uvicorn 0.34 · websockets · asyncio", "0.46.2") in rows
-    failed = rows[("Starlette · uvicorn 0.29 · websockets · uvloop", "0.37.2")]
-    assert failed.impl.config == "websockets-uvloop"
-    assert {r.status for r in failed.rows} == {"failed"}
-    assert all((r.error or "").startswith("does not install: ") for r in failed.rows)
-    # Runs sort by display name, then row name, then version.
-    names = [r.impl.label for r in loaded.runs if r.impl.name == "starlette"]
-    assert names[0] == "Starlette · uvicorn 0.29 · websockets · asyncio"
-    assert rows[("websockets", "15.0.1")].impl.config is None  # a record from before configs
-
-
-def test_empty_leaderboard_says_so() -> None:
+def test_an_empty_or_missing_store_shows_nothing(tmp_path: Path) -> None:
+    assert load_results(tmp_path / "missing").empty
     assert "No results yet" in render_leaderboard("echo", Results())
 
 
@@ -157,7 +223,7 @@ def test_long_reasons_keep_their_first_and_last_lines() -> None:
 
 
 def test_nav_lists_every_framework_page_under_the_index() -> None:
-    frameworks = load_frameworks(FIXTURE / "impls")
+    frameworks = load_frameworks(IMPLS)
     nav = [{"Home": "index.md"}, {"Frameworks": ["frameworks/index.md"]}, {"M": "m.md"}]
     expanded = expand_nav(nav, frameworks)
     assert expanded[0] == nav[0] and expanded[2] == nav[2]
@@ -173,7 +239,7 @@ def test_nav_lists_every_framework_page_under_the_index() -> None:
 
 
 def test_frameworks_read_configurations_through_the_harness() -> None:
-    starlette = next(f for f in load_frameworks(FIXTURE / "impls") if f.name == "starlette")
+    starlette = next(f for f in load_frameworks(IMPLS) if f.name == "starlette")
     assert [c.id for c in starlette.configs] == [
         "websockets-asyncio",
         "websockets-uvloop",
@@ -194,7 +260,7 @@ def test_frameworks_read_configurations_through_the_harness() -> None:
 def test_a_meta_toml_breaking_the_schema_is_skipped_with_a_warning(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    shutil.copytree(FIXTURE / "impls" / "aiohttp", tmp_path / "aiohttp")
+    shutil.copytree(IMPLS / "aiohttp", tmp_path / "aiohttp")
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "meta.toml").write_text('name = "bad"\nprotocol = "carrier-pigeon"\n')
     assert [f.name for f in load_frameworks(tmp_path)] == ["aiohttp"]
@@ -202,8 +268,12 @@ def test_a_meta_toml_breaking_the_schema_is_skipped_with_a_warning(
 
 
 def test_relative_inputs_resolve_against_the_mkdocs_folder(tmp_path: Path) -> None:
-    inputs = resolve_inputs(tmp_path, None, {"WSBENCH_RECORDS_DIR": "/abs/records"})
-    assert inputs.results_dir == tmp_path / ".asv" / "results"
-    assert inputs.records_dir == Path("/abs/records")
+    inputs = resolve_inputs(tmp_path, None, {})
+    assert inputs.store_root == tmp_path / "results"
     assert inputs.impls_dir == tmp_path / "impls"
     assert inputs.repo_url == "https://github.com/wsbench/wsbench"
+    env = {"WSBENCH_RESULTS": "/abs/store", "WSBENCH_IMPLS_DIR": "mine"}
+    inputs = resolve_inputs(tmp_path, "https://example.org/x", env)
+    assert inputs.store_root == Path("/abs/store")
+    assert inputs.impls_dir == tmp_path / "mine"
+    assert inputs.repo_url == "https://example.org/x"

@@ -1,15 +1,20 @@
-"""The published site: pages generated from asv results and wsbench records at build time.
+"""The published site: pages generated from the results store at build time.
 
 Modules, one job each:
 
-- :mod:`wsbench.site.asvfile`: read asv 0.6 result files (format version 2).
-- :mod:`wsbench.site.results`: asv results + wsbench records -> typed rows, one per
-  (machine, environment, scenario, parameter set).
+- :mod:`wsbench.site.rows`: one benchmark of a run document -> a row of figures (medians,
+  95 % intervals, spread) through :mod:`wsbench.metrics` and :mod:`wsbench.stats`.
+- :mod:`wsbench.site.results`: the results store (:mod:`wsbench.store`) -> the current
+  comparison group of every machine, and every run for the history.
 - :mod:`wsbench.site.frameworks`: the implementations' ``impls/*/meta.toml`` (through
   :mod:`wsbench.impls`: configurations and row names as the harness has them).
-- :mod:`wsbench.site.markup`: markdown building blocks (escaped cells, tables, tags).
-- :mod:`wsbench.site.render`: markdown of the leaderboards and the environment page.
+- :mod:`wsbench.site.markup`: markdown building blocks (escaped cells, tables, tags,
+  figures with their interval).
+- :mod:`wsbench.site.sources`: which runs and settings shown figures come from, in words.
+- :mod:`wsbench.site.render`: markdown of the leaderboards (with ranks).
+- :mod:`wsbench.site.environment`: markdown of the Runs and environment page.
 - :mod:`wsbench.site.headline`: a framework's headline figures against its version.
+- :mod:`wsbench.site.changes`: significant changes between consecutive releases.
 - :mod:`wsbench.site.charts`: those figures as SVG charts (matplotlib).
 - :mod:`wsbench.site.framework_pages`: the Frameworks index and one page per framework.
 - :mod:`wsbench.site.pages`: which files are generated, from which inputs.

@@ -1,24 +1,30 @@
 """Draw a headline figure against the framework's version as an SVG (matplotlib, Agg).
 
-One line per configuration; versions on the x-axis, oldest first; a failed or skipped
-point is an ✕ on the x-axis in its line's colour; a client-bound point is a hollow marker.
-The output is deterministic (fixed ``svg.hashsalt``, no date), so a rebuild from the same
-results gives the same bytes.
+One line per configuration through the medians; versions on the x-axis, oldest first; each
+point has whiskers from its 95 % interval (``errorbar``); a significant change from the
+previous measured release is annotated with its percentage above the point (e.g. "+12 %");
+an unstable point is marked ≈; a failed point is an ✕ on the x-axis in its line's colour;
+a client-bound point is a hollow marker. The output is deterministic (fixed
+``svg.hashsalt``, no date), so a rebuild from the same results gives the same bytes.
 """
 
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
-from wsbench.site.headline import Chart
+from wsbench.site.headline import Chart, Line, Point
+from wsbench.site.markup import UNSTABLE
+from wsbench.stats import UNSTABLE_CV
 
 COLORS = (
     "#1f77b4",
@@ -50,6 +56,121 @@ def _fmt(value: float, _pos: object = None) -> str:
     return f"{value:,.3g}"
 
 
+def _top(point: Point) -> float:
+    """The highest drawn value of ``point`` (its whisker's end, else its median)."""
+    value = point.value or 0.0
+    return max(value, point.interval[1]) if point.interval else value
+
+
+def _whiskers(point: Point) -> tuple[float, float]:
+    """The lengths below and above the median of ``point``'s whisker (0 without interval)."""
+    if point.interval is None or point.value is None:
+        return (0.0, 0.0)
+    low, high = point.interval
+    return (max(point.value - low, 0.0), max(high - point.value, 0.0))
+
+
+def _annotate(ax: Axes, line: Line, index: dict[str, int], color: str) -> None:
+    """The significant changes of ``line`` above their points; ≈ beside unstable points."""
+    by_version = {p.version: p for p in line.points}
+    for change in line.changes:
+        head = by_version[change.head]
+        ax.annotate(
+            change.percent,
+            xy=(index[change.head], _top(head)),
+            xytext=(0, 5),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            color=color,
+            fontsize=9,
+            fontweight="bold",
+        )
+    for point in line.points:
+        if point.unstable and point.value is not None:
+            ax.annotate(
+                UNSTABLE,
+                xy=(index[point.version], point.value),
+                xytext=(7, 0),
+                textcoords="offset points",
+                ha="left",
+                va="center",
+                color=color,
+                fontsize=11,
+            )
+
+
+def _key(label: str, marker: str, **style: Any) -> Line2D:
+    """A legend entry explaining a mark (no line)."""
+    return Line2D([], [], color="#444", marker=marker, linestyle="none", label=label, **style)
+
+
+def _keys(chart: Chart) -> list[Line2D]:
+    """The legend entries explaining the marks ``chart`` uses (after the lines')."""
+    points = [p for line in chart.lines for p in line.points]
+    keys = []
+    if any(p.interval for p in points):
+        keys.append(_key("whiskers: 95 % interval", "|", markersize=10, markeredgewidth=1.2))
+    if chart.changes:
+        keys.append(_key("+n %: significant change", "$\\%$", markersize=8))
+    if any(p.unstable for p in points):
+        keys.append(_key(f"unstable (cv above {UNSTABLE_CV * 100:.0f} %)", f"${UNSTABLE}$"))
+    if chart.failed:
+        keys.append(_key("failed (reason below)", "x", markersize=9, markeredgewidth=2.5))
+    if any(p.client_bound for p in points):
+        keys.append(_key("hollow: ⚠ client-bound", "o", markerfacecolor="white"))
+    return keys
+
+
+def _draw_line(ax: Axes, line: Line, index: dict[str, int], n: int) -> Line2D:
+    """One configuration's line, whiskers, annotations and marks; returns its legend entry."""
+    color, marker = COLORS[n % len(COLORS)], MARKERS[n % len(MARKERS)]
+    ok = [p for p in line.points if p.value is not None]
+    xs = [index[p.version] for p in ok]
+    ys = [p.value or 0.0 for p in ok]
+    whiskers = [_whiskers(p) for p in ok]
+    ax.errorbar(
+        xs,
+        ys,
+        yerr=[[w[0] for w in whiskers], [w[1] for w in whiskers]],
+        fmt="none",
+        ecolor=color,
+        elinewidth=1.2,
+        capsize=4,
+    )
+    _annotate(ax, line, index, color)
+    (handle,) = ax.plot(
+        xs, ys, color=color, marker=marker, markersize=6, linewidth=1.8, label=line.label
+    )
+    bound = [(index[p.version], p.value or 0.0) for p in ok if p.client_bound]
+    if bound:
+        ax.plot(
+            [x for x, _ in bound],
+            [y for _, y in bound],
+            linestyle="none",
+            marker=marker,
+            markersize=6,
+            markerfacecolor="white",
+            markeredgecolor=color,
+            markeredgewidth=1.5,
+        )
+    failed = [index[p.version] for p in line.points if p.status != "ok"]
+    if failed:
+        ax.plot(
+            failed,
+            [0.0] * len(failed),
+            transform=ax.get_xaxis_transform(),
+            linestyle="none",
+            marker="x",
+            markersize=10,
+            markeredgewidth=2.5,
+            color=color,
+            clip_on=False,
+            zorder=5,
+        )
+    return handle
+
+
 def render_svg(chart: Chart, axis_label: str) -> bytes:
     """``chart`` as SVG bytes.
 
@@ -58,12 +179,8 @@ def render_svg(chart: Chart, axis_label: str) -> bytes:
         axis_label: the x-axis title, e.g. ``"starlette version"``.
     """
     headline = chart.headline
-    n_legend = (
-        len(chart.lines)
-        + bool(chart.failed)
-        + any(p.client_bound for line in chart.lines for p in line.points)
-    )
-    rows = -(-max(n_legend, 1) // 2)
+    keys = _keys(chart)
+    rows = -(-max(len(chart.lines) + len(keys), 1) // 2)
     with matplotlib.rc_context(
         {
             "svg.hashsalt": "wsbench",  # deterministic ids
@@ -77,82 +194,16 @@ def render_svg(chart: Chart, axis_label: str) -> bytes:
         ax = fig.add_subplot()
         xs = range(len(chart.versions))
         index = {v: i for i, v in enumerate(chart.versions)}
-        handles: list[Line2D] = []
-        for n, line in enumerate(chart.lines):
-            color, marker = COLORS[n % len(COLORS)], MARKERS[n % len(MARKERS)]
-            ok = [
-                (index[p.version], p.value, p.client_bound)
-                for p in line.points
-                if p.value is not None
-            ]
-            handles += ax.plot(
-                [x for x, _, _ in ok],
-                [y for _, y, _ in ok],
-                color=color,
-                marker=marker,
-                markersize=6,
-                linewidth=1.8,
-                label=line.label,
-            )
-            bound = [(x, y) for x, y, client_bound in ok if client_bound]
-            if bound:
-                ax.plot(
-                    [x for x, _ in bound],
-                    [y for _, y in bound],
-                    linestyle="none",
-                    marker=marker,
-                    markersize=6,
-                    markerfacecolor="white",
-                    markeredgecolor=color,
-                    markeredgewidth=1.5,
-                )
-            failed = [index[p.version] for p in line.points if p.status != "ok"]
-            if failed:
-                ax.plot(
-                    failed,
-                    [0.0] * len(failed),
-                    transform=ax.get_xaxis_transform(),
-                    linestyle="none",
-                    marker="x",
-                    markersize=10,
-                    markeredgewidth=2.5,
-                    color=color,
-                    clip_on=False,
-                    zorder=5,
-                )
-        if chart.failed:
-            handles.append(
-                Line2D(
-                    [],
-                    [],
-                    color="#444",
-                    marker="x",
-                    linestyle="none",
-                    markersize=9,
-                    markeredgewidth=2.5,
-                    label="failed (reason below)",
-                )
-            )
-        if any(p.client_bound for line in chart.lines for p in line.points):
-            handles.append(
-                Line2D(
-                    [],
-                    [],
-                    color="#444",
-                    marker="o",
-                    linestyle="none",
-                    markerfacecolor="white",
-                    label="hollow: ⚠ client-bound",
-                )
-            )
+        handles = [_draw_line(ax, line, index, n) for n, line in enumerate(chart.lines)]
+        handles += keys
         ax.set_xticks(list(xs), list(chart.versions))
         if len(chart.versions) > 7 or sum(len(v) for v in chart.versions) > 60:
             ax.tick_params(axis="x", labelrotation=40)
             for label in ax.get_xticklabels():
                 label.set_horizontalalignment("right")
         ax.set_xlim(-0.5, max(len(chart.versions), 1) - 0.5)
-        values = [p.value for line in chart.lines for p in line.points if p.value is not None]
-        ax.set_ylim(0, max(values) * 1.12 if values and max(values) > 0 else 1)
+        values = [_top(p) for line in chart.lines for p in line.points if p.value is not None]
+        ax.set_ylim(0, max(values) * 1.18 if values and max(values) > 0 else 1)
         if not values:
             ax.text(
                 0.5, 0.5, "no figure measured", transform=ax.transAxes, ha="center", color="#666"

@@ -2,9 +2,10 @@
 
 ``frameworks/index.md`` lists every implementation; ``frameworks/<name>.md`` shows one:
 its metadata and implementation folder, configurations, version matrix, deviations, the
-headline figures of its newest results per (configuration, version) as a table and as
-charts against the version, and every failure with its reason. Units: MB = 10^6 bytes,
-MiB = 2^20 bytes, µs = 10^-6 s.
+headline figures of its shown results per (configuration, version) as a table (medians with
+their 95 % intervals) and as charts against the version (with whiskers and the significant
+changes between consecutive releases), and every failure with its reason. Units: MB = 10^6
+bytes, MiB = 2^20 bytes, µs = 10^-6 s.
 """
 
 from __future__ import annotations
@@ -19,16 +20,19 @@ from wsbench.site.markup import (
     DASH,
     NOWRAP,
     SOCKETIO_TAG,
+    UNSTABLE_LEGEND,
     cell,
     code,
     first_line,
     link,
-    num,
+    spread,
     table,
     tagged,
 )
 from wsbench.site.render import WIDE_PAGE, params_title
-from wsbench.site.results import Results, Run
+from wsbench.site.results import EnvRun, Results
+from wsbench.site.sources import source_line
+from wsbench.stats import ALPHA, MIN_EFFECT
 
 INDEX_PAGE = "frameworks/index.md"
 """The Frameworks index (URL ``frameworks/``)."""
@@ -89,11 +93,15 @@ class FrameworkPage:
     charts: dict[str, bytes]
 
 
-def _runs(framework: Framework, results: Results) -> list[Run]:
+RUNS_PAGE = "../environment.md"
+"""The Runs and environment page, relative to a framework page."""
+
+
+def _runs(framework: Framework, results: Results) -> list[EnvRun]:
     return [r for r in results.runs if r.impl.name == framework.name]
 
 
-def _measured_versions(framework: Framework, runs: Sequence[Run]) -> list[str]:
+def _measured_versions(framework: Framework, runs: Sequence[EnvRun]) -> list[str]:
     order = [v.version for v in framework.versions]
     found = {r.impl.version for r in runs if r.impl.version}
     return [v for v in order if v in found] + sorted(found - set(order))
@@ -150,7 +158,7 @@ def render_index(frameworks: Sequence[Framework], results: Results) -> str:
     return "\n".join(out)
 
 
-def _facts(framework: Framework, runs: Sequence[Run], repo_url: str) -> str:
+def _facts(framework: Framework, runs: Sequence[EnvRun], repo_url: str) -> str:
     f = framework
     pypi = f"https://pypi.org/project/{f.package}/" if f.package else None
     base = repo_url.rstrip("/")
@@ -220,15 +228,15 @@ def _deviations(framework: Framework) -> str:
     )
 
 
-def _row_label(run: Run) -> str:
-    return tagged(run.impl.label, run.impl.socketio)
+def _row_label(run: EnvRun) -> str:
+    return tagged(run.label, run.socketio)
 
 
-def _results_table(framework: Framework, runs: Sequence[Run]) -> str:
+def _results_table(framework: Framework, runs: Sequence[EnvRun]) -> str:
     order = {v.version: i for i, v in enumerate(framework.versions)}
     configs = [c.id for c in framework.configs]
 
-    def key(run: Run) -> tuple[int, str, int, str]:
+    def key(run: EnvRun) -> tuple[int, str, int, str]:
         config = run.impl.config
         pos = configs.index(config) if config in configs else len(configs)
         version = run.impl.version or ""
@@ -241,16 +249,36 @@ def _results_table(framework: Framework, runs: Sequence[Run]) -> str:
             row = next((r for r in run.rows if headline.matches(r)), None)
             if row is None:
                 figures.append(DASH)
-            elif row.status != "ok":
+            elif not row.ok:
                 figures.append(f"[{row.status}](#failures)")
             else:
                 fmt = ",.1f" if headline.unit in ("µs", "MiB", "MB/s") else ",.0f"
-                text = num(headline.value(row), fmt)
-                bound = row.client_bound and headline.field != "server_rss_bytes"
+                text = spread(headline.summary(row), fmt, headline.scale)
+                bound = row.client_bound and headline.metric.name != "server_rss_bytes"
                 figures.append(text + (" ⚠" if bound else ""))
         rows.append([_row_label(run), cell(run.impl.version or DASH), *figures])
     headers = ["Row", "Version"] + [h.column for h in HEADLINES]
-    return table(headers, rows, align="ll" + "r" * len(HEADLINES))
+    return (
+        table(headers, rows, align="ll" + "r" * len(HEADLINES))
+        + "\n"
+        + source_line(runs, RUNS_PAGE)
+    )
+
+
+CHANGES_TITLE = "Significant changes between consecutive releases"
+
+
+def _changes(c: Chart) -> str:
+    """The chart's significant release-to-release changes as a list ("" when none)."""
+    if not c.changes:
+        return ""
+    several = len(c.lines) > 1
+    items = [
+        f"{code(line.label) + ' ' if several else ''}{cell(change.base)} → "
+        f"{cell(change.head)}: **{change.percent}** (p = {change.p_value})"
+        for line, change in c.changes
+    ]
+    return f"{CHANGES_TITLE}: " + "; ".join(items) + ".\n"
 
 
 def _chart_notes(c: Chart) -> str:
@@ -265,7 +293,7 @@ def _chart_notes(c: Chart) -> str:
 
 
 def _charts(
-    framework: Framework, runs: Sequence[Run], machine: str | None, level: str
+    framework: Framework, runs: Sequence[EnvRun], machine: str | None, level: str
 ) -> tuple[str, dict[str, bytes]]:
     out: list[str] = []
     files: dict[str, bytes] = {}
@@ -278,15 +306,16 @@ def _charts(
         alt = f"{headline.title} ({headline.unit}, {headline.better}) by version"
         out.append(f"{level} {headline.title} ({headline.unit}, {headline.better})\n")
         out.append(f"![{cell(alt)}]({rel})\n")
+        out.append(_changes(c))
         out.append(_chart_notes(c))
     return "\n".join(out), files
 
 
-def _failures(framework: Framework, runs: Sequence[Run], machines: int) -> str:
+def _failures(framework: Framework, runs: Sequence[EnvRun], machines: int) -> str:
     out = ["## Failures\n"]
     blocks = []
     for run in runs:
-        failed = [r for r in run.rows if r.status != "ok"]
+        failed = [r for r in run.rows if not r.ok]
         if not failed:
             continue
         by_error: dict[str, list[str]] = {}
@@ -301,10 +330,10 @@ def _failures(framework: Framework, runs: Sequence[Run], machines: int) -> str:
             body = "\n".join("    " + line for line in error.splitlines() or [error])
             blocks.append(f"{head} ({cell(scope)}):\n\n{body}\n")
     if not blocks:
-        out.append("None in the newest results.\n")
+        out.append("None in the shown results.\n")
     else:
         out.append(
-            "Every measurement of the newest results that did not produce a figure, with its "
+            "Every measurement of the shown results that did not produce a figure, with its "
             "reason (a version that did not install says so).\n"
         )
         out += blocks
@@ -316,7 +345,8 @@ def render_page(framework: Framework, results: Results, repo_url: str) -> Framew
 
     Args:
         framework: from :func:`wsbench.site.frameworks.load_frameworks`.
-        results: the newest results of every environment (the framework's are used).
+        results: the current comparison group of every machine (the framework's rows
+            are used).
         repo_url: the repository's web address; the implementation link goes to
             ``{repo_url}/tree/main/impls/<name>``.
     """
@@ -338,9 +368,14 @@ def render_page(framework: Framework, results: Results, repo_url: str) -> Framew
         out.append("No results for this framework yet.\n")
     else:
         out.append(
-            "The headline figures of the newest results of each (configuration, version); "
-            "every figure is on the leaderboards ([echo](../leaderboards/echo.md), "
-            "[stream](../leaderboards/stream.md)). ⚠ marks a client-bound figure.\n"
+            "The headline figures of the shown results of each (configuration, version): "
+            "medians of the measurement windows with their 95 % interval in brackets (the "
+            "charts' whiskers); every figure is on the leaderboards "
+            "([echo](../leaderboards/echo.md), [stream](../leaderboards/stream.md)). "
+            f"⚠ marks a client-bound figure; {UNSTABLE_LEGEND}. Under each chart, the "
+            "significant changes between consecutive releases of a configuration (two-sided "
+            f"Mann-Whitney U test, p < {ALPHA:g}, and a change of the median of at least "
+            f"{MIN_EFFECT * 100:.0f} %), also written above the point on the chart.\n"
         )
     for machine in machines:
         level = "###"

@@ -1,10 +1,13 @@
 """The headline figures of a framework against its version: what its charts plot.
 
-Five figures, from the newest results of each environment (each (configuration, version)):
+Five figures, from the shown document of each environment (each (configuration, version)):
 echo round-trip p50 latency at 16 B / 1 in flight (µs), echo throughput at 16 B / 64 in
 flight (messages/s), echo throughput at 64 KiB / 64 in flight (MB/s, 10^6 bytes), push
 (stream) throughput at 16 B (messages/s) and the server's peak RSS at echo 16 B / 64 in
-flight (MiB, 2^20 bytes). One line per configuration, the versions in ``meta.toml`` order.
+flight (MiB, 2^20 bytes). Each is a :mod:`wsbench.metrics` figure summarized over the
+benchmark's usable samples (median, 95 % interval). One line per configuration, the
+versions in ``meta.toml`` order, with the significant changes between consecutive
+releases (:mod:`wsbench.site.changes`).
 """
 
 from __future__ import annotations
@@ -12,8 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wsbench.metrics import BY_NAME, Metric
+from wsbench.site.changes import Change, significant_changes
 from wsbench.site.frameworks import Framework
-from wsbench.site.results import Row, Run, natural_key
+from wsbench.site.results import EnvRun, natural_key
+from wsbench.site.rows import Row
+from wsbench.stats import Summary
 
 
 @dataclass(frozen=True)
@@ -27,9 +34,8 @@ class Headline:
         scenario: ``"echo"`` or ``"stream"``.
         params: the parameter set it is read at, ``{name: value}``.
         unit: the unit it is shown in (``"µs"``, ``"messages/s"``, ``"MB/s"``, ``"MiB"``).
-        higher_is_better: True for throughput, False for latency and memory.
-        field: the :class:`~wsbench.site.results.Row` attribute it comes from.
-        scale: the attribute's value divided by this is in ``unit``.
+        metric: the figure (:data:`wsbench.metrics.METRICS`) it is.
+        scale: the metric's value divided by this is in ``unit``.
     """
 
     slug: str
@@ -38,9 +44,13 @@ class Headline:
     scenario: str
     params: dict[str, int]
     unit: str
-    higher_is_better: bool
-    field: str
+    metric: Metric
     scale: float = 1.0
+
+    @property
+    def higher_is_better(self) -> bool:
+        """The metric's direction: True for throughput, False for latency and memory."""
+        return self.metric.higher_is_better
 
     @property
     def better(self) -> str:
@@ -51,10 +61,10 @@ class Headline:
         """True when ``row`` is this figure's scenario and parameter set."""
         return row.scenario == self.scenario and dict(row.params) == self.params
 
-    def value(self, row: Row) -> float | None:
-        """This figure of ``row`` in :attr:`unit`, None when not measured."""
-        raw = getattr(row, self.field)
-        return None if raw is None else float(raw) / self.scale
+    def summary(self, row: Row) -> Summary | None:
+        """This figure's summary over ``row``'s usable samples, in the metric's unit (divide
+        by :attr:`scale` for :attr:`unit`); None when not measured."""
+        return row.summary(self.metric)
 
 
 HEADLINES: tuple[Headline, ...] = (
@@ -65,8 +75,7 @@ HEADLINES: tuple[Headline, ...] = (
         "echo",
         {"size_bytes": 16, "in_flight": 1},
         "µs",
-        False,
-        "latency_p50_s",
+        BY_NAME["latency_p50"],
         1e-6,
     ),
     Headline(
@@ -76,8 +85,7 @@ HEADLINES: tuple[Headline, ...] = (
         "echo",
         {"size_bytes": 16, "in_flight": 64},
         "messages/s",
-        True,
-        "messages_per_s",
+        BY_NAME["messages_per_s"],
     ),
     Headline(
         "echo-throughput-64kib",
@@ -86,8 +94,7 @@ HEADLINES: tuple[Headline, ...] = (
         "echo",
         {"size_bytes": 65536, "in_flight": 64},
         "MB/s",
-        True,
-        "bytes_per_s",
+        BY_NAME["bytes_per_s"],
         1e6,
     ),
     Headline(
@@ -97,8 +104,7 @@ HEADLINES: tuple[Headline, ...] = (
         "stream",
         {"size_bytes": 16},
         "messages/s",
-        True,
-        "messages_per_s",
+        BY_NAME["messages_per_s"],
     ),
     Headline(
         "echo-rss-16b",
@@ -107,8 +113,7 @@ HEADLINES: tuple[Headline, ...] = (
         "echo",
         {"size_bytes": 16, "in_flight": 64},
         "MiB",
-        False,
-        "server_rss_bytes",
+        BY_NAME["server_rss_bytes"],
         float(2**20),
     ),
 )
@@ -121,10 +126,16 @@ class Point:
 
     Attributes:
         version: the package version (the x position).
-        value: the figure in the headline's unit; None when it failed or was skipped.
-        status: ``"ok"``, ``"failed"`` or ``"skipped"``.
+        value: the median in the headline's unit; None when it failed.
+        interval: the 95 % interval of the median in the headline's unit, None when
+            failed or from a single sample.
+        unstable: the samples vary too much (coefficient of variation above 10 %).
+        samples: the figure in each usable sample, in the metric's unit (what the
+            release-to-release comparison tests).
+        status: ``"ok"`` or ``"failed"``.
         error: why it failed, or None.
         client_bound: the load generator may have limited the figure.
+        run_id: the run it comes from.
     """
 
     version: str
@@ -132,6 +143,10 @@ class Point:
     status: str
     error: str | None = None
     client_bound: bool = False
+    interval: tuple[float, float] | None = None
+    unstable: bool = False
+    samples: tuple[float, ...] = ()
+    run_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -139,14 +154,16 @@ class Line:
     """One configuration's points, in version-axis order.
 
     Attributes:
-        config: the configuration id, None when the runs did not record one.
+        config: the configuration id.
         label: the legend's text.
         points: at most one per version; versions not measured have none.
+        changes: the significant changes between consecutive measured versions.
     """
 
     config: str | None
     label: str
     points: tuple[Point, ...]
+    changes: tuple[Change, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -165,11 +182,16 @@ class Chart:
 
     @property
     def failed(self) -> list[tuple[Line, Point]]:
-        """The points that failed or were skipped, with their line."""
+        """The points that failed, with their line."""
         return [(line, p) for line in self.lines for p in line.points if p.status != "ok"]
 
+    @property
+    def changes(self) -> list[tuple[Line, Change]]:
+        """The significant release-to-release changes, with their line."""
+        return [(line, c) for line in self.lines for c in line.changes]
 
-def version_axis(framework: Framework, runs: Sequence[Run]) -> tuple[str, ...]:
+
+def version_axis(framework: Framework, runs: Sequence[EnvRun]) -> tuple[str, ...]:
     """The measured versions of ``runs``, in ``meta.toml`` order; versions the matrix no
     longer lists come after, in version order."""
     measured = {r.impl.version for r in runs if r.impl.version}
@@ -183,30 +205,47 @@ def _line_order(framework: Framework, config: str | None) -> tuple[int, str]:
     return (ids.index(config), "") if config in ids else (len(ids), config or "")
 
 
-def _point(version: str, headline: Headline, run: Run) -> Point | None:
+def _point(version: str, headline: Headline, run: EnvRun) -> Point | None:
     row = next((r for r in run.rows if headline.matches(r)), None)
     if row is None:
         return None
-    if row.status != "ok":
-        return Point(version, None, row.status, row.error)
-    value = headline.value(row)
-    if value is None:
-        return Point(version, None, "failed", f"no {headline.unit} figure recorded")
-    return Point(version, value, "ok", client_bound=row.client_bound)
+    if not row.ok:
+        return Point(version, None, row.status, row.error, run_id=run.run_id)
+    summary = headline.summary(row)
+    if summary is None:
+        return Point(version, None, "failed", f"no {headline.unit} figure", run_id=run.run_id)
+    scale = headline.scale
+    interval = summary.interval
+    return Point(
+        version,
+        summary.median / scale,
+        "ok",
+        client_bound=row.client_bound,
+        interval=(interval[0] / scale, interval[1] / scale) if interval else None,
+        unstable=summary.unstable,
+        samples=tuple(row.values(headline.metric)),
+        run_id=run.run_id,
+    )
 
 
-def chart(framework: Framework, runs: Sequence[Run], headline: Headline) -> Chart:
-    """``headline`` of ``framework`` from ``runs`` (one machine's runs of this framework)."""
+def chart(framework: Framework, runs: Sequence[EnvRun], headline: Headline) -> Chart:
+    """``headline`` of ``framework`` from ``runs`` (one machine's shown runs of this
+    framework), with each line's significant release-to-release changes."""
     axis = version_axis(framework, runs)
-    by_config: dict[str | None, dict[str, Run]] = {}
+    by_config: dict[str | None, dict[str, EnvRun]] = {}
     labels: dict[str | None, str] = {}
     for run in runs:
         if run.impl.version:
             by_config.setdefault(run.impl.config, {})[run.impl.version] = run
-            labels.setdefault(run.impl.config, run.impl.config or run.impl.label)
+            labels.setdefault(run.impl.config, run.impl.config or run.label)
     lines = []
     for config in sorted(by_config, key=lambda c: _line_order(framework, c)):
         versions = by_config[config]
-        points = [_point(v, headline, versions[v]) for v in axis if v in versions]
-        lines.append(Line(config, labels[config], tuple(p for p in points if p is not None)))
+        found = [_point(v, headline, versions[v]) for v in axis if v in versions]
+        points = tuple(p for p in found if p is not None)
+        changes = significant_changes(
+            [(p.version, p.samples) for p in points],
+            higher_is_better=headline.higher_is_better,
+        )
+        lines.append(Line(config, labels[config], points, changes))
     return Chart(headline, axis, tuple(line for line in lines if line.points))

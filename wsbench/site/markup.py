@@ -9,8 +9,21 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 
+from wsbench.stats import UNSTABLE_CV, Summary
+
 DASH = "—"
 """Shown where there is no value."""
+EN_DASH = "\u2013"
+"""Joins the ends of an interval (U+2013)."""
+TIMES = "\u00d7"
+"""The multiplication sign (U+00D7), as in "3 processes x 2 windows"."""
+UNSTABLE = "≈"
+"""Marks an unstable figure (its samples' coefficient of variation is above 10 %)."""
+UNSTABLE_LEGEND = (
+    f"{UNSTABLE} marks an unstable figure: coefficient of variation above "
+    f"{UNSTABLE_CV * 100:.0f} % across its windows"
+)
+"""The sentence that explains :data:`UNSTABLE` wherever it can appear."""
 SOCKETIO_TAG = "<mark>Socket.IO</mark>"
 """Marks a Socket.IO server's name wherever results are shown."""
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|])")
@@ -69,6 +82,20 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], align: str = ""
 def num(value: float | None, fmt: str, scale: float = 1.0) -> str:
     """``value / scale`` formatted with ``fmt`` (e.g. ``",.1f"``), or a dash for None."""
     return DASH if value is None else format(value / scale, fmt)
+
+
+def spread(summary: Summary | None, fmt: str, scale: float = 1.0) -> str:
+    """A summarized figure for a cell: its median and, in brackets, its confidence interval
+    (kept on one line), each divided by ``scale`` and formatted with ``fmt``; prefixed with
+    :data:`UNSTABLE` when unstable; a dash for None. E.g. ``"12,345 (12,100 to 12,600)"``
+    with an en dash (:data:`EN_DASH`) between the ends."""
+    if summary is None:
+        return DASH
+    text = ("" if not summary.unstable else UNSTABLE) + num(summary.median, fmt, scale)
+    if summary.interval is not None:
+        low, high = (num(v, fmt, scale) for v in summary.interval)
+        text += " " + NOWRAP.format(f"({low}{EN_DASH}{high})")
+    return text
 
 
 def _clip(text: str, limit: int, keep_end: bool = False) -> str:

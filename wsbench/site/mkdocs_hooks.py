@@ -55,9 +55,9 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 
 def on_serve(server: Any, config: MkDocsConfig, builder: Any) -> Any:
-    """``mkdocs serve``: rebuild when results, records or implementations change."""
+    """``mkdocs serve``: rebuild when the results store or the implementations change."""
     inputs = resolve_inputs(_root(config), config.repo_url)
-    for path in (inputs.results_dir, inputs.records_dir, inputs.impls_dir):
+    for path in (inputs.store_root, inputs.impls_dir):
         if path.exists():
             server.watch(str(path))
     return server

@@ -2,8 +2,8 @@
 
 Inputs (relative paths are taken from the folder of ``mkdocs.yml``):
 
-- ``WSBENCH_RESULTS_DIR`` (default ``.asv/results``): asv's results directory.
-- ``WSBENCH_RECORDS_DIR`` (default ``.asv/records``): the wsbench records directory.
+- ``WSBENCH_RESULTS`` (default ``results``): the results store of run documents
+  (:mod:`wsbench.store`), the one source of every figure.
 - ``WSBENCH_IMPLS_DIR`` (default ``impls``): the implementations' ``*/meta.toml``.
 """
 
@@ -15,16 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wsbench.measure import SCENARIOS
+from wsbench.site.environment import render_environment
 from wsbench.site.framework_pages import INDEX_PAGE, page_path, render_index, render_page
 from wsbench.site.frameworks import Framework, load_frameworks
-from wsbench.site.render import render_environment, render_leaderboard
-from wsbench.site.results import SCENARIOS, load_results
+from wsbench.site.render import render_leaderboard
+from wsbench.site.results import load_results
+from wsbench.store import ROOT_ENV
 
-RESULTS_ENV = "WSBENCH_RESULTS_DIR"
-RECORDS_ENV = "WSBENCH_RECORDS_DIR"
+STORE_ENV = ROOT_ENV
+"""``WSBENCH_RESULTS``: the results store's root."""
 IMPLS_ENV = "WSBENCH_IMPLS_DIR"
-DEFAULT_RESULTS = ".asv/results"
-DEFAULT_RECORDS = ".asv/records"
+DEFAULT_STORE = "results"
 DEFAULT_IMPLS = "impls"
 DEFAULT_REPO_URL = "https://github.com/wsbench/wsbench"
 
@@ -33,10 +35,11 @@ LEADERBOARD_PAGES = {scenario: f"leaderboards/{scenario}.md" for scenario in SCE
 FRAMEWORKS_PAGE = INDEX_PAGE
 """The Frameworks index; each framework's page is ``frameworks/<name>.md``."""
 ENVIRONMENT_PAGE = "environment.md"
+"""The Runs and environment page."""
 STYLESHEET = "stylesheets/wsbench.css"
 """Generated beside the pages and added to ``extra_css`` by the hook."""
 STYLESHEET_CSS = """\
-/* wsbench: the leaderboards have nine columns; material gives every header cell at least
+/* wsbench: the leaderboards have ten columns; material gives every header cell at least
    5rem, which pushes them past the page width. Let columns shrink to their content. */
 .md-typeset table:not([class]) th { min-width: 0; }
 """
@@ -47,14 +50,13 @@ class Inputs:
     """Where the generated pages read from.
 
     Attributes:
-        results_dir: asv's results directory.
-        records_dir: the wsbench records directory.
+        store_root: the results store's root folder (:mod:`wsbench.store`; missing: no
+            results yet).
         impls_dir: the ``impls/`` folder.
         repo_url: the repository's web address (for links to implementation folders).
     """
 
-    results_dir: Path
-    records_dir: Path
+    store_root: Path
     impls_dir: Path
     repo_url: str
 
@@ -64,14 +66,12 @@ def resolve_inputs(
 ) -> Inputs:
     """The inputs for a site whose ``mkdocs.yml`` is in ``root``.
 
-    ``environ`` (default ``os.environ``) may set ``WSBENCH_RESULTS_DIR``,
-    ``WSBENCH_RECORDS_DIR`` and ``WSBENCH_IMPLS_DIR``; relative paths are resolved against
-    ``root``.
+    ``environ`` (default ``os.environ``) may set ``WSBENCH_RESULTS`` and
+    ``WSBENCH_IMPLS_DIR``; relative paths are resolved against ``root``.
     """
     env = os.environ if environ is None else environ
     return Inputs(
-        results_dir=root / (env.get(RESULTS_ENV) or DEFAULT_RESULTS),
-        records_dir=root / (env.get(RECORDS_ENV) or DEFAULT_RECORDS),
+        store_root=root / (env.get(STORE_ENV) or DEFAULT_STORE),
         impls_dir=root / (env.get(IMPLS_ENV) or DEFAULT_IMPLS),
         repo_url=repo_url or DEFAULT_REPO_URL,
     )
@@ -85,7 +85,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     links stay valid under ``mkdocs build --strict``.
     """
     frameworks = load_frameworks(inputs.impls_dir)
-    results = load_results(inputs.results_dir, inputs.records_dir, frameworks)
+    results = load_results(inputs.store_root)
     links = {f.name: "../" + page_path(f.name) for f in frameworks}
     pages: dict[str, str | bytes] = {
         path: render_leaderboard(scenario, results, links)

@@ -1,26 +1,33 @@
-"""Markdown for the generated leaderboard and environment pages.
+"""Markdown of the generated leaderboard pages.
 
 Pure functions from typed data to markdown text (Python-Markdown's ``tables`` syntax and
-material's admonitions). Units: MB = 10^6 bytes, MiB = 2^20 bytes, µs = 10^-6 s.
+material's admonitions). Every figure is the median of a benchmark's usable samples; the
+throughput and latency cells add its 95 % interval, and a Rank column ties rows whose
+throughput intervals overlap (:func:`wsbench.stats.ties`). Units: MB = 10^6 bytes,
+MiB = 2^20 bytes, µs = 10^-6 s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
 
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.site.markup import (
     DASH,
     SOCKETIO_TAG,
+    TIMES,
+    UNSTABLE_LEGEND,
     cell,
-    code,
     num,
     short_reason,
+    spread,
     table,
     tagged,
 )
-from wsbench.site.results import Results, Row, Run, natural_key
+from wsbench.site.results import EnvRun, Results, natural_key
+from wsbench.site.rows import Row
+from wsbench.site.sources import source_line
+from wsbench.stats import ties
 
 SCENARIO_TITLES = {"echo": "Echo", "stream": "Stream (server push)"}
 SCENARIO_INTROS = {
@@ -36,8 +43,8 @@ SCENARIO_INTROS = {
 }
 NO_RESULTS = (
     '!!! note "No results yet"\n\n'
-    "    There are no benchmark results to show: no asv result and no wsbench record was "
-    "found when this site was built. The pages fill in after the next benchmark run.\n"
+    "    There are no benchmark results to show: the results store held no run document "
+    "when this site was built. The pages fill in after the next benchmark run.\n"
 )
 MB = 1e6
 MIB = float(2**20)
@@ -59,13 +66,21 @@ def params_title(params: tuple[tuple[str, object], ...]) -> str:
 REASON_CHARS = 200
 """Longer failure reasons are shortened in leaderboard cells; the framework page has them
 in full."""
+RUNS_PAGE = "../environment.md"
+"""The Runs and environment page, relative to a leaderboard page."""
+RANK_LEGEND = (
+    "**Rank** is by messages/s; a row whose 95 % interval overlaps that of the first row of "
+    "a rank shares its rank: rows with the same rank are not significantly different. The "
+    "reference (the ceiling) and failed rows are not ranked"
+)
+"""The sentence that explains the Rank column."""
 
 
-def _flag(run: Run, row: Row, page: str | None) -> str:
+def _flag(run: EnvRun, row: Row, page: str | None) -> str:
     flags = []
     if run.impl.reference:
         flags.append("reference (ceiling)")
-    if row.status != "ok":
+    if not row.ok:
         reason = row.error or row.status
         text = f"**{row.status}**: {cell(short_reason(reason, REASON_CHARS))}"
         if page and len(" ".join(reason.split())) > REASON_CHARS:
@@ -75,26 +90,31 @@ def _flag(run: Run, row: Row, page: str | None) -> str:
         cpu = row.loadgen_cpu_percent
         why = f"load generator CPU {cpu:.0f} %" if cpu is not None else "load generator busy"
         flags.append(f"⚠ client-bound ({why})")
+    if row.ok and row.disturbed:
+        windows = "window" if row.disturbed == 1 else "windows"
+        flags.append(f"{row.disturbed} disturbed {windows} left out (n = {row.n})")
     return "; ".join(flags)
 
 
-def row_name_cell(run: Run, page: str | None = None) -> str:
+def row_name_cell(run: EnvRun, page: str | None = None) -> str:
     """The row's name (linked to ``page`` when given), bold for the reference, tagged
     Socket.IO for a Socket.IO server."""
-    name = tagged(run.impl.label, run.impl.socketio, page)
+    name = tagged(run.label, run.socketio, page)
     return f"**{name}**" if run.impl.reference else name
 
 
-def _row_cells(run: Run, row: Row, latency: bool, page: str | None) -> list[str]:
-    cells = [row_name_cell(run, page), cell(run.impl.version or DASH)]
-    if row.status != "ok":
+def _row_cells(
+    run: EnvRun, row: Row, rank: int | None, latency: bool, page: str | None
+) -> list[str]:
+    cells = [str(rank) if rank else DASH, row_name_cell(run, page), cell(run.impl.version or DASH)]
+    if not row.ok:
         figures = [row.status] + [DASH] * (5 if latency else 3)
     else:
         figures = [
-            num(row.messages_per_s, ",.0f"),
+            spread(row.messages_per_s, ",.0f"),
             num(row.bytes_per_s, ",.2f", MB),
             *(
-                [num(row.latency_p50_s, ",.1f", 1e-6), num(row.latency_p99_s, ",.1f", 1e-6)]
+                [spread(row.latency_p50_s, ",.1f", 1e-6), spread(row.latency_p99_s, ",.1f", 1e-6)]
                 if latency
                 else []
             ),
@@ -104,26 +124,36 @@ def _row_cells(run: Run, row: Row, latency: bool, page: str | None) -> list[str]
     return [*cells, *figures, _flag(run, row, page)]
 
 
-def _sort_key(item: tuple[Run, Row]) -> tuple[object, ...]:
+def _sort_key(item: tuple[EnvRun, Row]) -> tuple[object, ...]:
     run, row = item
     return (
-        row.status != "ok",
-        -(row.messages_per_s or 0.0),
-        natural_key(run.impl.label),
+        not row.ok,
+        -(row.messages_per_s.median if row.messages_per_s else 0.0),
+        natural_key(run.label),
         natural_key(run.impl.version or ""),
     )
+
+
+def ranks(group: Sequence[tuple[EnvRun, Row]]) -> list[int | None]:
+    """The rank of each (run, row) of one table by messages/s (:func:`wsbench.stats.ties`,
+    higher is better); None for the reference and for failed rows."""
+    ranked = [
+        i for i, (run, row) in enumerate(group) if row.messages_per_s and not run.impl.reference
+    ]
+    summaries = [s for i in ranked if (s := group[i][1].messages_per_s) is not None]
+    out: list[int | None] = [None] * len(group)
+    for i, rank in zip(ranked, ties(summaries, higher_is_better=True), strict=True):
+        out[i] = rank
+    return out
 
 
 def _param_sort_key(params: tuple[tuple[str, object], ...]) -> tuple[tuple[str, str], ...]:
     return tuple((k, f"{v:020.6f}" if isinstance(v, int | float) else str(v)) for k, v in params)
 
 
-def _machines(results: Results) -> list[str]:
-    return sorted({run.machine for run in results.runs})
-
-
-def _machine_heading(results: Results, machine: str, level: str) -> str:
-    return f"{level} Machine `{machine}`\n\n" if len(_machines(results)) > 1 else ""
+def machine_heading(results: Results, machine: str, level: str) -> str:
+    """A heading naming ``machine``, only when the results hold several machines."""
+    return f"{level} Machine `{machine}`\n\n" if len(results.machines) > 1 else ""
 
 
 WIDE_PAGE = "---\nhide:\n  - toc\n---\n"
@@ -136,17 +166,40 @@ SOCKETIO_SENTENCE = (
 )
 
 
+def _intro(socketio: bool) -> str:
+    return (
+        "One row per configuration and version of each framework (its name says the server, "
+        "WebSocket backend and event loop); *Version* is the framework's. "
+        "Sorted by throughput, highest first. Higher messages/s and MB/s are better; lower "
+        "latency, CPU and memory are better. MB = 10^6 bytes of payload, MiB = 2^20 bytes. "
+        f"⚠ marks a run whose load generator used more than {CLIENT_BOUND_CPU_PERCENT:.0f} % "
+        "of its CPU: the figure may be limited by the client, not the server. The bold "
+        "**reference** rows are the native Rust server (plain WebSocket, and Socket.IO "
+        "where it has that configuration): the ceiling on this machine. "
+        f"{SOCKETIO_SENTENCE if socketio else ''}See [Methodology](../methodology.md) for how "
+        "each figure is measured.\n\n"
+        "- Every figure is the median of the measurement windows of several fresh server "
+        "processes; in brackets, the 95 % confidence interval of that median (bootstrap). "
+        "Windows disturbed by other work on the measured CPUs are left out.\n"
+        f"- {RANK_LEGEND}.\n"
+        f"- {UNSTABLE_LEGEND}.\n"
+        "- Under each table: the run(s) its figures come from, and their settings "
+        f"(processes {TIMES} windows per process {TIMES} window length, warm-up).\n"
+    )
+
+
 def render_leaderboard(
     scenario: str, results: Results, pages: Mapping[str, str] | None = None
 ) -> str:
     """The leaderboard page of ``scenario`` (``"echo"`` or ``"stream"``).
 
     One table per machine and parameter set, one row per (configuration, version) named by
-    its row name, sorted by messages/s (highest first), failed and skipped rows last.
+    its row name, sorted by median messages/s (highest first), failed rows last; a Rank
+    column (:func:`ranks`); a line under each table naming its run(s) and settings.
 
     Args:
         scenario: ``"echo"`` or ``"stream"``.
-        results: the newest results of every environment.
+        results: the current comparison group of every machine.
         pages: ``{implementation name: link to its framework page}`` (relative to the
             leaderboard page); names without a page are not linked.
     """
@@ -159,133 +212,26 @@ def render_leaderboard(
         out.append(NO_RESULTS)
         return "\n".join(out)
     latency = scenario == "echo"
-    socketio = SOCKETIO_SENTENCE if any(run.impl.socketio for run, _ in rows) else ""
-    out.append(
-        "One row per configuration and version of each framework (its name says the server, "
-        "WebSocket backend and event loop); *Version* is the framework's. "
-        "Sorted by throughput, highest first. Higher messages/s and MB/s are better; lower "
-        "latency, CPU and memory are better. MB = 10^6 bytes of payload, MiB = 2^20 bytes. "
-        f"⚠ marks a run whose load generator used more than {CLIENT_BOUND_CPU_PERCENT:.0f} % "
-        "of its CPU: the figure may be limited by the client, not the server. The bold "
-        "**reference** rows are the native Rust server (plain WebSocket, and Socket.IO "
-        "where it has that configuration): the ceiling on this machine. "
-        f"{socketio}See [Methodology](../methodology.md) for how each figure is measured.\n"
-    )
-    headers = ["Framework", "Version", "Messages/s", "MB/s"]
+    out.append(_intro(any(run.socketio for run, _ in rows)))
+    headers = ["Rank", "Framework", "Version", "Messages/s", "MB/s"]
     if latency:
         headers += ["p50 latency (µs)", "p99 latency (µs)"]
     headers += ["Server CPU (%)", "Server RSS (MiB)", "Flag"]
-    align = "ll" + "r" * (len(headers) - 3) + "l"
-    for machine in _machines(results):
-        out.append(_machine_heading(results, machine, "##"))
-        level = "###" if len(_machines(results)) > 1 else "##"
-        groups: dict[tuple[tuple[str, object], ...], list[tuple[Run, Row]]] = {}
+    align = "rll" + "r" * (len(headers) - 4) + "l"
+    level = "###" if len(results.machines) > 1 else "##"
+    for machine in results.machines:
+        out.append(machine_heading(results, machine, "##"))
+        groups: dict[tuple[tuple[str, object], ...], list[tuple[EnvRun, Row]]] = {}
         for run, row in rows:
             if run.machine == machine:
                 groups.setdefault(row.params, []).append((run, row))
         for params in sorted(groups, key=_param_sort_key):
             group = sorted(groups[params], key=_sort_key)
             out.append(f"{level} {params_title(params)}\n")
-            cells = (_row_cells(r, w, latency, pages.get(r.impl.name)) for r, w in group)
+            cells = (
+                _row_cells(r, w, rank, latency, pages.get(r.impl.name))
+                for (r, w), rank in zip(group, ranks(group), strict=True)
+            )
             out.append(table(headers, cells, align))
+            out.append(source_line((r for r, _ in group), RUNS_PAGE))
     return "\n".join(out)
-
-
-def _distinct(values: Iterable[object | None]) -> str:
-    seen: list[str] = []
-    for value in values:
-        if value is None or value == "" or value == ():
-            continue
-        text = ", ".join(map(str, value)) if isinstance(value, tuple) else str(value)
-        if text not in seen:
-            seen.append(text)
-    return cell("; ".join(seen)) if seen else "not recorded"
-
-
-def _parse_iso(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def _run_span(runs: Sequence[Run]) -> str | None:
-    """When ``runs`` ran, in UTC: from the records' start and finish times, else from
-    asv's benchmark start times; None when neither was recorded."""
-    starts = [_parse_iso(r.environment.started_at) for r in runs if r.environment]
-    ends = [_parse_iso(r.environment.finished_at) for r in runs if r.environment]
-    starts += [
-        datetime.fromtimestamp(r.asv_started_at_ms / 1000, UTC)
-        for r in runs
-        if r.asv_started_at_ms is not None and r.environment is None
-    ]
-    start = min((s for s in starts if s), default=None)
-    end = max((e for e in ends if e), default=None)
-
-    def fmt(moment: datetime) -> str:
-        return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-    if start is None:
-        return None
-    return f"{fmt(start)} to {fmt(end)}" if end else f"started {fmt(start)}"
-
-
-def render_environment(results: Results) -> str:
-    """The Environment page: what the newest runs recorded about the machine and software.
-
-    Every value comes from the wsbench records (and asv's ``machine.json`` and result
-    files); anything not recorded says so.
-    """
-    out = [
-        "# Environment\n",
-        "Where and with what the results on this site were measured, as the runs recorded "
-        "it (generated from the wsbench records and asv's `machine.json`).\n",
-    ]
-    if results.empty:
-        out.append(NO_RESULTS)
-        return "\n".join(out)
-    level = "###" if len(_machines(results)) > 1 else "##"
-    for machine in _machines(results):
-        out.append(_machine_heading(results, machine, "##"))
-        runs = [r for r in results.runs if r.machine == machine]
-        envs = [r.environment for r in runs if r.environment is not None]
-        info = results.machines.get(machine, {})
-        date = _run_span(runs)
-        facts = [
-            ["asv machine name", code(machine)],
-            ["CPU model", _distinct([e.cpu_model for e in envs] or [info.get("cpu")])],
-            ["CPU count", _distinct([e.cpu_count for e in envs] or [info.get("num_cpu")])],
-            ["CPUs used by the server", _distinct(e.server_cpus for e in envs)],
-            ["CPUs used by the load generator", _distinct(e.loadgen_cpus for e in envs)],
-            ["Kernel", _distinct(e.kernel for e in envs)],
-            ["Operating system (asv)", _distinct([info.get("os")])],
-            ["Architecture (asv)", _distinct([info.get("arch")])],
-            ["RAM (asv)", _distinct([info.get("ram")])],
-            ["Python", _distinct(r.python for r in runs)],
-            ["Load generator version", _distinct(e.loadgen_version for e in envs)],
-            ["Benchmarked commit(s)", _distinct(r.commit[:12] for r in runs)],
-            ["Date of the run", _distinct([date])],
-        ]
-        out.append(f"{level} Machine and software\n")
-        out.append(table(["", ""], facts))
-        out.append(f"{level} Framework versions measured\n")
-        versions = [
-            [
-                row_name_cell(r) + (" (reference)" if r.impl.reference else ""),
-                cell(r.impl.version or DASH),
-                code(r.env_name),
-                _sources(r),
-            ]
-            for r in runs
-        ]
-        out.append(table(["Framework", "Version", "asv environment", "Sources"], versions))
-    return "\n".join(out)
-
-
-def _sources(run: Run) -> str:
-    if run.has_asv and run.has_record:
-        return "asv result + wsbench record"
-    return "asv result only (no record)" if run.has_asv else "wsbench record only (no asv result)"

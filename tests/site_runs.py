@@ -1,0 +1,182 @@
+"""The site tests' results store: run documents of the fixture implementations
+(``tests/fixtures/site/impls``), built in code with the harness's own naming
+(:func:`wsbench.provenance.impl_info`) and written into a temporary folder by the tests.
+
+Machine ``wsbench-ci``; every benchmark has 6 windows (3 processes x 2 windows) spread
+around its rate by :data:`SPREAD` (median = the rate, coefficient of variation 1.5 %).
+
+================================  =======  =======  ======================================
+environment and version           echo     stream   notes (echo: every parameter set)
+================================  =======  =======  ======================================
+native (reference) 0.1.0          100,000  500,000  from :data:`REFERENCE_RUN`
+aiohttp 3.13.2                    50,000   200,000  echo 16 B x 64 client-bound; echo 16 B
+                                                    x 1 has one more, disturbed, window
+websockets 14.2                   20,000   80,000
+websockets 15.0.1                 25,000   100,000  echo 64 KiB x 64 failed
+starlette ws-asyncio 0.37.2       20,000   80,000
+starlette ws-asyncio 0.46.2       25,000   100,000
+starlette ws-asyncio 1.10.0       25,400   110,000  echo +1.6 %: not significant
+starlette ws-uvloop 0.37.2        -        -        does not install
+starlette ws-uvloop 0.46.2        40,000   140,000
+starlette ws-uvloop 1.10.0        50,000   160,000  echo 16 B x 64 client-bound
+starlette wsproto-asyncio 1.10.0  16,667   66,667   echo unstable (:data:`WIDE`)
+python-socketio 5.11.4            10,000   20,000   Socket.IO; stream 64 KiB: every window
+                                                    disturbed
+python-socketio 5.14.0            12,500   25,000   Socket.IO
+================================  =======  =======  ======================================
+
+Besides the current run :data:`CURRENT`: :data:`OLD_RUN` (same settings, websockets 15.0.1
+at 2,500 msg/s: superseded, never shown) and :data:`OTHER_RUN` (5 s windows, aiohttp at
+77,777 msg/s: another comparison group, listed but never shown).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from tests.runs import benchmark, failed, run
+from wsbench import store
+from wsbench.impls import load_impl
+from wsbench.provenance import impl_info
+from wsbench.runformat import Benchmark, Machine, Run, Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+IMPLS = ROOT / "tests" / "fixtures" / "site" / "impls"
+MACHINE = Machine(
+    name="wsbench-ci",
+    cpu_model="Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz",
+    cpu_count=2,
+    kernel="6.8.0-1017-azure",
+    ram_bytes=8 * 2**30,
+)
+CURRENT = "20261122T031000Z-c0ffee"
+"""The newest run: its settings and load generator build are the current group."""
+REFERENCE_RUN = "20261122T020000Z-beef01"
+"""An earlier run with the same settings that measured only the reference: still shown."""
+OLD_RUN = "20261121T120000Z-01d000"
+"""An older run with the same settings, every environment measured again since."""
+OTHER_RUN = "20261120T120000Z-0e4e00"
+"""An older run with other settings (5 s windows): another comparison group."""
+SETTINGS = Settings(
+    warmup_s=1.0, window_s=3.0, processes=3, windows_per_process=2, connections=1,
+    server_cpus=(0,), loadgen_cpus=(1,), max_other_cpu_percent=10.0, max_steal_percent=5.0,
+    retries=2,
+)  # fmt: skip
+OTHER_SETTINGS = msgspec.structs.replace(SETTINGS, window_s=5.0)
+SPREAD = (0.98, 0.99, 0.999, 1.001, 1.01, 1.02)
+"""Multipliers of a rate giving its 6 windows: median 1, coefficient of variation 1.5 %."""
+WIDE = (0.7, 0.8, 0.95, 1.05, 1.2, 1.3)
+"""Multipliers of an unstable figure: median 1, coefficient of variation 23 %."""
+ECHO = [{"size_bytes": s, "in_flight": w} for s in (16, 1024, 65536) for w in (1, 64)]
+STREAM = [{"size_bytes": s} for s in (16, 1024, 65536)]
+TOO_BIG = "server closed the connection: 1009 (message too big) after 3 messages | see stderr"
+UV_FAILURE = (
+    "does not install: 'uv pip install starlette==0.37.2 uvicorn==0.29.0 websockets==12.0 "
+    "uvloop==0.23.0' failed (exit status 1):\n"
+    + "  Resolved 9 packages in 12ms\n"
+    * 6
+    + "  x No solution found when resolving dependencies:\n"
+    "  ╰─▶ Because only uvloop<=0.21.0 is available and you require uvloop==0.23.0, we can "
+    "conclude that your requirements are unsatisfiable."
+)
+
+
+def rates(rate: float, spread: tuple[float, ...] = SPREAD) -> list[float]:
+    """The windows of a figure of median ``rate``."""
+    return [rate * f for f in spread]
+
+
+def env_name(name: str, config: str, version: str | None) -> str:
+    """An asv environment name in the harness's shape."""
+    return f"uvpip-py3.11-{name}{version or ''}-WSBENCH_CONFIG{config}-WSBENCH_IMPL{name}"
+
+
+def environment(
+    name: str,
+    config: str,
+    version: str | None,
+    echo: float,
+    stream: float,
+    *,
+    run_id: str = CURRENT,
+    settings: Settings = SETTINGS,
+    special: dict[tuple[str, int, int], Benchmark] | None = None,
+    echo_spread: tuple[float, ...] = SPREAD,
+    install_error: str | None = None,
+) -> Run:
+    """One environment's document: every echo benchmark at ``echo`` msg/s and every stream
+    benchmark at ``stream``, except those ``special`` names by (scenario, size, in flight)
+    (in flight 0 for stream)."""
+    impl = load_impl(IMPLS / name)
+    info = impl_info(impl, impl.config(config), version)
+    special = special or {}
+    if install_error:
+        benchmarks = [failed("echo", p, install_error) for p in ECHO]
+        benchmarks += [failed("stream", p, install_error) for p in STREAM]
+    else:
+        benchmarks = [
+            special.get(("echo", p["size_bytes"], p["in_flight"]))
+            or benchmark("echo", p, rates(echo, echo_spread))
+            for p in ECHO
+        ] + [
+            special.get(("stream", p["size_bytes"], 0)) or benchmark("stream", p, rates(stream))
+            for p in STREAM
+        ]
+    doc = run(
+        [], run_id=run_id, impl_info=info, settings=settings, machine=MACHINE.name,
+        benchmarks=benchmarks, env_name=env_name(name, config, version),
+        install_error=install_error,
+    )  # fmt: skip
+    return msgspec.structs.replace(
+        doc,
+        machine=MACHINE,
+        environment=msgspec.structs.replace(doc.environment, python="3.11.10"),
+    )
+
+
+def site_runs() -> list[Run]:
+    """Every document of the site tests' store (see the module's docstring)."""
+    aiohttp = {
+        ("echo", 16, 64): benchmark("echo", ECHO[1], rates(50_000), loadgen_cpu=85.0),
+        ("echo", 16, 1): benchmark("echo", ECHO[0], rates(50_000), disturbed=[9_000.0]),
+    }
+    ws_failed = {("echo", 65536, 64): failed("echo", ECHO[5], TOO_BIG)}
+    bound = benchmark("echo", ECHO[1], rates(50_000), loadgen_cpu=85.0)
+    uvloop_bound = {("echo", 16, 64): bound}
+    stream_64k = STREAM[2]
+    sio = {("stream", 65536, 0): benchmark("stream", stream_64k, [], disturbed=rates(20_000))}
+    st = "starlette"
+    return [
+        environment("native", "default", "0.1.0", 100_000, 500_000, run_id=REFERENCE_RUN),
+        environment("aiohttp", "default", "3.13.2", 50_000, 200_000, special=aiohttp),
+        environment("websockets", "default", "14.2", 20_000, 80_000),
+        environment("websockets", "default", "15.0.1", 25_000, 100_000, special=ws_failed),
+        environment(st, "websockets-asyncio", "0.37.2", 20_000, 80_000),
+        environment(st, "websockets-asyncio", "0.46.2", 25_000, 100_000),
+        environment(st, "websockets-asyncio", "1.10.0", 25_400, 110_000),
+        environment(st, "websockets-uvloop", "0.37.2", 0, 0, install_error=UV_FAILURE),
+        environment(st, "websockets-uvloop", "0.46.2", 40_000, 140_000),
+        environment(st, "websockets-uvloop", "1.10.0", 50_000, 160_000, special=uvloop_bound),
+        environment(st, "wsproto-asyncio", "1.10.0", 16_667, 66_667, echo_spread=WIDE),
+        environment("python-socketio", "default", "5.11.4", 10_000, 20_000, special=sio),
+        environment("python-socketio", "default", "5.14.0", 12_500, 25_000),
+        environment("websockets", "default", "15.0.1", 2_500, 10_000, run_id=OLD_RUN),
+        environment(
+            "aiohttp",
+            "default",
+            "3.13.2",
+            77_777,
+            300_000,
+            run_id=OTHER_RUN,
+            settings=OTHER_SETTINGS,
+        ),
+    ]
+
+
+def write_store(root: Path) -> Path:
+    """Save :func:`site_runs` into a results store at ``root``; returns ``root``."""
+    for doc in site_runs():
+        store.save(doc, root)
+    return root

@@ -1,0 +1,69 @@
+"""Significant changes of a figure between consecutive releases of one configuration.
+
+Consecutive measured versions (the failed ones skipped) are compared with
+:func:`wsbench.stats.compare` on the usable samples of the figure: a change is significant
+when the Mann-Whitney U test gives p < :data:`wsbench.stats.ALPHA` and the medians differ by
+at least :data:`wsbench.stats.MIN_EFFECT`. Only significant changes are reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from wsbench.stats import Comparison, compare
+
+MINUS = "\u2212"
+"""The minus sign of a negative change (U+2212, not a hyphen)."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """A significant change between two consecutive measured versions.
+
+    Attributes:
+        base: the older version.
+        head: the newer version.
+        comparison: :func:`wsbench.stats.compare`'s result (``head_over_base`` is the
+            ratio of medians, ``p_value`` the test's).
+    """
+
+    base: str
+    head: str
+    comparison: Comparison
+
+    @property
+    def percent(self) -> str:
+        """The change of the median in percent, signed, e.g. ``"+12 %"``, or ``"-9 %"``
+        with a true minus sign (:data:`MINUS`)."""
+        value = (self.comparison.head_over_base - 1) * 100
+        return f"{value:+.0f} %".replace("-", MINUS)
+
+    @property
+    def p_value(self) -> str:
+        """The test's p-value, two significant digits, e.g. ``"0.0022"``."""
+        return f"{self.comparison.p_value:.2g}"
+
+
+def significant_changes(
+    versions: Sequence[tuple[str, Sequence[float]]], *, higher_is_better: bool
+) -> tuple[Change, ...]:
+    """The significant changes along one configuration's versions.
+
+    Args:
+        versions: ``(version, samples)`` in version order, oldest first; a version with no
+            sample (it failed) is skipped, so its neighbours are compared.
+        higher_is_better: the figure's direction (see :func:`wsbench.stats.compare`).
+
+    Returns:
+        The significant changes, oldest first; empty when none is. Samples that are not
+        all positive (which :func:`~wsbench.stats.compare` refuses) are never compared.
+    """
+    measured = [(v, s) for v, s in versions if s and min(s) > 0]
+    changes = []
+    for (base, before), (head, after) in pairwise(measured):
+        result = compare(before, after, higher_is_better=higher_is_better)
+        if result.significant:
+            changes.append(Change(base, head, result))
+    return tuple(changes)

@@ -1,0 +1,150 @@
+"""Markdown of the Runs and environment page: which runs the shown figures come from, the
+machine and software they recorded, and every other run (listed, never compared)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from wsbench.site.markup import DASH, cell, code, table
+from wsbench.site.render import NO_RESULTS, machine_heading, row_name_cell
+from wsbench.site.results import EnvRun, Results, RunInfo
+from wsbench.site.sources import (
+    RUNS_PAGE_TITLE,
+    commit_text,
+    date_text,
+    loadgen_text,
+    settings_text,
+)
+
+GIB = float(2**30)
+CURRENT_GROUP = (
+    "The leaderboards, framework pages and charts show one *comparison group* per machine: "
+    "the runs measured with the same settings and the same load generator build as the "
+    "machine's newest run, and of those, each environment's newest document. Figures "
+    "measured with different settings or different load generator builds never share a "
+    "table or a chart."
+)
+NOT_COMPARED = (
+    "Not compared with the current group, and none of their figures is shown: runs "
+    "measured with other settings or another load generator build, and runs whose "
+    "environments were all measured again later. Their documents stay in the results store."
+)
+
+
+def _distinct(values: Iterable[object | None]) -> str:
+    seen: list[str] = []
+    for value in values:
+        if value is None or value == "":
+            continue
+        text = ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
+        if text not in seen:
+            seen.append(text)
+    return cell("; ".join(seen)) if seen else "not recorded"
+
+
+def _span(infos: Sequence[RunInfo]) -> str | None:
+    start = date_text(min(i.started_at for i in infos))
+    ends = [i.finished_at for i in infos]
+    end = None if None in ends else date_text(max(e for e in ends if e))
+    return f"{start} to {end}" if end else f"started {start}"
+
+
+def _run_rows(infos: Sequence[RunInfo], shown: bool) -> list[list[str]]:
+    rows = []
+    for info in infos:
+        row = [
+            code(info.run_id),
+            cell(date_text(info.started_at) or DASH),
+            cell(settings_text(info.settings)),
+            cell(loadgen_text(info.loadgen)),
+            cell(", ".join(commit_text(c) for c in info.harness_commits)),
+        ]
+        if shown:
+            row += [f"{info.shown} of {info.environments}", cell(info.why_not_shown or DASH)]
+        else:
+            row += [str(info.environments), cell(info.why_not_shown)]
+        rows.append(row)
+    return rows
+
+
+def _facts(runs: Sequence[EnvRun], infos: Sequence[RunInfo]) -> str:
+    docs = [r.doc for r in runs]
+    s = docs[0].settings
+    facts = [
+        ["Machine name", code(docs[0].machine.name)],
+        ["CPU model", _distinct(d.machine.cpu_model for d in docs)],
+        ["CPU count", _distinct(d.machine.cpu_count for d in docs)],
+        ["RAM", _distinct(f"{d.machine.ram_bytes / GIB:.1f} GiB" for d in docs)],
+        ["Kernel", _distinct(d.machine.kernel for d in docs)],
+        ["CPUs used by the server", _distinct([s.server_cpus])],
+        ["CPUs used by the load generator", _distinct([s.loadgen_cpus])],
+        ["Python", _distinct(d.environment.python for d in docs)],
+        ["Load generator", _distinct(loadgen_text(d.loadgen) for d in docs)],
+        ["Load generator compiler", _distinct(d.loadgen.rustc for d in docs)],
+        ["Harness commit(s)", _distinct(commit_text(d.harness.commit) for d in docs)],
+        ["Samples", cell(settings_text(s) + f", {s.connections} connection(s)")],
+        [
+            "Disturbed window",
+            cell(
+                f"other work above {s.max_other_cpu_percent:g} % CPU or steal time above "
+                f"{s.max_steal_percent:g} % on the measured CPUs; measured again up to "
+                f"{s.retries} times, left out of every figure"
+            ),
+        ],
+        ["Date of the runs", _distinct([_span([i for i in infos if i.shown])])],
+    ]
+    return table(["", ""], facts)
+
+
+def _versions(runs: Sequence[EnvRun]) -> str:
+    rows = [
+        [
+            row_name_cell(r) + (" (reference)" if r.impl.reference else ""),
+            cell(r.impl.version or DASH),
+            code(r.env_name),
+            code(r.run_id),
+            cell(r.doc.environment.python),
+        ]
+        for r in runs
+    ]
+    return table(["Framework", "Version", "asv environment", "Run", "Python"], rows)
+
+
+def render_environment(results: Results) -> str:
+    """The Runs and environment page: per machine, the runs of the current comparison group
+    (run id, date, settings, load generator build, harness commit, environments), the
+    machine and software they recorded, the environments shown, and every other run with
+    why it is not shown. Every value comes from the run documents."""
+    out = [
+        f"# {RUNS_PAGE_TITLE}\n",
+        "Which runs the figures on this site come from, and where, how and with what they "
+        "were measured, as the runs recorded it (generated from the run documents in the "
+        "results store).\n",
+    ]
+    if results.empty:
+        out.append(NO_RESULTS)
+        return "\n".join(out)
+    level = "###" if len(results.machines) > 1 else "##"
+    run_headers = ["Run", "Started", "Settings", "Load generator", "Harness commit"]
+    for machine in results.machines:
+        out.append(machine_heading(results, machine, "##"))
+        runs = [r for r in results.runs if r.machine == machine]
+        infos = [i for i in results.history if i.machine == machine]
+        current = [i for i in infos if i.current and i.shown]
+        others = [i for i in infos if not (i.current and i.shown)]
+        out.append(f"{level} Runs shown\n")
+        out.append(CURRENT_GROUP + "\n")
+        headers = [*run_headers, "Environments shown", "Note"]
+        out.append(table(headers, _run_rows(current, shown=True)))
+        out.append(f"{level} Machine and software\n")
+        out.append(_facts(runs, infos))
+        out.append(f"{level} Framework versions measured\n")
+        out.append(_versions(runs))
+        out.append(f"{level} Other runs\n")
+        if others:
+            out.append(NOT_COMPARED + "\n")
+            headers = [*run_headers, "Environments", "Why not shown"]
+            out.append(table(headers, _run_rows(others, shown=False)))
+        else:
+            out.append("None: every run on this machine is in the shown group.\n")
+    return "\n".join(out)

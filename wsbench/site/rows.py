@@ -1,0 +1,150 @@
+"""One benchmark of a run document as the site shows it: a :class:`Row` of figures with
+their spread.
+
+Every figure comes from the benchmark's usable samples (ok and not disturbed,
+:meth:`wsbench.runformat.Benchmark.usable`) through :mod:`wsbench.metrics` (what a figure
+is) and :mod:`wsbench.stats` (its median, interval and spread): throughput and latency with
+their 95 % interval, the rest as medians.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from wsbench import metrics, stats
+from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.metrics import Metric
+from wsbench.runformat import Benchmark, Sample, Status
+
+ALL_DISTURBED = "every window was disturbed by other work on the measured CPUs"
+"""The reason shown for a benchmark none of whose samples counts."""
+NO_FIGURE = "no messages/s figure recorded"
+"""The reason shown for an ok benchmark whose usable samples have no throughput."""
+
+MESSAGES = metrics.BY_NAME["messages_per_s"]
+LATENCY_P50 = metrics.BY_NAME["latency_p50"]
+LATENCY_P99 = metrics.BY_NAME["latency_p99"]
+
+
+@lru_cache(maxsize=4096)
+def _summarize(values: tuple[float, ...]) -> stats.Summary:
+    return stats.summarize(values)
+
+
+def summary_of(metric: Metric, samples: tuple[Sample, ...]) -> stats.Summary | None:
+    """``metric``'s :func:`wsbench.stats.summarize` over ``samples`` (in the metric's unit),
+    None when no sample has the figure. Cached: the same values are summarized once."""
+    found = metrics.values(metric, list(samples))
+    return _summarize(tuple(found)) if found else None
+
+
+def median_of(metric: Metric, samples: tuple[Sample, ...]) -> float | None:
+    """``metric``'s median over ``samples`` (:func:`wsbench.stats.median`), None when no
+    sample has the figure."""
+    found = metrics.values(metric, list(samples))
+    return stats.median(found) if found else None
+
+
+Params = tuple[tuple[str, int], ...]
+"""A parameter set as ``(name, value)`` pairs in the benchmark's order, e.g.
+``(("size_bytes", 16), ("in_flight", 64))``."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One benchmark (one environment, scenario and parameter set) as the site shows it.
+
+    Attributes:
+        scenario: ``"echo"`` or ``"stream"``.
+        params: the parameter set (see :data:`Params`).
+        status: ``"ok"``, or ``"failed"`` with ``error`` (the benchmark failed, or every
+            window was disturbed: :data:`ALL_DISTURBED`).
+        error: why it failed, or None.
+        samples: the usable samples the figures come from (empty when failed).
+        disturbed: how many windows were disturbed and left out.
+        messages_per_s: messages/s: median, 95 % interval, n, cv, unstable.
+        latency_p50_s: round-trip latency p50, seconds (echo only; None otherwise).
+        latency_p99_s: round-trip latency p99, seconds (echo only; None otherwise).
+        bytes_per_s: median payload bytes/s.
+        server_cpu_percent: median server CPU, percent of one core.
+        server_rss_bytes: median server peak RSS, bytes.
+        loadgen_cpu_percent: median load generator CPU, percent of one core.
+        client_bound: the median load generator CPU is above
+            :data:`wsbench.measure.CLIENT_BOUND_CPU_PERCENT`: the client may have limited
+            the figure.
+    """
+
+    scenario: str
+    params: Params
+    status: Status
+    error: str | None = None
+    samples: tuple[Sample, ...] = ()
+    disturbed: int = 0
+    messages_per_s: stats.Summary | None = None
+    latency_p50_s: stats.Summary | None = None
+    latency_p99_s: stats.Summary | None = None
+    bytes_per_s: float | None = None
+    server_cpu_percent: float | None = None
+    server_rss_bytes: float | None = None
+    loadgen_cpu_percent: float | None = None
+    client_bound: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the row has figures."""
+        return self.status == "ok"
+
+    @property
+    def n(self) -> int:
+        """How many samples the figures come from."""
+        return len(self.samples)
+
+    @property
+    def cv(self) -> float | None:
+        """Coefficient of variation of messages/s (a fraction), None with one sample."""
+        return self.messages_per_s.cv if self.messages_per_s else None
+
+    @property
+    def unstable(self) -> bool:
+        """messages/s varies too much between samples (``cv`` above 10 %, pyperf's rule)."""
+        return bool(self.messages_per_s and self.messages_per_s.unstable)
+
+    def summary(self, metric: Metric) -> stats.Summary | None:
+        """Any metric's summary over this row's samples (see :func:`summary_of`)."""
+        return summary_of(metric, self.samples)
+
+    def values(self, metric: Metric) -> list[float]:
+        """``metric``'s value in each of this row's samples, in the metric's unit."""
+        return metrics.values(metric, list(self.samples))
+
+
+def row_of(benchmark: Benchmark) -> Row:
+    """The row of one benchmark of a run document."""
+    params = tuple((k, v) for k, v in benchmark.params.items())
+    disturbed = sum(1 for s in benchmark.samples if s.status == "ok" and s.disturbed)
+    if benchmark.status != "ok":
+        error = benchmark.error or "failed (no reason recorded)"
+        return Row(benchmark.scenario, params, "failed", error, disturbed=disturbed)
+    usable = tuple(benchmark.usable())
+    if not usable:
+        return Row(benchmark.scenario, params, "failed", ALL_DISTURBED, disturbed=disturbed)
+    rate = summary_of(MESSAGES, usable)
+    if rate is None:
+        return Row(benchmark.scenario, params, "failed", NO_FIGURE, disturbed=disturbed)
+    loadgen_cpu = median_of(metrics.BY_NAME["loadgen_cpu_percent"], usable)
+    return Row(
+        benchmark.scenario,
+        params,
+        "ok",
+        samples=usable,
+        disturbed=disturbed,
+        messages_per_s=rate,
+        latency_p50_s=summary_of(LATENCY_P50, usable),
+        latency_p99_s=summary_of(LATENCY_P99, usable),
+        bytes_per_s=median_of(metrics.BY_NAME["bytes_per_s"], usable),
+        server_cpu_percent=median_of(metrics.BY_NAME["server_cpu_percent"], usable),
+        server_rss_bytes=median_of(metrics.BY_NAME["server_rss_bytes"], usable),
+        loadgen_cpu_percent=loadgen_cpu,
+        client_bound=loadgen_cpu is not None and loadgen_cpu > CLIENT_BOUND_CPU_PERCENT,
+    )
