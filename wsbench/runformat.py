@@ -188,6 +188,10 @@ class Sample(msgspec.Struct, frozen=True):
         return self.status == "ok" and not self.disturbed
 
 
+ALL_DISTURBED = "every window was disturbed by other work on the measured CPUs"
+"""Why a benchmark that measured fine has no figure: none of its samples is usable."""
+
+
 class Benchmark(msgspec.Struct, frozen=True):
     """Every sample of one scenario at one parameter set.
 

@@ -40,10 +40,11 @@ class CpuActivity:
     Attributes:
         cpus: the CPU numbers observed (the server's and the load generator's).
         wall_s: the window's length in seconds.
-        busy_s: CPU seconds that processes (any process) spent on these CPUs: user, nice
-            and system time, summed over the CPUs. Interrupt and softirq time is left out:
-            on loopback the kernel's packet processing for the measured traffic itself
-            lands there, charged to no process.
+        busy_s: CPU seconds spent on these CPUs by anyone: user, nice, system, irq and
+            softirq time, summed over the CPUs. (Interrupt and softirq time counts: the
+            kernel charges the loopback packet processing of the measured processes both to
+            their own system time and, in /proc/stat, to softirq; leaving it out made the
+            remainder negative.)
         steal_s: CPU seconds the hypervisor gave to other virtual machines (``steal``),
             summed over the CPUs; 0 on bare metal.
     """
@@ -73,7 +74,7 @@ def cpu_times(cpus: Sequence[int], stat: Path = Path("/proc/stat")) -> tuple[flo
         if fields and fields[0] in wanted:
             # user nice system idle iowait irq softirq steal guest guest_nice
             values = [int(v) for v in fields[1:9]]
-            busy += values[0] + values[1] + values[2]
+            busy += values[0] + values[1] + values[2] + values[5] + values[6]
             steal += values[7]
     return busy / tick, steal / tick
 

@@ -39,7 +39,7 @@ from wsbench.cpus import placement_from
 from wsbench.impls import get_impl
 from wsbench.measure import PARAMS, Scenario
 from wsbench.paths import INSTALL_ERROR_FILE
-from wsbench.runformat import Benchmark, FormatError, Run, load
+from wsbench.runformat import ALL_DISTURBED, Benchmark, FormatError, Run, load
 from wsbench.sampling import Params, SamplingPlan, params_key, sample_scenario
 from wsbench.stats import median
 
@@ -119,7 +119,7 @@ def figures_of(benchmark: Benchmark) -> Figures:
         return {"error": benchmark.error}
     usable = benchmark.usable()
     if not usable:
-        return {"error": "every window was disturbed by other work on the measured CPUs"}
+        return {"error": ALL_DISTURBED}
 
     def med(name: str) -> float | None:
         found = metrics.values(metrics.BY_NAME[name], usable)

@@ -15,10 +15,8 @@ from functools import lru_cache
 from wsbench import metrics, stats
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.metrics import Metric
-from wsbench.runformat import Benchmark, Sample, Status
+from wsbench.runformat import ALL_DISTURBED, Benchmark, Sample, Status
 
-ALL_DISTURBED = "every window was disturbed by other work on the measured CPUs"
-"""The reason shown for a benchmark none of whose samples counts."""
 NO_FIGURE = "no messages/s figure recorded"
 """The reason shown for an ok benchmark whose usable samples have no throughput."""
 
