@@ -92,17 +92,20 @@ def test_a_server_against_itself_interleaved_shows_no_change() -> None:
 
 
 def test_a_slowed_server_is_reported_slower_and_the_other_is_not() -> None:
-    # Extra work worth about 15 % of the server's time per message at 16 B x 64.
+    # Extra work worth half the server's time per message at 16 B x 64 (rate about x0.67).
+    # A smaller slowdown is not reliably told from this kind of machine's window-to-window
+    # noise (6-20 %) with a test's few samples: the Methodology page gives the figures.
     quick = measure(
         MeasureConfig(impl="spin", scenario="echo", in_flight=64, warmup_s=0.2, duration_s=0.5),
         impl=fixture_impl("spin_echo"),
     )
     assert quick.messages_per_s
-    spin_us = 0.15 * 1e6 / quick.messages_per_s
+    spin_us = 0.5 * 1e6 / quick.messages_per_s
     native = Arm(get_impl("native"), "websocket", sys.executable, "native")
     sides = [[native, _arm("echo")], [native, _arm("echo", "--spin-us", f"{spin_us:.2f}")]]
+    plan = SamplingPlan(processes=4, windows_per_process=3, warmup_s=0.2, window_s=0.4)
     base, head = measure_interleaved(
-        sides, ["echo"], PLAN, placement=default_placement(), machine_name="t", grids=GRID
+        sides, ["echo"], plan, placement=default_placement(), machine_name="t", grids=GRID
     )
     verdicts = {
         (line.row, line.metric.name): line.verdict

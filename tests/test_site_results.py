@@ -15,6 +15,7 @@ import pytest
 from tests.runs import ECHO_16_64, LOADGEN, SETTINGS, benchmark, failed, impl, run
 from tests.site_runs import CURRENT, IMPLS, OLD_RUN, OTHER_RUN, REFERENCE_RUN, site_runs
 from wsbench import stats, store
+from wsbench.runformat import ALL_DISTURBED
 from wsbench.site.changes import significant_changes
 from wsbench.site.frameworks import load_frameworks
 from wsbench.site.markup import cell, first_line, short_reason, spread
@@ -29,7 +30,7 @@ from wsbench.site.results import (
     load_results,
     select,
 )
-from wsbench.site.rows import ALL_DISTURBED, row_of
+from wsbench.site.rows import row_of
 from wsbench.site.sources import settings_text, source_line
 
 STABLE = [98.0, 99.0, 99.9, 100.1, 101.0, 102.0]

@@ -8,8 +8,19 @@ Modules, one job each:
 - :mod:`wsbench.loadgen`: building and running the native load generator.
 - :mod:`wsbench.server`: one server subprocess, from start to a clean stop.
 - :mod:`wsbench.sampler`: the server's CPU and memory during the measurement window.
-- :mod:`wsbench.measure`: one measurement (server + load generator + sampler).
-- :mod:`wsbench.record`: the per-environment record written beside asv's results.
+- :mod:`wsbench.measure`: one measurement window (server + load generator + sampler), and
+  a server process serving several.
+- :mod:`wsbench.sampling`: samples: windows in several server processes, disturbed ones
+  marked and measured again.
+- :mod:`wsbench.runformat`: the run format, the one source of every figure.
+- :mod:`wsbench.store`: the results store, where runs are added and never overwritten.
+- :mod:`wsbench.provenance`: the machine, harness, load generator and implementation facts.
+- :mod:`wsbench.metrics`: the published figures, one definition each.
+- :mod:`wsbench.stats`: medians, confidence intervals, comparisons, tied ranks.
+- :mod:`wsbench.suite`: what the asv benchmarks run.
+- :mod:`wsbench.compare`, :mod:`wsbench.interleave`, :mod:`wsbench.venvs`,
+  :mod:`wsbench.comparejob`: comparisons of runs, commits and versions.
+- :mod:`wsbench.noise`: the noise study.
 - :mod:`wsbench.cli`: the command line.
 """
 
