@@ -1,10 +1,18 @@
-"""asv benchmarks of wsbench. They import the harness (``wsbench/``) from the repository root,
-which asv does not install into the benchmark environments (the repository is not a package
-under test: asv.conf.json has empty build and install commands)."""
+"""asv benchmarks of wsbench.
 
+They measure the commit asv is measuring: asv copies that commit's tree into the benchmark
+environment (``wsbench.asv_uv``: ``$ASV_ENV_DIR/wsbench-project``), and the harness, the
+implementations and the load generator's sources are imported and built from there. Outside
+such an environment (``asv run -E existing``, or discovery before the copy exists) they come
+from this working tree.
+"""
+
+import os
 import sys
 from pathlib import Path
 
-_ROOT = str(Path(__file__).resolve().parent.parent)
+_ENV_DIR = os.environ.get("ASV_ENV_DIR")
+_COPY = Path(_ENV_DIR, "wsbench-project") if _ENV_DIR else None
+_ROOT = str(_COPY if _COPY and (_COPY / "wsbench").is_dir() else Path(__file__).parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)

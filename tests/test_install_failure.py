@@ -31,12 +31,14 @@ def test_every_measurement_of_an_uninstallable_version_fails_with_the_reason(
     monkeypatch.setenv("WSBENCH_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("WSBENCH_RUN_ID", "20261123T190000Z-abcdef")
     monkeypatch.setenv("ASV_ENV_NAME", "env-x")
+    monkeypatch.setenv("ASV_COMMIT", "c0ffee00" + "0" * 32)
     grid = [{"size_bytes": 16, "in_flight": 1}, {"size_bytes": 1024, "in_flight": 64}]
 
     figures = suite.run_scenario("echo", grid)
 
     assert [f["error"] for f in figures.values()] == [f"does not install: {REASON}"] * 2
-    run = load(tmp_path / "results" / "m" / "20261123T190000Z-abcdef" / "env-x.json")
+    run = load(tmp_path / "results" / "m" / "20261123T190000Z-abcdef" / "c0ffee00-env-x.json")
+    assert run.harness.commit == "c0ffee00" + "0" * 32
     assert run.impl.version == "0.0.1"
     assert run.impl.config == "uvloop"
     assert run.impl.row_name == "websockets · uvloop"
@@ -70,7 +72,8 @@ def test_a_file_in_the_way_is_not_overwritten(
     monkeypatch.setenv("WSBENCH_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("WSBENCH_RUN_ID", "r1")
     monkeypatch.setenv("ASV_ENV_NAME", "env-x")
-    path = tmp_path / "results" / "m" / "r1" / "env-x.json"
+    monkeypatch.setenv("ASV_COMMIT", "c0ffee00" + "0" * 32)
+    path = tmp_path / "results" / "m" / "r1" / "c0ffee00-env-x.json"
     path.parent.mkdir(parents=True)
     path.write_text("earlier results")
     with pytest.raises(suite.SuiteError, match="not overwriting"):

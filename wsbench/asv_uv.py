@@ -8,6 +8,11 @@ asv.conf.json by ``"plugins": [".wsbench.asv_uv"]`` and ``"environment_type": "u
 Every environment also gets what the harness needs at benchmark time (asv_runner, psutil);
 those are the same in every environment and are not part of its name.
 
+The "project" asv installs at each commit is a copy of that commit's tree in the
+environment (:func:`snapshot_tree`): the benchmarks import the harness, the implementations
+and the load generator's sources from it, so ``asv run A..B`` measures each commit's own
+code.
+
 A version that does not install must not stop the run (asv aborts ``asv run`` when one
 environment cannot be created) nor vanish from the results: when the install fails, the
 environment gets the harness requirements only and a file :data:`INSTALL_ERROR_FILE` with
@@ -29,7 +34,7 @@ from typing import Any
 from asv import environment, util
 from asv.console import log
 
-from wsbench.paths import INSTALL_ERROR_FILE
+from wsbench.paths import INSTALL_ERROR_FILE, PROJECT_IN_ENV
 
 HARNESS_REQUIREMENTS = ("asv_runner", "psutil", "msgspec")
 """Installed in every environment besides its framework: asv's runner, the sampler's psutil
@@ -59,6 +64,17 @@ def install_failure_summary(output: str) -> str:
         if found:
             return found[-1]
     return lines[-1] if lines else "uv failed without output"
+
+
+def snapshot_tree(source: Path, target: Path) -> None:
+    """Replace ``target`` with a copy of the project tree ``source``, without its git data
+    and build outputs (``.git``, ``target``, ``.asv``, ``.venv``, ``__pycache__``)."""
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(
+        source,
+        target,
+        ignore=shutil.ignore_patterns(".git", "target", ".asv", ".venv", "__pycache__"),
+    )
 
 
 class UvPip(environment.Environment):  # type: ignore[misc]
@@ -124,6 +140,14 @@ class UvPip(environment.Environment):  # type: ignore[misc]
             timeout=self._install_timeout,
             display_error=False,
         )
+
+    def _install_project(self, repo: Any, commit_hash: str, build_dir: str) -> None:
+        """ "Install" the commit being measured: a copy of its tree (asv's checkout of it) at
+        :data:`wsbench.paths.PROJECT_IN_ENV` in the environment, from which the benchmarks
+        import the harness and run the implementations and the load generator of that
+        commit (see ``benchmarks/__init__.py``)."""
+        log.info(f"Copying {commit_hash[:8]} into {self.name}")
+        snapshot_tree(Path(build_dir), Path(self._path) / PROJECT_IN_ENV)
 
     def run(self, args: list[str], **kwargs: Any) -> Any:
         """Run the environment's Python with ``args``."""

@@ -6,7 +6,6 @@ The binary's command line and its JSON report are documented in ``loadgen/README
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import shutil
@@ -17,36 +16,42 @@ from pathlib import Path
 from typing import Any
 
 from wsbench.cpus import child_setup
+from wsbench.digest import files_sha256, tree_files
 from wsbench.paths import LOADGEN_DIR
 
-BINARY = LOADGEN_DIR / "target" / "release" / "wsbench-loadgen"
-"""The release build of the load generator."""
 BINARY_ENV = "WSBENCH_LOADGEN_BINARY"
 """Environment variable naming a prebuilt load generator to use instead of building one."""
+CACHE_ENV = "WSBENCH_CACHE"
+"""Environment variable naming the build cache (default ``~/.cache/wsbench``)."""
+SOURCE_PATTERNS = ("Cargo.toml", "Cargo.lock", "src/**/*.rs")
+"""The load generator's build inputs, relative to its folder."""
 
 
 class LoadgenError(RuntimeError):
     """The load generator could not be built, could not run, or printed no valid report."""
 
 
-def _sources(root: Path) -> list[Path]:
-    files = [root / "Cargo.toml", root / "Cargo.lock"]
-    for folder in ("src", "tests"):
-        if (root / folder).is_dir():
-            files.extend(p for p in (root / folder).rglob("*.rs"))
-    return [f for f in files if f.exists()]
+def cache_dir() -> Path:
+    """The build cache: ``$WSBENCH_CACHE``, else ``~/.cache/wsbench``."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "wsbench")
 
 
-def is_stale(binary: Path = BINARY, root: Path = LOADGEN_DIR) -> bool:
-    """True when ``binary`` is missing or older than any Cargo manifest or Rust source."""
-    if not binary.exists():
-        return True
-    built = binary.stat().st_mtime
-    return any(src.stat().st_mtime > built for src in _sources(root))
+def source_sha256(root: Path = LOADGEN_DIR) -> str:
+    """SHA-256 (hex) of the load generator's build inputs (:data:`SOURCE_PATTERNS`)."""
+    return files_sha256(root, tree_files(root, SOURCE_PATTERNS))
 
 
-def ensure_built(*, quiet: bool = False) -> Path:
-    """Build the load generator with ``cargo build --release`` when missing or stale.
+def cached_binary(root: Path = LOADGEN_DIR) -> Path:
+    """Where the binary built from ``root``'s sources is kept: one per source hash, so that
+    every commit with the same load generator sources shares one build."""
+    return cache_dir() / "loadgen" / source_sha256(root)[:16] / "wsbench-loadgen"
+
+
+def ensure_built(*, quiet: bool = False, root: Path = LOADGEN_DIR) -> Path:
+    """The load generator built from ``root`` (default: this tree's ``loadgen/``), built
+    with ``cargo build --release`` unless the cache already has a build of the same sources
+    (:func:`cached_binary`). Builds share one cargo target folder in the cache, so a commit
+    that changes the load generator recompiles the crate, not its dependencies.
 
     When ``WSBENCH_LOADGEN_BINARY`` names a prebuilt binary, that one is used as it is.
 
@@ -62,30 +67,30 @@ def ensure_built(*, quiet: bool = False) -> Path:
         if not Path(prebuilt).is_file():
             raise LoadgenError(f"{BINARY_ENV}={prebuilt} is not a file")
         return Path(prebuilt)
-    if not is_stale():
-        return BINARY
+    binary = cached_binary(root)
+    if binary.is_file():
+        return binary
     cargo = shutil.which("cargo") or str(Path.home() / ".cargo" / "bin" / "cargo")
     if not Path(cargo).exists():
         raise LoadgenError("cargo not found: install a Rust toolchain (https://rustup.rs)")
     if not quiet:
         print("wsbench: building the load generator (cargo build --release)...", file=sys.stderr)
+    target = cache_dir() / "cargo-target"
     proc = subprocess.run(
-        [
-            cargo,
-            "build",
-            "--release",
-            "--quiet",
-            "--manifest-path",
-            str(LOADGEN_DIR / "Cargo.toml"),
-        ],
+        [cargo, "build", "--release", "--quiet", "--manifest-path", str(root / "Cargo.toml")],
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, "CARGO_TARGET_DIR": str(target)},
     )
-    if proc.returncode != 0 or not BINARY.exists():
+    built = target / "release" / "wsbench-loadgen"
+    if proc.returncode != 0 or not built.exists():
         raise LoadgenError(f"building the load generator failed:\n{proc.stderr[-4000:]}")
-    os.utime(BINARY)
-    return BINARY
+    binary.parent.mkdir(parents=True, exist_ok=True)
+    tmp = binary.with_name(f".tmp{os.getpid()}")
+    shutil.copy2(built, tmp)
+    tmp.replace(binary)
+    return binary
 
 
 def version(binary: Path | None = None) -> str:
@@ -100,18 +105,6 @@ def version(binary: Path | None = None) -> str:
     return words[-1] if proc.returncode == 0 and words else "unknown"
 
 
-def source_sha256(root: Path = LOADGEN_DIR) -> str:
-    """SHA-256 (hex) of the load generator's build inputs: ``Cargo.toml``, ``Cargo.lock`` and
-    ``src/**.rs``, each as its path relative to ``root`` and its bytes, in path order."""
-    files = [root / "Cargo.toml", root / "Cargo.lock", *sorted((root / "src").rglob("*.rs"))]
-    digest = hashlib.sha256()
-    for path in files:
-        if path.exists():
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-            digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
 @functools.cache
 def rustc_version() -> str:
     """``rustc --version`` (e.g. ``"rustc 1.91.0 (f8297e351 2025-10-28)"``), or ``"unknown"``."""
@@ -123,7 +116,7 @@ def rustc_version() -> str:
     return proc.stdout.strip() if proc.returncode == 0 else "unknown"
 
 
-def probe(url: str, *, timeout_s: float, binary: Path = BINARY) -> str | None:
+def probe(url: str, *, timeout_s: float, binary: Path) -> str | None:
     """Try one WebSocket handshake at ``url``.
 
     Returns:
@@ -142,7 +135,7 @@ def probe(url: str, *, timeout_s: float, binary: Path = BINARY) -> str | None:
 
 
 def run_report(
-    args: Sequence[str], *, cpus: Sequence[int], timeout_s: float, binary: Path = BINARY
+    args: Sequence[str], *, cpus: Sequence[int], timeout_s: float, binary: Path
 ) -> dict[str, Any]:
     """Run ``wsbench-loadgen ARGS`` pinned to ``cpus`` and return its JSON report.
 

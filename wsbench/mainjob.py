@@ -5,9 +5,9 @@ Steps, each announced as ``[i/n]``:
 1. build the load generator (``cargo build --release``) when missing or stale;
 2. register this machine with asv under clean names (``asv machine --yes``);
 3. write asv.conf.json from the metadata if it is stale (never needed on a clean clone);
-4. ``asv run HEAD^!`` over the selected environments (default: the latest version of each
-   implementation and the native reference) with the chosen sampling plan, as one run
-   (one run id, :mod:`wsbench.store`);
+4. ``asv run HEAD^!`` (or the ``--commits`` given) over the selected environments
+   (default: the latest version of each implementation and the native reference) with the
+   chosen sampling plan, as one run (one run id, :mod:`wsbench.store`);
 5. ``mkdocs build --strict`` into ``public/``.
 
 Earlier results are never deleted: each run adds its own documents to the results store.
@@ -92,6 +92,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server-cpus", help="CPU list for servers (default: 0)")
     parser.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
     parser.add_argument("--machine", default="wsbench-local", help="asv machine name")
+    parser.add_argument(
+        "--commits",
+        default="HEAD^!",
+        help="the commits to measure, as asv run takes them (default HEAD^!: the last "
+        "commit; e.g. HEAD~3..HEAD: each commit's own harness, implementations and load "
+        "generator)",
+    )
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
 
 
@@ -144,9 +151,11 @@ def _check(argv: list[str], what: str, env: dict[str, str] | None = None) -> int
     return code
 
 
-def asv_command(envs: list[BenchEnv], scenarios: list[str] | None, machine_name: str) -> list[str]:
-    """The ``asv run`` command line for these environments and scenarios."""
-    argv = ["asv", "run", "HEAD^!", "--machine", machine_name, "--launch-method", "spawn"]
+def asv_command(
+    envs: list[BenchEnv], scenarios: list[str] | None, machine_name: str, commits: str = "HEAD^!"
+) -> list[str]:
+    """The ``asv run`` command line for these environments, scenarios and commits."""
+    argv = ["asv", "run", commits, "--machine", machine_name, "--launch-method", "spawn"]
     for env in envs:
         argv += ["--environment", env.name]
     if scenarios:
@@ -210,7 +219,10 @@ def run(args: argparse.Namespace) -> int:
         "WSBENCH_LOADGEN_CPUS": args.loadgen_cpus or "",
     }
     code = subprocess.run(
-        asv_command(envs, args.scenario, args.machine), cwd=REPO_ROOT, env=env, check=False
+        asv_command(envs, args.scenario, args.machine, args.commits),
+        cwd=REPO_ROOT,
+        env=env,
+        check=False,
     ).returncode
     if code not in ASV_DONE_CODES:
         raise MainJobError(f"asv run exited {code}")

@@ -26,3 +26,7 @@ SITE_DIR = REPO_ROOT / "public"
 INSTALL_ERROR_FILE = "wsbench-install-error.json"
 """Left at an asv environment's root (``sys.prefix``) by :mod:`wsbench.asv_uv` when the
 environment's requirements did not install: ``{"requirements": {name: version}, "error": str}``."""
+
+PROJECT_IN_ENV = "wsbench-project"
+"""Where, inside an asv environment, :mod:`wsbench.asv_uv` puts the copy of the commit being
+measured (the benchmarks import the harness from it)."""

@@ -8,10 +8,12 @@ import os
 import platform
 import subprocess
 from importlib import metadata
+from pathlib import Path
 
 import psutil
 
 from wsbench import loadgen, machine
+from wsbench.digest import files_sha256, tree_files
 from wsbench.impls import Impl, ImplConfig
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import (
@@ -50,9 +52,20 @@ def harness_commit() -> str:
     return proc.stdout.strip() if proc.returncode == 0 else "unknown"
 
 
+HARNESS_PATTERNS = ("wsbench/**/*.py", "impls/**/*", "benchmarks/**/*.py", "pyproject.toml")
+"""What the harness's source identity covers: its code, the implementations, the benchmarks."""
+
+
+def harness_sha256(root: Path = REPO_ROOT) -> str:
+    """SHA-256 (hex) of the harness as imported (:data:`HARNESS_PATTERNS` below ``root``,
+    the tree this module was imported from): it tells which code measured, also for a
+    commit measured from asv's copy."""
+    return files_sha256(root, tree_files(root, HARNESS_PATTERNS))
+
+
 def harness_info() -> Harness:
-    """The harness's identity (see :func:`harness_commit`)."""
-    return Harness(commit=harness_commit())
+    """The harness's identity (see :func:`harness_commit` and :func:`harness_sha256`)."""
+    return Harness(commit=harness_commit(), source_sha256=harness_sha256())
 
 
 def loadgen_build() -> LoadgenBuild:

@@ -13,7 +13,7 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
      "run_id": "20261123T190000Z-3f9a1c",            # shared by every environment of a run
      "started_at": ISO 8601, "finished_at": ISO 8601 or null,
      "machine": {"name", "cpu_model", "cpu_count", "kernel", "ram_bytes"},
-     "harness": {"commit": 40 hex digits or "unknown"},
+     "harness": {"commit": 40 hex digits or "unknown", "source_sha256"},
      "loadgen": {"version", "source_sha256", "rustc"},
      "settings": {"warmup_s", "window_s", "processes", "windows_per_process",
                   "connections", "server_cpus", "loadgen_cpus",
@@ -65,9 +65,12 @@ class Machine(msgspec.Struct, frozen=True):
 
 
 class Harness(msgspec.Struct, frozen=True):
-    """The harness that measured: its git commit (``"unknown"`` outside a checkout)."""
+    """The harness that measured: the git commit asv measured (or the checkout's ``HEAD``;
+    ``"unknown"`` outside a checkout), and a SHA-256 of the code as imported (the harness,
+    the implementations and the benchmarks), which tells two commits' code apart."""
 
     commit: str
+    source_sha256: str = ""
 
 
 class LoadgenBuild(msgspec.Struct, frozen=True):

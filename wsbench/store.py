@@ -1,6 +1,8 @@
 """The results store: every run's documents (:mod:`wsbench.runformat`), never overwritten.
 
-Layout: ``<root>/<machine>/<run_id>/<env_name>.json``, one document per (run, environment).
+Layout: ``<root>/<machine>/<run_id>/<commit8>-<env_name>.json``, one document per (run,
+commit, environment): a run over a range of commits (``./bench run --commits A..B``) has one
+document per commit and environment.
 A run id is unique (its start time in UTC and a random suffix), so a second run writes new
 files beside the earlier ones and loses nothing; only the run that owns a file rewrites it
 (each scenario of an environment adds its benchmarks to the same document as it goes). The
@@ -42,9 +44,9 @@ def new_run_id(now: datetime | None = None) -> str:
     return f"{stamp}-{secrets.token_hex(3)}"
 
 
-def run_path(root: Path, *, machine: str, run_id: str, env_name: str) -> Path:
-    """Where the document of (machine, run, environment) lives."""
-    return root / machine / run_id / f"{env_name}.json"
+def run_path(root: Path, *, machine: str, run_id: str, commit: str, env_name: str) -> Path:
+    """Where the document of (machine, run, commit, environment) lives."""
+    return root / machine / run_id / f"{commit[:8]}-{env_name}.json"
 
 
 def save(run: Run, root: Path) -> Path:
@@ -54,7 +56,11 @@ def save(run: Run, root: Path) -> Path:
         The document's path (see :func:`run_path`).
     """
     path = run_path(
-        root, machine=run.machine.name, run_id=run.run_id, env_name=run.environment.env_name
+        root,
+        machine=run.machine.name,
+        run_id=run.run_id,
+        commit=run.harness.commit,
+        env_name=run.environment.env_name,
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")

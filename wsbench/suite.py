@@ -191,7 +191,11 @@ def run_scenario(scenario: Scenario, grid: list[Params]) -> dict[str, Figures]:
     placement = placement_from(settings.server_cpus, settings.loadgen_cpus)
     env_name = os.environ.get("ASV_ENV_NAME", f"existing-{impl.name}-{run_config.id}")
     path = store.run_path(
-        settings.results_dir, machine=settings.machine, run_id=settings.run_id, env_name=env_name
+        settings.results_dir,
+        machine=settings.machine,
+        run_id=settings.run_id,
+        commit=provenance.harness_commit(),
+        env_name=env_name,
     )
     not_installed = install_error()
     version = (not_installed or {}).get("requirements", {}).get(impl.package)
