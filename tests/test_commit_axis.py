@@ -45,7 +45,7 @@ def test_asv_over_two_commits_measures_each_commits_own_code(tmp_path: Path) -> 
     measure_py = clone / "wsbench" / "measure.py"
     measure_py.write_text(measure_py.read_text() + "\n# a change to the harness\n")
     _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "change", cwd=clone)
-    commits = [_git("rev-parse", ref, cwd=clone) for ref in ("HEAD~1", "HEAD")]
+    commits = [_git("rev-parse", ref, cwd=clone) for ref in ("HEAD~1", "HEAD")]  # HEAD~2..HEAD
     home = tmp_path / "home"
     home.mkdir()
     env = {
@@ -58,7 +58,7 @@ def test_asv_over_two_commits_measures_each_commits_own_code(tmp_path: Path) -> 
     env.pop(loadgen.BINARY_ENV, None)
     proc = subprocess.run(
         [sys.executable, "-m", "wsbench.cli", "run", "--impl", "native", "--config", "websocket",
-         "--scenario", "stream", "--commits", "HEAD~1..HEAD", "--processes", "1", "--windows",
+         "--scenario", "stream", "--commits", "HEAD~2..HEAD", "--processes", "1", "--windows",
          "1", "--warmup", "0.05", "--window", "0.1", "--machine", "e2e", "--no-site"],
         cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
