@@ -1,7 +1,7 @@
 """An asv environment plugin: ``uv venv`` plus ONE ``uv pip install`` per environment.
 
 asv's own ``virtualenv`` and ``uv`` environments run one ``pip install`` per requirement
-(about 11 s an environment here, see ``shared/notes/asv.md``); this one resolves and installs
+(about 11 s an environment on a 2-core machine); this one resolves and installs
 everything in a single uv call (a second or two with a warm uv cache). Enabled in
 asv.conf.json by ``"plugins": [".wsbench.asv_uv"]`` and ``"environment_type": "uvpip"``.
 

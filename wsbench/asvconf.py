@@ -2,9 +2,10 @@
 (implementation, configuration, version).
 
 The version matrix lives in each ``impls/<name>/meta.toml``; ``asv.conf.json`` is derived
-from it (``wsbench asv-conf --write``) and a test checks the two agree. The layout follows
-``shared/notes/asv.md``: an empty ``matrix``, one ``include`` entry per environment, and an
-``exclude`` that drops the bare environment.
+from it (``wsbench asv-conf --write``) and a test checks the two agree. The layout gives
+exactly one environment per entry (asv's ``matrix`` would make the cartesian product of every
+listed package): an empty ``matrix``, one ``include`` entry per environment, and an
+``exclude`` that drops the bare environment (``include`` entries are not filtered by it).
 """
 
 from __future__ import annotations
