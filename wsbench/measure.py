@@ -160,7 +160,9 @@ class Measurement:
         return cpu is not None and cpu > CLIENT_BOUND_CPU_PERCENT
 
     def to_record(self) -> dict[str, Any]:
-        """This measurement as an entry of a wsbench record (schema in :mod:`wsbench.record`)."""
+        """This one window in full, for ``./bench measure --json``: the figures, the server's
+        usage and exit code, and the load generator's whole report (runs keep samples in
+        :mod:`wsbench.runformat` instead)."""
         report = self.report
         params: dict[str, int] = {"size_bytes": self.config.size_bytes}
         if self.config.scenario == "echo":
@@ -298,10 +300,10 @@ class ServerSession:
         """
         config.validate()
         result = Measurement(config=config, placement=self.placement)
+        result.server_pid = self.server.proc.pid if self.server.proc else None
         if self.start_error is not None:
             result.fail(self.start_error)
             return result
-        result.server_pid = self.server.pid
         try:
             self.server.check_alive("before the measurement")
             sampler = WindowSampler(
@@ -374,6 +376,5 @@ def measure(
     )
     with session:
         result = session.run(config)
-    result.server_pid = session.server.proc.pid if session.server.proc else None
     result.server_exit_code = session.exit_code
     return result
