@@ -197,19 +197,23 @@ def rule() -> str:
     )
 
 
-def to_markdown(lines: Sequence[Line], title: str) -> str:
-    """The comparison as Markdown: a title, the counts, the table, the rule."""
+def to_markdown(lines: Sequence[Line], title: str, skipped: Sequence[str] = ()) -> str:
+    """The comparison as Markdown: a title, the counts, the table, what was not compared
+    (``skipped``: one line each, with why), the rule."""
     out = [f"### {title}", "", summary(lines), ""]
     out.append("| " + " | ".join([*HEADERS, "verdict"]) + " |")
     out.append("|" + "---|" * 3 + "---:|" * 4 + "---|")
     for line in lines:
         out.append("| " + " | ".join(_cells(line)) + " |")
+    if skipped:
+        out += ["", "Not compared:", "", *(f"- {s}" for s in skipped)]
     out += ["", rule()]
     return "\n".join(out) + "\n"
 
 
-def to_text(lines: Sequence[Line], title: str) -> str:
-    """The comparison as an aligned terminal table."""
+def to_text(lines: Sequence[Line], title: str, skipped: Sequence[str] = ()) -> str:
+    """The comparison as an aligned terminal table, then what was not compared
+    (``skipped``) and the rule."""
     rows = [[*HEADERS, "verdict"], *(_cells(line) for line in lines)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     text = [title, ""]
@@ -219,5 +223,7 @@ def to_text(lines: Sequence[Line], title: str) -> str:
         text.append("  ".join(cells).rstrip())
         if i == 0:
             text.append("  ".join("-" * w for w in widths))
-    text += ["", summary(lines), rule()]
+    text += ["", summary(lines)]
+    text += [f"not compared: {s}" for s in skipped]
+    text.append(rule())
     return "\n".join(text) + "\n"

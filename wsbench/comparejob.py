@@ -6,8 +6,13 @@ interleaved now, compared figure by figure (:mod:`wsbench.compare`).
   (``--by configuration`` pairs them whatever the version).
 - ``./bench compare --impl NAME [--config ID] --versions OLD NEW``: both versions installed
   in environments of their own (:mod:`wsbench.venvs`), measured base, head, base, head ...
-  (:mod:`wsbench.interleave`); the documents are kept under ``<results>/comparisons/``
-  (not part of the published runs).
+  (:mod:`wsbench.interleave`).
+- ``./bench compare --commits BASE HEAD [--impl NAME ...] [--config ID ...]``: each commit's
+  own harness, implementations and load generator, measured base, head, base, head ...
+  (:mod:`wsbench.commitcompare`); every configuration at its newest version by default.
+
+Measured comparisons keep their documents under ``<results>/comparisons/`` (not part of the
+published runs); ``--param NAME=V[,V...]`` measures only the matching parameter sets.
 
 Prints an aligned table; ``--markdown FILE`` also writes it as Markdown (the pull-request
 comment). Exit code 0, or 1 with ``--fail-on-slower`` when any figure is significantly
@@ -18,18 +23,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
 
-from wsbench import compare, store
+from wsbench import commitcompare, compare, store
 from wsbench.asvconf import bench_envs
 from wsbench.cpus import placement_from
 from wsbench.impls import ImplError, get_impl
 from wsbench.interleave import Arm, measure_interleaved
-from wsbench.measure import SCENARIOS, Scenario
+from wsbench.measure import PARAMS, SCENARIOS, Scenario
 from wsbench.runformat import FormatError, Run, load
-from wsbench.sampling import SamplingPlan
+from wsbench.sampling import Params, SamplingPlan
+from wsbench.suite import scenario_grid
 
 COMPARISONS = "comparisons"
 """The store's sub-folder for interleaved comparisons' documents."""
@@ -38,10 +45,15 @@ COMPARISONS = "comparisons"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The compare command's options."""
     parser.add_argument("runs", nargs="*", help="two run ids (or folders): base and head")
-    parser.add_argument("--impl", help="implementation whose versions are compared")
-    parser.add_argument("--config", action="append", help="its configuration(s) (default: all)")
+    parser.add_argument("--impl", action="append", help="implementation(s) (default: all)")
+    parser.add_argument("--config", action="append", help="configuration(s) (default: all)")
     parser.add_argument("--versions", nargs=2, metavar=("BASE", "HEAD"), help="two versions")
+    parser.add_argument("--commits", nargs=2, metavar=("BASE", "HEAD"), help="two commits")
     parser.add_argument("--scenario", action="append", choices=SCENARIOS)
+    parser.add_argument(
+        "--param", action="append", default=[], metavar="NAME=V[,V...]",
+        help="measure only parameter sets with these values (e.g. size_bytes=16,1024)",
+    )  # fmt: skip
     parser.add_argument("--metric", action="append", help="figure(s) to compare")
     parser.add_argument("--by", choices=["environment", "configuration"])
     plan = SamplingPlan()
@@ -72,10 +84,54 @@ def stored_run(ref: str, root: Path) -> list[Run]:
         raise compare.CompareError(str(exc)) from exc
 
 
+def parse_params(specs: Sequence[str]) -> dict[str, set[int]]:
+    """``["size_bytes=16,1024", "in_flight=64"]`` -> ``{"size_bytes": {16, 1024}, ...}``.
+
+    Raises:
+        compare.CompareError: a malformed item, or a name no scenario has.
+    """
+    known = {name for names in PARAMS.values() for name in names}
+    wanted: dict[str, set[int]] = {}
+    for spec in specs:
+        name, sep, values = spec.partition("=")
+        if not sep or name not in known:
+            raise compare.CompareError(
+                f"--param {spec!r}: expected NAME=V[,V...] with NAME one of {sorted(known)}"
+            )
+        try:
+            wanted.setdefault(name, set()).update(int(v) for v in values.split(","))
+        except ValueError:
+            raise compare.CompareError(f"--param {spec!r}: values must be integers") from None
+    return wanted
+
+
+def select_grids(
+    scenarios: Sequence[Scenario], wanted: dict[str, set[int]]
+) -> dict[str, list[Params]]:
+    """Each scenario's parameter sets (:func:`scenario_grid`) that match ``wanted`` (a
+    parameter a scenario does not have does not filter it).
+
+    Raises:
+        compare.CompareError: a scenario is left with no parameter set.
+    """
+    grids: dict[str, list[Params]] = {}
+    for scenario in scenarios:
+        grid = [
+            p for p in scenario_grid(scenario)
+            if all(p[name] in values for name, values in wanted.items() if name in p)
+        ]  # fmt: skip
+        if not grid:
+            raise compare.CompareError(f"no parameter set of {scenario} matches --param")
+        grids[scenario] = grid
+    return grids
+
+
 def _version_arms(args: argparse.Namespace) -> tuple[list[Arm], list[Arm]]:
     from wsbench import venvs
 
-    impl = get_impl(args.impl)
+    if len(args.impl or []) != 1:
+        raise compare.CompareError("--versions needs exactly one --impl")
+    impl = get_impl(args.impl[0])
     base_v, head_v = args.versions
     for v in (base_v, head_v):
         impl.version(v)  # raises ImplError naming the listed versions
@@ -113,23 +169,40 @@ def run(args: argparse.Namespace) -> int:
     """
     root = store.root_from_env()
     by = args.by
-    if args.versions:
-        if args.runs or not args.impl:
-            raise compare.CompareError("--versions needs --impl and no run ids")
+    skipped: list[str] = []
+    if args.versions and args.commits:
+        raise compare.CompareError("give --versions or --commits, not both")
+    if args.versions or args.commits:
+        if args.runs:
+            raise compare.CompareError("--versions and --commits take no run ids")
         plan = SamplingPlan(
             processes=args.processes, windows_per_process=args.windows,
             warmup_s=args.warmup, window_s=args.window,
         )  # fmt: skip
         scenarios: list[Scenario] = args.scenario or list(SCENARIOS)
-        base_arms, head_arms = _version_arms(args)
-        base, head = measure_interleaved(
-            [base_arms, head_arms], scenarios, plan,
-            placement=placement_from(None, None), machine_name=args.machine,
-            log=lambda line: print(f"compare: {line}", file=sys.stderr),
-        )  # fmt: skip
+        grids = select_grids(scenarios, parse_params(args.param))
+        progress = lambda line: print(f"compare: {line}", file=sys.stderr)  # noqa: E731
+        if args.versions:
+            base_arms, head_arms = _version_arms(args)
+            base, head = measure_interleaved(
+                [base_arms, head_arms], scenarios, plan,
+                placement=placement_from(None, None), machine_name=args.machine,
+                grids=grids, log=progress,  # type: ignore[arg-type]
+            )  # fmt: skip
+            title = f"{args.impl[0]} {args.versions[0]} → {args.versions[1]} (interleaved)"
+        else:
+            sides = commitcompare.measure_commits(
+                args.commits[0], args.commits[1], impls=args.impl or [],
+                configs=args.config or [], grid=grids, plan=plan,
+                machine_name=args.machine, log=progress,
+            )  # fmt: skip
+            base, head, skipped = sides.base, sides.head, sides.skipped
+            title = (
+                f"{args.commits[0]} ({sides.commits[0][:8]}) → "
+                f"{args.commits[1]} ({sides.commits[1][:8]}) (interleaved)"
+            )
         for doc in [*base, *head]:
             store.save(doc, root / COMPARISONS)
-        title = f"{args.impl} {args.versions[0]} → {args.versions[1]} (interleaved)"
         by = by or "configuration"
         print(f"compare: documents in {root / COMPARISONS / args.machine}", file=sys.stderr)
     elif len(args.runs) == 2:
@@ -139,7 +212,9 @@ def run(args: argparse.Namespace) -> int:
             head = [_only(r, args.scenario) for r in head]
         title = f"{args.runs[0]} → {args.runs[1]}"
     else:
-        raise compare.CompareError("give two run ids, or --impl NAME --versions BASE HEAD")
+        raise compare.CompareError(
+            "give two run ids, --impl NAME --versions BASE HEAD, or --commits BASE HEAD"
+        )
     try:
         lines = compare.compare_runs(
             base,
@@ -149,9 +224,9 @@ def run(args: argparse.Namespace) -> int:
         )
     except KeyError as exc:
         raise compare.CompareError(f"unknown figure {exc}") from exc
-    print(compare.to_text(lines, title))
+    print(compare.to_text(lines, title, skipped))
     if args.markdown:
-        args.markdown.write_text(compare.to_markdown(lines, title), encoding="utf-8")
+        args.markdown.write_text(compare.to_markdown(lines, title, skipped), encoding="utf-8")
     slower = any(line.verdict == "slower" for line in lines)
     return 1 if args.fail_on_slower and slower else 0
 

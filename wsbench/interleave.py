@@ -41,9 +41,10 @@ class Arm:
     version: str | None = None
 
 
-def _merge(earlier: list[Benchmark], new: list[Benchmark], process: int) -> list[Benchmark]:
-    """``earlier`` with ``new``'s samples (all from one process) appended as process
-    ``process``; a failure on either keeps the first error."""
+def merge_round(earlier: list[Benchmark], new: list[Benchmark], process: int) -> list[Benchmark]:
+    """``earlier`` (empty before the first round) with ``new``'s samples, all from one server
+    process, appended as process ``process``; a failure on either keeps the first error.
+    ``new`` has one benchmark per benchmark of ``earlier``, in the same order."""
     if not earlier:
         earlier = [msgspec.structs.replace(b, samples=[], server_exit_codes=[]) for b in new]
     merged = []
@@ -110,7 +111,7 @@ def measure_interleaved(
                         arm.impl, arm.config_id, scenario, grid_of(scenario), one,
                         placement=placement, python=arm.python,
                     )  # fmt: skip
-                found[k][i] = _merge(found[k][i], new, r)
+                found[k][i] = merge_round(found[k][i], new, r)
     runs: list[list[Run]] = []
     for k, arms in enumerate(sides):
         side = []

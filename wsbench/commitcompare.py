@@ -1,0 +1,239 @@
+"""Two commits measured interleaved in one session (``./bench compare --commits BASE HEAD``).
+
+Each commit is checked out into a git worktree of its own (``.wsbench/trees/<sha>``), and
+every measurement of that commit runs its own harness, implementations and load generator
+(built from its ``loadgen/``, cached per source hash): the comparing harness starts
+:mod:`wsbench.commitworker` inside the checkout, once to list and install the environments,
+then once per round and side. Rounds alternate base, head, base, head ..., one fresh server
+process per configuration and round, so that the machine's drift over the session falls on
+both sides alike (as :mod:`wsbench.interleave` does for two versions).
+
+Configurations are paired by implementation and configuration: a pull request that changes
+a version's pins compares the old pins with the new ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from wsbench import loadgen, store
+from wsbench.compare import CompareError
+from wsbench.interleave import merge_round
+from wsbench.paths import REPO_ROOT
+from wsbench.runformat import Benchmark, FormatError, Run, load
+from wsbench.sampling import Params, SamplingPlan
+from wsbench.venvs import ENVS_DIR
+
+TREES_DIR = REPO_ROOT / ".wsbench" / "trees"
+"""Where the commits' worktrees live (ignored by git); each is reused while it exists."""
+LABELS = ("base", "head")
+
+
+def git(*args: str, cwd: Path = REPO_ROOT) -> str:
+    """Run git; its output, stripped.
+
+    Raises:
+        CompareError: git failed (the message ends with git's own).
+    """
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise CompareError(f"git {' '.join(args)}: {proc.stderr.strip()}")
+    return proc.stdout.strip()
+
+
+def resolve(ref: str, repo: Path = REPO_ROOT) -> str:
+    """The full hash of commit ``ref`` (a hash, branch, tag or ``HEAD~1``).
+
+    Raises:
+        CompareError: ``ref`` names no commit.
+    """
+    try:
+        return git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", cwd=repo)
+    except CompareError:
+        raise CompareError(f"no commit {ref!r} in {repo}") from None
+
+
+def checkout(sha: str, repo: Path = REPO_ROOT, root: Path = TREES_DIR) -> Path:
+    """A clean checkout of commit ``sha`` (a worktree of ``repo``, detached), made when needed.
+
+    Raises:
+        CompareError: git could not make it.
+    """
+    path = root / sha
+    if (path / ".git").exists() and git("rev-parse", "HEAD", cwd=path) == sha:
+        git("checkout", "--quiet", "--force", sha, cwd=path)  # undo any local edit
+        return path
+    git("worktree", "prune", cwd=repo)
+    root.mkdir(parents=True, exist_ok=True)
+    git("worktree", "add", "--quiet", "--force", "--detach", str(path), sha, cwd=repo)
+    return path
+
+
+def _worker(tree: Path, *args: str, capture: bool = False) -> str:
+    """Run ``python -m wsbench.commitworker ARGS`` in ``tree``; its standard output.
+
+    The worker builds its own load generator: a prebuilt one given to this process
+    (``WSBENCH_LOADGEN_BINARY``) is not passed on, nor is asv's commit.
+
+    Raises:
+        CompareError: the worker failed (the message ends with its error output).
+    """
+    env = {k: v for k, v in os.environ.items() if k not in (loadgen.BINARY_ENV, "ASV_COMMIT")}
+    env["PYTHONPATH"] = str(tree)
+    proc = subprocess.run(
+        [sys.executable, "-m", "wsbench.commitworker", *args],
+        cwd=tree, env=env, check=False, text=True,
+        stdout=subprocess.PIPE if capture else None,
+        stderr=subprocess.PIPE if capture else None,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        detail = (proc.stderr or "").strip()[-2000:]
+        raise CompareError(
+            f"the harness of {tree.name[:12]} failed ({args[0]}, exit code {proc.returncode})"
+            + (f":\n{detail}" if detail else "")
+        )
+    return proc.stdout or ""
+
+
+@dataclass
+class CommitSides:
+    """What :func:`measure_commits` measured.
+
+    Attributes:
+        commits: the base and head commits' full hashes.
+        base, head: one run document per paired configuration (same order on both sides).
+        skipped: one line per configuration not compared, with why (only on one side, or
+            its environment did not install).
+    """
+
+    commits: tuple[str, str]
+    base: list[Run] = field(default_factory=list)
+    head: list[Run] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def _pair(listed: Sequence[list[dict[str, Any]]]) -> tuple[list[list[dict[str, Any]]], list[str]]:
+    """Arms present and installed on both sides, in the same order; the others, with why."""
+    keyed = [{(e["impl"], e["config_id"]): e for e in side} for side in listed]
+    sides: list[list[dict[str, Any]]] = [[], []]
+    skipped = []
+    for key in sorted(keyed[0].keys() | keyed[1].keys()):
+        entries = [side.get(key) for side in keyed]
+        name = f"{key[0]} ({key[1]})"
+        missing = [label for label, e in zip(LABELS, entries, strict=True) if e is None]
+        errors = [f"{label}: {e['error']}" for label, e in zip(LABELS, entries, strict=True)
+                  if e is not None and "error" in e]  # fmt: skip
+        if missing:
+            skipped.append(f"{name}: not in {' and '.join(missing)}")
+        elif errors:
+            skipped.append(f"{name}: does not install ({'; '.join(errors)})")
+        else:
+            for side, entry in zip(sides, entries, strict=True):
+                side.append(entry)  # type: ignore[arg-type]
+    return sides, skipped
+
+
+def measure_commits(
+    base_ref: str,
+    head_ref: str,
+    *,
+    impls: Sequence[str],
+    configs: Sequence[str],
+    grid: dict[str, list[Params]],
+    plan: SamplingPlan,
+    machine_name: str,
+    run_id: str | None = None,
+    repo: Path = REPO_ROOT,
+    trees: Path = TREES_DIR,
+    envs_dir: Path = ENVS_DIR,
+    log: Callable[[str], None] = lambda _: None,
+) -> CommitSides:
+    """Measure two commits interleaved: ``plan.processes`` rounds of base then head.
+
+    Args:
+        base_ref, head_ref: the commits (anything ``git rev-parse`` takes).
+        impls, configs: implementations and configurations to measure (empty: all), each at
+            its newest listed version in that commit.
+        grid: scenario -> parameter sets (e.g. ``{"echo": [{"size_bytes": 16,
+            "in_flight": 64}]}``); every parameter set of every scenario is measured.
+        plan: the sampling plan; ``plan.processes`` is the number of rounds.
+        machine_name: the machine's name in the documents.
+        run_id: the documents' run id stem (default: a new one); base's documents get
+            ``<run_id>-base``, head's ``<run_id>-head``.
+        repo, trees, envs_dir: the repository, where its worktrees go, where environments
+            are installed.
+        log: progress lines.
+
+    Raises:
+        CompareError: a commit does not exist or cannot run the worker, no configuration
+            exists on both sides, or a worker's document cannot be read.
+    """
+    plan.validate()
+    commits = (resolve(base_ref, repo), resolve(head_ref, repo))
+    sides = CommitSides(commits=commits)
+    run_id = run_id or store.new_run_id()
+    checkouts = [checkout(sha, repo, trees) for sha in commits]
+    listed = []
+    for label, sha, tree in zip(LABELS, commits, checkouts, strict=True):
+        log(f"{label} {sha[:12]}: preparing environments")
+        selection = [a for i in impls for a in ("--impl", i)]
+        selection += [a for c in configs for a in ("--config", c)]
+        out = _worker(tree, "arms", *selection, "--envs-dir", str(envs_dir), capture=True)
+        listed.append(json.loads(out))
+    arms, sides.skipped = _pair(listed)
+    if not arms[0]:
+        raise CompareError(
+            "no configuration to compare on both commits"
+            + (": " + "; ".join(sides.skipped) if sides.skipped else "")
+        )
+    merged: list[list[list[Benchmark]]] = [[[] for _ in arms[0]] for _ in LABELS]
+    firsts: list[list[Run]] = [[], []]
+    with tempfile.TemporaryDirectory(prefix="wsbench-commits-") as tmp:
+        (Path(tmp) / "grid.json").write_text(json.dumps(grid))
+        for k, side_arms in enumerate(arms):
+            (Path(tmp) / f"arms-{k}.json").write_text(json.dumps(side_arms))
+        for r in range(plan.processes):
+            for k, (label, tree) in enumerate(zip(LABELS, checkouts, strict=True)):
+                log(f"round {r + 1}/{plan.processes} {label} {commits[k][:12]}")
+                out_dir = Path(tmp) / f"round-{r}-{label}"
+                _worker(
+                    tree, "round", "--arms", str(Path(tmp) / f"arms-{k}.json"),
+                    "--grid", str(Path(tmp) / "grid.json"), "--run-id", run_id,
+                    "--label", label, "--machine", machine_name, "--out", str(out_dir),
+                    "--windows", str(plan.windows_per_process),
+                    "--warmup", str(plan.warmup_s), "--window", str(plan.window_s),
+                )  # fmt: skip
+                docs = _load_round(out_dir, len(arms[k]))
+                if r == 0:
+                    firsts[k] = docs
+                for i, doc in enumerate(docs):
+                    merged[k][i] = merge_round(merged[k][i], doc.benchmarks, r)
+    for k, out_side in enumerate((sides.base, sides.head)):
+        for first, benchmarks in zip(firsts[k], merged[k], strict=True):
+            settings = msgspec.structs.replace(first.settings, processes=plan.processes)
+            out_side.append(
+                msgspec.structs.replace(
+                    first, benchmarks=benchmarks, settings=settings, finished_at=store.now_iso()
+                )
+            )
+    return sides
+
+
+def _load_round(folder: Path, expected: int) -> list[Run]:
+    files = sorted(folder.glob("*.json"))
+    if len(files) != expected:
+        raise CompareError(f"{folder.name}: {len(files)} documents, expected {expected}")
+    try:
+        return [load(f) for f in files]
+    except FormatError as exc:
+        raise CompareError(f"a document of another format version? {exc}") from exc

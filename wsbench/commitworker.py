@@ -1,0 +1,159 @@
+"""The worker side of ``./bench compare --commits``: run inside one commit's checkout, with
+that commit's harness, implementations and load generator.
+
+The comparing harness (:mod:`wsbench.commitcompare`) starts ``python -m wsbench.commitworker``
+with the checkout as working directory, so that everything measured is that commit's code.
+The command line below is an interface between commits: a commit can be compared only if
+it has this module with these two subcommands.
+
+``arms --impl NAME ... [--config ID ...] --envs-dir DIR``
+    Prints a JSON list of the environments to measure, one object per configuration at the
+    implementation's newest listed version: ``{"impl", "config_id", "env_name",
+    "version", "python"}`` (``python``: the interpreter of an environment installed with uv
+    under ``DIR``, shared between commits: an environment's name encodes its pins). An
+    implementation or configuration this commit does not have is left out; an environment
+    that does not install is an object with ``"error"`` instead of ``"python"``.
+
+``round --arms FILE --grid FILE --run-id ID --label L --machine M --out DIR
+[--windows N --warmup S --window S]``
+    Measures every arm of ``FILE`` (a list as printed by ``arms``) in one fresh server
+    process each, every scenario at the parameter sets of ``--grid`` (JSON: scenario ->
+    list of parameter sets), and writes one run document per arm into ``DIR``
+    (:mod:`wsbench.runformat`, run id ``<ID>-<L>``, as ``000.json``, ``001.json`` ... in the
+    arms' order). The comparing harness numbers the rounds' processes when it merges them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from wsbench import runformat
+from wsbench.asvconf import bench_envs
+from wsbench.cpus import placement_from
+from wsbench.impls import ImplError, all_impls
+from wsbench.interleave import Arm, measure_interleaved
+from wsbench.sampling import SamplingPlan
+
+
+def arms(
+    impl_names: Sequence[str], config_ids: Sequence[str], envs_dir: Path
+) -> list[dict[str, Any]]:
+    """The environments to measure in this commit (see the module's ``arms`` command).
+
+    Args:
+        impl_names: implementations to include (empty: all).
+        config_ids: configurations to include (empty: all).
+        envs_dir: where environments are installed (:func:`wsbench.venvs.ensure`).
+
+    Returns:
+        One JSON-ready mapping per environment, sorted by implementation and configuration.
+    """
+    from wsbench import venvs
+
+    impls = [i for i in all_impls() if not impl_names or i.name in impl_names]
+    found: list[dict[str, Any]] = []
+    for env in bench_envs(impls):
+        if not env.is_default or (config_ids and env.config.id not in config_ids):
+            continue
+        entry: dict[str, Any] = {
+            "impl": env.impl.name,
+            "config_id": env.config.id,
+            "env_name": env.name,
+            "version": env.version.version if env.version else None,
+        }
+        try:
+            entry["python"] = str(venvs.ensure(env, envs_dir)) if env.version else sys.executable
+        except venvs.VenvError as exc:
+            entry["error"] = str(exc)
+        found.append(entry)
+    return sorted(found, key=lambda e: (e["impl"], e["config_id"]))
+
+
+def measure_round(
+    arm_entries: Sequence[dict[str, Any]],
+    grid: dict[str, list[dict[str, int]]],
+    plan: SamplingPlan,
+    *,
+    run_id: str,
+    label: str,
+    machine_name: str,
+) -> list[runformat.Run]:
+    """One round: every arm in one fresh server process (see the module's ``round`` command).
+
+    Raises:
+        ImplError: an arm names an implementation or configuration this commit lacks.
+    """
+    by_name = {i.name: i for i in all_impls()}
+    side = []
+    for entry in arm_entries:
+        impl = by_name.get(entry["impl"])
+        if impl is None:
+            raise ImplError(f"this commit has no implementation {entry['impl']!r}")
+        impl.config(entry["config_id"])  # raises ImplError naming the known ones
+        side.append(
+            Arm(impl, entry["config_id"], entry["python"], entry["env_name"], entry["version"])
+        )
+    (docs,) = measure_interleaved(
+        [side],
+        list(grid),  # type: ignore[arg-type]  # validated by sample_scenario
+        replace(plan, processes=1),
+        placement=placement_from(None, None),
+        machine_name=machine_name,
+        run_id=run_id,
+        labels=(label,),
+        grids=grid,  # type: ignore[arg-type]
+    )
+    return docs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The worker's command line (see the module docstring); exit code 0 or 2 on bad input."""
+    parser = argparse.ArgumentParser(prog="python -m wsbench.commitworker")
+    sub = parser.add_subparsers(dest="command", required=True)
+    a = sub.add_parser("arms")
+    a.add_argument("--impl", action="append", default=[])
+    a.add_argument("--config", action="append", default=[])
+    a.add_argument("--envs-dir", type=Path, required=True)
+    r = sub.add_parser("round")
+    r.add_argument("--arms", type=Path, required=True)
+    r.add_argument("--grid", type=Path, required=True)
+    r.add_argument("--run-id", required=True)
+    r.add_argument("--label", required=True)
+    r.add_argument("--machine", required=True)
+    r.add_argument("--out", type=Path, required=True)
+    plan = SamplingPlan()
+    r.add_argument("--windows", type=int, default=plan.windows_per_process)
+    r.add_argument("--warmup", type=float, default=plan.warmup_s)
+    r.add_argument("--window", type=float, default=plan.window_s)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "arms":
+            print(json.dumps(arms(args.impl, args.config, args.envs_dir)))
+            return 0
+        docs = measure_round(
+            json.loads(args.arms.read_text()),
+            json.loads(args.grid.read_text()),
+            replace(
+                plan, windows_per_process=args.windows, warmup_s=args.warmup, window_s=args.window
+            ),
+            run_id=args.run_id,
+            label=args.label,
+            machine_name=args.machine,
+        )
+    except (ImplError, ValueError, OSError) as exc:
+        print(f"wsbench.commitworker: {exc}", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    for i, doc in enumerate(docs):
+        (args.out / f"{i:03d}.json").write_bytes(runformat.encode(doc))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
