@@ -30,6 +30,22 @@ def test_an_unknown_commit_is_named() -> None:
         resolve("no-such-ref")
 
 
+def test_a_commit_without_the_worker_is_refused_and_not_helped_by_this_tree(
+    tmp_path: Path,
+) -> None:
+    # This interpreter's editable install of this tree has the worker: the checkout must
+    # not borrow it.
+    clone = tmp_path / "clone"
+    _git("clone", "--quiet", str(REPO_ROOT), str(clone), cwd=tmp_path)
+    _git("rm", "-q", "wsbench/commitworker.py", cwd=clone)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "old", cwd=clone)
+    with pytest.raises(CompareError, match=r"predates wsbench\.commitworker"):
+        measure_commits(
+            "HEAD", "HEAD~1", impls=["native"], configs=[], grid={}, plan=SamplingPlan(),
+            machine_name="t", repo=clone, trees=tmp_path / "trees",
+        )  # fmt: skip
+
+
 def test_configurations_on_one_side_only_or_not_installing_are_listed_not_compared() -> None:
     def arm(impl: str, config: str, **extra: str) -> dict[str, str]:
         return {"impl": impl, "config_id": config, "env_name": impl, "python": "p", **extra}

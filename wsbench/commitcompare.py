@@ -79,25 +79,43 @@ def checkout(sha: str, repo: Path = REPO_ROOT, root: Path = TREES_DIR) -> Path:
     return path
 
 
+WORKER = "wsbench.commitworker"
+BOOTSTRAP = f"""\
+import runpy, sys
+sys.meta_path[:] = [f for f in sys.meta_path
+                    if not getattr(f, "__module__", "").startswith("__editable__")]
+runpy.run_module("{WORKER}", run_name="__main__", alter_sys=True)
+"""
+"""Runs the worker with only the checkout's modules: this interpreter's editable install of
+the comparing tree would otherwise supply any module the checkout lacks."""
+
+
 def _worker(tree: Path, *args: str, capture: bool = False) -> str:
-    """Run ``python -m wsbench.commitworker ARGS`` in ``tree``; its standard output.
+    """Run ``python -m wsbench.commitworker ARGS`` in ``tree`` (see :data:`BOOTSTRAP`); its
+    standard output.
 
     The worker builds its own load generator: a prebuilt one given to this process
     (``WSBENCH_LOADGEN_BINARY``) is not passed on, nor is asv's commit.
 
     Raises:
-        CompareError: the worker failed (the message ends with its error output).
+        CompareError: the commit has no worker, or the worker failed (the message ends with
+            its error output).
     """
     env = {k: v for k, v in os.environ.items() if k not in (loadgen.BINARY_ENV, "ASV_COMMIT")}
     env["PYTHONPATH"] = str(tree)
     proc = subprocess.run(
-        [sys.executable, "-m", "wsbench.commitworker", *args],
+        [sys.executable, "-c", BOOTSTRAP, *args],
         cwd=tree, env=env, check=False, text=True,
         stdout=subprocess.PIPE if capture else None,
-        stderr=subprocess.PIPE if capture else None,
+        stderr=subprocess.PIPE,
     )  # fmt: skip
     if proc.returncode != 0:
-        detail = (proc.stderr or "").strip()[-2000:]
+        detail = proc.stderr.strip()[-2000:]
+        if f"No module named {WORKER}" in detail or f"No module named '{WORKER}'" in detail:
+            raise CompareError(
+                f"commit {tree.name[:12]} predates {WORKER}: it cannot be measured by "
+                "./bench compare --commits (compare stored runs of it instead)"
+            )
         raise CompareError(
             f"the harness of {tree.name[:12]} failed ({args[0]}, exit code {proc.returncode})"
             + (f":\n{detail}" if detail else "")
