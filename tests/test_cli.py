@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from wsbench.cli import main
+from wsbench.runformat import SystemCheck
 
 
 def test_unknown_implementation(capsys: pytest.CaptureFixture[str]) -> None:
@@ -35,3 +37,13 @@ def test_measure_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "native · echo · 16 B binary" in out
     assert "integrity: lost 0, corrupted 0, duplicated 0, out_of_order 0" in out
+
+
+def test_system_check_prints_every_item_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["system", "check", "--json"]) == 0
+    result = msgspec.json.decode(capsys.readouterr().out, type=SystemCheck)
+    assert [i.name for i in result.items][:2] == ["governor", "turbo"]
+    assert result.tuned == all(i.ok for i in result.items)
+    code = main(["system", "check", "--json", "--require-tuned"])
+    again = msgspec.json.decode(capsys.readouterr().out, type=SystemCheck)
+    assert code == (0 if again.tuned else 1)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 
 from tests.runs import run
-from wsbench.runformat import FormatError, decode, encode
+from wsbench.runformat import CheckItem, FormatError, SystemCheck, decode, encode
 
 
 def test_a_run_reads_back_identically() -> None:
@@ -55,3 +56,12 @@ def test_usable_samples_leave_out_disturbed_and_failed_windows() -> None:
     samples = [kept, sample(50.0, disturbed=True), Sample(0, 2, "failed", error="boom")]
     bench = type(bench)(bench.scenario, bench.params, "failed", "boom", samples)
     assert bench.usable() == [kept]
+
+
+def test_the_tuning_check_reads_back_and_older_documents_without_it_still_read() -> None:
+    check = SystemCheck(items=(CheckItem("SMT", "on", False, "siblings"),), tuned=False)
+    doc = msgspec.structs.replace(run([1000.0]), system=check)
+    assert decode(encode(doc)).system == check
+    older = json.loads(encode(doc))
+    del older["system"]
+    assert decode(json.dumps(older)).system is None

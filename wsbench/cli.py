@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from wsbench import asvconf, comparejob, devtest, loadgen, mainjob, noise
+from wsbench import asvconf, comparejob, devtest, loadgen, mainjob, noise, system
 from wsbench.compare import CompareError
 from wsbench.cpus import CpuSetError, placement_from
 from wsbench.impls import ImplError, all_impls
@@ -58,6 +58,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     noise.add_arguments(study)
 
+    sys_cmd = sub.add_parser("system", help="the machine's tuning for benchmarking")
+    sys_sub = sys_cmd.add_subparsers(dest="system_command", required=True)
+    chk = sys_sub.add_parser("check", help="governor, turbo, SMT, isolation... each ok or not")
+    chk.add_argument("--server-cpus", help="CPU list for the server (default: 0)")
+    chk.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
+    chk.add_argument("--json", action="store_true", help="print the check as JSON")
+    chk.add_argument("--require-tuned", action="store_true", help="exit 1 unless every item is ok")
+
     sub.add_parser("list", help="implementations, their configurations and versions")
 
     conf = sub.add_parser("asv-conf", help="regenerate asv.conf.json from impls/*/meta.toml")
@@ -105,6 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return devtest.run()
         if args.command == "measure":
             return _measure(args)
+        if args.command == "system":
+            result = system.check(placement_from(args.server_cpus, args.loadgen_cpus))
+            print(system.encode(result) if args.json else system.to_text(result), end="")
+            return 1 if args.require_tuned and not result.tuned else 0
         if args.command == "list":
             return _list()
         if args.command == "noise":

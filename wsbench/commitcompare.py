@@ -26,11 +26,12 @@ from typing import Any
 
 import msgspec
 
-from wsbench import loadgen, store
+from wsbench import loadgen, store, system
 from wsbench.compare import CompareError
+from wsbench.cpus import placement_from
 from wsbench.interleave import merge_round
 from wsbench.paths import REPO_ROOT
-from wsbench.runformat import Benchmark, FormatError, Run, load
+from wsbench.runformat import Benchmark, FormatError, Run, SystemCheck, load
 from wsbench.sampling import Params, SamplingPlan
 from wsbench.venvs import ENVS_DIR
 
@@ -90,12 +91,15 @@ runpy.run_module("{WORKER}", run_name="__main__", alter_sys=True)
 the comparing tree would otherwise supply any module the checkout lacks."""
 
 
-def _worker(tree: Path, *args: str, capture: bool = False) -> str:
+def _worker(
+    tree: Path, *args: str, capture: bool = False, tuning: SystemCheck | None = None
+) -> str:
     """Run ``python -m wsbench.commitworker ARGS`` in ``tree`` (see :data:`BOOTSTRAP`); its
     standard output.
 
     The worker builds its own load generator: a prebuilt one given to this process
-    (``WSBENCH_LOADGEN_BINARY``) is not passed on, nor is asv's commit.
+    (``WSBENCH_LOADGEN_BINARY``) is not passed on, nor is asv's commit. ``tuning`` is the
+    machine check its documents record (:data:`wsbench.system.SYSTEM_ENV`).
 
     Raises:
         CompareError: the commit has no worker, or the worker failed (the message ends with
@@ -103,6 +107,8 @@ def _worker(tree: Path, *args: str, capture: bool = False) -> str:
     """
     env = {k: v for k, v in os.environ.items() if k not in (loadgen.BINARY_ENV, "ASV_COMMIT")}
     env["PYTHONPATH"] = str(tree)
+    if tuning is not None:
+        env[system.SYSTEM_ENV] = system.encode(tuning)
     proc = subprocess.run(
         [sys.executable, "-c", BOOTSTRAP, *args],
         cwd=tree, env=env, check=False, text=True,
@@ -201,6 +207,7 @@ def measure_commits(
     sides = CommitSides(commits=commits)
     run_id = run_id or store.new_run_id()
     checkouts = [checkout(sha, repo, trees) for sha in commits]
+    tuning = system.check(placement_from(None, None))  # before the session loads the machine
     listed = []
     for label, sha, tree in zip(LABELS, commits, checkouts, strict=True):
         log(f"{label} {sha[:12]}: preparing environments")
@@ -230,6 +237,7 @@ def measure_commits(
                     "--label", label, "--machine", machine_name, "--out", str(out_dir),
                     "--windows", str(plan.windows_per_process),
                     "--warmup", str(plan.warmup_s), "--window", str(plan.window_s),
+                    tuning=tuning,
                 )  # fmt: skip
                 docs = _load_round(out_dir, len(arms[k]))
                 if r == 0:

@@ -18,14 +18,13 @@ class CpuSetError(ValueError):
     """A CPU list that cannot be parsed or names CPUs this process may not use."""
 
 
-def parse_cpu_list(text: str) -> tuple[int, ...]:
-    """Parse a Linux-style CPU list such as ``"0"``, ``"1-3"`` or ``"0,2-3"``.
-
-    Returns:
-        The CPU numbers, sorted, without duplicates.
+def cpu_numbers(text: str) -> tuple[int, ...]:
+    """The CPUs of a Linux-style CPU list such as ``"0"``, ``"1-3"`` or ``"0,2-3"`` (as in
+    ``/sys/devices/system/cpu/isolated``), sorted, without duplicates; whether they exist
+    is not checked.
 
     Raises:
-        CpuSetError: the text is empty or malformed, or names a CPU this process cannot use.
+        CpuSetError: the text is empty or malformed.
     """
     cpus: set[int] = set()
     try:
@@ -38,6 +37,19 @@ def parse_cpu_list(text: str) -> tuple[int, ...]:
             cpus.update(range(start, stop + 1))
     except ValueError as exc:
         raise CpuSetError(f"bad CPU list {text!r}: use e.g. '0', '1-3' or '0,2'") from exc
+    return tuple(sorted(cpus))
+
+
+def parse_cpu_list(text: str) -> tuple[int, ...]:
+    """Parse a CPU list given by the user (see :func:`cpu_numbers`).
+
+    Returns:
+        The CPU numbers, sorted, without duplicates.
+
+    Raises:
+        CpuSetError: the text is empty or malformed, or names a CPU this process cannot use.
+    """
+    cpus = set(cpu_numbers(text))
     usable = available_cpus()
     missing = sorted(cpus - set(usable))
     if missing:

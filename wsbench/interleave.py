@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import msgspec
 
-from wsbench import provenance, store
+from wsbench import provenance, store, system
 from wsbench.cpus import CpuPlacement
 from wsbench.impls import Impl
 from wsbench.measure import Scenario
@@ -96,6 +96,7 @@ def measure_interleaved(
     plan.validate()
     run_id = run_id or store.new_run_id()
     one = replace(plan, processes=1)
+    tuning = system.recorded(placement)  # before the session loads the machine
 
     def grid_of(scenario: Scenario) -> list[Params]:
         return (grids or {}).get(scenario) or scenario_grid(scenario)
@@ -126,6 +127,7 @@ def measure_interleaved(
                 env_name=arm.env_name,
                 version=version,
                 benchmarks=found[k][i],
+                system_check=tuning,
             )
             side.append(msgspec.structs.replace(doc, finished_at=store.now_iso()))
         runs.append(side)

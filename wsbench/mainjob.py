@@ -24,7 +24,7 @@ import sys
 
 import psutil
 
-from wsbench import asvconf, loadgen, machine, store
+from wsbench import asvconf, loadgen, machine, store, system
 from wsbench.asvconf import BenchEnv
 from wsbench.cpus import placement_from
 from wsbench.impls import ImplError, get_impl
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         MainJobError: a step failed (unknown implementation, build, asv or mkdocs failure).
     """
-    placement_from(args.server_cpus, args.loadgen_cpus)  # validate before the long steps
+    placement = placement_from(args.server_cpus, args.loadgen_cpus)  # validate them first
     plan = SamplingPlan(
         processes=args.processes,
         windows_per_process=args.windows,
@@ -198,6 +198,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("  up to date")
 
+    tuning = system.check(placement)
+    print("  machine tuning (./bench system check):")
+    print("".join(f"    {line}\n" for line in system.to_text(tuning).splitlines()), end="")
     names = ", ".join(e.name for e in envs)
     run_id = store.new_run_id()
     results = store.root_from_env()
@@ -215,6 +218,7 @@ def run(args: argparse.Namespace) -> int:
         "WSBENCH_MACHINE": args.machine,
         store.ROOT_ENV: str(results),
         store.RUN_ID_ENV: run_id,
+        system.SYSTEM_ENV: system.encode(tuning),
         "WSBENCH_SERVER_CPUS": args.server_cpus or "",
         "WSBENCH_LOADGEN_CPUS": args.loadgen_cpus or "",
     }

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import psutil
 
-from wsbench import loadgen, machine
+from wsbench import loadgen, machine, system
+from wsbench.cpus import CpuPlacement
 from wsbench.digest import files_sha256, tree_files
 from wsbench.impls import Impl, ImplConfig
 from wsbench.paths import REPO_ROOT
@@ -25,6 +26,7 @@ from wsbench.runformat import (
     Machine,
     Run,
     Settings,
+    SystemCheck,
 )
 from wsbench.store import now_iso
 
@@ -110,9 +112,12 @@ def new_run(
     version: str | None = None,
     install_error: str | None = None,
     benchmarks: list[Benchmark] | None = None,
+    system_check: SystemCheck | None = None,
 ) -> Run:
     """A run document for ``impl`` in ``config`` measured here now, with this machine's,
-    harness's and load generator's facts (``version``: see :func:`impl_info`)."""
+    harness's and load generator's facts (``version``: see :func:`impl_info`) and the
+    machine's tuning check (default: the run's, :func:`wsbench.system.recorded`)."""
+    placement = CpuPlacement(server=settings.server_cpus, loadgen=settings.loadgen_cpus)
     return Run(
         run_id=run_id,
         started_at=now_iso(),
@@ -126,6 +131,7 @@ def new_run(
             env_name=env_name, python=platform.python_version(), install_error=install_error
         ),
         benchmarks=benchmarks or [],
+        system=system_check or system.recorded(placement),
     )
 
 

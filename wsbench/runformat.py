@@ -29,7 +29,11 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
                      "latency_s": {"p50", "p90", "p99", "p99_9", "max"} or null,
                      "server_cpu_percent", "server_rss_bytes", "loadgen_cpu_percent",
                      "other_cpu_percent", "steal_percent", "disturbed": bool}, ...],
-        "server_exit_codes": [0, -15, ...]}, ...]}
+        "server_exit_codes": [0, -15, ...]}, ...],
+     "system": {"items": [{"name", "value", "ok", "reason"}, ...], "tuned": bool} or null}
+
+``system`` (added within version 1; null in earlier documents) is the machine's tuning
+check (:mod:`wsbench.system`) when the run started.
 
 Units: seconds, bytes, messages/s, bytes/s, percent of one core (100 = one core busy).
 """
@@ -219,6 +223,25 @@ class Benchmark(msgspec.Struct, frozen=True):
         return [s for s in self.samples if s.usable]
 
 
+class CheckItem(msgspec.Struct, frozen=True):
+    """One item of the machine's tuning check (:mod:`wsbench.system`): its name (e.g.
+    ``"governor"``), the value read, whether it is as a benchmark machine needs, and why
+    not (empty when ok)."""
+
+    name: str
+    value: str
+    ok: bool
+    reason: str = ""
+
+
+class SystemCheck(msgspec.Struct, frozen=True):
+    """The machine's tuning check when the run started: every item, and ``tuned`` when
+    every item is ok."""
+
+    items: tuple[CheckItem, ...]
+    tuned: bool
+
+
 class Run(msgspec.Struct, frozen=True):
     """One environment's part of a run (see the module's docstring for the shape)."""
 
@@ -234,6 +257,7 @@ class Run(msgspec.Struct, frozen=True):
     benchmarks: list[Benchmark]
     format: str = FORMAT
     version: int = VERSION
+    system: SystemCheck | None = None
 
     def comparable_key(self) -> tuple[object, ...]:
         """What must be equal for two runs' figures to share a table or a chart: the
