@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from wsbench.stats import Comparison, compare
@@ -46,6 +47,25 @@ class Change:
         return f"{self.comparison.p_value:.2g}"
 
 
+@lru_cache(maxsize=8192)
+def _compare(base: tuple[float, ...], head: tuple[float, ...], higher: bool) -> Comparison:
+    return compare(base, head, higher_is_better=higher)
+
+
+def compare_samples(
+    base: Sequence[float], head: Sequence[float], *, higher_is_better: bool
+) -> Comparison:
+    """:func:`wsbench.stats.compare` of ``base`` and ``head`` with its defaults, cached:
+    the site compares the same samples on several pages (the framework charts and the
+    Findings page) and computes each comparison once.
+
+    Raises:
+        ValueError: as :func:`wsbench.stats.compare` (a side empty, or a value not finite
+            or not > 0).
+    """
+    return _compare(tuple(base), tuple(head), higher_is_better)
+
+
 def significant_changes(
     versions: Sequence[tuple[str, Sequence[float]]], *, higher_is_better: bool
 ) -> tuple[Change, ...]:
@@ -63,7 +83,7 @@ def significant_changes(
     measured = [(v, s) for v, s in versions if s and min(s) > 0]
     changes = []
     for (base, before), (head, after) in pairwise(measured):
-        result = compare(before, after, higher_is_better=higher_is_better)
+        result = compare_samples(before, after, higher_is_better=higher_is_better)
         if result.significant:
             changes.append(Change(base, head, result))
     return tuple(changes)

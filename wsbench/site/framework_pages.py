@@ -21,10 +21,13 @@ from wsbench.site.markup import (
     NOWRAP,
     SOCKETIO_TAG,
     UNSTABLE_LEGEND,
+    anchor,
     cell,
     code,
     first_line,
+    heading,
     link,
+    safe_name,
     spread,
     table,
     tagged,
@@ -61,12 +64,24 @@ def page_path(name: str) -> str:
 
 def chart_path(name: str, slug: str, machine: str | None = None) -> str:
     """A chart SVG of framework ``name`` (one per machine when there are several)."""
-    stem = f"{_safe(machine)}-{slug}" if machine else slug
+    stem = f"{safe_name(machine)}-{slug}" if machine else slug
     return f"frameworks/{name}/{stem}.svg"
 
 
-def _safe(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text)
+def chart_anchor(slug: str, machine: str | None = None) -> str:
+    """The id of the heading of headline ``slug``'s chart on a framework page (prefixed with
+    the machine's name when the page has a chart per machine, as :func:`chart_path`)."""
+    return anchor(f"{machine} {slug}") if machine else slug
+
+
+def chart_link(name: str, slug: str, machine: str | None = None) -> str:
+    """The chart of headline ``slug`` on framework ``name``'s page, as a link relative to
+    the docs dir, e.g. ``"frameworks/starlette.md#echo-throughput-16b"``."""
+    return f"{page_path(name)}#{chart_anchor(slug, machine)}"
+
+
+FAILURES_ANCHOR = "failures"
+"""The id of a framework page's Failures section (present when it has results)."""
 
 
 def protocol_cell(protocol: str, detail: bool = True) -> str:
@@ -99,6 +114,18 @@ RUNS_PAGE = "../environment.md"
 
 def _runs(framework: Framework, results: Results) -> list[EnvRun]:
     return [r for r in results.runs if r.impl.name == framework.name]
+
+
+def framework_machines(framework: Framework, results: Results) -> list[str]:
+    """The machines ``framework`` has shown results on, sorted (its page has a section per
+    machine when there are several)."""
+    return sorted({r.machine for r in _runs(framework, results)})
+
+
+def chart_machine(machines: Sequence[str], machine: str) -> str | None:
+    """The ``machine`` argument of :func:`chart_path` and :func:`chart_anchor` for a
+    framework with results on ``machines``: ``machine`` when there are several, else None."""
+    return machine if len(machines) > 1 else None
 
 
 def _measured_versions(framework: Framework, runs: Sequence[EnvRun]) -> list[str]:
@@ -250,7 +277,7 @@ def _results_table(framework: Framework, runs: Sequence[EnvRun]) -> str:
             if row is None:
                 figures.append(DASH)
             elif not row.ok:
-                figures.append(f"[{row.status}](#failures)")
+                figures.append(f"[{row.status}](#{FAILURES_ANCHOR})")
             else:
                 fmt = ",.1f" if headline.unit in ("µs", "MiB", "MB/s") else ",.0f"
                 text = spread(headline.summary(row), fmt, headline.scale)
@@ -284,7 +311,7 @@ def _changes(c: Chart) -> str:
 def _chart_notes(c: Chart) -> str:
     notes = [
         f"- ✕ {code(line.label)} at {cell(point.version)}: "
-        f"{cell(first_line(point.error or point.status))} ([full reason](#failures))"
+        f"{cell(first_line(point.error or point.status))} ([full reason](#{FAILURES_ANCHOR}))"
         for line, point in c.failed
     ]
     if any(p.client_bound for line in c.lines for p in line.points):
@@ -304,7 +331,8 @@ def _charts(
         files[path] = render_svg(c, axis_label)
         rel = path.removeprefix("frameworks/")
         alt = f"{headline.title} ({headline.unit}, {headline.better}) by version"
-        out.append(f"{level} {headline.title} ({headline.unit}, {headline.better})\n")
+        title = f"{headline.title} ({headline.unit}, {headline.better})"
+        out.append(heading(level, title, chart_anchor(headline.slug, machine)))
         out.append(f"![{cell(alt)}]({rel})\n")
         out.append(_changes(c))
         out.append(_chart_notes(c))
@@ -312,7 +340,7 @@ def _charts(
 
 
 def _failures(framework: Framework, runs: Sequence[EnvRun], machines: int) -> str:
-    out = ["## Failures\n"]
+    out = [heading("##", "Failures", FAILURES_ANCHOR)]
     blocks = []
     for run in runs:
         failed = [r for r in run.rows if not r.ok]
@@ -361,7 +389,7 @@ def render_page(framework: Framework, results: Results, repo_url: str) -> Framew
     if f.reference:
         out.append(REFERENCE_NOTE)
     out += [_facts(f, runs, repo_url), _configurations(f)]
-    machines = sorted({r.machine for r in runs})
+    machines = framework_machines(f, results)
     files: dict[str, bytes] = {}
     out.append("## Results by version\n")
     if not runs:
@@ -385,7 +413,7 @@ def render_page(framework: Framework, results: Results, repo_url: str) -> Framew
             level = "####"
         out.append(_results_table(f, mine))
         if f.package:
-            text, charts = _charts(f, mine, machine if len(machines) > 1 else None, level)
+            text, charts = _charts(f, mine, chart_machine(machines, machine), level)
             out.append(text)
             files.update(charts)
     if runs:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from wsbench.stats import UNSTABLE_CV, Summary
@@ -57,6 +58,30 @@ def tagged(name: str, socketio: bool, url: str | None = None) -> str:
     text = row_name(name.removesuffix(" · Socket.IO") if socketio else name)
     linked = f"[{text}]({url})" if url else text
     return f"{linked} {SOCKETIO_TAG}" if socketio else linked
+
+
+def anchor(text: str) -> str:
+    """The id Python-Markdown's ``toc`` extension would give a heading ``text`` (its
+    default ``slugify``: ASCII, lower case, punctuation dropped, spaces as hyphens), e.g.
+    ``"1,024 B messages"`` -> ``"1024-b-messages"``. Headings that other pages link to get
+    their id explicitly (:func:`heading`), so a link and its target agree."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    value = re.sub(r"[^\w\s-]", "", ascii_text).strip().lower()
+    return re.sub(r"[-\s]+", "-", value)
+
+
+def heading(level: str, text: str, anchor_id: str) -> str:
+    """A markdown heading (``level`` is ``"##"``, ``"###"``...) with the explicit id
+    ``anchor_id`` (attr_list syntax), ending with a newline."""
+    return f"{level} {text} {{ #{anchor_id} }}\n"
+
+
+def safe_name(text: str) -> str:
+    """``text`` usable as a file or folder name in the built site: letters, digits, ``-``,
+    ``_`` and ``.`` kept, anything else a ``-``; never ``..`` or hidden (leading dots become
+    ``-``)."""
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in text)
+    return re.sub(r"^\.+", lambda dots: "-" * len(dots.group()), name) or "-"
 
 
 def code(text: str) -> str:

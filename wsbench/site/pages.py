@@ -15,13 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wsbench.measure import SCENARIOS
 from wsbench.site.environment import render_environment
 from wsbench.site.framework_pages import INDEX_PAGE, page_path, render_index, render_page
 from wsbench.site.frameworks import Framework, load_frameworks
-from wsbench.site.render import render_leaderboard
-from wsbench.site.results import load_results
-from wsbench.store import ROOT_ENV
+from wsbench.site.render import LEADERBOARD_PAGES, render_leaderboard
+from wsbench.site.results import results_of
+from wsbench.store import ROOT_ENV, load_store
 
 STORE_ENV = ROOT_ENV
 """``WSBENCH_RESULTS``: the results store's root."""
@@ -30,8 +29,6 @@ DEFAULT_STORE = "results"
 DEFAULT_IMPLS = "impls"
 DEFAULT_REPO_URL = "https://github.com/wsbench/wsbench"
 
-LEADERBOARD_PAGES = {scenario: f"leaderboards/{scenario}.md" for scenario in SCENARIOS}
-"""Scenario -> generated page path (relative to the docs dir)."""
 FRAMEWORKS_PAGE = INDEX_PAGE
 """The Frameworks index; each framework's page is ``frameworks/<name>.md``."""
 ENVIRONMENT_PAGE = "environment.md"
@@ -85,7 +82,8 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     links stay valid under ``mkdocs build --strict``.
     """
     frameworks = load_frameworks(inputs.impls_dir)
-    results = load_results(inputs.store_root)
+    store = load_store(inputs.store_root)
+    results = results_of(store)
     links = {f.name: "../" + page_path(f.name) for f in frameworks}
     pages: dict[str, str | bytes] = {
         path: render_leaderboard(scenario, results, links)

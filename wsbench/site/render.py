@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.measure import CLIENT_BOUND_CPU_PERCENT, SCENARIOS
 from wsbench.site.markup import (
     DASH,
     SOCKETIO_TAG,
     TIMES,
     UNSTABLE_LEGEND,
+    anchor,
     cell,
+    heading,
     num,
     short_reason,
     spread,
@@ -29,6 +31,10 @@ from wsbench.site.rows import Row
 from wsbench.site.sources import source_line
 from wsbench.stats import ties
 
+LEADERBOARD_PAGES: dict[str, str] = {
+    scenario: f"leaderboards/{scenario}.md" for scenario in SCENARIOS
+}
+"""Scenario -> its generated leaderboard page (relative to the docs dir)."""
 SCENARIO_TITLES = {"echo": "Echo", "stream": "Stream (server push)"}
 SCENARIO_INTROS = {
     "echo": (
@@ -151,6 +157,22 @@ def _param_sort_key(params: tuple[tuple[str, object], ...]) -> tuple[tuple[str, 
     return tuple((k, f"{v:020.6f}" if isinstance(v, int | float) else str(v)) for k, v in params)
 
 
+def table_anchor(results: Results, machine: str, params: tuple[tuple[str, object], ...]) -> str:
+    """The id of the leaderboard table of ``params`` on ``machine``: the parameter set in
+    words as an anchor (:func:`wsbench.site.markup.anchor`), prefixed with the machine's
+    name when the results hold several machines (each has a table per parameter set)."""
+    title = params_title(params)
+    return anchor(f"{machine} {title}" if len(results.machines) > 1 else title)
+
+
+def table_link(
+    scenario: str, results: Results, machine: str, params: tuple[tuple[str, object], ...]
+) -> str:
+    """The leaderboard table of (``scenario``, ``machine``, ``params``) as a link relative
+    to the docs dir, e.g. ``"leaderboards/echo.md#16-b-messages-64-in-flight-per-connection"``."""
+    return f"{LEADERBOARD_PAGES[scenario]}#{table_anchor(results, machine, params)}"
+
+
 def machine_heading(results: Results, machine: str, level: str) -> str:
     """A heading naming ``machine``, only when the results hold several machines."""
     return f"{level} Machine `{machine}`\n\n" if len(results.machines) > 1 else ""
@@ -227,7 +249,8 @@ def render_leaderboard(
                 groups.setdefault(row.params, []).append((run, row))
         for params in sorted(groups, key=_param_sort_key):
             group = sorted(groups[params], key=_sort_key)
-            out.append(f"{level} {params_title(params)}\n")
+            anchor_id = table_anchor(results, machine, params)
+            out.append(heading(level, params_title(params), anchor_id))
             cells = (
                 _row_cells(r, w, rank, latency, pages.get(r.impl.name))
                 for (r, w), rank in zip(group, ranks(group), strict=True)

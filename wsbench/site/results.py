@@ -19,7 +19,7 @@ from wsbench import runformat
 from wsbench.runformat import ImplInfo, LoadgenBuild, Settings
 from wsbench.site.frameworks import SOCKETIO
 from wsbench.site.rows import Row, row_of
-from wsbench.store import load_store
+from wsbench.store import Store, load_store
 
 log = logging.getLogger("mkdocs.plugins.wsbench.site")
 """Under ``mkdocs.``: a warning here fails ``mkdocs build --strict``."""
@@ -230,7 +230,13 @@ def load_results(root: Path) -> Results:
     ``mkdocs`` logger (which fails a ``--strict`` build): a broken file must not silently
     vanish from the site.
     """
-    store = load_store(root)
+    return results_of(load_store(root))
+
+
+def results_of(store: Store) -> Results:
+    """What the site shows of an already loaded store (:func:`select` of its documents);
+    each of its :attr:`~wsbench.store.Store.problems` is a warning, as in
+    :func:`load_results`."""
     for problem in store.problems:
         log.warning("wsbench site: skipping a file of the results store: %s", problem)
     return select(store.runs)
