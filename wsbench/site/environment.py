@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from wsbench.site.markup import DASH, cell, code, table
+from wsbench.site.downloads import COLUMNS, DOWNLOADS_DIR, download_links
+from wsbench.site.markup import DASH, cell, code, heading, table
 from wsbench.site.render import NO_RESULTS, machine_heading, row_name_cell
 from wsbench.site.results import EnvRun, Results, RunInfo
 from wsbench.site.sources import (
@@ -16,6 +17,10 @@ from wsbench.site.sources import (
     settings_text,
 )
 
+ENVIRONMENT_PAGE = "environment.md"
+"""The Runs and environment page, relative to the docs dir."""
+RAW_RESULTS_ANCHOR = "raw-results"
+"""The id of its section on the downloads (what the JSON and CSV files hold)."""
 GIB = float(2**30)
 CURRENT_GROUP = (
     "The leaderboards, framework pages and charts show one *comparison group* per machine: "
@@ -63,7 +68,7 @@ def _run_rows(infos: Sequence[RunInfo], shown: bool) -> list[list[str]]:
             row += [f"{info.shown} of {info.environments}", cell(info.why_not_shown or DASH)]
         else:
             row += [str(info.environments), cell(info.why_not_shown)]
-        rows.append(row)
+        rows.append([*row, download_links(info.machine, info.run_id)])
     return rows
 
 
@@ -122,7 +127,7 @@ def render_environment(results: Results) -> str:
         "results store).\n",
     ]
     if results.empty:
-        out.append(NO_RESULTS)
+        out += [NO_RESULTS, raw_results()]
         return "\n".join(out)
     level = "###" if len(results.machines) > 1 else "##"
     run_headers = ["Run", "Started", "Settings", "Load generator", "Harness commit"]
@@ -134,7 +139,7 @@ def render_environment(results: Results) -> str:
         others = [i for i in infos if not (i.current and i.shown)]
         out.append(f"{level} Runs shown\n")
         out.append(CURRENT_GROUP + "\n")
-        headers = [*run_headers, "Environments shown", "Note"]
+        headers = [*run_headers, "Environments shown", "Note", "Download"]
         out.append(table(headers, _run_rows(current, shown=True)))
         out.append(f"{level} Machine and software\n")
         out.append(_facts(runs, infos))
@@ -143,8 +148,38 @@ def render_environment(results: Results) -> str:
         out.append(f"{level} Other runs\n")
         if others:
             out.append(NOT_COMPARED + "\n")
-            headers = [*run_headers, "Environments", "Why not shown"]
+            headers = [*run_headers, "Environments", "Why not shown", "Download"]
             out.append(table(headers, _run_rows(others, shown=False)))
         else:
             out.append("None: every run on this machine is in the shown group.\n")
+    out.append(raw_results())
     return "\n".join(out)
+
+
+def raw_results() -> str:
+    """The section on the downloads: what the JSON and CSV file of each run hold, and the
+    CSV's columns (:data:`wsbench.site.downloads.COLUMNS`: name, unit, meaning)."""
+    columns = [[code(c.name), cell(c.unit or DASH), cell(c.meaning)] for c in COLUMNS]
+    return "\n".join(
+        [
+            heading("##", "Raw results", RAW_RESULTS_ANCHOR),
+            "Every run of the results store, shown or not, can be downloaded (the *Download* "
+            "column above), in two files under "
+            f"`{DOWNLOADS_DIR}/<machine>/<run id>`:\n",
+            "- **JSON** (`.json`): the run's documents as the results store holds them, in a "
+            "JSON array: one element per environment (framework, configuration, version) and "
+            "harness commit, each a complete run document of the "
+            "[run format](methodology.md#results-one-document-per-run-never-overwritten) "
+            '(`"format": "wsbench-run"`, its version in `"version"`), with every sample '
+            "and every failure. `wsbench.runformat.decode` validates one element; "
+            "`wsbench.site.downloads.decode_bundle` reads the whole file.\n"
+            "- **CSV** (`.csv`, UTF-8, comma-separated, with a header row): one row per sample "
+            "(measurement window) of every document of the run, disturbed and failed windows "
+            "included; a parameter set that failed without any sample has one row with its "
+            "reason in `benchmark_error`, and an environment that did not install without "
+            "any parameter set one row with `install_error`. Empty cells have no value "
+            "(latency in a stream row, the sample of a failure); flags are `true` or "
+            "`false`. Its columns:\n",
+            table(["Column", "Unit", "Meaning"], columns),
+        ]
+    )

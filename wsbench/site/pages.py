@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wsbench.site.environment import render_environment
+from wsbench.site.downloads import render_downloads
+from wsbench.site.environment import ENVIRONMENT_PAGE, render_environment
 from wsbench.site.framework_pages import INDEX_PAGE, page_path, render_index, render_page
 from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.render import LEADERBOARD_PAGES, render_leaderboard
@@ -31,8 +32,6 @@ DEFAULT_REPO_URL = "https://github.com/wsbench/wsbench"
 
 FRAMEWORKS_PAGE = INDEX_PAGE
 """The Frameworks index; each framework's page is ``frameworks/<name>.md``."""
-ENVIRONMENT_PAGE = "environment.md"
-"""The Runs and environment page."""
 STYLESHEET = "stylesheets/wsbench.css"
 """Generated beside the pages and added to ``extra_css`` by the hook."""
 STYLESHEET_CSS = """\
@@ -76,7 +75,8 @@ def resolve_inputs(
 
 def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     """All generated files as ``{path relative to the docs dir: content}``: markdown pages
-    (text), the framework pages' charts (SVG bytes) and the stylesheet (:data:`STYLESHEET`).
+    (text), the framework pages' charts (SVG bytes), every run's downloads (JSON bytes and
+    CSV text, :mod:`wsbench.site.downloads`) and the stylesheet (:data:`STYLESHEET`).
 
     Always returns every page (they say so when there are no results), so navigation and
     links stay valid under ``mkdocs build --strict``.
@@ -95,6 +95,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
         pages[page_path(framework.name)] = page.markdown
         pages.update(page.charts)
     pages[ENVIRONMENT_PAGE] = render_environment(results)
+    pages.update(render_downloads(store.runs))
     pages[STYLESHEET] = STYLESHEET_CSS
     return pages
 
