@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.site_runs import CURRENT, IMPLS, OLD_RUN, OTHER_RUN, REFERENCE_RUN, write_store
+from wsbench.site.downloads import HEADER, decode_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 REPO_URL = "https://github.com/wsbench/wsbench"
@@ -501,7 +503,8 @@ def test_runs_and_environment_page(site: Path) -> None:
 
 def test_hand_written_pages_and_nav(site: Path) -> None:
     index = text(site, "")
-    for target in ("leaderboards/echo/", "leaderboards/stream/", "frameworks/", "environment/"):
+    targets = ("leaderboards/echo/", "leaderboards/stream/", "findings/", "frameworks/")
+    for target in (*targets, "environment/", "environment/#raw-results"):
         assert f'href="{target}"' in index
     assert "Runs and environment" in index
     methodology = text(site, "methodology")
@@ -513,12 +516,83 @@ def test_hand_written_pages_and_nav(site: Path) -> None:
     assert "stylesheets/wsbench.css" in index
 
 
+def test_findings_page_is_in_the_nav_and_links_to_its_data(site: Path) -> None:
+    nav = page(site, "").links
+    assert "findings/" in nav
+    assert nav.index("leaderboards/stream/") < nav.index("findings/") < nav.index("frameworks/")
+    parsed = page(site, "findings")
+    titles = [title for title, _ in parsed.tables]
+    assert titles[:2] == [
+        "Fastest configurations: Echo",
+        "Fastest configurations: Stream (server push)",
+    ]
+    header, *rows = table_rows(parsed, "Fastest configurations: Stream (server push)")
+    assert header[:4] == ["Parameters", "Protocol", "Fastest", "Fastest messages/s"]
+    websocket = dict(zip(header, rows[0], strict=True))
+    assert websocket["Parameters"] == "16 B messages"
+    assert websocket["Fastest"] == f"{AIOHTTP} 3.13.2"
+    assert websocket["Fastest messages/s"] == "200,000 (197,000–203,000)"
+    assert websocket["Runner-up"] == f"{ST_UVLOOP.format('0.54')} 1.10.0"
+    assert websocket["Fastest ÷ runner-up"].startswith("1.25× (")
+    assert websocket["Verdict"].startswith("fastest: significantly faster than every other")
+    assert websocket["Ceiling (reference) messages/s"] == "500,000 (492,500–507,500)"
+    assert websocket["Data"] == (
+        f"leaderboard table · run {CURRENT} on wsbench-ci: JSON · CSV; "
+        f"run {REFERENCE_RUN} on wsbench-ci: JSON · CSV"
+    )
+    # Its links lead to tables, charts, failures and downloads that exist.
+    echo = text(site, "leaderboards/echo")
+    starlette = text(site, "frameworks/starlette")
+    for link, target in (
+        ("../leaderboards/echo/#16-b-messages-64-in-flight-per-connection", echo),
+        ("../leaderboards/stream/#16-b-messages", text(site, "leaderboards/stream")),
+        ("../frameworks/starlette/#push-throughput-16b", starlette),
+        ("../frameworks/starlette/#failures", starlette),
+    ):
+        assert link in parsed.links, link
+        assert f'id="{link.partition("#")[2]}"' in target, link
+    for ext in ("json", "csv"):
+        assert f"../downloads/wsbench-ci/{CURRENT}.{ext}" in parsed.links
+    assert "../environment/#raw-results" in parsed.links
+    html = text(site, "findings")
+    assert "server closed the connection: 1009 (message too big)" in html
+    assert "Release-to-release changes" in html and "The cost of Socket.IO" in html
+    assert "⚠ client-bound (load generator CPU 85 %)" in html
+
+
+def test_every_run_is_downloadable_from_the_runs_page(site: Path) -> None:
+    parsed = page(site, "environment")
+    for run_id in (CURRENT, REFERENCE_RUN, OLD_RUN, OTHER_RUN):
+        for ext in ("json", "csv"):
+            assert f"../downloads/wsbench-ci/{run_id}.{ext}" in parsed.links, (run_id, ext)
+            assert (site / "downloads" / "wsbench-ci" / f"{run_id}.{ext}").is_file()
+    assert table(parsed, "Runs shown")[CURRENT]["Download"] == "JSON · CSV"
+    assert table(parsed, "Other runs")[OTHER_RUN]["Download"] == "JSON · CSV"
+    folder = site / "downloads" / "wsbench-ci"
+    docs = decode_bundle((folder / f"{CURRENT}.json").read_bytes())
+    assert len(docs) == 12 and {d.run_id for d in docs} == {CURRENT}
+    with (folder / f"{CURRENT}.csv").open(newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    assert tuple(rows[0]) == HEADER
+    assert len(rows) - 1 == sum(max(len(b.samples), 1) for d in docs for b in d.benchmarks)
+    # The CSV's columns are listed on the page, in order.
+    assert 'id="raw-results"' in text(site, "environment")
+    listed = [row[0] for row in table_rows(parsed, "Raw results")[1:]]
+    assert listed == list(HEADER)
+
+
 def test_empty_store_build_says_so(tmp_path: Path) -> None:
     # The real impls/ (the default): the site must build from the repository as it is.
     out = build(tmp_path / "public", tmp_path / "no-results-yet")
-    for path in ("leaderboards/echo", "leaderboards/stream", "environment"):
+    for path in ("leaderboards/echo", "leaderboards/stream", "findings", "environment"):
         assert "No results yet" in text(out, path), path
     assert "<table>" not in text(out, "leaderboards/echo")
+    assert "<table>" not in text(out, "findings")
+    # Nothing to download, but the page still says what a download holds.
+    assert not (out / "downloads").exists()
+    assert [row[0] for row in table_rows(page(out, "environment"), "Raw results")[1:]] == list(
+        HEADER
+    )
     # Every implementation of the repository still has its page.
     for meta in sorted((ROOT / "impls").glob("*/meta.toml")):
         name = meta.parent.name

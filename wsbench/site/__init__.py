@@ -12,11 +12,16 @@ Modules, one job each:
   figures with their interval).
 - :mod:`wsbench.site.sources`: which runs and settings shown figures come from, in words.
 - :mod:`wsbench.site.render`: markdown of the leaderboards (with ranks).
-- :mod:`wsbench.site.environment`: markdown of the Runs and environment page.
+- :mod:`wsbench.site.environment`: markdown of the Runs and environment page (with every
+  run's downloads and the CSV's columns).
 - :mod:`wsbench.site.headline`: a framework's headline figures against its version.
 - :mod:`wsbench.site.changes`: significant changes between consecutive releases.
 - :mod:`wsbench.site.charts`: those figures as SVG charts (matplotlib).
 - :mod:`wsbench.site.framework_pages`: the Frameworks index and one page per framework.
+- :mod:`wsbench.site.findings`: what the results say (fastest configurations and ties,
+  release-to-release changes, the cost of Socket.IO, failures, flagged figures).
+- :mod:`wsbench.site.findings_page`: markdown of the Findings page.
+- :mod:`wsbench.site.downloads`: every run of the store as JSON and CSV files to download.
 - :mod:`wsbench.site.pages`: which files are generated, from which inputs.
 - :mod:`wsbench.site.mkdocs_hooks`: the mkdocs hook that adds the pages to the build.
 """

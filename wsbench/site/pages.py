@@ -17,6 +17,8 @@ from typing import Any
 
 from wsbench.site.downloads import render_downloads
 from wsbench.site.environment import ENVIRONMENT_PAGE, render_environment
+from wsbench.site.findings import findings_of
+from wsbench.site.findings_page import FINDINGS_PAGE, render_findings
 from wsbench.site.framework_pages import INDEX_PAGE, page_path, render_index, render_page
 from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.render import LEADERBOARD_PAGES, render_leaderboard
@@ -94,6 +96,8 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
         page = render_page(framework, results, inputs.repo_url)
         pages[page_path(framework.name)] = page.markdown
         pages.update(page.charts)
+    root_links = {f.name: page_path(f.name) for f in frameworks}
+    pages[FINDINGS_PAGE] = render_findings(findings_of(results, frameworks), results, root_links)
     pages[ENVIRONMENT_PAGE] = render_environment(results)
     pages.update(render_downloads(store.runs))
     pages[STYLESHEET] = STYLESHEET_CSS

@@ -1,0 +1,391 @@
+"""wsbench.site.findings and wsbench.site.findings_page: the fastest configurations and by
+how much (or a tie), release-to-release changes, the cost of Socket.IO over WebSocket on the
+same server (paired from the metadata), failures and flagged figures, each naming its run
+and machine and linking to its data."""
+
+# The page's typography (multiplication sign, en dash, minus sign) is asserted as published.
+# ruff: noqa: RUF001
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.runs import ECHO_16_64, failed, impl, run
+from tests.site_runs import CURRENT, IMPLS, REFERENCE_RUN, TOO_BIG, site_runs
+from wsbench import stats
+from wsbench.impls import load_impl
+from wsbench.provenance import impl_info
+from wsbench.runformat import Run
+from wsbench.site.findings import Findings, ServerBuild, findings_of
+from wsbench.site.findings_page import ratio_text, render_findings
+from wsbench.site.frameworks import load_frameworks
+from wsbench.site.markup import cell, spread
+from wsbench.site.render import render_leaderboard, table_link
+from wsbench.site.results import Results, select
+
+ROOT = Path(__file__).resolve().parent.parent
+STABLE = [98.0, 99.0, 99.9, 100.1, 101.0, 102.0]
+"""Six windows around 100 (median 100, cv 1.5 %)."""
+NATIVE = impl("native", "0.1.0", "websocket", reference=True)
+
+
+def _times(factor: float, values: list[float] = STABLE) -> list[float]:
+    return [v * factor for v in values]
+
+
+def _findings(docs: list[Run], impls: Path | None = None) -> tuple[Findings, Results]:
+    results = select(docs)
+    frameworks = load_frameworks(impls) if impls else []
+    return findings_of(results, frameworks), results
+
+
+def _untagged(text: str) -> str:
+    return re.sub("<[^>]+>", "", text)
+
+
+def _figure(values: list[float]) -> str:
+    """A messages/s figure of ``values`` as a cell shows it, without its HTML."""
+    return _untagged(spread(stats.summarize(values), ",.0f"))
+
+
+def _table_rows(page: str, heading: str) -> list[list[str]]:
+    """The rows (header excluded) of the first table after ``heading`` in markdown, HTML
+    tags taken out of the cells."""
+    lines = page[page.index(heading) :].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| "))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("| "):
+            break
+        rows.append([_untagged(c).strip() for c in line.strip("|").split(" | ")])
+    return rows
+
+
+def test_a_clearly_faster_configuration_is_the_fastest_by_its_ratio() -> None:
+    docs = [
+        run(_times(10), impl_info=NATIVE),
+        run(_times(2), impl_info=impl("a")),
+        run(STABLE, impl_info=impl("b")),
+        run(_times(0.5), impl_info=impl("c")),
+    ]
+    findings, results = _findings(docs)
+    (contest,) = findings.contests
+    assert (contest.scenario, dict(contest.params), contest.protocol) == (
+        "echo",
+        ECHO_16_64,
+        "websocket",
+    )
+    assert [e.run.impl.name for e in contest.entries] == ["a", "b", "c"]  # never the reference
+    assert contest.fastest is not None and contest.runner_up is not None
+    versus = contest.runner_up.versus_fastest
+    assert versus == stats.compare(STABLE, _times(2), higher_is_better=True)
+    assert versus is not None and versus.head_over_base == 2.0 and versus.significant
+    assert contest.tied == ()
+    assert contest.ceiling is not None and contest.ceiling[0].impl.name == "native"
+
+    page = render_findings(findings, results, {})
+    (row,) = _table_rows(page, "### Fastest configurations: Echo")
+    assert row[:4] == [
+        "16 B messages, 64 in flight per connection",
+        "WebSocket",
+        "a · asyncio 15.0.1",
+        _figure(_times(2)),
+    ]
+    assert row[5] == _figure(STABLE) == "100 (98–102)"
+    assert row[6] == _untagged(ratio_text(versus))
+    assert row[6].startswith("2.00× (")
+    assert row[7] == "**fastest**: significantly faster than every other (p = 0.0022)"
+    assert row[8] == _figure(_times(10))  # the ceiling
+
+
+def test_overlapping_samples_are_a_tie_listing_the_tied_ones() -> None:
+    interleaved = [97.0, 99.0, 101.0, 100.0, 102.0, 98.0]  # median 99.5, overlaps STABLE
+    docs = [
+        run(STABLE, impl_info=impl("a")),
+        run(interleaved, impl_info=impl("b")),
+        run(_times(1.02), impl_info=impl("d")),  # +2 %: below the 5 % minimum effect
+        run(_times(0.5), impl_info=impl("c")),
+    ]
+    findings, results = _findings(docs)
+    (contest,) = findings.contests
+    assert [e.run.impl.name for e in contest.entries] == ["d", "a", "b", "c"]
+    assert [e.run.impl.name for e in contest.tied] == ["a", "b"]
+    assert all(e.versus_fastest and not e.versus_fastest.significant for e in contest.tied)
+    assert contest.runner_up is not None and contest.runner_up.versus_fastest is not None
+    assert contest.runner_up.versus_fastest.head_over_base == 1.02
+    row = _table_rows(render_findings(findings, results, {}), "### Fastest configurations")[0]
+    assert row[6].startswith("1.02× (")
+    assert row[7] == (
+        "**tied** (no significant difference): d · asyncio 15.0.1, a · asyncio 15.0.1, "
+        "b · asyncio 15.0.1"
+    )
+
+
+def test_a_single_configuration_and_failed_ones() -> None:
+    boom = run([], impl_info=impl("b"), benchmarks=[failed("echo", ECHO_16_64, "boom")])
+    docs = [run(STABLE, impl_info=impl("a")), boom]
+    findings, results = _findings(docs)
+    (contest,) = findings.contests
+    assert contest.runner_up is None
+    assert [(r.impl.name, w.error) for r, w in contest.failed] == [("b", "boom")]
+    assert [(r.impl.name, w.error) for r, w in findings.failures] == [("b", "boom")]
+    page = render_findings(findings, results, {})
+    row = _table_rows(page, "### Fastest configurations")[0]
+    assert row[4:8] == ["—", "—", "—", "the only configuration with a figure"]
+    (failure,) = _table_rows(page, "### Failures")
+    assert failure[:3] == ["b · asyncio 15.0.1", "every measurement", "boom"]
+    # Every configuration failed: the contest says so.
+    findings, results = _findings([boom])
+    row = _table_rows(render_findings(findings, results, {}), "### Fastest configurations")[0]
+    assert row[2:8] == ["—"] * 5 + ["every configuration failed (see Failures)"]
+
+
+def _write_impls(root: Path) -> Path:
+    """Three implementations: a Socket.IO server and a WebSocket framework, both on uvicorn
+    in several backends and loops and at versions pinning two uvicorn releases, and a
+    reference server speaking both protocols."""
+    metas = {
+        "sio": """
+name = "sio"
+package = "sio"
+protocol = "socketio"
+server = "uvicorn"
+versions = [
+  { version = "0.9", requires = ["uvicorn==0.30.0"] },
+  { version = "1.0", requires = ["uvicorn==0.54.0"] },
+]
+[[configurations]]
+id = "websockets-asyncio"
+ws_backend = "websockets"
+event_loop = "asyncio"
+[[configurations]]
+id = "wsproto-uvloop"
+ws_backend = "wsproto"
+event_loop = "uvloop"
+""",
+        "web": """
+name = "web"
+package = "web"
+protocol = "websocket"
+server = "uvicorn"
+versions = [
+  { version = "1.0", requires = ["uvicorn==0.30.0"] },
+  { version = "2.0", requires = ["uvicorn==0.54.0"] },
+]
+[[configurations]]
+id = "websockets-asyncio"
+ws_backend = "websockets"
+event_loop = "asyncio"
+[[configurations]]
+id = "websockets-uvloop"
+ws_backend = "websockets"
+event_loop = "uvloop"
+[[configurations]]
+id = "wsproto-asyncio"
+ws_backend = "wsproto"
+event_loop = "asyncio"
+""",
+        "ref": """
+name = "ref"
+server = "ref-serve"
+event_loop = "tokio"
+reference = true
+[[configurations]]
+id = "websocket"
+protocol = "websocket"
+[[configurations]]
+id = "socketio"
+protocol = "socketio"
+""",
+    }
+    for name, text in metas.items():
+        (root / name).mkdir()
+        (root / name / "meta.toml").write_text(text)
+    return root
+
+
+def _doc(impls: Path, name: str, config: str, version: str, rates: list[float]) -> Run:
+    found = load_impl(impls / name)
+    return run(rates, impl_info=impl_info(found, found.config(config), version))
+
+
+def test_socketio_and_websocket_configurations_are_paired_from_the_metadata(
+    tmp_path: Path,
+) -> None:
+    impls = _write_impls(tmp_path)
+    docs = [
+        _doc(impls, "sio", "websockets-asyncio", "1.0", STABLE),
+        _doc(impls, "sio", "wsproto-uvloop", "1.0", STABLE),  # no WebSocket counterpart
+        _doc(impls, "web", "websockets-asyncio", "2.0", _times(4)),  # the same server build
+        _doc(impls, "web", "websockets-asyncio", "1.0", _times(3)),  # uvicorn 0.30: not paired
+        _doc(impls, "web", "websockets-uvloop", "2.0", _times(5)),  # another loop
+        _doc(impls, "web", "wsproto-asyncio", "2.0", _times(5)),  # another backend
+        _doc(impls, "ref", "socketio", "0.1.0", _times(2)),
+        _doc(impls, "ref", "websocket", "0.1.0", _times(10)),
+    ]
+    findings, results = _findings(docs, impls)
+    pairs = [
+        (p.socketio.impl.name, p.socketio.impl.config, p.websocket.impl.name,
+         p.websocket.impl.config, p.websocket.impl.version, p.server)
+        for p in findings.pairings
+    ]  # fmt: skip
+    ref = ServerBuild("ref-serve", None, "ref 0.1.0")
+    uvicorn = ServerBuild("uvicorn", "0.54.0")
+    assert sorted(pairs, key=str) == [
+        ("ref", "socketio", "ref", "websocket", "0.1.0", ref),
+        ("sio", "websockets-asyncio", "web", "websockets-asyncio", "2.0", uvicorn),
+    ]
+    pairing = next(p for p in findings.pairings if p.socketio.impl.name == "sio")
+    (figure,) = pairing.figures
+    assert figure.comparison is not None
+    assert figure.comparison.head_over_base == 0.25  # Socket.IO / WebSocket
+    assert figure.comparison.verdict == "slower"
+    assert [(r.impl.name, r.impl.config, key[2], key[3]) for r, key in findings.unpaired] == [
+        ("sio", "wsproto-uvloop", "wsproto", "uvloop")
+    ]
+
+    page = render_findings(findings, results, {})
+    assert "#### sio · uvicorn 0.54 · websockets · asyncio 1.0 vs web · uvicorn 0.54 · " in page
+    assert "both on uvicorn 0.54.0, WebSocket backend websockets, event loop asyncio." in page
+    rows = _table_rows(page, "#### sio · uvicorn 0.54 · websockets · asyncio 1.0 vs web")
+    assert rows[0][:6] == [
+        "Echo",
+        "16 B messages, 64 in flight per connection",
+        _figure(STABLE),
+        _figure(_times(4)),
+        _untagged(ratio_text(figure.comparison)),
+        "Socket.IO significantly slower (p = 0.0022)",
+    ]
+    assert rows[0][4].startswith("0.25× (")
+    assert "no WebSocket configuration on uvicorn 0.54.0 with WebSocket backend wsproto" in page
+
+
+def test_the_native_references_two_protocols_pair_in_the_repository_metadata() -> None:
+    native = load_impl(ROOT / "impls" / "native")
+    docs = [
+        run(_times(2), impl_info=impl_info(native, native.config("socketio"), "0.1.0")),
+        run(_times(10), impl_info=impl_info(native, native.config("websocket"), "0.1.0")),
+    ]
+    findings, _ = _findings(docs, ROOT / "impls")
+    (pairing,) = findings.pairings
+    assert (pairing.socketio.impl.config, pairing.websocket.impl.config) == (
+        "socketio",
+        "websocket",
+    )
+    assert pairing.figures[0].comparison is not None
+    assert pairing.figures[0].comparison.head_over_base == 0.2
+    assert findings.contests == ()  # the reference alone: nothing to rank
+
+
+def test_findings_of_the_site_store() -> None:
+    findings, results = _findings(site_runs(), IMPLS)
+    assert findings.machines == ("wsbench-ci",)
+    # The fastest WebSocket server at echo 16 B x 64 ties with Starlette on uvloop.
+    contest = next(
+        c
+        for c in findings.contests
+        if c.scenario == "echo" and dict(c.params) == ECHO_16_64 and c.protocol == "websocket"
+    )
+    assert [e.run.label for e in (contest.entries[0], *contest.tied)] == [
+        "aiohttp · asyncio",
+        "Starlette · uvicorn 0.54 · websockets · uvloop",
+    ]
+    socketio = next(c for c in findings.contests if c.protocol == "socketio")
+    assert socketio.fastest is not None and socketio.fastest.run.impl.version == "5.14.0"
+    # Release changes: exactly those the framework pages chart.
+    changes = [
+        (c.framework.name, c.line.config, c.change.base, c.change.head, c.headline.slug,
+         c.change.percent)
+        for c in findings.changes
+        if c.framework.name == "websockets"
+    ]  # fmt: skip
+    assert changes == [
+        ("websockets", "default", "14.2", "15.0.1", "echo-latency-p50-16b", "−20 %"),
+        ("websockets", "default", "14.2", "15.0.1", "echo-throughput-16b", "+25 %"),
+        ("websockets", "default", "14.2", "15.0.1", "push-throughput-16b", "+25 %"),
+    ]
+    asyncio = [
+        (c.change.base, c.change.head, c.change.percent)
+        for c in findings.changes
+        if c.line.config == "websockets-asyncio" and c.headline.slug == "push-throughput-16b"
+    ]
+    assert asyncio == [("0.37.2", "0.46.2", "+25 %"), ("0.46.2", "1.10.0", "+10 %")]
+    assert {(c.base_run, c.head_run) for c in findings.changes} == {(CURRENT, CURRENT)}
+    # python-socketio names no WebSocket backend: no Starlette configuration pairs with it.
+    assert findings.pairings == ()
+    assert [r.impl.version for r, _ in findings.unpaired] == ["5.11.4", "5.14.0"]
+    # Failures with their reason; flagged figures.
+    failures = {(r.impl.name, r.impl.version, w.scenario, w.error) for r, w in findings.failures}
+    assert ("websockets", "15.0.1", "echo", TOO_BIG) in failures
+    assert len(findings.failures) == 1 + 1 + 9  # 64 KiB echo, disturbed push, install
+    flagged = [
+        (r.impl.name, r.impl.config, w.client_bound, w.unstable) for r, w in findings.flagged
+    ]
+    assert flagged[:2] == [
+        ("aiohttp", "default", True, False),
+        ("starlette", "websockets-uvloop", True, False),
+    ]
+    assert flagged[2:] == [("starlette", "wsproto-asyncio", False, True)] * 6
+
+    pages = {f.name: f"frameworks/{f.name}.md" for f in load_frameworks(IMPLS)}
+    page = render_findings(findings, results, pages)
+    assert cell(TOO_BIG) in page
+    assert "[full reason](frameworks/starlette.md#failures)" in page
+    assert "[chart](frameworks/websockets.md#push-throughput-16b)" in page
+    assert "(leaderboards/echo.md#16-b-messages-64-in-flight-per-connection)" in page
+    assert "⚠ client-bound (load generator CPU 85 %)" in page
+    assert "≈ unstable (coefficient of variation 23 %)" in page
+    assert "−20 %" in page and "faster (p = 0.0022)" in page
+
+
+def test_every_finding_names_its_run_and_machine_and_links_its_downloads() -> None:
+    findings, results = _findings(site_runs(), IMPLS)
+    page = render_findings(findings, results, {})
+    rows = [line for line in page.splitlines() if line.startswith("| ") and "---" not in line]
+    data = [line for line in rows if not line.startswith("| Parameters |")]
+    data = [line for line in data if "| Data |" not in line]
+    assert len(data) > 30
+    runs = (CURRENT, REFERENCE_RUN)
+    for line in data:
+        named = re.findall(r"run `([^`]+)` on `wsbench-ci`: \[JSON\]\(([^)]+)\)", line)
+        assert named, line
+        for run_id, link in named:
+            assert run_id in runs
+            assert link == f"downloads/wsbench-ci/{run_id}.json"
+
+
+def test_the_leaderboard_tables_have_the_ids_findings_link_to() -> None:
+    a = run(STABLE, run_id="20260101T000000Z-00000a", machine="a")
+    b = run(STABLE, run_id="20260102T000000Z-00000b", machine="b b")
+    one = select([a])
+    assert table_link("echo", one, "a", tuple(ECHO_16_64.items())) == (
+        "leaderboards/echo.md#16-b-messages-64-in-flight-per-connection"
+    )
+    two = select([a, b])
+    assert table_link("echo", two, "b b", tuple(ECHO_16_64.items())) == (
+        "leaderboards/echo.md#b-b-16-b-messages-64-in-flight-per-connection"
+    )
+    page = render_leaderboard("echo", two)
+    assert "### 16 B messages, 64 in flight per connection { #a-16-b-messages-64-" in page
+    assert "{ #b-b-16-b-messages-64-in-flight-per-connection }" in page
+    findings, _ = _findings([a, b])
+    assert [c.machine for c in findings.contests] == ["a", "b b"]
+    text = render_findings(findings, two, {})
+    assert "## Machine `a`" in text and "## Machine `b b`" in text
+    assert "run `20260102T000000Z-00000b` on `b b`: [JSON](downloads/b-b/" in text
+
+
+def test_no_results_says_so() -> None:
+    page = render_findings(findings_of(Results(), []), Results(), {})
+    assert "# Findings" in page and "No results yet" in page
+    assert "<table>" not in page and "| " not in page
+
+
+def test_ratio_text() -> None:
+    base = _times(10)
+    assert ratio_text(stats.compare(base, _times(0.5), higher_is_better=True)) == (
+        '0.050× <span style="white-space: nowrap">(0.049–0.051)</span>'
+    )
+    one = stats.compare([100.0], [150.0], higher_is_better=True)
+    assert ratio_text(one) == "1.50×"

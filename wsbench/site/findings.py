@@ -1,0 +1,418 @@
+"""What the results say, computed for the Findings page from the figures the leaderboards
+and framework pages show (per machine, the current comparison group:
+:mod:`wsbench.site.results`).
+
+Every verdict is :func:`wsbench.stats.compare` on messages/s samples (two-sided Mann-Whitney
+U test, p < :data:`wsbench.stats.ALPHA`, and a change of the median of at least
+:data:`wsbench.stats.MIN_EFFECT`), with the bootstrap 95 % interval of the ratio of medians;
+nothing here adds a statistic. Four kinds of findings:
+
+- :class:`Contest`: per machine, scenario, parameter set and protocol, the fastest
+  configuration, its runner-up and which configurations are tied with it (the reference
+  is never ranked; it is the ceiling);
+- :class:`ReleaseChange`: the significant changes between consecutive releases of a
+  configuration, as the framework pages chart them (:mod:`wsbench.site.changes`);
+- :class:`Pairing`: a Socket.IO configuration and a plain WebSocket configuration on the
+  same server build, WebSocket backend and event loop (read from the run documents and the
+  implementations' metadata), compared per scenario and parameter set;
+- failed rows, and rows flagged client-bound or unstable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from wsbench.site.changes import Change, compare_samples
+from wsbench.site.framework_pages import chart_machine, framework_machines
+from wsbench.site.frameworks import SOCKETIO, Framework
+from wsbench.site.headline import HEADLINES, Headline, Line, chart
+from wsbench.site.results import EnvRun, Results, natural_key
+from wsbench.site.rows import MESSAGES, Params, Row
+from wsbench.stats import Comparison
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One configuration (an environment's row) in a :class:`Contest`.
+
+    Attributes:
+        run: the environment (configuration and version) and its document.
+        row: its row of the contest's scenario and parameter set (ok: it has figures).
+        versus_fastest: :func:`wsbench.stats.compare` with this row's messages/s samples
+            as base and the fastest's as head (``head_over_base`` is fastest / this row);
+            None for the fastest itself.
+    """
+
+    run: EnvRun
+    row: Row
+    versus_fastest: Comparison | None = None
+
+
+@dataclass(frozen=True)
+class Contest:
+    """Which configuration is fastest at one scenario and parameter set on one machine,
+    among the servers of one protocol (Socket.IO servers are compared among themselves).
+
+    Attributes:
+        machine: the machine's name.
+        scenario: ``"echo"`` or ``"stream"``.
+        params: the parameter set.
+        protocol: ``"websocket"`` or ``"socketio"``.
+        entries: every non-reference row with a figure, fastest first (highest median
+            messages/s; equal medians by name and version).
+        failed: the non-reference rows without a figure (they are listed as failures).
+        ceiling: the reference server's row of this protocol, scenario and parameter set
+            (with a figure), or None.
+    """
+
+    machine: str
+    scenario: str
+    params: Params
+    protocol: str
+    entries: tuple[Entry, ...]
+    failed: tuple[tuple[EnvRun, Row], ...] = ()
+    ceiling: tuple[EnvRun, Row] | None = None
+
+    @property
+    def fastest(self) -> Entry | None:
+        """The configuration with the highest median, None when every one failed."""
+        return self.entries[0] if self.entries else None
+
+    @property
+    def runner_up(self) -> Entry | None:
+        """The second highest median, None when fewer than two have a figure."""
+        return self.entries[1] if len(self.entries) > 1 else None
+
+    @property
+    def tied(self) -> tuple[Entry, ...]:
+        """The configurations the comparison does not tell from the fastest (not
+        significantly slower, or too few samples to tell), in order; empty when the fastest
+        is significantly faster than every other."""
+        return tuple(
+            e for e in self.entries[1:] if e.versus_fastest and not e.versus_fastest.significant
+        )
+
+    @property
+    def runs(self) -> list[EnvRun]:
+        """The environments the contest's figures come from: the fastest, the runner-up,
+        the tied ones and the ceiling."""
+        shown = [e.run for e in self.entries[:2]] + [e.run for e in self.tied]
+        if self.ceiling:
+            shown.append(self.ceiling[0])
+        return list({id(r): r for r in shown}.values())
+
+
+@dataclass(frozen=True)
+class ReleaseChange:
+    """A significant change of a headline figure between consecutive releases of one
+    configuration (what the framework page's chart marks).
+
+    Attributes:
+        machine: the machine's name.
+        framework: the framework.
+        line: the configuration's line of the chart (``config``, ``label``).
+        headline: the figure.
+        change: the versions and the comparison (``head_over_base``: newer / older, in the
+            figure's unit).
+        base_run: the run id the older version's figure comes from.
+        head_run: the run id the newer version's figure comes from.
+        chart_machine: the machine's name when the framework page has charts per machine
+            (:func:`wsbench.site.framework_pages.chart_machine`), else None.
+    """
+
+    machine: str
+    framework: Framework
+    line: Line
+    headline: Headline
+    change: Change
+    base_run: str
+    head_run: str
+    chart_machine: str | None = None
+
+
+@dataclass(frozen=True)
+class ServerBuild:
+    """Which server build a configuration runs on: what "the same server" means when
+    pairing a Socket.IO configuration with a WebSocket one.
+
+    Attributes:
+        server: the server's name as the run document records it (e.g. ``"uvicorn"``).
+        version: the server's version when known: the pin of the server's distribution in
+            the implementation's version matrix at the measured version
+            (``uvicorn==0.54.0``), or the measured version when the server is the
+            implementation's own package; None otherwise.
+        owner: when the version is unknown, the implementation (name and version) the
+            server is part of, e.g. ``"native 0.1.0"``: only the same implementation at the
+            same version runs the same server. None when ``version`` is known.
+    """
+
+    server: str
+    version: str | None
+    owner: str | None = None
+
+    @property
+    def text(self) -> str:
+        """In words, e.g. ``"uvicorn 0.54.0"`` or ``"wsbench-loadgen serve (native 0.1.0)"``."""
+        if self.version:
+            return f"{self.server} {self.version}"
+        return f"{self.server} ({self.owner})" if self.owner else self.server
+
+
+def server_build(run: EnvRun, frameworks: Mapping[str, Framework]) -> ServerBuild:
+    """The server build ``run`` was measured on (see :class:`ServerBuild`), from its
+    document (server) and its implementation's ``meta.toml`` (the version matrix's pins)."""
+    impl = run.impl
+    framework = frameworks.get(impl.name)
+    if framework is not None and impl.version is not None:
+        listed = next((v for v in framework.impl.versions if v.version == impl.version), None)
+        pinned = listed.requires.get(impl.server) if listed else None
+        if pinned:
+            return ServerBuild(impl.server, pinned)
+    if impl.package and impl.server == impl.package and impl.version:
+        return ServerBuild(impl.server, impl.version)
+    return ServerBuild(impl.server, None, f"{impl.name} {impl.version or ''}".strip())
+
+
+PairKey = tuple[str, ServerBuild, str, str]
+"""What a Socket.IO configuration and its WebSocket counterpart share: machine, server
+build, WebSocket backend and event loop."""
+
+
+def pair_key(run: EnvRun, frameworks: Mapping[str, Framework]) -> PairKey:
+    """``run``'s :data:`PairKey`."""
+    return (run.machine, server_build(run, frameworks), run.impl.ws_backend, run.impl.event_loop)
+
+
+@dataclass(frozen=True)
+class PairFigure:
+    """One scenario and parameter set measured by both sides of a :class:`Pairing`.
+
+    Attributes:
+        scenario: ``"echo"`` or ``"stream"``.
+        params: the parameter set.
+        socketio: the Socket.IO configuration's row.
+        websocket: the WebSocket configuration's row.
+        comparison: :func:`wsbench.stats.compare` of messages/s with the WebSocket row as
+            base and the Socket.IO row as head (``head_over_base`` = Socket.IO / WebSocket);
+            None when either row failed.
+    """
+
+    scenario: str
+    params: Params
+    socketio: Row
+    websocket: Row
+    comparison: Comparison | None
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A Socket.IO configuration and a WebSocket configuration sharing their
+    :data:`PairKey`: the difference between their figures is the cost of Socket.IO.
+
+    Attributes:
+        socketio: the Socket.IO environment.
+        websocket: the WebSocket environment.
+        server: the server build both run on.
+        figures: every scenario and parameter set both measured, in the Socket.IO
+            document's order.
+    """
+
+    socketio: EnvRun
+    websocket: EnvRun
+    server: ServerBuild
+    figures: tuple[PairFigure, ...]
+
+    @property
+    def machine(self) -> str:
+        """The machine's name."""
+        return self.socketio.machine
+
+
+@dataclass(frozen=True)
+class Findings:
+    """Everything the Findings page states.
+
+    Attributes:
+        machines: the machines with shown results, sorted.
+        contests: per machine, scenario, parameter set (leaderboard order) and protocol
+            (WebSocket first).
+        changes: per machine, framework (index order), figure and configuration.
+        pairings: per machine, Socket.IO configuration and WebSocket configuration.
+        unpaired: the Socket.IO environments without a WebSocket counterpart, with their
+            key.
+        failures: every shown row without a figure (reference included).
+        flagged: every shown row with a figure that is client-bound or unstable
+            (reference included).
+    """
+
+    machines: tuple[str, ...] = ()
+    contests: tuple[Contest, ...] = ()
+    changes: tuple[ReleaseChange, ...] = ()
+    pairings: tuple[Pairing, ...] = ()
+    unpaired: tuple[tuple[EnvRun, PairKey], ...] = ()
+    failures: tuple[tuple[EnvRun, Row], ...] = ()
+    flagged: tuple[tuple[EnvRun, Row], ...] = ()
+
+
+def _samples(row: Row) -> list[float]:
+    return row.values(MESSAGES)
+
+
+def _comparable(row: Row) -> bool:
+    """The row has messages/s samples that :func:`wsbench.stats.compare` accepts."""
+    values = _samples(row)
+    return row.ok and bool(values) and min(values) > 0
+
+
+def _param_key(params: Params) -> tuple[tuple[str, str], ...]:
+    return tuple((k, f"{v:020.6f}") for k, v in params)
+
+
+def contest(
+    machine: str,
+    scenario: str,
+    params: Params,
+    protocol: str,
+    rows: Sequence[tuple[EnvRun, Row]],
+) -> Contest:
+    """The :class:`Contest` of ``rows`` (one machine's rows of ``scenario`` at ``params``
+    speaking ``protocol``, the reference's included: it becomes the ceiling)."""
+    ranked = [(run, row) for run, row in rows if not run.impl.reference and _comparable(row)]
+    ranked.sort(
+        key=lambda item: (
+            -(item[1].messages_per_s.median if item[1].messages_per_s else 0.0),
+            natural_key(item[0].label),
+            natural_key(item[0].impl.version or ""),
+        )
+    )
+    entries: list[Entry] = []
+    if ranked:
+        best_run, best_row = ranked[0]
+        best = _samples(best_row)
+        entries.append(Entry(best_run, best_row))
+        for run, row in ranked[1:]:
+            versus = compare_samples(_samples(row), best, higher_is_better=True)
+            entries.append(Entry(run, row, versus))
+    failed = tuple(
+        (run, row) for run, row in rows if not run.impl.reference and not _comparable(row)
+    )
+    ceiling = next(((run, row) for run, row in rows if run.impl.reference and row.ok), None)
+    return Contest(machine, scenario, params, protocol, tuple(entries), failed, ceiling)
+
+
+def contests(results: Results) -> list[Contest]:
+    """Every :class:`Contest` of ``results``: per machine, scenario, parameter set and
+    protocol that has rows."""
+    out = []
+    for machine in results.machines:
+        groups: dict[tuple[str, Params, str], list[tuple[EnvRun, Row]]] = {}
+        for run in results.runs:
+            if run.machine == machine:
+                for row in run.rows:
+                    key = (row.scenario, row.params, run.impl.protocol)
+                    groups.setdefault(key, []).append((run, row))
+        order = sorted(
+            groups,
+            key=lambda k: (k[0], _param_key(k[1]), k[2] == SOCKETIO, k[2]),
+        )
+        for scenario, params, protocol in order:
+            rows = groups[scenario, params, protocol]
+            if any(not run.impl.reference for run, _ in rows):
+                out.append(contest(machine, scenario, params, protocol, rows))
+    return out
+
+
+def release_changes(results: Results, frameworks: Sequence[Framework]) -> list[ReleaseChange]:
+    """Every significant change between consecutive releases that the framework pages
+    chart (:func:`wsbench.site.headline.chart` of each headline figure, per machine), in
+    framework, machine, figure and configuration order. Implementations without a package
+    (the reference) have no version axis and no changes."""
+    out = []
+    for framework in frameworks:
+        if not framework.package:
+            continue
+        machines = framework_machines(framework, results)
+        for machine in machines:
+            mine = [r for r in results.runs if r.impl.name == framework.name]
+            mine = [r for r in mine if r.machine == machine]
+            for headline in HEADLINES:
+                for line, change in chart(framework, mine, headline).changes:
+                    points = {p.version: p.run_id for p in line.points}
+                    out.append(
+                        ReleaseChange(
+                            machine,
+                            framework,
+                            line,
+                            headline,
+                            change,
+                            points[change.base],
+                            points[change.head],
+                            chart_machine(machines, machine),
+                        )
+                    )
+    return out
+
+
+def _figures(socketio: EnvRun, websocket: EnvRun) -> tuple[PairFigure, ...]:
+    theirs = {(row.scenario, row.params): row for row in websocket.rows}
+    figures = []
+    for row in socketio.rows:
+        other = theirs.get((row.scenario, row.params))
+        if other is None:
+            continue
+        comparison = None
+        if _comparable(row) and _comparable(other):
+            comparison = compare_samples(_samples(other), _samples(row), higher_is_better=True)
+        figures.append(PairFigure(row.scenario, row.params, row, other, comparison))
+    return tuple(figures)
+
+
+def pairings(
+    results: Results, frameworks: Mapping[str, Framework]
+) -> tuple[list[Pairing], list[tuple[EnvRun, PairKey]]]:
+    """The Socket.IO/WebSocket pairs of ``results`` (see :class:`Pairing`): every Socket.IO
+    environment with every WebSocket environment of the same :data:`PairKey` that measured
+    a scenario and parameter set it measured too.
+
+    Returns:
+        The pairings, and the Socket.IO environments without a counterpart (with their key).
+    """
+    websocket: dict[PairKey, list[EnvRun]] = {}
+    for run in results.runs:
+        if run.impl.protocol != SOCKETIO:
+            websocket.setdefault(pair_key(run, frameworks), []).append(run)
+    found: list[Pairing] = []
+    unpaired: list[tuple[EnvRun, PairKey]] = []
+    for run in results.runs:
+        if run.impl.protocol != SOCKETIO:
+            continue
+        key = pair_key(run, frameworks)
+        pairs = [
+            Pairing(run, other, key[1], figures)
+            for other in websocket.get(key, [])
+            if (figures := _figures(run, other))
+        ]
+        found += pairs
+        if not pairs:
+            unpaired.append((run, key))
+    return found, unpaired
+
+
+def findings_of(results: Results, frameworks: Sequence[Framework]) -> Findings:
+    """Every finding of ``results`` (the current comparison group of every machine; see
+    :class:`Findings`), with ``frameworks``' metadata (server pins, version order)."""
+    by_name = {f.name: f for f in frameworks}
+    found, unpaired = pairings(results, by_name)
+    shown = [(run, row) for run in results.runs for row in run.rows]
+    return Findings(
+        machines=tuple(results.machines),
+        contests=tuple(contests(results)),
+        changes=tuple(release_changes(results, frameworks)),
+        pairings=tuple(found),
+        unpaired=tuple(unpaired),
+        failures=tuple((run, row) for run, row in shown if not row.ok),
+        flagged=tuple(
+            (run, row) for run, row in shown if row.ok and (row.client_bound or row.unstable)
+        ),
+    )

@@ -1,0 +1,431 @@
+"""Markdown of the Findings page (:mod:`wsbench.site.findings` in words and tables).
+
+Per machine: the fastest configurations of every scenario and parameter set with their
+runner-up, the ratio and the verdict; the significant release-to-release changes; the cost
+of Socket.IO over plain WebSocket on the same server; every failure; every client-bound or
+unstable figure. Each finding links to the leaderboard table or framework page that shows
+it, and names the run(s) and machine it comes from with links to their downloads
+(:mod:`wsbench.site.downloads`). Units: messages/s; ratios are ratios of medians.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.metrics import Metric
+from wsbench.site.downloads import download_links
+from wsbench.site.environment import ENVIRONMENT_PAGE, RAW_RESULTS_ANCHOR
+from wsbench.site.findings import Contest, Findings, Pairing, ReleaseChange
+from wsbench.site.framework_pages import FAILURES_ANCHOR, chart_link, page_path
+from wsbench.site.frameworks import SOCKETIO
+from wsbench.site.markup import (
+    DASH,
+    EN_DASH,
+    NOWRAP,
+    SOCKETIO_TAG,
+    TIMES,
+    UNSTABLE_LEGEND,
+    cell,
+    code,
+    short_reason,
+    spread,
+    table,
+    tagged,
+)
+from wsbench.site.render import (
+    NO_RESULTS,
+    REASON_CHARS,
+    SCENARIO_TITLES,
+    WIDE_PAGE,
+    params_title,
+    table_link,
+)
+from wsbench.site.results import EnvRun, Results
+from wsbench.site.rows import Row
+from wsbench.stats import ALPHA, MIN_EFFECT, Comparison
+
+FINDINGS_PAGE = "findings.md"
+"""The Findings page, relative to the docs dir (at its root: links from it need no prefix)."""
+TITLE = "Findings"
+
+
+def ratio_text(comparison: Comparison) -> str:
+    """The ratio of medians with its 95 % interval, e.g. ``"1.25x (1.23-1.28)"`` with a
+    multiplication sign and an en dash: two decimals, three when a value is below 0.1 (no
+    interval with a single sample on a side)."""
+    interval = comparison.head_over_base_interval
+    values = [comparison.head_over_base, *(interval or ())]
+    fmt = ".2f" if min(values) >= 0.1 else ".3f"
+    text = f"{comparison.head_over_base:{fmt}}{TIMES}"
+    if interval is not None:
+        low, high = (format(v, fmt) for v in interval)
+        text += " " + NOWRAP.format(f"({low}{EN_DASH}{high})")
+    return text
+
+
+def p_text(comparison: Comparison) -> str:
+    """The test's p-value, two significant digits, e.g. ``"p = 0.0022"``."""
+    return f"p = {comparison.p_value:.2g}"
+
+
+def _config(run: EnvRun, framework_pages: Mapping[str, str]) -> str:
+    """A configuration and version for a cell, linked to its framework page."""
+    name = tagged(run.label, run.socketio, framework_pages.get(run.impl.name))
+    return f"{name} {cell(run.impl.version or DASH)}"
+
+
+def _plain(run: EnvRun) -> str:
+    return cell(f"{run.label} {run.impl.version or ''}".strip())
+
+
+def _figure(row: Row) -> str:
+    text = spread(row.messages_per_s, ",.0f")
+    return text + (" ⚠" if row.client_bound else "")
+
+
+def _runs_cell(runs: Iterable[EnvRun]) -> str:
+    """The distinct runs (newest first) and machine of ``runs``, with their downloads."""
+    by_id = {(r.machine, r.run_id) for r in runs}
+    parts = [
+        f"run {code(run_id)} on {code(machine)}: {download_links(machine, run_id)}"
+        for machine, run_id in sorted(by_id, reverse=True)
+    ]
+    return "; ".join(parts)
+
+
+def _data(what: str, link: str, runs: Iterable[EnvRun]) -> str:
+    return f"[{what}]({link}) · {_runs_cell(runs)}"
+
+
+def _verdict(c: Contest) -> str:
+    if c.runner_up is None:
+        return "the only configuration with a figure"
+    if not c.tied:
+        versus = c.runner_up.versus_fastest
+        p = f" ({p_text(versus)})" if versus else ""
+        return f"**fastest**: significantly faster than every other{p}"
+    tied = [c.entries[0], *c.tied]
+    names = ", ".join(_plain(e.run) for e in tied)
+    undecided = [
+        e for e in c.tied if e.versus_fastest and e.versus_fastest.verdict == "too few samples"
+    ]
+    note = f"; too few samples to tell for {len(undecided)}" if undecided else ""
+    return f"**tied** (no significant difference{note}): {names}"
+
+
+def _contest_row(c: Contest, results: Results, pages: Mapping[str, str]) -> list[str]:
+    protocol = SOCKETIO_TAG if c.protocol == SOCKETIO else "WebSocket"
+    ceiling = _figure(c.ceiling[1]) if c.ceiling else DASH
+    link = table_link(c.scenario, results, c.machine, c.params)
+    fastest, runner_up = c.fastest, c.runner_up
+    if fastest is None:
+        reason = "every configuration failed (see Failures)"
+        return [cell(params_title(c.params)), protocol, DASH, DASH, DASH, DASH, DASH, reason,
+                ceiling, _data("leaderboard table", link, [r for r, _ in c.failed])]  # fmt: skip
+    versus = runner_up.versus_fastest if runner_up else None
+    return [
+        cell(params_title(c.params)),
+        protocol,
+        _config(fastest.run, pages),
+        _figure(fastest.row),
+        _config(runner_up.run, pages) if runner_up else DASH,
+        _figure(runner_up.row) if runner_up else DASH,
+        ratio_text(versus) if versus else DASH,
+        _verdict(c),
+        ceiling,
+        _data("leaderboard table", link, c.runs),
+    ]
+
+
+CONTEST_HEADERS = [
+    "Parameters",
+    "Protocol",
+    "Fastest",
+    "Fastest messages/s",
+    "Runner-up",
+    "Runner-up messages/s",
+    "Fastest ÷ runner-up",
+    "Verdict",
+    "Ceiling (reference) messages/s",
+    "Data",
+]
+
+
+def _contests(contests: Sequence[Contest], results: Results, pages: Mapping[str, str]) -> str:
+    out = []
+    for scenario in dict.fromkeys(c.scenario for c in contests):
+        mine = [c for c in contests if c.scenario == scenario]
+        out.append(f"### Fastest configurations: {SCENARIO_TITLES.get(scenario, scenario)}\n")
+        rows = [_contest_row(c, results, pages) for c in mine]
+        out.append(table(CONTEST_HEADERS, rows, "llllrlrllrl"))
+    return "\n".join(out)
+
+
+def _better_words(metric: Metric) -> tuple[str, str]:
+    """How a significant change of ``metric`` reads: (better, worse)."""
+    if metric.unit == "bytes":
+        return "less memory", "more memory"
+    if metric.unit == "%":
+        return "less CPU", "more CPU"
+    return "faster", "slower"
+
+
+def _change_row(change: ReleaseChange) -> list[str]:
+    c = change.change.comparison
+    better, worse = _better_words(change.headline.metric)
+    name = change.framework.display_name
+    link = chart_link(change.framework.name, change.headline.slug, change.chart_machine)
+    runs = {change.base_run, change.head_run}
+    run_text = "; ".join(
+        f"run {code(r)} on {code(change.machine)}: {download_links(change.machine, r)}"
+        for r in sorted(runs, reverse=True)
+    )
+    return [
+        f"[{cell(name)}]({page_path(change.framework.name)})",
+        code(change.line.config or change.line.label),
+        f"{cell(change.change.base)} → {cell(change.change.head)}",
+        cell(change.headline.column),
+        f"**{change.change.percent}**",
+        ratio_text(c),
+        f"{better if c.verdict == 'faster' else worse} ({p_text(c)})",
+        f"[chart]({link}) · {run_text}",
+    ]
+
+
+CHANGE_HEADERS = [
+    "Framework",
+    "Configuration",
+    "Versions",
+    "Figure",
+    "Change",
+    "Newer ÷ older",
+    "Verdict",
+    "Data",
+]
+
+
+def _changes(changes: Sequence[ReleaseChange]) -> str:
+    out = [
+        "### Release-to-release changes\n",
+        "The significant changes between consecutive measured releases of each "
+        "configuration, on the framework pages' charts: the headline figures (messages/s, "
+        "MB/s, round-trip p50 latency in µs, peak RSS in MiB), the ratio of medians newer ÷ "
+        "older with its 95 % interval.\n",
+    ]
+    if not changes:
+        out.append("None: no headline figure changed significantly between consecutive "
+                   "releases of a configuration.\n")  # fmt: skip
+        return "\n".join(out)
+    out.append(table(CHANGE_HEADERS, (_change_row(c) for c in changes), "lllllrll"))
+    return "\n".join(out)
+
+
+def _pair_verdict(comparison: Comparison | None, socketio: Row, websocket: Row) -> str:
+    if comparison is None:
+        side = "Socket.IO" if not socketio.ok else "WebSocket"
+        return f"not compared: the {side} row has no figure"
+    if comparison.verdict == "slower":
+        return f"Socket.IO significantly slower ({p_text(comparison)})"
+    if comparison.verdict == "faster":
+        return f"Socket.IO significantly faster ({p_text(comparison)})"
+    return comparison.verdict.replace("change", "difference")
+
+
+PAIR_HEADERS = [
+    "Scenario",
+    "Parameters",
+    "Socket.IO messages/s",
+    "WebSocket messages/s",
+    "Socket.IO ÷ WebSocket",
+    "Verdict",
+    "Data",
+]
+
+
+def _pairing(p: Pairing, results: Results, pages: Mapping[str, str]) -> str:
+    sio, ws = p.socketio, p.websocket
+    backend = ws.impl.ws_backend or "not named (the server's own or default)"
+    same = f"{p.server.text}, WebSocket backend {backend}, event loop {ws.impl.event_loop}"
+    head = (
+        f"#### {_plain(sio)} vs {_plain(ws)}\n\n"
+        f"{_config(sio, pages)} against {_config(ws, pages)}: both on {cell(same)}.\n"
+    )
+    rows = []
+    for f in p.figures:
+        link = table_link(f.scenario, results, p.machine, f.params)
+        rows.append(
+            [
+                cell(SCENARIO_TITLES.get(f.scenario, f.scenario)),
+                cell(params_title(f.params)),
+                _figure(f.socketio) if f.socketio.ok else f.socketio.status,
+                _figure(f.websocket) if f.websocket.ok else f.websocket.status,
+                ratio_text(f.comparison) if f.comparison else DASH,
+                _pair_verdict(f.comparison, f.socketio, f.websocket),
+                _data("leaderboard table", link, [sio, ws]),
+            ]
+        )
+    return head + "\n" + table(PAIR_HEADERS, rows, "llrrrll")
+
+
+def _socketio(findings: Findings, machine: str, results: Results, pages: Mapping[str, str]) -> str:
+    out = [
+        "### The cost of Socket.IO over plain WebSocket\n",
+        "Each Socket.IO configuration against every plain WebSocket configuration on the same "
+        "server build (the server and its version as the implementations' version matrices "
+        "pin it), WebSocket backend and event loop, as the run documents and `meta.toml` "
+        "record them: the ratio of medians Socket.IO ÷ WebSocket, messages/s (a Socket.IO "
+        "message is one event), with its 95 % interval.\n",
+    ]
+    pairs = [p for p in findings.pairings if p.machine == machine]
+    lone = [(run, key) for run, key in findings.unpaired if run.machine == machine]
+    if not pairs and not lone:
+        out.append("No Socket.IO configuration was measured.\n")
+    out += [_pairing(p, results, pages) for p in pairs]
+    if lone:
+        items = [
+            f"- {_config(run, pages)}: no WebSocket configuration on {cell(key[1].text)} with "
+            f"WebSocket backend {cell(key[2] or 'unnamed')} and event loop {cell(key[3])}."
+            for run, key in lone
+        ]
+        out.append(
+            "Socket.IO configurations without a WebSocket counterpart (a configuration "
+            "whose metadata names no WebSocket backend matches only another that names "
+            "none):\n\n" + "\n".join(items) + "\n"
+        )
+    return "\n".join(out)
+
+
+def _failures(
+    failures: Sequence[tuple[EnvRun, Row]], pages: Mapping[str, str], machine: str
+) -> str:
+    out = ["### Failures\n"]
+    mine = [(run, row) for run, row in failures if run.machine == machine]
+    if not mine:
+        out.append("None: every shown measurement produced a figure.\n")
+        return "\n".join(out)
+    out.append(
+        "Every shown measurement without a figure, with its reason (a version that did not "
+        "install, a server that broke the protocol, every window disturbed...).\n"
+    )
+    groups: dict[tuple[int, str], tuple[EnvRun, list[Row]]] = {}
+    for run, row in mine:
+        key = (id(run), row.error or row.status)
+        groups.setdefault(key, (run, []))[1].append(row)
+    rows = []
+    for (_, reason), (run, failed) in groups.items():
+        scope = (
+            "every measurement"
+            if len(failed) == len(run.rows)
+            else "; ".join(f"{r.scenario} {params_title(r.params)}" for r in failed)
+        )
+        page = pages.get(run.impl.name)
+        text = cell(short_reason(reason, REASON_CHARS))
+        if page and len(" ".join(reason.split())) > REASON_CHARS:
+            text += f" ([full reason]({page}#{FAILURES_ANCHOR}))"
+        name = _config(run, pages) + (" (reference)" if run.impl.reference else "")
+        rows.append([name, cell(scope), text, _runs_cell([run])])
+    out.append(table(["Configuration", "Measurements", "Reason", "Data"], rows))
+    return "\n".join(out)
+
+
+def _flag(row: Row) -> str:
+    flags = []
+    if row.client_bound:
+        cpu = row.loadgen_cpu_percent
+        flags.append(f"⚠ client-bound (load generator CPU {cpu:.0f} %)" if cpu else "⚠")
+    if row.unstable and row.cv is not None:
+        flags.append(f"≈ unstable (coefficient of variation {row.cv * 100:.0f} %)")
+    return "; ".join(flags)
+
+
+def _flagged(
+    flagged: Sequence[tuple[EnvRun, Row]], results: Results, pages: Mapping[str, str], machine: str
+) -> str:
+    out = ["### Client-bound and unstable figures\n"]
+    mine = [(run, row) for run, row in flagged if run.machine == machine]
+    if not mine:
+        out.append("None: no shown figure is client-bound or unstable.\n")
+        return "\n".join(out)
+    out.append(
+        f"⚠ client-bound: the load generator used more than {CLIENT_BOUND_CPU_PERCENT:.0f} % "
+        "of its CPU (median), so the client, not the server, may have been the bottleneck: "
+        f"the figure is a lower bound for the server. {UNSTABLE_LEGEND}.\n"
+    )
+    rows = [
+        [
+            _config(run, pages) + (" (reference)" if run.impl.reference else ""),
+            cell(SCENARIO_TITLES.get(row.scenario, row.scenario)),
+            cell(params_title(row.params)),
+            _figure(row),
+            _flag(row),
+            _data(
+                "leaderboard table",
+                table_link(row.scenario, results, machine, row.params),
+                [run],
+            ),
+        ]
+        for run, row in mine
+    ]
+    headers = ["Configuration", "Scenario", "Parameters", "Messages/s", "Flag", "Data"]
+    out.append(table(headers, rows, "lllrll"))
+    return "\n".join(out)
+
+
+def _intro() -> str:
+    return (
+        "What the shown results say, computed when the site was built from the same figures "
+        "as the [leaderboards](leaderboards/echo.md) and the framework pages: on each machine, "
+        "the runs of its current comparison group (see [Runs and environment]"
+        f"({ENVIRONMENT_PAGE})). Nothing on this page is typed by hand.\n\n"
+        "- Figures are medians of messages/s over the measurement windows of several server "
+        "processes, with their 95 % confidence interval in brackets; ratios are ratios of "
+        "medians with their bootstrap 95 % interval.\n"
+        "- Verdicts are the comparison of the samples of two figures "
+        f"([Statistics](methodology.md#statistics)): significant when the two-sided "
+        f"Mann-Whitney U test gives p < {ALPHA:g} and the medians differ by at least "
+        f"{MIN_EFFECT * 100:.0f} %. Configurations the comparison does not tell apart are "
+        "**tied**. (The leaderboards' Rank column ties rows whose intervals overlap, a "
+        "related but different rule, so a rank and a verdict can differ at the margin.)\n"
+        "- The native reference server is never ranked: it is quoted as the ceiling. "
+        f"Socket.IO servers ({SOCKETIO_TAG}) are ranked among themselves.\n"
+        f"- ⚠ marks a client-bound figure; {UNSTABLE_LEGEND}.\n"
+        "- Each finding links to the leaderboard table or framework chart that shows it, and "
+        "names the run(s) and machine it comes from, with the run's raw results as JSON and "
+        f"CSV ([what they hold]({ENVIRONMENT_PAGE}#{RAW_RESULTS_ANCHOR})).\n"
+    )
+
+
+def render_findings(
+    findings: Findings, results: Results, framework_pages: Mapping[str, str]
+) -> str:
+    """The Findings page.
+
+    Args:
+        findings: :func:`wsbench.site.findings.findings_of` of ``results``.
+        results: the current comparison group of every machine (for the leaderboards'
+            table links).
+        framework_pages: ``{implementation name: its framework page}`` relative to the docs
+            dir; names without a page are not linked.
+    """
+    out = [WIDE_PAGE, f"# {TITLE}\n"]
+    if not findings.machines:
+        out.append(
+            "What the results say: the fastest configurations, release-to-release changes, "
+            "the cost of Socket.IO, failures and flagged figures, computed from the results "
+            "when the site is built.\n"
+        )
+        out.append(NO_RESULTS)
+        return "\n".join(out)
+    out.append(_intro())
+    for machine in findings.machines:
+        shown = [r for r in results.runs if r.machine == machine]
+        out.append(f"## Machine `{machine}`\n")
+        out.append(f"Runs of the shown results: {_runs_cell(shown)}.\n")
+        contests = [c for c in findings.contests if c.machine == machine]
+        out.append(_contests(contests, results, framework_pages))
+        out.append(_changes([c for c in findings.changes if c.machine == machine]))
+        out.append(_socketio(findings, machine, results, framework_pages))
+        out.append(_failures(findings.failures, framework_pages, machine))
+        out.append(_flagged(findings.flagged, results, framework_pages, machine))
+    return "\n".join(out)
