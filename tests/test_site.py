@@ -493,6 +493,13 @@ def test_runs_and_environment_page(site: Path) -> None:
     assert facts["Python"] == "3.11.10"
     assert facts["Load generator"] == "0.1.0 (sources abababababab)"
     assert facts["Date of the runs"] == "2026-11-22 02:00 UTC to 2026-11-22 03:11 UTC"
+    tuning = table(parsed, "Machine tuning", key="Item")
+    assert list(tuning) == ["governor", "ASLR"]
+    assert tuning["governor"] == {
+        "Item": "governor", "": "not ok", "Value": "cpu0: n/a, cpu1: n/a", "Why not": "no cpufreq"
+    }  # fmt: skip
+    assert tuning["ASLR"][""] == "ok"
+    assert "<strong>not tuned</strong> for benchmarking" in html
     versions = table(parsed, "Framework versions measured", key="Framework")
     assert versions[f"{WS} 15.0.1"]["Run"] == CURRENT
     assert versions[f"{NATIVE} (reference) 0.1.0"]["Run"] == REFERENCE_RUN

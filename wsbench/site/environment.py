@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from wsbench.runformat import SystemCheck
 from wsbench.site.downloads import COLUMNS, DOWNLOADS_DIR, download_links
 from wsbench.site.markup import DASH, cell, code, heading, table
 from wsbench.site.render import NO_RESULTS, machine_heading, row_name_cell
@@ -101,6 +102,26 @@ def _facts(runs: Sequence[EnvRun], infos: Sequence[RunInfo]) -> str:
     return table(["", ""], facts)
 
 
+def _tuning(runs: Sequence[EnvRun]) -> str:
+    """The tuning check (``./bench system check``) each shown run recorded when it started."""
+    checks: dict[str, SystemCheck] = {}
+    for r in runs:
+        if r.doc.system is not None:
+            checks.setdefault(r.run_id, r.doc.system)
+    if not checks:
+        return "Not recorded: the shown runs predate the tuning check.\n"
+    out = []
+    for run_id, check in checks.items():
+        verdict = "tuned" if check.tuned else "**not tuned** for benchmarking"
+        out.append(f"Run {code(run_id)}: {verdict}.\n")
+        rows = [
+            [cell(i.name), cell("ok" if i.ok else "not ok"), cell(i.value), cell(i.reason or DASH)]
+            for i in check.items
+        ]
+        out.append(table(["Item", "", "Value", "Why not"], rows))
+    return "\n".join(out)
+
+
 def _versions(runs: Sequence[EnvRun]) -> str:
     rows = [
         [
@@ -143,6 +164,13 @@ def render_environment(results: Results) -> str:
         out.append(table(headers, _run_rows(current, shown=True)))
         out.append(f"{level} Machine and software\n")
         out.append(_facts(runs, infos))
+        out.append(f"{level} Machine tuning\n")
+        out.append(
+            "As `./bench system check` found it when the run started (see the README's "
+            "runner set-up): governor, turbo, SMT, CPU isolation, IRQ affinity, ASLR, load "
+            "and memory. On an untuned machine figures drift more and are noisier.\n"
+        )
+        out.append(_tuning(runs))
         out.append(f"{level} Framework versions measured\n")
         out.append(_versions(runs))
         out.append(f"{level} Other runs\n")
