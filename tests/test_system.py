@@ -73,7 +73,7 @@ def test_what_cannot_be_read_is_not_ok_with_the_reason(tmp_path: Path) -> None:
     assert "cannot be checked" in by_name["turbo"].reason
     assert by_name["ASLR"].value == "n/a"
     assert list(by_name) == [
-        "governor", "turbo", "SMT", "isolation", "IRQ affinity", "ASLR", "load average",
+        "governor", "turbo", "SMT", "isolation", "IRQ affinity", "ASLR", "load",
         "free memory", "CPUs",
     ]  # fmt: skip
 
