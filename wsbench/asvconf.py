@@ -11,6 +11,7 @@ listed package): an empty ``matrix``, one ``include`` entry per environment, and
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,8 +103,9 @@ def bench_envs(impls: list[Impl] | None = None) -> list[BenchEnv]:
     return envs
 
 
-def asv_conf(impls: list[Impl] | None = None) -> dict[str, Any]:
-    """The content of asv.conf.json."""
+def asv_conf(impls: list[Impl] | None = None, extra: Sequence[BenchEnv] = ()) -> dict[str, Any]:
+    """The content of asv.conf.json, with environments ``extra`` beside those of the
+    metadata (the nightly's new releases)."""
     return {
         "version": 1,
         "project": "wsbench",
@@ -123,7 +125,7 @@ def asv_conf(impls: list[Impl] | None = None) -> dict[str, Any]:
         "install_timeout": 900,
         "matrix": {},
         "exclude": [{"python": ".*"}],
-        "include": [env.include_entry() for env in bench_envs(impls)],
+        "include": [env.include_entry() for env in [*bench_envs(impls), *extra]],
     }
 
 

@@ -6,12 +6,28 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from wsbench import asvconf, comparejob, devtest, loadgen, mainjob, noise, system
+from wsbench import (
+    asvconf,
+    comparejob,
+    devtest,
+    github,
+    loadgen,
+    mainjob,
+    nightly,
+    noise,
+    prcompare,
+    store,
+    system,
+    workflowlint,
+)
 from wsbench.compare import CompareError
 from wsbench.cpus import CpuSetError, placement_from
+from wsbench.github import GitHubError
 from wsbench.impls import ImplError, all_impls
 from wsbench.measure import SCENARIOS, ConfigError, MeasureConfig, measure
+from wsbench.paths import SITE_DIR
 from wsbench.summary import summarize
 from wsbench.venvs import VenvError
 
@@ -57,6 +73,28 @@ def _parser() -> argparse.ArgumentParser:
         "noise", help="the noise study: variation within and between server processes"
     )
     noise.add_arguments(study)
+
+    sub.add_parser("lint-workflows", help="actionlint and zizmor over .github/workflows")
+
+    prc = sub.add_parser("pr-compare", help="a pull request against its merge base, interleaved")
+    prcompare.add_arguments(prc)
+
+    info = sub.add_parser("pr-info", help="a pull request's head and base commits (gh)")
+    info.add_argument("--pr", type=int, required=True)
+    info.add_argument("--repo", required=True, help="OWNER/NAME")
+    comment = sub.add_parser("pr-comment", help="post or update the comparison's comment (gh)")
+    comment.add_argument("--pr", type=int, required=True)
+    comment.add_argument("--repo", required=True, help="OWNER/NAME")
+    comment.add_argument("--markdown", type=Path, required=True)
+    comment.add_argument("--remove-label", help="the label that asked for the comparison")
+
+    night = sub.add_parser("nightly", help="the nightly workflow's steps (see wsbench.nightly)")
+    nightly.add_arguments(night)
+
+    site = sub.add_parser("site", help="build the site from a results store")
+    site.add_argument(
+        "--results", type=Path, help="the store (default: WSBENCH_RESULTS or results/)"
+    )
 
     sys_cmd = sub.add_parser("system", help="the machine's tuning for benchmarking")
     sys_sub = sys_cmd.add_subparsers(dest="system_command", required=True)
@@ -113,6 +151,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             return devtest.run()
         if args.command == "measure":
             return _measure(args)
+        if args.command == "lint-workflows":
+            return workflowlint.run()
+        if args.command == "pr-compare":
+            return prcompare.run(args)
+        if args.command == "pr-info":
+            found = github.pull_request(args.pr, repo=args.repo)
+            print("".join(f"{k}={v}\n" for k, v in found.items()), end="")
+            return 0
+        if args.command == "pr-comment":
+            body = args.markdown.read_text(encoding="utf-8")
+            done = github.upsert_pr_comment(args.pr, body, repo=args.repo, label=args.remove_label)
+            print(f"wsbench: comment {done} on #{args.pr}")
+            return 0
+        if args.command == "nightly":
+            return nightly.run(args)
+        if args.command == "site":
+            mainjob.build_site(args.results or store.root_from_env())
+            print(f"wsbench: site built in {SITE_DIR}")
+            return 0
         if args.command == "system":
             result = system.check(placement_from(args.server_cpus, args.loadgen_cpus))
             print(system.encode(result) if args.json else system.to_text(result), end="")
@@ -135,10 +192,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             asvconf.write()
             print(f"wrote {asvconf.CONF_PATH}")
             return 0
-    except (ConfigError, ImplError, CpuSetError, mainjob.MainJobError, CompareError) as exc:
+    except (
+        ConfigError, ImplError, CpuSetError, mainjob.MainJobError, CompareError,
+        nightly.NightlyError,
+    ) as exc:  # fmt: skip
         print(f"wsbench: {exc}", file=sys.stderr)
         return 2
-    except (loadgen.LoadgenError, VenvError) as exc:
+    except (loadgen.LoadgenError, VenvError, GitHubError, workflowlint.LintSetupError) as exc:
         print(f"wsbench: {exc}", file=sys.stderr)
         return 1
     return 2

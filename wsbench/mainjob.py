@@ -21,10 +21,11 @@ import platform
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import psutil
 
-from wsbench import asvconf, loadgen, machine, store, system
+from wsbench import asvconf, loadgen, machine, releases, shards, store, system
 from wsbench.asvconf import BenchEnv
 from wsbench.cpus import placement_from
 from wsbench.impls import ImplError, get_impl
@@ -99,6 +100,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "commit; e.g. HEAD~3..HEAD: each commit's own harness, implementations and load "
         "generator)",
     )
+    parser.add_argument(
+        "--new-releases",
+        action="store_true",
+        help="also every release on the package index newer than the last listed in "
+        "meta.toml, pinned like that version (the nightly)",
+    )
+    parser.add_argument(
+        "--shard", metavar="I/N", help="only shard I of N of the environments (wsbench.shards)"
+    )
+    parser.add_argument("--run-id", help="the run's id (default: a new one; shards share one)")
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
 
 
@@ -151,11 +162,23 @@ def _check(argv: list[str], what: str, env: dict[str, str] | None = None) -> int
     return code
 
 
+EXTRA_CONF = REPO_ROOT / ".wsbench" / "asv.conf.json"
+"""asv's configuration when a run has environments meta.toml does not list (new releases):
+the committed one plus those (ignored by git; paths in it are relative to the repository)."""
+
+
 def asv_command(
-    envs: list[BenchEnv], scenarios: list[str] | None, machine_name: str, commits: str = "HEAD^!"
+    envs: list[BenchEnv],
+    scenarios: list[str] | None,
+    machine_name: str,
+    commits: str = "HEAD^!",
+    config: Path | None = None,
 ) -> list[str]:
-    """The ``asv run`` command line for these environments, scenarios and commits."""
+    """The ``asv run`` command line for these environments, scenarios and commits (with
+    ``config`` instead of ``asv.conf.json`` when given)."""
     argv = ["asv", "run", commits, "--machine", machine_name, "--launch-method", "spawn"]
+    if config is not None:
+        argv += ["--config", str(config)]
     for env in envs:
         argv += ["--environment", env.name]
     if scenarios:
@@ -170,6 +193,11 @@ def run(args: argparse.Namespace) -> int:
         MainJobError: a step failed (unknown implementation, build, asv or mkdocs failure).
     """
     placement = placement_from(args.server_cpus, args.loadgen_cpus)  # validate them first
+    if args.run_id:
+        try:
+            store.check_run_id(args.run_id)
+        except ValueError as exc:
+            raise MainJobError(str(exc)) from exc
     plan = SamplingPlan(
         processes=args.processes,
         windows_per_process=args.windows,
@@ -181,8 +209,27 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise MainJobError(str(exc)) from exc
     envs = select_envs(args.impl, args.versions, args.config)
+    listed = {e.name for e in envs}
+    if args.new_releases:
+        impls = list({e.impl.name: e.impl for e in envs}.values())
+        found = releases.new_release_envs(impls)
+        for problem in found.problems:
+            print(f"wsbench: new releases not looked up: {problem}", file=sys.stderr)
+        wanted = {(e.impl.name, e.config.id) for e in envs}
+        envs += [e for e in found.envs if (e.impl.name, e.config.id) in wanted]
+    if args.shard:
+        try:
+            envs = shards.select(envs, args.shard)
+        except shards.ShardError as exc:
+            raise MainJobError(str(exc)) from exc
+        if not envs:
+            print(f"wsbench: shard {args.shard} has no environment: nothing to measure")
+            return 0
     if not envs:
         raise MainJobError("no environment selected")
+    extra = [e for e in envs if e.name not in listed]
+    if extra:
+        print(f"  new releases: {', '.join(e.row_name for e in extra)}")
 
     _step(1, "building the load generator")
     binary = loadgen.ensure_built()
@@ -201,8 +248,13 @@ def run(args: argparse.Namespace) -> int:
     tuning = system.check(placement)
     print("  machine tuning (./bench system check):")
     print("".join(f"    {line}\n" for line in system.to_text(tuning).splitlines()), end="")
+    conf_path = None
+    if extra:
+        EXTRA_CONF.parent.mkdir(parents=True, exist_ok=True)
+        EXTRA_CONF.write_text(asvconf.render(asvconf.asv_conf(extra=extra)), encoding="utf-8")
+        conf_path = EXTRA_CONF
     names = ", ".join(e.name for e in envs)
-    run_id = store.new_run_id()
+    run_id = args.run_id or store.new_run_id()
     results = store.root_from_env()
     _step(4, f"benchmarking {len(envs)} environment(s) with asv as run {run_id}: {names}")
     print(
@@ -223,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
         "WSBENCH_LOADGEN_CPUS": args.loadgen_cpus or "",
     }
     code = subprocess.run(
-        asv_command(envs, args.scenario, args.machine, args.commits),
+        asv_command(envs, args.scenario, args.machine, args.commits, conf_path),
         cwd=REPO_ROOT,
         env=env,
         check=False,
@@ -237,24 +289,19 @@ def run(args: argparse.Namespace) -> int:
     if args.no_site:
         return 0
     _step(5, "building the site (mkdocs build --strict)")
-    site_env = {
-        **os.environ,
-        "NO_MKDOCS_2_WARNING": "1",
-        store.ROOT_ENV: str(results),
-    }
-    _check(
-        [
-            sys.executable,
-            "-m",
-            "mkdocs",
-            "build",
-            "--strict",
-            "--quiet",
-            "--site-dir",
-            str(SITE_DIR),
-        ],
-        "building the site",
-        env=site_env,
-    )
+    build_site(results)
     print(f"\nwsbench: done. Open {SITE_DIR / 'index.html'}")
     return 0
+
+
+def build_site(results: Path, site_dir: Path = SITE_DIR) -> None:
+    """``mkdocs build --strict`` of the site from the results store ``results`` into
+    ``site_dir``.
+
+    Raises:
+        MainJobError: mkdocs failed (a malformed document in the store fails it too).
+    """
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", store.ROOT_ENV: str(results.resolve())}
+    argv = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+            "--site-dir", str(site_dir)]  # fmt: skip
+    _check(argv, "building the site", env=env)

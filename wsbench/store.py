@@ -13,6 +13,7 @@ of the folder is a complete copy of the history, and merging two stores is copyi
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -35,6 +36,24 @@ def root_from_env() -> Path:
 def now_iso() -> str:
     """The current time in UTC, ISO 8601, to the second."""
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+RUN_ID_PATTERN = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")
+"""What :func:`new_run_id` makes; a run id given by hand must match it (it names a folder,
+and run ids sort by time)."""
+
+
+def check_run_id(run_id: str) -> str:
+    """``run_id`` when it has :data:`RUN_ID_PATTERN`'s shape.
+
+    Raises:
+        ValueError: it has not (the message shows the expected shape).
+    """
+    if not RUN_ID_PATTERN.fullmatch(run_id):
+        raise ValueError(
+            f"run id {run_id!r}: expected e.g. {new_run_id()} (UTC time, 6 hex digits)"
+        )
+    return run_id
 
 
 def new_run_id(now: datetime | None = None) -> str:

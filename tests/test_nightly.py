@@ -1,0 +1,130 @@
+"""The nightly's publishing steps against a local bare repository standing in for GitHub:
+a second run adds to the history and loses nothing, untuned runs are refused unless
+allowed, a document is never replaced by a different one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from tests.runs import run
+from wsbench import store
+from wsbench.nightly import NightlyError, file_issues, plan_outputs, publish, write_reports
+from wsbench.regressions import Regression
+from wsbench.runformat import CheckItem, Run, SystemCheck
+
+TUNED = SystemCheck(items=(CheckItem("governor", "performance", True),), tuned=True)
+UNTUNED = SystemCheck(items=(CheckItem("governor", "powersave", False, "x"),), tuned=False)
+
+
+def _git(*args: str, cwd: Path) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def _shard(root: Path, run_id: str, system: SystemCheck | None, rate: float = 1000.0) -> Path:
+    doc: Run = msgspec.structs.replace(run([rate] * 6, run_id=run_id), system=system)
+    store.save(doc, root)
+    return root
+
+
+def _branch_files(remote: Path, tmp: Path, name: str) -> list[str]:
+    clone = tmp / name
+    _git("clone", "--quiet", "--branch", "results", str(remote), str(clone), cwd=tmp)
+    return sorted(p.relative_to(clone).as_posix() for p in clone.rglob("*.json"))
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    bare = tmp_path / "remote.git"
+    _git("init", "--quiet", "--bare", str(bare), cwd=tmp_path)
+    return bare
+
+
+def test_publishing_twice_keeps_the_first_run(tmp_path: Path, remote: Path) -> None:
+    first = _shard(tmp_path / "s1", "20261124T020000Z-aaaaaa", TUNED)
+    publish([first], remote=str(remote), branch="results", store_dir=tmp_path / "c1",
+            allow_untuned=False)  # fmt: skip
+    second = _shard(tmp_path / "s2", "20261125T020000Z-bbbbbb", TUNED)
+    publish([second], remote=str(remote), branch="results", store_dir=tmp_path / "c2",
+            allow_untuned=False)  # fmt: skip
+    files = _branch_files(remote, tmp_path, "check")
+    assert [f.split("/")[1] for f in files] == [
+        "20261124T020000Z-aaaaaa",
+        "20261125T020000Z-bbbbbb",
+    ]
+    log = _git("log", "--format=%s", "results", cwd=remote)
+    assert log.splitlines() == [
+        "nightly 20261125T020000Z-bbbbbb: 1 documents",
+        "nightly 20261124T020000Z-aaaaaa: 1 documents",
+    ]
+
+
+def test_two_shards_of_one_run_are_merged(tmp_path: Path, remote: Path) -> None:
+    a = _shard(tmp_path / "a", "20261124T020000Z-aaaaaa", TUNED)
+    b = tmp_path / "b"
+    doc = msgspec.structs.replace(
+        run([900.0] * 6, run_id="20261124T020000Z-aaaaaa", env_name="other-env"), system=TUNED
+    )
+    store.save(doc, b)
+    publish([a, b], remote=str(remote), branch="results", store_dir=tmp_path / "c",
+            allow_untuned=False)  # fmt: skip
+    assert len(_branch_files(remote, tmp_path, "check")) == 2
+
+
+def test_an_untuned_run_is_refused_unless_allowed(tmp_path: Path, remote: Path) -> None:
+    shard = _shard(tmp_path / "s", "20261124T020000Z-aaaaaa", UNTUNED)
+    with pytest.raises(NightlyError, match=r"untuned machine(.|\n)*governor"):
+        publish([shard], remote=str(remote), branch="results", store_dir=tmp_path / "c1",
+                allow_untuned=False)  # fmt: skip
+    assert _git("branch", "--list", cwd=remote) == ""
+    publish([shard], remote=str(remote), branch="results", store_dir=tmp_path / "c2",
+            allow_untuned=True)  # fmt: skip
+    assert len(_branch_files(remote, tmp_path, "check")) == 1
+
+
+def test_a_different_document_of_the_same_name_is_refused(tmp_path: Path, remote: Path) -> None:
+    run_id = "20261124T020000Z-aaaaaa"
+    publish([_shard(tmp_path / "s1", run_id, TUNED)], remote=str(remote), branch="results",
+            store_dir=tmp_path / "c1", allow_untuned=False)  # fmt: skip
+    changed = _shard(tmp_path / "s2", run_id, TUNED, rate=5.0)
+    with pytest.raises(NightlyError, match="a different document of this name exists"):
+        publish([changed], remote=str(remote), branch="results", store_dir=tmp_path / "c2",
+                allow_untuned=False)  # fmt: skip
+
+
+def test_malformed_or_missing_documents_are_not_published(tmp_path: Path, remote: Path) -> None:
+    bad = tmp_path / "bad" / "m" / "20261124T020000Z-aaaaaa"
+    bad.mkdir(parents=True)
+    (bad / "x.json").write_text("{")
+    with pytest.raises(NightlyError, match="malformed"):
+        publish([tmp_path / "bad"], remote=str(remote), branch="results",
+                store_dir=tmp_path / "c1", allow_untuned=True)  # fmt: skip
+    with pytest.raises(NightlyError, match="no run document"):
+        publish([tmp_path / "empty"], remote=str(remote), branch="results",
+                store_dir=tmp_path / "c2", allow_untuned=True)  # fmt: skip
+
+
+def test_plan_gives_a_run_id_and_the_shards() -> None:
+    lines = dict(line.split("=", 1) for line in plan_outputs(3).splitlines())
+    assert store.RUN_ID_PATTERN.fullmatch(lines["run_id"])
+    assert json.loads(lines["shards"]) == [1, 2, 3]
+    with pytest.raises(NightlyError):
+        plan_outputs(0)
+
+
+def test_reports_name_only_files_of_their_folder(tmp_path: Path) -> None:
+    found = [Regression("websockets", "99.0", "17.4", "Benchmark regression: websockets 99.0", "B")]
+    write_reports(found, tmp_path / "r")
+    index = json.loads((tmp_path / "r" / "reports.json").read_text())
+    assert index == [{"title": found[0].title, "body_file": "000-websockets-99.0.md"}]
+    (tmp_path / "r" / "reports.json").write_text(
+        json.dumps([{"title": "T", "body_file": "../../etc/passwd"}])
+    )
+    with pytest.raises(NightlyError, match="is not in"):
+        file_issues(tmp_path / "r", "o/r", gh="/bin/false")

@@ -1,0 +1,236 @@
+"""``./bench nightly STEP``: the steps of the nightly workflow, each a command that runs here
+as it runs on the runners (``.github/workflows/nightly.yml`` calls them in this order).
+
+- ``plan --shards N``: a run id and the shard list, as GitHub step outputs.
+- (each shard, on a runner) ``./bench run --new-releases --shard I/N --run-id ID --no-site``
+  into a store of its own, uploaded as an artifact.
+- ``publish --remote R --store-dir DIR SHARD_STORE...``: clone the results branch, add
+  every shard's documents (never replacing one), refuse if a document records an untuned
+  machine (unless ``--allow-untuned``), commit and push; then write the regression reports
+  of the run's new releases (``--reports DIR``).
+- ``issues --reports DIR --repo OWNER/NAME``: open or update one issue per report.
+- ``failure --repo OWNER/NAME --where TEXT``: open or update the issue saying where the
+  nightly failed.
+- ``all --remote R``: every step here, shard after shard (``--shards N``), then the site
+  from the whole history: the nightly end to end without GitHub.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from wsbench import github, regressions, resultsbranch, store
+from wsbench.impls import all_impls
+from wsbench.paths import REPO_ROOT
+from wsbench.runformat import Run
+
+BRANCH = "results"
+"""The results branch's default name."""
+FAILURE_TITLE = "The nightly benchmark run failed"
+REPORTS_INDEX = "reports.json"
+"""In a reports folder: ``[{"title", "body_file"}, ...]``, one per regression."""
+
+
+class NightlyError(RuntimeError):
+    """A nightly step cannot go on (the message says which and why)."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The nightly command's subcommands and options."""
+    sub = parser.add_subparsers(dest="step", required=True)
+    plan = sub.add_parser("plan", help="a run id and the shards, as GitHub step outputs")
+    plan.add_argument("--shards", type=int, default=1)
+    pub = sub.add_parser("publish", help="add shards' documents to the results branch, push")
+    pub.add_argument("shard_stores", nargs="+", type=Path)
+    pub.add_argument("--remote", required=True, help="the repository holding the branch")
+    pub.add_argument("--branch", default=BRANCH)
+    pub.add_argument("--store-dir", type=Path, required=True, help="a new folder for the clone")
+    pub.add_argument("--reports", type=Path, help="write regression reports here")
+    pub.add_argument("--allow-untuned", action="store_true")
+    iss = sub.add_parser("issues", help="open or update one issue per regression report")
+    iss.add_argument("--reports", type=Path, required=True)
+    iss.add_argument("--repo", required=True)
+    fail = sub.add_parser("failure", help="open or update the issue saying where it failed")
+    fail.add_argument("--repo", required=True)
+    fail.add_argument("--where", required=True, help="the failed job or step")
+    fail.add_argument("--run-url", default="", help="the workflow run's address")
+    every = sub.add_parser("all", help="the whole nightly here, shard after shard")
+    every.add_argument("--remote", required=True)
+    every.add_argument("--branch", default=BRANCH)
+    every.add_argument("--shards", type=int, default=1)
+    every.add_argument("--allow-untuned", action="store_true")
+    every.add_argument("--work-dir", type=Path, help="where shards and the clone go")
+    every.add_argument("--no-site", action="store_true")
+    every.add_argument("run_args", nargs=argparse.REMAINDER, help="-- then ./bench run options")
+
+
+def plan_outputs(shards: int) -> str:
+    """``run_id=...`` and ``shards=[1, ..., N]`` lines (``$GITHUB_OUTPUT``'s format).
+
+    Raises:
+        NightlyError: fewer than one shard.
+    """
+    if shards < 1:
+        raise NightlyError("--shards must be at least 1")
+    return f"run_id={store.new_run_id()}\nshards={json.dumps(list(range(1, shards + 1)))}\n"
+
+
+def untuned(docs: Sequence[Run]) -> list[str]:
+    """One line per document whose run recorded an untuned machine (or no check)."""
+    out = []
+    for doc in docs:
+        if doc.system is None or not doc.system.tuned:
+            bad = [i.name for i in doc.system.items if not i.ok] if doc.system else ["no check"]
+            out.append(f"{doc.run_id} {doc.environment.env_name}: {', '.join(bad)}")
+    return out
+
+
+def publish(
+    shard_stores: Sequence[Path],
+    *,
+    remote: str,
+    branch: str,
+    store_dir: Path,
+    allow_untuned: bool,
+    reports: Path | None = None,
+) -> list[regressions.Regression]:
+    """Add the shards' documents to the results branch and push; the regressions of the
+    runs published (written into ``reports`` when given).
+
+    Raises:
+        NightlyError: no document, a document records an untuned machine and
+            ``allow_untuned`` is false, or the results branch refused the documents.
+    """
+    new = [doc for root in shard_stores for doc in store.load_store(root).runs]
+    problems = [p for root in shard_stores for p in store.load_store(root).problems]
+    if problems:
+        raise NightlyError("not published, malformed documents: " + "; ".join(problems))
+    if not new:
+        raise NightlyError("not published: the shards hold no run document")
+    bad = untuned(new)
+    if bad and not allow_untuned:
+        raise NightlyError(
+            "not published: measured on an untuned machine (./bench system check), "
+            "--allow-untuned to publish anyway:\n  " + "\n  ".join(bad)
+        )
+    try:
+        resultsbranch.checkout(remote, branch, store_dir)
+        added = resultsbranch.add_documents(shard_stores, store_dir)
+        run_ids = sorted({d.run_id for d in new})
+        commit = resultsbranch.commit_and_push(
+            store_dir, branch, f"nightly {', '.join(run_ids)}: {len(added)} documents"
+        )
+    except resultsbranch.ResultsBranchError as exc:
+        raise NightlyError(f"not published: {exc}") from exc
+    print(f"nightly: {len(added)} documents added to {branch} ({commit or 'nothing new'})")
+    found = [r for run_id in run_ids for r in regressions.find(new, run_id, all_impls())]
+    if reports is not None:
+        write_reports(found, reports)
+    for r in found:
+        print(f"nightly: {r.title} (slower than {r.previous})")
+    return found
+
+
+def write_reports(found: Sequence[regressions.Regression], folder: Path) -> None:
+    """One Markdown file per regression and :data:`REPORTS_INDEX` listing them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    index = []
+    for i, r in enumerate(found):
+        name = f"{i:03d}-{r.impl}-{r.release}.md"
+        (folder / name).write_text(r.body, encoding="utf-8")
+        index.append({"title": r.title, "body_file": name})
+    (folder / REPORTS_INDEX).write_text(json.dumps(index, indent=1), encoding="utf-8")
+
+
+def file_issues(folder: Path, repo: str, gh: str = github.GH) -> list[str]:
+    """Open or update one issue per report of ``folder`` (see :func:`write_reports`).
+
+    Raises:
+        NightlyError: the index is missing or malformed, or names a file outside ``folder``.
+        wsbench.github.GitHubError: gh failed.
+    """
+    try:
+        index = json.loads((folder / REPORTS_INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise NightlyError(f"no readable {REPORTS_INDEX} in {folder}: {exc}") from exc
+    done = []
+    for entry in index:
+        body_file = (folder / str(entry["body_file"])).resolve()
+        if body_file.parent != folder.resolve():
+            raise NightlyError(f"{REPORTS_INDEX}: {entry['body_file']!r} is not in {folder}")
+        body = body_file.read_text(encoding="utf-8")
+        done.append(github.upsert_issue(str(entry["title"]), body, repo=repo, gh=gh))
+    return done
+
+
+def failure_body(where: str, run_url: str) -> str:
+    """The failure issue's Markdown."""
+    link = f" ([the run]({run_url}))" if run_url else ""
+    return (
+        f"The nightly benchmark run failed in **{where}**{link}.\n\n"
+        "This issue is updated by every failing nightly; close it once a nightly passes.\n"
+    )
+
+
+def run_all(args: argparse.Namespace) -> int:
+    """The nightly end to end here: every shard one after the other with ``./bench run``,
+    publish, reports, then the site from the whole results branch."""
+    if args.shards < 1:
+        raise NightlyError("--shards must be at least 1")
+    work = args.work_dir or Path(tempfile.mkdtemp(prefix="wsbench-nightly-"))
+    work.mkdir(parents=True, exist_ok=True)
+    run_id = store.new_run_id()
+    extra = [a for a in args.run_args if a != "--"]
+    shard_stores = []
+    for i in range(1, args.shards + 1):
+        shard_store = work / f"shard-{i}"
+        argv = [sys.executable, "-m", "wsbench.cli", "run", "--new-releases", "--no-site",
+                "--shard", f"{i}/{args.shards}", "--run-id", run_id, *extra]  # fmt: skip
+        print(f"nightly: shard {i}/{args.shards}: {' '.join(argv[3:])}", flush=True)
+        env = {**os.environ, store.ROOT_ENV: str(shard_store)}
+        code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
+        if code != 0:
+            raise NightlyError(f"shard {i}/{args.shards}: ./bench run exited {code}")
+        shard_stores.append(shard_store)
+    clone = work / "results-branch"
+    publish(
+        shard_stores, remote=args.remote, branch=args.branch, store_dir=clone,
+        allow_untuned=args.allow_untuned, reports=work / "reports",
+    )  # fmt: skip
+    print(f"nightly: reports in {work / 'reports'}")
+    if not args.no_site:
+        from wsbench.mainjob import build_site
+
+        build_site(clone)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one step; returns the exit code.
+
+    Raises:
+        NightlyError, wsbench.github.GitHubError: a step failed.
+    """
+    if args.step == "plan":
+        print(plan_outputs(args.shards), end="")
+    elif args.step == "publish":
+        publish(
+            args.shard_stores, remote=args.remote, branch=args.branch,
+            store_dir=args.store_dir, allow_untuned=args.allow_untuned, reports=args.reports,
+        )  # fmt: skip
+    elif args.step == "issues":
+        for line in file_issues(args.reports, args.repo):
+            print(f"nightly: {line}")
+    elif args.step == "failure":
+        body = failure_body(args.where, args.run_url)
+        print(f"nightly: {github.upsert_issue(FAILURE_TITLE, body, repo=args.repo)}")
+    else:
+        return run_all(args)
+    return 0

@@ -1,0 +1,125 @@
+"""``./bench pr-compare --base REF --head REF``: a pull request against its merge base, on
+the environments the change touches, measured interleaved (:mod:`wsbench.commitcompare`);
+the Markdown is what the workflow posts as the pull request's comment.
+
+What is measured follows from the files the change touches (``git diff --name-only``
+between the merge base and the head):
+
+- a file of the harness or the load generator (:data:`EVERYTHING`): every configuration
+  at a reduced scale (:data:`REDUCED_PARAMS`), since every figure may move;
+- otherwise, files under ``impls/<name>/``: those implementations' configurations, at every
+  parameter set;
+- nothing else (documentation, tests, workflows): nothing is measured, and the comment
+  says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from wsbench import commitcompare, compare, store
+from wsbench.comparejob import COMPARISONS, parse_params, select_grids
+from wsbench.github import COMMENT_MARKER
+from wsbench.measure import SCENARIOS
+from wsbench.sampling import SamplingPlan
+
+EVERYTHING = ("wsbench/", "loadgen/", "benchmarks/", "pyproject.toml", "bench")
+"""Path prefixes whose change can move every figure."""
+REDUCED_PARAMS = ("size_bytes=1024",)
+"""The parameter sets measured when every configuration is (``--param`` syntax)."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a change asks to measure.
+
+    Attributes:
+        impls: implementation names (empty with ``everything``: all of them).
+        everything: the harness or the load generator changed.
+        reason: one sentence saying why, for the comment.
+    """
+
+    impls: tuple[str, ...]
+    everything: bool
+    reason: str
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to measure."""
+        return not self.everything and not self.impls
+
+
+def _under(path: str, entry: str) -> bool:
+    """``path`` is the file ``entry`` or lies in the folder ``entry`` (ending in ``/``)."""
+    return path.startswith(entry) if entry.endswith("/") else path == entry
+
+
+def select(paths: Sequence[str]) -> Selection:
+    """The selection for a change touching ``paths`` (relative to the repository)."""
+    core = sorted(p for p in paths if any(_under(p, e) for e in EVERYTHING))
+    if core:
+        shown = ", ".join(core[:5]) + (" ..." if len(core) > 5 else "")
+        return Selection((), True, f"the harness or load generator changed ({shown})")
+    impls = sorted({p.split("/")[1] for p in paths if p.startswith("impls/") and p.count("/") >= 2})
+    if impls:
+        return Selection(tuple(impls), False, f"implementation(s) changed: {', '.join(impls)}")
+    return Selection((), False, "no implementation, harness or load generator file changed")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options."""
+    parser.add_argument("--base", required=True, help="the target branch or commit")
+    parser.add_argument("--head", required=True, help="the pull request's head commit")
+    parser.add_argument("--markdown", type=Path, required=True, help="write the comment here")
+    plan = SamplingPlan()
+    parser.add_argument("--processes", type=int, default=plan.processes, help="rounds")
+    parser.add_argument("--windows", type=int, default=plan.windows_per_process)
+    parser.add_argument("--warmup", type=float, default=plan.warmup_s)
+    parser.add_argument("--window", type=float, default=plan.window_s)
+    parser.add_argument("--machine", default="wsbench-local")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command; 0 when it measured (the verdicts are in the Markdown).
+
+    Raises:
+        compare.CompareError: a commit does not exist or cannot be measured.
+    """
+    base = commitcompare.resolve(args.base)
+    head = commitcompare.resolve(args.head)
+    merge_base = commitcompare.git("merge-base", base, head)
+    paths = commitcompare.git("diff", "--name-only", merge_base, head).splitlines()
+    chosen = select(paths)
+    title = f"wsbench: {head[:8]} against its merge base {merge_base[:8]}"
+    header = [COMMENT_MARKER, f"### {title}", "", f"Measured because {chosen.reason}."]
+    if chosen.empty:
+        text = "\n".join([*header, "", "Nothing was measured."]) + "\n"
+        args.markdown.write_text(text, encoding="utf-8")
+        print(text)
+        return 0
+    plan = SamplingPlan(
+        processes=args.processes, windows_per_process=args.windows,
+        warmup_s=args.warmup, window_s=args.window,
+    )  # fmt: skip
+    params = parse_params(REDUCED_PARAMS if chosen.everything else ())
+    grids = select_grids(list(SCENARIOS), params)
+    if chosen.everything:
+        header.append(f"Every configuration at a reduced scale: {', '.join(REDUCED_PARAMS)}.")
+    sides = commitcompare.measure_commits(
+        merge_base, head, impls=chosen.impls, configs=[], grid=grids, plan=plan,
+        machine_name=args.machine,
+        log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
+    )  # fmt: skip
+    root = store.root_from_env()
+    for doc in [*sides.base, *sides.head]:
+        store.save(doc, root / COMPARISONS)
+    lines = compare.compare_runs(sides.base, sides.head, match="configuration")
+    table = compare.to_markdown(lines, "Figures, base → head", sides.skipped)
+    text = "\n".join([*header, "", table])
+    args.markdown.write_text(text, encoding="utf-8")
+    print(compare.to_text(lines, title, sides.skipped))
+    return 0
