@@ -12,6 +12,7 @@ STEPS: list[tuple[str, list[str]]] = [
     ("ruff format", [sys.executable, "-m", "ruff", "format", "--check", "."]),
     ("mypy", [sys.executable, "-m", "mypy", "wsbench", "benchmarks", "tests"]),
     ("asv.conf.json in sync", [sys.executable, "-m", "wsbench.cli", "asv-conf", "--check"]),
+    ("workflow linters", [sys.executable, "-m", "wsbench.cli", "lint-workflows"]),
     (
         "cargo test",
         ["cargo", "test", "--release", "--manifest-path", str(LOADGEN_DIR / "Cargo.toml")],
