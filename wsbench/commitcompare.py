@@ -262,4 +262,4 @@ def _load_round(folder: Path, expected: int) -> list[Run]:
     try:
         return [load(f) for f in files]
     except FormatError as exc:
-        raise CompareError(f"a document of another format version? {exc}") from exc
+        raise CompareError(f"{folder.name}: the worker's document cannot be read: {exc}") from exc

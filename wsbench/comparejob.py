@@ -35,7 +35,7 @@ from wsbench.impls import ImplError, get_impl
 from wsbench.interleave import Arm, measure_interleaved
 from wsbench.measure import PARAMS, SCENARIOS, Scenario
 from wsbench.runformat import FormatError, Run, load
-from wsbench.sampling import Params, SamplingPlan
+from wsbench.sampling import Params, add_plan_arguments, plan_from_args
 from wsbench.suite import scenario_grid
 
 COMPARISONS = "comparisons"
@@ -56,11 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--metric", action="append", help="figure(s) to compare")
     parser.add_argument("--by", choices=["environment", "configuration"])
-    plan = SamplingPlan()
-    parser.add_argument("--processes", type=int, default=plan.processes, help="rounds")
-    parser.add_argument("--windows", type=int, default=plan.windows_per_process)
-    parser.add_argument("--warmup", type=float, default=plan.warmup_s)
-    parser.add_argument("--window", type=float, default=plan.window_s)
+    add_plan_arguments(parser, "rounds: server processes per side and configuration")
     parser.add_argument("--markdown", type=Path, help="also write the table as Markdown here")
     parser.add_argument("--fail-on-slower", action="store_true")
     parser.add_argument("--machine", default="wsbench-local")
@@ -126,6 +122,10 @@ def select_grids(
     return grids
 
 
+def _progress(line: str) -> None:
+    print(f"compare: {line}", file=sys.stderr)
+
+
 def _version_arms(args: argparse.Namespace) -> tuple[list[Arm], list[Arm]]:
     from wsbench import venvs
 
@@ -175,26 +175,25 @@ def run(args: argparse.Namespace) -> int:
     if args.versions or args.commits:
         if args.runs:
             raise compare.CompareError("--versions and --commits take no run ids")
-        plan = SamplingPlan(
-            processes=args.processes, windows_per_process=args.windows,
-            warmup_s=args.warmup, window_s=args.window,
-        )  # fmt: skip
+        try:
+            plan = plan_from_args(args)
+        except ValueError as exc:
+            raise compare.CompareError(str(exc)) from exc
         scenarios: list[Scenario] = args.scenario or list(SCENARIOS)
         grids = select_grids(scenarios, parse_params(args.param))
-        progress = lambda line: print(f"compare: {line}", file=sys.stderr)  # noqa: E731
         if args.versions:
             base_arms, head_arms = _version_arms(args)
             base, head = measure_interleaved(
                 [base_arms, head_arms], scenarios, plan,
                 placement=placement_from(None, None), machine_name=args.machine,
-                grids=grids, log=progress,  # type: ignore[arg-type]
+                grids=grids, log=_progress,  # type: ignore[arg-type]
             )  # fmt: skip
             title = f"{args.impl[0]} {args.versions[0]} → {args.versions[1]} (interleaved)"
         else:
             sides = commitcompare.measure_commits(
                 args.commits[0], args.commits[1], impls=args.impl or [],
                 configs=args.config or [], grid=grids, plan=plan,
-                machine_name=args.machine, log=progress,
+                machine_name=args.machine, log=_progress,
             )  # fmt: skip
             base, head, skipped = sides.base, sides.head, sides.skipped
             title = (

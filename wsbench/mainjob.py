@@ -31,7 +31,7 @@ from wsbench.cpus import placement_from
 from wsbench.impls import ImplError, get_impl
 from wsbench.measure import SCENARIOS
 from wsbench.paths import REPO_ROOT, SITE_DIR
-from wsbench.sampling import SamplingPlan
+from wsbench.sampling import add_plan_arguments, plan_from_args
 
 STEPS = 5
 ASV_DONE_CODES = (0, 2)
@@ -63,33 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scenario", action="append", choices=SCENARIOS, help="scenario (repeatable; default: all)"
     )
-    plan = SamplingPlan()
-    parser.add_argument(
-        "--processes",
-        type=int,
-        default=plan.processes,
-        help=f"fresh server processes per scenario (default {plan.processes})",
-    )
-    parser.add_argument(
-        "--windows",
-        type=int,
-        default=plan.windows_per_process,
-        help=f"windows per parameter set in each process (default {plan.windows_per_process})",
-    )
-    parser.add_argument(
-        "--warmup",
-        type=float,
-        default=plan.warmup_s,
-        help=f"warm-up seconds before each window (default {plan.warmup_s:g})",
-    )
-    parser.add_argument(
-        "--window",
-        "--duration",
-        dest="window",
-        type=float,
-        default=plan.window_s,
-        help=f"measurement window seconds (default {plan.window_s:g})",
-    )
+    add_plan_arguments(parser, "fresh server processes per scenario")
     parser.add_argument("--server-cpus", help="CPU list for servers (default: 0)")
     parser.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
     parser.add_argument("--machine", default="wsbench-local", help="asv machine name")
@@ -198,14 +172,8 @@ def run(args: argparse.Namespace) -> int:
             store.check_run_id(args.run_id)
         except ValueError as exc:
             raise MainJobError(str(exc)) from exc
-    plan = SamplingPlan(
-        processes=args.processes,
-        windows_per_process=args.windows,
-        warmup_s=args.warmup,
-        window_s=args.window,
-    )
     try:
-        plan.validate()
+        plan = plan_from_args(args)
     except ValueError as exc:
         raise MainJobError(str(exc)) from exc
     envs = select_envs(args.impl, args.versions, args.config)

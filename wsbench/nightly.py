@@ -108,8 +108,9 @@ def publish(
         NightlyError: no document, a document records an untuned machine and
             ``allow_untuned`` is false, or the results branch refused the documents.
     """
-    new = [doc for root in shard_stores for doc in store.load_store(root).runs]
-    problems = [p for root in shard_stores for p in store.load_store(root).problems]
+    loaded = [store.load_store(root) for root in shard_stores]
+    new = [doc for shard in loaded for doc in shard.runs]
+    problems = [problem for shard in loaded for problem in shard.problems]
     if problems:
         raise NightlyError("not published, malformed documents: " + "; ".join(problems))
     if not new:

@@ -25,7 +25,7 @@ from wsbench import commitcompare, compare, store
 from wsbench.comparejob import COMPARISONS, parse_params, select_grids
 from wsbench.github import COMMENT_MARKER
 from wsbench.measure import SCENARIOS
-from wsbench.sampling import SamplingPlan
+from wsbench.sampling import add_plan_arguments, plan_from_args
 
 EVERYTHING = ("wsbench/", "loadgen/", "benchmarks/", "pyproject.toml", "bench")
 """Path prefixes whose change can move every figure."""
@@ -75,11 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base", required=True, help="the target branch or commit")
     parser.add_argument("--head", required=True, help="the pull request's head commit")
     parser.add_argument("--markdown", type=Path, required=True, help="write the comment here")
-    plan = SamplingPlan()
-    parser.add_argument("--processes", type=int, default=plan.processes, help="rounds")
-    parser.add_argument("--windows", type=int, default=plan.windows_per_process)
-    parser.add_argument("--warmup", type=float, default=plan.warmup_s)
-    parser.add_argument("--window", type=float, default=plan.window_s)
+    add_plan_arguments(parser, "rounds: server processes per side and configuration")
     parser.add_argument("--machine", default="wsbench-local")
 
 
@@ -101,10 +97,10 @@ def run(args: argparse.Namespace) -> int:
         args.markdown.write_text(text, encoding="utf-8")
         print(text)
         return 0
-    plan = SamplingPlan(
-        processes=args.processes, windows_per_process=args.windows,
-        warmup_s=args.warmup, window_s=args.window,
-    )  # fmt: skip
+    try:
+        plan = plan_from_args(args)
+    except ValueError as exc:
+        raise compare.CompareError(str(exc)) from exc
     params = parse_params(REDUCED_PARAMS if chosen.everything else ())
     grids = select_grids(list(SCENARIOS), params)
     if chosen.everything:

@@ -95,26 +95,18 @@ def governor(cpus: Sequence[int], root: Path) -> CheckItem:
     return CheckItem("governor", value, True, "performance")
 
 
+TURBO_OFF = (("intel_pstate/no_turbo", "1"), ("cpufreq/boost", "0"))
+"""Where each cpufreq driver says whether turbo is on, and the value that means off."""
+
+
 def turbo(root: Path) -> CheckItem:
     """Turbo boost (Intel P-state) or frequency boost (acpi-cpufreq, amd-pstate)."""
-    no_turbo = _read(root / "sys/devices/system/cpu/intel_pstate/no_turbo")
-    if no_turbo is not None:
-        ok = no_turbo == "1"
-        return CheckItem(
-            "turbo",
-            "off" if ok else "on",
-            ok,
-            "" if ok else "turbo changes the clock with temperature and load",
-        )
-    boost = _read(root / "sys/devices/system/cpu/cpufreq/boost")
-    if boost is not None:
-        ok = boost == "0"
-        return CheckItem(
-            "turbo",
-            "off" if ok else "on",
-            ok,
-            "" if ok else "boost changes the clock with temperature and load",
-        )
+    for name, off in TURBO_OFF:
+        value = _read(root / "sys/devices/system/cpu" / name)
+        if value is not None:
+            ok = value == off
+            reason = "" if ok else f"{name} = {value}: the clock changes with temperature and load"
+            return CheckItem("turbo", "off" if ok else "on", ok, reason)
     return CheckItem(
         "turbo", "n/a", False, "neither intel_pstate/no_turbo nor cpufreq/boost: cannot be checked"
     )
