@@ -26,7 +26,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from wsbench import github, regressions, resultsbranch, store
+from wsbench import compare, github, regressions, resultsbranch, store
 from wsbench.impls import all_impls
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import Run
@@ -101,8 +101,9 @@ def publish(
     allow_untuned: bool,
     reports: Path | None = None,
 ) -> list[regressions.Regression]:
-    """Add the shards' documents to the results branch and push; the regressions of the
-    runs published (written into ``reports`` when given).
+    """Add the shards' documents to the results branch and push; print every new release's
+    comparison with the last listed release (:func:`wsbench.regressions.compare_new_releases`);
+    return the regressions of the runs published (written into ``reports`` when given).
 
     Raises:
         NightlyError: no document, a document records an untuned machine and
@@ -131,7 +132,16 @@ def publish(
     except resultsbranch.ResultsBranchError as exc:
         raise NightlyError(f"not published: {exc}") from exc
     print(f"nightly: {len(added)} documents added to {branch} ({commit or 'nothing new'})")
-    found = [r for run_id in run_ids for r in regressions.find(new, run_id, all_impls())]
+    found = []
+    for run_id in run_ids:
+        compared = regressions.compare_new_releases(new, run_id, all_impls())
+        for c in compared:
+            if c.problem:
+                print(f"nightly: new release {c.heading}: not compared: {c.problem}")
+            else:
+                print(f"nightly: new release {c.heading}: {compare.summary(c.lines)}")
+                print(compare.to_text(c.lines, c.heading))
+        found += regressions.find(compared, run_id)
     if reports is not None:
         write_reports(found, reports)
     for r in found:

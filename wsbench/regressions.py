@@ -11,7 +11,7 @@ Markdown body with the comparison tables of every configuration.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from wsbench import compare
 from wsbench.impls import Impl
@@ -45,21 +45,56 @@ def title(display_name: str, release: str) -> str:
     return f"{TITLE_PREFIX} {display_name} {release}"
 
 
-def find(runs: Sequence[Run], run_id: str, impls: Sequence[Impl]) -> list[Regression]:
-    """The regressions among the new releases of run ``run_id`` in ``runs``.
+@dataclass(frozen=True)
+class ReleaseComparison:
+    """One new release of one configuration against the last listed release, in one run.
 
-    A new release whose previous release was not measured in the same run, or failed, is
-    not compared (its failure is on the site).
+    Attributes:
+        impl: the implementation's name.
+        release: the new release.
+        previous: the last release listed in its ``meta.toml``.
+        base: the previous release's document.
+        head: the new release's document.
+        lines: the comparison, figure by figure (:func:`wsbench.compare.compare_runs`).
+        problem: why it was not compared (the previous release not measured in the run,
+            or not comparable), or None; ``lines`` is then empty.
+    """
+
+    impl: str
+    release: str
+    previous: str
+    head: Run
+    base: Run | None
+    lines: tuple[compare.Line, ...] = ()
+    problem: str | None = None
+
+    @property
+    def heading(self) -> str:
+        """``"<row name>: <previous> → <release>"``."""
+        return f"{self.head.impl.row_name}: {self.previous} → {self.release}"
+
+    @property
+    def slower(self) -> bool:
+        """True when at least one figure is significantly slower."""
+        return any(line.verdict == "slower" for line in self.lines)
+
+
+def compare_new_releases(
+    runs: Sequence[Run], run_id: str, impls: Sequence[Impl]
+) -> list[ReleaseComparison]:
+    """Every new release's document of run ``run_id`` in ``runs`` (a version its
+    implementation's ``meta.toml`` does not list) compared with the document of the last
+    listed version of the same configuration in the same run; ordered by implementation,
+    release and configuration.
     """
     by_name = {i.name: i for i in impls}
     docs = [r for r in runs if r.run_id == run_id]
-    found: dict[tuple[str, str], list[tuple[Run, Run, list[compare.Line]]]] = {}
+    out = []
     for new in docs:
         impl = by_name.get(new.impl.name)
         if impl is None or not impl.versions or new.impl.version is None:
             continue
-        listed = {v.version for v in impl.versions}
-        if new.impl.version in listed:
+        if new.impl.version in {v.version for v in impl.versions}:
             continue
         last = impl.versions[-1].version
         previous = next(
@@ -67,35 +102,46 @@ def find(runs: Sequence[Run], run_id: str, impls: Sequence[Impl]) -> list[Regres
              and d.impl.version == last),
             None,
         )  # fmt: skip
+        base = ReleaseComparison(impl.name, new.impl.version, last, new, previous)
         if previous is None:
+            out.append(replace(base, problem=f"{last} was not measured in run {run_id}"))
             continue
         try:
-            lines = compare.compare_runs([previous], [new], match="configuration")
-        except compare.CompareError:
+            lines = tuple(compare.compare_runs([previous], [new], match="configuration"))
+        except compare.CompareError as exc:
+            out.append(replace(base, problem=str(exc)))
             continue
-        if any(line.verdict == "slower" for line in lines):
-            found.setdefault((impl.name, new.impl.version), []).append((previous, new, lines))
+        out.append(replace(base, lines=lines))
+    return sorted(out, key=lambda c: (c.impl, c.release, c.head.impl.config))
+
+
+def find(comparisons: Sequence[ReleaseComparison], run_id: str) -> list[Regression]:
+    """The regressions among ``comparisons`` (of run ``run_id``): one per (framework,
+    release) with a significantly slower figure in any configuration, every configuration's
+    table in its body."""
+    found: dict[tuple[str, str], list[ReleaseComparison]] = {}
+    for c in comparisons:
+        if c.slower:
+            found.setdefault((c.impl, c.release), []).append(c)
     out = []
     for (name, release), parts in sorted(found.items()):
-        impl = by_name[name]
-        previous_version = parts[0][0].impl.version or ""
+        display = parts[0].head.impl.display_name
+        previous = parts[0].previous
         sections = [
-            f"The nightly run `{run_id}` on `{parts[0][1].machine.name}` measured "
-            f"**{impl.display_name} {release}**, a release newer than the last one listed in "
-            f"`impls/{name}/meta.toml` ({previous_version}), installed with that version's "
-            f"pins, beside {previous_version} in the same session. It is significantly "
+            f"The nightly run `{run_id}` on `{parts[0].head.machine.name}` measured "
+            f"**{display} {release}**, a release newer than the last one listed in "
+            f"`impls/{name}/meta.toml` ({previous}), installed with that version's "
+            f"pins, beside {previous} in the same session. It is significantly "
             "slower on at least one figure:",
             "",
         ]
-        for previous, new, lines in parts:
-            head = f"{new.impl.row_name}: {previous.impl.version} → {new.impl.version}"
-            sections.append(compare.to_markdown(lines, head))
+        sections += [compare.to_markdown(c.lines, c.heading) for c in parts]
         out.append(
             Regression(
                 impl=name,
                 release=release,
-                previous=previous_version,
-                title=title(impl.display_name, release),
+                previous=previous,
+                title=title(display, release),
                 body="\n".join(sections),
             )
         )
