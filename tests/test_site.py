@@ -209,7 +209,8 @@ def test_echo_leaderboard_rows_figures_intervals_and_order(site: Path) -> None:
 
 def test_only_the_current_comparison_group_is_shown(site: Path) -> None:
     for path in ("leaderboards/echo", "leaderboards/stream", "frameworks/aiohttp"):
-        html = text(site, path)
+        # The framework page's Night by night section lists every run, on purpose, apart.
+        html = text(site, path).split('id="night-by-night"')[0]
         # aiohttp's 5 s-window run (other settings) is never mixed in, nor is the older,
         # superseded websockets run (2,500 msg/s).
         assert "77,777" not in html and "300,000" not in html, path
@@ -439,6 +440,40 @@ def test_framework_page_shows_failure_reasons_in_full(site: Path) -> None:
     ws = text(site, "frameworks/websockets")
     assert "server closed the connection: 1009 (message too big)" in ws
     assert "echo 65,536 B messages, 64 in flight per connection" in ws
+
+
+def test_framework_pages_night_by_night(site: Path) -> None:
+    # websockets 15.0.1 was measured in OLD_RUN and CURRENT: its page charts both runs.
+    parsed = page(site, "frameworks/websockets")
+    night = [src for src in parsed.images if src.startswith("night-")]
+    assert len(night) == 5
+    for src in night:
+        svg = (site / "frameworks" / "websockets" / src).read_text(encoding="utf-8")
+        assert ">2026-11-21</text>" in svg and ">2026-11-22</text>" in svg, src
+        assert "machine not tuned" in svg  # CURRENT recorded an untuned machine
+    title = (
+        "Echo throughput, 16 B messages, 64 in flight (messages/s, higher is better), "
+        "night by night"
+    )
+    header, *rows = table_rows(parsed, title)
+    assert header[:5] == [
+        "Run",
+        "Date",
+        "Harness",
+        "Version",
+        "Echo messages/s, 16 B, 64 in flight",
+    ]
+    assert [(r[0], r[3], r[4], r[5]) for r in rows] == [
+        (OLD_RUN, "15.0.1", "2,500 (2,462–2,538)", "not recorded"),
+        (CURRENT, "14.2", "20,000 (19,700–20,300)", "no"),
+        (CURRENT, "15.0.1", "25,000 (24,625–25,375)", "no"),
+    ]
+    # aiohttp's two runs differ in their settings: marked, never compared.
+    aiohttp = text(site, "frameworks/aiohttp")
+    assert "settings: window_s 5.0 → 3.0" in aiohttp
+    assert "the harness's doing, not the framework's" in aiohttp
+    starlette = text(site, "frameworks/starlette")
+    assert "Every configuration has figures from only one run so far" in starlette
 
 
 def test_socketio_framework_page(site: Path) -> None:

@@ -16,6 +16,9 @@ Modules, one job each:
   run's downloads and the CSV's columns).
 - :mod:`wsbench.site.headline`: a framework's headline figures against its version.
 - :mod:`wsbench.site.changes`: significant changes between consecutive releases.
+- :mod:`wsbench.site.history`: every run's headline figures night by night, per
+  configuration and version, with the runs where the harness, load generator or settings
+  changed marked.
 - :mod:`wsbench.site.charts`: those figures as SVG charts (matplotlib).
 - :mod:`wsbench.site.framework_pages`: the Frameworks index and one page per framework.
 - :mod:`wsbench.site.findings`: what the results say (fastest configurations and ties,

@@ -1,28 +1,35 @@
-"""Draw a headline figure against the framework's version as an SVG (matplotlib, Agg).
+"""Draw a headline figure against the framework's version, or night by night, as an SVG
+(matplotlib, Agg).
 
 One line per configuration through the medians; versions on the x-axis, oldest first; each
 point has whiskers from its 95 % interval (``errorbar``); a significant change from the
 previous measured release is annotated with its percentage above the point (e.g. "+12 %");
 an unstable point is marked ≈; a failed point is an ✕ on the x-axis in its line's colour;
-a client-bound point is a hollow marker. The output is deterministic (fixed
-``svg.hashsalt``, no date), so a rebuild from the same results gives the same bytes.
+a client-bound point is a hollow marker. The history charts (:func:`render_history_svg`)
+put the runs on the x-axis instead, with the same whiskers. The output is deterministic
+(fixed ``svg.hashsalt``, no date), so a rebuild from the same results gives the same bytes.
 """
 
 from __future__ import annotations
 
 import io
-from typing import Any
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 import matplotlib
 
 matplotlib.use("Agg")
 
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
-from wsbench.site.headline import Chart, Line, Point
+from wsbench.site.headline import Chart, Headline, Line
+from wsbench.site.history import ChartLine, HistoryChart, HistoryPoint, Night
 from wsbench.site.markup import UNSTABLE
 from wsbench.stats import UNSTABLE_CV
 
@@ -56,13 +63,25 @@ def _fmt(value: float, _pos: object = None) -> str:
     return f"{value:,.3g}"
 
 
-def _top(point: Point) -> float:
+class Drawn(Protocol):
+    """A point a chart draws: its median and interval (None when it has none)."""
+
+    @property
+    def value(self) -> float | None:
+        """The median, in the headline's unit."""
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """The 95 % interval of the median, in the same unit."""
+
+
+def _top(point: Drawn) -> float:
     """The highest drawn value of ``point`` (its whisker's end, else its median)."""
     value = point.value or 0.0
     return max(value, point.interval[1]) if point.interval else value
 
 
-def _whiskers(point: Point) -> tuple[float, float]:
+def _whiskers(point: Drawn) -> tuple[float, float]:
     """The lengths below and above the median of ``point``'s whisker (0 without interval)."""
     if point.interval is None or point.value is None:
         return (0.0, 0.0)
@@ -171,17 +190,9 @@ def _draw_line(ax: Axes, line: Line, index: dict[str, int], n: int) -> Line2D:
     return handle
 
 
-def render_svg(chart: Chart, axis_label: str) -> bytes:
-    """``chart`` as SVG bytes.
-
-    Args:
-        chart: the headline figure's lines (values in its unit).
-        axis_label: the x-axis title, e.g. ``"starlette version"``.
-    """
-    headline = chart.headline
-    keys = _keys(chart)
-    rows = -(-max(len(chart.lines) + len(keys), 1) // 2)
-    with matplotlib.rc_context(
+def _style() -> AbstractContextManager[None]:
+    """matplotlib's settings for every chart (an ``rc_context``)."""
+    return matplotlib.rc_context(
         {
             "svg.hashsalt": "wsbench",  # deterministic ids
             "svg.fonttype": "none",  # text stays text (searchable, page fonts)
@@ -189,37 +200,184 @@ def render_svg(chart: Chart, axis_label: str) -> bytes:
             "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial", "sans-serif"],
             "font.size": 10.0,
         }
-    ):
+    )
+
+
+def _finish(ax: Axes, headline: Headline, values: list[float], axis_label: str) -> None:
+    """The y-axis from 0 to above the highest of ``values`` (its unit and direction),
+    the grid, the x-axis title."""
+    ax.set_ylim(0, max(values) * 1.18 if values and max(values) > 0 else 1)
+    if not values:
+        ax.text(0.5, 0.5, "no figure measured", transform=ax.transAxes, ha="center", color="#666")
+    ax.yaxis.set_major_formatter(FuncFormatter(_fmt))
+    ax.grid(axis="y", color="#ddd", linewidth=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    arrow = "↑" if headline.higher_is_better else "↓"
+    ax.set_ylabel(f"{headline.unit}  ({arrow} {headline.better})")
+    ax.set_xlabel(axis_label)
+
+
+def _save(fig: Figure, handles: list[Artist]) -> bytes:
+    """``fig`` with its legend of ``handles`` below, as SVG bytes (no date)."""
+    if handles:
+        longest = max(len(str(h.get_label())) for h in handles)
+        ncols = max(1, min(3, len(handles), LEGEND_CHARS // (longest + 8)))
+        fig.legend(handles=handles, loc="outside lower center", ncols=ncols, frameon=False)
+    out = io.BytesIO()
+    fig.savefig(out, format="svg", metadata={"Date": None}, facecolor="white")
+    return out.getvalue()
+
+
+def _rotate_if_crowded(ax: Axes, labels: Sequence[str], count: int) -> None:
+    """Slant the x tick labels when there are more than 7 ticks or the labels are long."""
+    if count > 7 or sum(len(v) for v in labels) > 60:
+        ax.tick_params(axis="x", labelrotation=40)
+        for label in ax.get_xticklabels():
+            label.set_horizontalalignment("right")
+
+
+def render_svg(chart: Chart, axis_label: str) -> bytes:
+    """``chart`` as SVG bytes.
+
+    Args:
+        chart: the headline figure's lines (values in its unit).
+        axis_label: the x-axis title, e.g. ``"starlette version"``.
+    """
+    keys = _keys(chart)
+    rows = -(-max(len(chart.lines) + len(keys), 1) // 2)
+    with _style():
         fig = Figure(figsize=(WIDTH_IN, 3.4 + 0.25 * rows), layout="constrained")
         ax = fig.add_subplot()
         xs = range(len(chart.versions))
         index = {v: i for i, v in enumerate(chart.versions)}
-        handles = [_draw_line(ax, line, index, n) for n, line in enumerate(chart.lines)]
+        handles: list[Artist] = [
+            _draw_line(ax, line, index, n) for n, line in enumerate(chart.lines)
+        ]
         handles += keys
         ax.set_xticks(list(xs), list(chart.versions))
-        if len(chart.versions) > 7 or sum(len(v) for v in chart.versions) > 60:
-            ax.tick_params(axis="x", labelrotation=40)
-            for label in ax.get_xticklabels():
-                label.set_horizontalalignment("right")
+        _rotate_if_crowded(ax, chart.versions, len(chart.versions))
         ax.set_xlim(-0.5, max(len(chart.versions), 1) - 0.5)
         values = [_top(p) for line in chart.lines for p in line.points if p.value is not None]
-        ax.set_ylim(0, max(values) * 1.18 if values and max(values) > 0 else 1)
-        if not values:
-            ax.text(
-                0.5, 0.5, "no figure measured", transform=ax.transAxes, ha="center", color="#666"
-            )
-        ax.yaxis.set_major_formatter(FuncFormatter(_fmt))
-        ax.grid(axis="y", color="#ddd", linewidth=0.8)
-        ax.set_axisbelow(True)
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
-        arrow = "↑" if headline.higher_is_better else "↓"
-        ax.set_ylabel(f"{headline.unit}  ({arrow} {headline.better})")
-        ax.set_xlabel(axis_label)
-        if handles:
-            longest = max(len(str(h.get_label())) for h in handles)
-            ncols = max(1, min(3, len(handles), LEGEND_CHARS // (longest + 8)))
-            fig.legend(handles=handles, loc="outside lower center", ncols=ncols, frameon=False)
-        out = io.BytesIO()
-        fig.savefig(out, format="svg", metadata={"Date": None}, facecolor="white")
-    return out.getvalue()
+        _finish(ax, chart.headline, values, axis_label)
+        return _save(fig, handles)
+
+
+MAX_NIGHT_LABELS = 16
+"""At most this many nights are labelled on a history chart's x-axis (evenly spread, the
+newest always)."""
+CHANGE_WORDS = {"harness": "harness", "load generator": "load gen.", "settings": "settings"}
+"""How a history chart's marker names each kind of change (short)."""
+UNTUNED_COLOR = "#e8e8e8"
+"""The band behind a night on an untuned machine."""
+
+
+def night_labels(nights: Sequence[Night]) -> list[str]:
+    """Each night's x-axis label: its date; with its start time when another night has
+    the same date, and its harness commit (7 digits) when that is shared too."""
+    dates = [n.date for n in nights]
+    labels = []
+    for night, date in zip(nights, dates, strict=True):
+        label = date
+        if dates.count(date) > 1:
+            label = f"{date} {night.started_at[11:16]}"
+            same = [m for m in nights if m.started_at[:16] == night.started_at[:16]]
+            if len(same) > 1:
+                label += f" {night.harness.commit[:7]}"
+        labels.append(label)
+    return labels
+
+
+def _history_keys(chart: HistoryChart) -> list[Artist]:
+    """The legend entries explaining the marks of a history chart (after the lines')."""
+    keys: list[Artist] = []
+    if any(p.interval for line in chart.lines for p in line.series.points):
+        keys.append(_key("whiskers: 95 % interval", "|", markersize=10, markeredgewidth=1.2))
+    if any(chart.changes):
+        keys.append(
+            Line2D([], [], color="#555", linestyle="--", linewidth=1, label="harness, load "
+                   "generator or settings changed: not comparable across")
+        )  # fmt: skip
+    if chart.untuned:
+        keys.append(Patch(facecolor=UNTUNED_COLOR, label="machine not tuned"))
+    return keys
+
+
+def _draw_series(ax: Axes, line: ChartLine, index: dict[object, int], by_config: bool) -> Line2D:
+    """One (configuration, version)'s points night by night, the line broken where the
+    harness, load generator or settings changed (no line joins figures that are not
+    comparable); returns its legend entry. Colour: the configuration when ``by_config``,
+    else the version; marker: the version."""
+    color = COLORS[(line.config_index if by_config else line.version_index) % len(COLORS)]
+    marker = MARKERS[line.version_index % len(MARKERS)]
+    stretches: list[list[HistoryPoint]] = []
+    for point in line.series.points:
+        if point.changes or not stretches:
+            stretches.append([])
+        stretches[-1].append(point)
+    handles = []
+    for stretch in stretches:
+        xs = [index[p.night.key()] for p in stretch]
+        ys = [p.value for p in stretch]
+        whiskers = [_whiskers(p) for p in stretch]
+        ax.errorbar(
+            xs,
+            ys,
+            yerr=[[w[0] for w in whiskers], [w[1] for w in whiskers]],
+            fmt="none",
+            ecolor=color,
+            elinewidth=1.0,
+            capsize=3,
+        )
+        handles += ax.plot(
+            xs, ys, color=color, marker=marker, markersize=5, linewidth=1.5, label=line.label
+        )
+    return handles[0]
+
+
+def render_history_svg(chart: HistoryChart) -> bytes:
+    """A headline figure night by night (:class:`wsbench.site.history.HistoryChart`) as SVG
+    bytes: the nights on the x-axis (oldest first, labelled by date), one line per
+    (configuration, version) through the medians with whiskers from the 95 % intervals
+    (colour: the configuration, or the version when there is one configuration; marker:
+    the version), a dashed vertical line with what changed before each night whose
+    harness, load generator build or settings differ from the previous one (a line does
+    not cross it), and a grey band behind each night on an untuned machine."""
+    keys = _history_keys(chart)
+    rows = -(-max(len(chart.lines) + len(keys), 1) // 2)
+    count = len(chart.nights)
+    with _style():
+        fig = Figure(figsize=(WIDTH_IN, 3.6 + 0.25 * rows), layout="constrained")
+        ax = fig.add_subplot()
+        index: dict[object, int] = {n.key(): i for i, n in enumerate(chart.nights)}
+        for i, night in enumerate(chart.nights):
+            if night.tuned is False:
+                ax.axvspan(i - 0.5, i + 0.5, color=UNTUNED_COLOR, linewidth=0, zorder=0)
+        for i, kinds in enumerate(chart.changes):
+            if kinds:
+                ax.axvline(i - 0.5, color="#555", linestyle="--", linewidth=1, zorder=1)
+                ax.annotate(
+                    " + ".join(CHANGE_WORDS[k] for k in kinds),
+                    xy=(i - 0.5, 0.98),
+                    xycoords=ax.get_xaxis_transform(),
+                    xytext=(-3, 0),
+                    textcoords="offset points",
+                    rotation=90,
+                    ha="right",
+                    va="top",
+                    fontsize=8,
+                    color="#444",
+                )
+        by_config = len({line.config_index for line in chart.lines}) > 1
+        handles: list[Artist] = [_draw_series(ax, line, index, by_config) for line in chart.lines]
+        handles += keys
+        labels = night_labels(chart.nights)
+        step = -(-count // MAX_NIGHT_LABELS) if count else 1
+        shown = sorted(range(count - 1, -1, -step))
+        ax.set_xticks(shown, [labels[i] for i in shown])
+        _rotate_if_crowded(ax, [labels[i] for i in shown], len(shown) + 2)
+        ax.set_xlim(-0.5, max(count, 1) - 0.5)
+        values = [_top(p) for line in chart.lines for p in line.series.points]
+        _finish(ax, chart.headline, values, "run (its date, UTC), oldest first")
+        return _save(fig, handles)

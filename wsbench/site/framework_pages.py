@@ -4,8 +4,10 @@
 its metadata and implementation folder, configurations, version matrix, deviations, the
 headline figures of its shown results per (configuration, version) as a table (medians with
 their 95 % intervals) and as charts against the version (with whiskers and the significant
-changes between consecutive releases), and every failure with its reason. Units: MB = 10^6
-bytes, MiB = 2^20 bytes, µs = 10^-6 s.
+changes between consecutive releases), every failure with its reason, and the headline
+figures of every run of the store night by night (:mod:`wsbench.site.history`: charts with
+the harness changes and untuned runs marked, and a table of the latest runs). Units: MB =
+10^6 bytes, MiB = 2^20 bytes, µs = 10^-6 s.
 """
 
 from __future__ import annotations
@@ -13,13 +15,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wsbench.site.charts import render_svg
+from wsbench.site.charts import render_history_svg, render_svg
+from wsbench.site.environment import RAW_RESULTS_ANCHOR
 from wsbench.site.frameworks import SOCKETIO, Framework
-from wsbench.site.headline import HEADLINES, Chart, chart
+from wsbench.site.headline import HEADLINES, Chart, Headline, chart
+from wsbench.site.history import (
+    History,
+    HistoryChart,
+    HistoryPoint,
+    Night,
+    change_notes,
+    history_chart,
+)
 from wsbench.site.markup import (
     DASH,
+    EN_DASH,
     NOWRAP,
     SOCKETIO_TAG,
+    UNSTABLE,
     UNSTABLE_LEGEND,
     anchor,
     cell,
@@ -33,8 +46,8 @@ from wsbench.site.markup import (
     tagged,
 )
 from wsbench.site.render import WIDE_PAGE, params_title
-from wsbench.site.results import EnvRun, Results
-from wsbench.site.sources import source_line
+from wsbench.site.results import EnvRun, Results, natural_key
+from wsbench.site.sources import date_text, source_line
 from wsbench.stats import ALPHA, MIN_EFFECT
 
 INDEX_PAGE = "frameworks/index.md"
@@ -53,7 +66,8 @@ SOME_SOCKETIO_NOTE = (
 )
 REFERENCE_NOTE = (
     "The native reference server: its figures are the ceiling shown in every leaderboard, "
-    "not a Python framework. It has no version axis, so it has no charts.\n"
+    "not a Python framework. It has no version axis, so it has no charts by version; its "
+    "figures night by night show how much the runner drifts.\n"
 )
 
 
@@ -259,6 +273,18 @@ def _row_label(run: EnvRun) -> str:
     return tagged(run.label, run.socketio)
 
 
+def figure_format(headline: Headline) -> str:
+    """How a table cell formats ``headline`` in its unit: one decimal for µs, MiB and MB/s,
+    none for messages/s."""
+    return ",.1f" if headline.unit in ("µs", "MiB", "MB/s") else ",.0f"
+
+
+def flags_client_bound(headline: Headline, client_bound: bool) -> bool:
+    """A figure of ``headline`` measured ``client_bound`` is flagged ⚠ (never the server's
+    memory, which the load generator cannot limit)."""
+    return client_bound and headline.metric.name != "server_rss_bytes"
+
+
 def _results_table(framework: Framework, runs: Sequence[EnvRun]) -> str:
     order = {v.version: i for i, v in enumerate(framework.versions)}
     configs = [c.id for c in framework.configs]
@@ -279,10 +305,10 @@ def _results_table(framework: Framework, runs: Sequence[EnvRun]) -> str:
             elif not row.ok:
                 figures.append(f"[{row.status}](#{FAILURES_ANCHOR})")
             else:
-                fmt = ",.1f" if headline.unit in ("µs", "MiB", "MB/s") else ",.0f"
-                text = spread(headline.summary(row), fmt, headline.scale)
-                bound = row.client_bound and headline.metric.name != "server_rss_bytes"
-                figures.append(text + (" ⚠" if bound else ""))
+                text = spread(headline.summary(row), figure_format(headline), headline.scale)
+                figures.append(
+                    text + (" ⚠" if flags_client_bound(headline, row.client_bound) else "")
+                )
         rows.append([_row_label(run), cell(run.impl.version or DASH), *figures])
     headers = ["Row", "Version"] + [h.column for h in HEADLINES]
     return (
@@ -368,7 +394,161 @@ def _failures(framework: Framework, runs: Sequence[EnvRun], machines: int) -> st
     return "\n".join(out)
 
 
-def render_page(framework: Framework, results: Results, repo_url: str) -> FrameworkPage:
+NIGHTS_ANCHOR = "night-by-night"
+"""The id of a framework page's Night by night section."""
+NIGHTS_TABLE_RUNS = 10
+"""The table under each night-by-night chart lists the figures of this many latest runs
+(the chart shows every run)."""
+NIGHTS_ONE_RUN = (
+    "Every configuration has figures from only one run so far: this section charts each "
+    "headline figure night by night once a configuration has figures from two runs on the "
+    "same machine.\n"
+)
+
+
+def night_chart_path(name: str, slug: str, machine: str | None = None) -> str:
+    """The night-by-night chart SVG of headline ``slug`` of framework ``name`` (per
+    machine when there are several, as :func:`chart_path`)."""
+    return chart_path(name, f"night-{slug}", machine)
+
+
+def night_anchor(slug: str, machine: str | None = None) -> str:
+    """The id of the heading of headline ``slug``'s night-by-night chart."""
+    return chart_anchor(f"night-{slug}", machine)
+
+
+def _nights_intro() -> str:
+    return (
+        "Every run of the results store, not only the shown comparison group: each headline "
+        "figure of each (configuration, version) night by night, oldest first, as the "
+        "median of the run's usable windows with its 95 % interval (the whiskers). One line "
+        "per configuration and version: the same version measured on several nights shows "
+        "how much the runner drifts. A **dashed line** marks a run whose harness (its "
+        "code), load generator build or settings differ from the run before it, and the "
+        "lines break there. The "
+        "figures on its two sides are not comparable and are not compared here: a step at "
+        "a dashed line is the harness's doing, not the framework's. A **grey band** marks a "
+        "run on a machine that was not tuned (`./bench system check`): its figures drift "
+        "and spread more. Under each chart, the figures of the last "
+        f"{NIGHTS_TABLE_RUNS} runs; every run's figures are in its "
+        f"[downloads]({RUNS_PAGE}#{RAW_RESULTS_ANCHOR}).\n"
+    )
+
+
+def _night_label(night: Night) -> str:
+    return f"{code(night.run_id)} ({cell(date_text(night.started_at) or night.date)})"
+
+
+def _night_notes(c: HistoryChart) -> str:
+    """What changed at each dashed line, and the untuned runs (shared by the charts of one
+    framework on one machine)."""
+    notes = [
+        f"- Dashed line before {_night_label(night)}: "
+        + cell("; ".join(change_notes(c.nights[i - 1], night)))
+        + "."
+        for i, night in enumerate(c.nights)
+        if c.changes[i]
+    ]
+    if c.untuned:
+        runs = ", ".join(_night_label(n) for n in c.untuned)
+        notes.append(f"- Grey band, the machine was **not tuned**: {runs}.")
+    return "\n".join(notes) + "\n" if notes else ""
+
+
+def _tuned_cell(night: Night) -> str:
+    return {True: "yes", False: "**no**", None: "not recorded"}[night.tuned]
+
+
+def _history_cell(headline: Headline, point: HistoryPoint) -> str:
+    fmt = figure_format(headline)
+    text = (UNSTABLE if point.unstable else "") + format(point.value, fmt)
+    if point.interval is not None:
+        low, high = (format(v, fmt) for v in point.interval)
+        text += " " + NOWRAP.format(f"({low}{EN_DASH}{high})")
+    return text + (" ⚠" if flags_client_bound(headline, point.client_bound) else "")
+
+
+def _history_table(c: HistoryChart) -> str:
+    """The figures of the last :data:`NIGHTS_TABLE_RUNS` runs of ``c``, oldest first."""
+    last = {n.key() for n in c.nights[-NIGHTS_TABLE_RUNS:]}
+    several = len({line.series.config for line in c.lines}) > 1
+    found: list[tuple[tuple[object, ...], list[str]]] = []
+    for order, line in enumerate(c.lines):
+        for point in line.series.points:
+            night = point.night
+            if night.key() not in last:
+                continue
+            since = point.since
+            note = "; ".join(change_notes(since, night)) if since and point.changes else ""
+            row = [
+                code(night.run_id),
+                cell(date_text(night.started_at) or night.date),
+                cell(night.commit),
+                *([code(line.series.config)] if several else []),
+                cell(line.series.version or DASH),
+                _history_cell(c.headline, point),
+                _tuned_cell(night),
+                cell(note) or DASH,
+            ]
+            found.append(((night.key(), order), row))
+    headers = [
+        "Run",
+        "Date",
+        "Harness",
+        *(["Configuration"] if several else []),
+        "Version",
+        c.headline.column,
+        "Tuned",
+        "Changed since its previous run",
+    ]
+    align = "lll" + ("l" if several else "") + "lrll"
+    rows = [row for _, row in sorted(found, key=lambda item: item[0])]
+    return table(headers, rows, align=align)
+
+
+def _nights(framework: Framework, history: History) -> tuple[str, dict[str, bytes]]:
+    """The Night by night section of ``framework``'s page and its chart SVGs."""
+    out = [heading("##", "Night by night", NIGHTS_ANCHOR)]
+    files: dict[str, bytes] = {}
+    name = framework.name
+    machines = history.machines(name)
+    configs = {
+        m: sorted({s.config for s in history.of(name, m)}, key=natural_key) for m in machines
+    }
+    repeated = {m: [c for c in configs[m] if history.runs(name, c, m) > 1] for m in machines}
+    if not any(repeated.values()):
+        out.append(NIGHTS_ONE_RUN if machines else "No run has measured this framework yet.\n")
+        return "\n".join(out), files
+    out.append(_nights_intro())
+    level = "####" if len(machines) > 1 else "###"
+    for machine in machines:
+        where = chart_machine(machines, machine)
+        if len(machines) > 1:
+            out.append(heading("###", f"Machine `{machine}`", anchor(f"night {machine}")))
+        if not repeated[machine]:
+            out.append(NIGHTS_ONE_RUN)
+            continue
+        once = [c for c in configs[machine] if c not in repeated[machine]]
+        if once:
+            listed = ", ".join(code(c) for c in once)
+            out.append(f"Figures from only one run so far: {listed}.\n")
+        charts = [history_chart(framework, history, machine, h) for h in HEADLINES]
+        out.append(_night_notes(charts[0]))
+        for c in charts:
+            h = c.headline
+            path = night_chart_path(name, h.slug, where)
+            files[path] = render_history_svg(c)
+            rel = path.removeprefix("frameworks/")
+            title = f"{h.title} ({h.unit}, {h.better}), night by night"
+            out.append(heading(level, title, night_anchor(h.slug, where)))
+            out.append(f"![{cell(title)}]({rel})\n")
+            out.append(_history_table(c))
+    return "\n".join(out), files
+
+
+def render_page(
+    framework: Framework, results: Results, repo_url: str, history: History
+) -> FrameworkPage:
     """The page of ``framework`` and its chart SVGs.
 
     Args:
@@ -377,6 +557,8 @@ def render_page(framework: Framework, results: Results, repo_url: str) -> Framew
             are used).
         repo_url: the repository's web address; the implementation link goes to
             ``{repo_url}/tree/main/impls/<name>``.
+        history: every run's headline figures (:func:`wsbench.site.history.history_of` of
+            the whole store), for the Night by night section.
     """
     f = framework
     runs = _runs(f, results)
@@ -418,6 +600,9 @@ def render_page(framework: Framework, results: Results, repo_url: str) -> Framew
             files.update(charts)
     if runs:
         out.append(_failures(f, runs, len(machines)))
+    nights, night_charts = _nights(f, history)
+    out.append(nights)
+    files.update(night_charts)
     out += [_matrix(f)] if f.versions else []
     out += [_deviations(f)] if f.deviations else []
     return FrameworkPage("\n".join(out), files)

@@ -21,6 +21,7 @@ from wsbench.site.findings import findings_of
 from wsbench.site.findings_page import FINDINGS_PAGE, render_findings
 from wsbench.site.framework_pages import INDEX_PAGE, page_path, render_index, render_page
 from wsbench.site.frameworks import Framework, load_frameworks
+from wsbench.site.history import history_of
 from wsbench.site.render import LEADERBOARD_PAGES, render_leaderboard
 from wsbench.site.results import results_of
 from wsbench.store import ROOT_ENV, load_store
@@ -86,6 +87,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     frameworks = load_frameworks(inputs.impls_dir)
     store = load_store(inputs.store_root)
     results = results_of(store)
+    history = history_of(store.runs)
     links = {f.name: "../" + page_path(f.name) for f in frameworks}
     pages: dict[str, str | bytes] = {
         path: render_leaderboard(scenario, results, links)
@@ -93,7 +95,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     }
     pages[FRAMEWORKS_PAGE] = render_index(frameworks, results)
     for framework in frameworks:
-        page = render_page(framework, results, inputs.repo_url)
+        page = render_page(framework, results, inputs.repo_url, history)
         pages[page_path(framework.name)] = page.markdown
         pages.update(page.charts)
     root_links = {f.name: page_path(f.name) for f in frameworks}
