@@ -1,13 +1,19 @@
-"""Shared fixtures: the load generator is built once per session."""
+"""Shared fixtures: the load generator is built once per session; a package index served
+locally (``WSBENCH_PYPI_URL``)."""
 
 from __future__ import annotations
 
+import http.server
+import json
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from wsbench import loadgen
 from wsbench.impls import Impl
+from wsbench.releases import INDEX_ENV
 
 SERVERS = Path(__file__).parent / "fixtures" / "servers"
 
@@ -34,3 +40,35 @@ def fixture_impl(script: str, *args: str, name: str | None = None) -> Impl:
         deviations={},
         reference=False,
     )
+
+
+@pytest.fixture
+def index_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
+    """A package index's JSON API on a free local port, named by ``WSBENCH_PYPI_URL``:
+    ``pages["/pypi/<project>/json"] = {...}`` serves a project; anything else is a 404."""
+    pages: dict[str, object] = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = pages.get(self.path)
+            if body is None:
+                self.send_error(404)
+                return
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv(INDEX_ENV, f"http://127.0.0.1:{server.server_address[1]}/pypi/")
+    try:
+        yield pages
+    finally:
+        server.shutdown()
+        server.server_close()

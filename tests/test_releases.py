@@ -3,16 +3,12 @@ listed version; each gets an environment pinned like the last listed version."""
 
 from __future__ import annotations
 
-import http.server
-import json
-import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 import pytest
 
 from wsbench.impls import get_impl
 from wsbench.releases import (
-    INDEX_ENV,
     ReleaseIndexError,
     fetch_project,
     new_release_envs,
@@ -70,36 +66,6 @@ def test_an_index_that_cannot_be_read_is_a_problem_named_not_a_crash() -> None:
 
     found = new_release_envs([get_impl("aiohttp"), get_impl("native")], broken)
     assert found.envs == [] and found.problems == ["aiohttp: cannot read: boom"]
-
-
-@pytest.fixture
-def index_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]:
-    pages: dict[str, object] = {}
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = pages.get(self.path)
-            if body is None:
-                self.send_error(404)
-                return
-            data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    monkeypatch.setenv(INDEX_ENV, f"http://127.0.0.1:{server.server_address[1]}/pypi/")
-    try:
-        yield pages
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_the_index_is_read_over_http_and_failures_name_the_project(

@@ -136,9 +136,11 @@ def _check(argv: list[str], what: str, env: dict[str, str] | None = None) -> int
     return code
 
 
-EXTRA_CONF = REPO_ROOT / ".wsbench" / "asv.conf.json"
+EXTRA_CONF = REPO_ROOT / ".asv.new-releases.conf.json"
 """asv's configuration when a run has environments meta.toml does not list (new releases):
-the committed one plus those (ignored by git; paths in it are relative to the repository)."""
+the committed one plus those. Ignored by git. Beside asv.conf.json because asv changes into
+its configuration file's folder (``asv/main.py``), so the relative paths in it (the
+repository ``"."``, the plugin, the benchmark and result folders) must mean the same."""
 
 
 def asv_command(
@@ -218,7 +220,6 @@ def run(args: argparse.Namespace) -> int:
     print("".join(f"    {line}\n" for line in system.to_text(tuning).splitlines()), end="")
     conf_path = None
     if extra:
-        EXTRA_CONF.parent.mkdir(parents=True, exist_ok=True)
         EXTRA_CONF.write_text(asvconf.render(asvconf.asv_conf(extra=extra)), encoding="utf-8")
         conf_path = EXTRA_CONF
     names = ", ".join(e.name for e in envs)
