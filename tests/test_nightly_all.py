@@ -1,12 +1,15 @@
 """``./bench nightly all`` end to end from a clean clone, against a local bare repository
-standing in for GitHub's results branch: two shards measured one after the other (the native
-reference's two configurations land in one shard, the other shard has nothing to measure),
-published on top of an earlier night's run (which is kept), and the site built from the
-whole branch.
+standing in for GitHub's results branch and a package index served locally.
+
+In the clone, websockets' newest release is taken out of its ``meta.toml``; the index lists
+it, so the nightly finds it as a new release, installs it with the pins of the last listed
+version, measures it beside that version and prints their comparison. The environments go
+into two shards (websockets in one, the native reference in the other), measured one after
+the other and published together on top of an earlier night's run, which is kept byte for
+byte; the site is built from the whole branch.
 
 Like the main job's test, it uses the load generator built for the test session and a
-temporary HOME; the package index is a closed port, so that looking up new releases cannot
-reach PyPI (the reference has no package, so nothing is looked up).
+temporary HOME.
 """
 
 from __future__ import annotations
@@ -19,12 +22,15 @@ from pathlib import Path
 import msgspec
 
 from tests.runs import run
-from wsbench import loadgen, releases, store
+from wsbench import loadgen, store
+from wsbench.impls import get_impl
 from wsbench.nightly import publish
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import CheckItem, SystemCheck, load
 
 EARLIER = "20261101T020000Z-aaaaaa"
+WEBSOCKETS = get_impl("websockets")
+PREVIOUS, NEWEST = (v.version for v in WEBSOCKETS.versions[-2:])
 
 
 def _git(*args: str, cwd: Path) -> str:
@@ -33,7 +39,20 @@ def _git(*args: str, cwd: Path) -> str:
     ).stdout.strip()
 
 
-def test_the_nightly_end_to_end_adds_a_sharded_run_to_the_history(tmp_path: Path) -> None:
+def _clone_without_the_newest_websockets(clone: Path) -> None:
+    _git("clone", "--quiet", str(REPO_ROOT), str(clone), cwd=REPO_ROOT)
+    meta = clone / "impls" / "websockets" / "meta.toml"
+    lines = meta.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [line for line in lines if f'version = "{NEWEST}"' not in line]
+    assert len(kept) == len(lines) - 1
+    meta.write_text("".join(kept), encoding="utf-8")
+    _git("-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "--quiet", "-am",
+         f"without websockets {NEWEST}", cwd=clone)  # fmt: skip
+
+
+def test_the_nightly_end_to_end_finds_a_new_release_and_adds_a_sharded_run(
+    tmp_path: Path, index_server: dict[str, object]
+) -> None:
     remote = tmp_path / "remote.git"
     _git("init", "--quiet", "--bare", str(remote), cwd=tmp_path)
     untuned = SystemCheck(items=(CheckItem("governor", "powersave", False, "x"),), tuned=False)
@@ -41,9 +60,14 @@ def test_the_nightly_end_to_end_adds_a_sharded_run_to_the_history(tmp_path: Path
                tmp_path / "earlier")  # fmt: skip
     publish([tmp_path / "earlier"], remote=str(remote), branch="results",
             store_dir=tmp_path / "seed", allow_untuned=True)  # fmt: skip
+    wheel = [{"filename": "websockets.whl", "yanked": False}]
+    index_server["/pypi/websockets/json"] = {
+        "info": {"name": "websockets"},
+        "releases": {PREVIOUS: wheel, NEWEST: wheel, "99.0rc1": wheel},
+    }
 
     clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(clone)], check=True)
+    _clone_without_the_newest_websockets(clone)
     home = tmp_path / "home"
     home.mkdir()
     env = {
@@ -51,7 +75,6 @@ def test_the_nightly_end_to_end_adds_a_sharded_run_to_the_history(tmp_path: Path
         "HOME": str(home),
         "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv")),
         loadgen.BINARY_ENV: str(loadgen.ensure_built()),
-        releases.INDEX_ENV: "http://127.0.0.1:9/pypi",
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "NO_MKDOCS_2_WARNING": "1",
     }
@@ -59,16 +82,20 @@ def test_the_nightly_end_to_end_adds_a_sharded_run_to_the_history(tmp_path: Path
     proc = subprocess.run(
         [sys.executable, "-m", "wsbench.cli", "nightly", "all", "--remote", str(remote),
          "--shards", "2", "--allow-untuned", "--work-dir", str(work), "--",
-         "--impl", "native", "--scenario", "stream", "--processes", "1", "--windows", "2",
-         "--warmup", "0.1", "--window", "0.2", "--machine", "e2e"],
+         "--impl", "websockets", "--impl", "native", "--scenario", "stream",
+         "--processes", "1", "--windows", "2", "--warmup", "0.1", "--window", "0.2",
+         "--machine", "e2e"],
         cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-4000:]
     assert "nightly: shard 1/2" in out and "nightly: shard 2/2" in out
-    assert "wsbench: shard 2/2 has no environment: nothing to measure" in out
+    assert "nightly: 6 documents added to results" in out
+    for config in ("asyncio", "uvloop"):  # compared with the last listed release, by name
+        assert f"nightly: new release websockets · {config}: {PREVIOUS} → {NEWEST}:" in out
 
-    # The branch holds the earlier night untouched and the new run's two documents.
+    # The branch holds the earlier night untouched and the new run's documents: websockets
+    # (the last listed release and the new one, each configuration) and the reference.
     check = tmp_path / "check"
     _git("clone", "--quiet", "--branch", "results", str(remote), str(check), cwd=tmp_path)
     files = sorted(p.relative_to(check) for p in check.rglob("*.json"))
@@ -77,16 +104,24 @@ def test_the_nightly_end_to_end_adds_a_sharded_run_to_the_history(tmp_path: Path
     assert (check / earlier[0]).read_bytes() == next(
         (tmp_path / "earlier").rglob("*.json")
     ).read_bytes()
-    new = [f for f in files if f.parts[0] == "e2e"]
-    assert len(new) == 2 and len({f.parts[1] for f in new}) == 1
-    docs = [load(check / f) for f in new]
-    assert {d.impl.config for d in docs} == {"websocket", "socketio"}
+    docs = [load(check / f) for f in files if f.parts[0] == "e2e"]
+    assert len({d.run_id for d in docs}) == 1
+    assert sorted((d.impl.name, d.impl.config) for d in docs if d.impl.name == "native") == [
+        ("native", "socketio"),
+        ("native", "websocket"),
+    ]
+    assert sorted((d.impl.config, d.impl.version) for d in docs if d.impl.name != "native") == [
+        ("asyncio", PREVIOUS),
+        ("asyncio", NEWEST),
+        ("uvloop", PREVIOUS),
+        ("uvloop", NEWEST),
+    ]
     for doc in docs:
         assert doc.system is not None and doc.system.items  # the tuning check, recorded
         assert [b.params["size_bytes"] for b in doc.benchmarks] == [16, 1024, 65536]
-        assert all(b.status == "ok" for b in doc.benchmarks)
+        assert all(b.status == "ok" for b in doc.benchmarks), doc.impl
     assert len(_git("log", "--format=%s", "results", cwd=remote).splitlines()) == 2
 
     # The site is built from the whole branch: the new run and the earlier one are listed.
     environment = (clone / "public" / "environment" / "index.html").read_text()
-    assert new[0].parts[1] in environment and EARLIER in environment
+    assert docs[0].run_id in environment and EARLIER in environment
