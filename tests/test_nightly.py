@@ -11,9 +11,18 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tests.runs import run
+from tests.runs import impl, run
 from wsbench import store
-from wsbench.nightly import NightlyError, file_issues, plan_outputs, publish, write_reports
+from wsbench.confirm import CONFIRMATIONS
+from wsbench.impls import get_impl
+from wsbench.nightly import (
+    NightlyError,
+    file_issues,
+    given_plan_options,
+    plan_outputs,
+    publish,
+    write_reports,
+)
 from wsbench.regressions import Regression
 from wsbench.runformat import CheckItem, Run, SystemCheck
 
@@ -128,3 +137,44 @@ def test_reports_name_only_files_of_their_folder(tmp_path: Path) -> None:
     )
     with pytest.raises(NightlyError, match="is not in"):
         file_issues(tmp_path / "r", "o/r", gh="/bin/false")
+
+
+def _websockets(version: str, rates: list[float], run_id: str, root: Path) -> None:
+    ws = get_impl("websockets")
+    info = msgspec.structs.replace(impl("websockets", version, "asyncio"),
+                                   display_name=ws.display_name)  # fmt: skip
+    doc = run(rates, run_id=run_id, impl_info=info, env_name=f"ws-{version}-asyncio")
+    store.save(msgspec.structs.replace(doc, system=TUNED), root)
+
+
+def test_a_regression_is_reported_only_when_its_confirmation_holds(
+    tmp_path: Path, remote: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_id, last = "20261124T020000Z-aaaaaa", get_impl("websockets").versions[-1].version
+    fast = [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1002.0]
+    slow = [r * 0.8 for r in fast]
+    found = {}
+    for name, again in (("held", slow), ("not-held", fast)):
+        shard = tmp_path / name
+        _websockets(last, fast, run_id, shard)
+        _websockets("99.0", slow, run_id, shard)
+        _websockets(last, fast, f"{run_id}-confirm-base", shard / CONFIRMATIONS)
+        _websockets("99.0", again, f"{run_id}-confirm-head", shard / CONFIRMATIONS)
+        found[name] = publish(
+            [shard], remote=str(remote), branch="results", store_dir=tmp_path / f"c-{name}",
+            allow_untuned=False, reports=tmp_path / f"r-{name}",
+        )  # fmt: skip
+    out = capsys.readouterr().out
+    assert [r.title for r in found["held"]] == ["Benchmark regression: websockets 99.0"]
+    assert "interleaved confirmation: 3 slower figure(s) confirmed" in out
+    assert found["not-held"] == [] and "interleaved confirmation: not confirmed" in out
+    index = json.loads((tmp_path / "r-held" / "reports.json").read_text())
+    body = (tmp_path / "r-held" / index[0]["body_file"]).read_text()
+    assert "confirmation (interleaved)" in body and "the nightly run" in body
+    assert json.loads((tmp_path / "r-not-held" / "reports.json").read_text()) == []
+
+
+def test_confirm_gets_the_sampling_options_given_to_the_run() -> None:
+    argv = ["--impl", "x", "--windows", "2", "--window", "0.2", "--machine", "m"]
+    assert given_plan_options(argv) == ["--windows", "2", "--window", "0.2"]
+    assert given_plan_options(["--impl", "x"]) == []

@@ -1,14 +1,18 @@
 """Every new release is compared with the last listed one of its configuration in the same
-run; one significantly slower gives one report per (framework, release); one that is not,
-or whose previous release is missing, gives none."""
+run; one significantly slower there and in its interleaved confirmation (the same figure)
+gives one report per (framework, release); one that is not, whose confirmation does not
+hold, or whose previous release is missing, gives none."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import msgspec
 
 from tests.runs import impl, run
+from wsbench.compare import compare_runs
 from wsbench.impls import get_impl
-from wsbench.regressions import Regression, compare_new_releases, find, title
+from wsbench.regressions import Regression, compare_new_releases, confirmed_lines, find, key, title
 from wsbench.runformat import Run
 
 WEBSOCKETS = get_impl("websockets")
@@ -25,8 +29,17 @@ def _doc(version: str, rates: list[float], config: str = "asyncio", run_id: str 
     return run(rates, run_id=run_id, impl_info=info, env_name=f"ws-{version}-{config}")
 
 
-def _find(docs: list[Run]) -> list[Regression]:
-    return find(compare_new_releases(docs, RUN, [WEBSOCKETS]), RUN)
+def _find(docs: list[Run], again: list[float] | None = SLOW) -> list[Regression]:
+    """The regressions of ``docs``, each candidate measured again at ``again`` against
+    :data:`FAST` (None: no confirmation)."""
+    compared = compare_new_releases(docs, RUN, [WEBSOCKETS])
+    confirmations = {}
+    for c in compared:
+        if again is not None and c.slower:
+            base = _doc(c.previous, FAST, c.head.impl.config, f"{RUN}-confirm-base")
+            head = _doc(c.release, again, c.head.impl.config, f"{RUN}-confirm-head")
+            confirmations[key(c)] = compare_runs([base], [head], match="configuration")
+    return find(compared, RUN, confirmations)
 
 
 def test_a_slower_new_release_is_reported_once_with_every_configuration() -> None:
@@ -37,9 +50,10 @@ def test_a_slower_new_release_is_reported_once_with_every_configuration() -> Non
     (found,) = _find(docs)
     assert (found.impl, found.release, found.previous) == ("websockets", "99.0", LAST)
     assert found.title == title("websockets", "99.0") == "Benchmark regression: websockets 99.0"
-    assert found.body.count("| slower |") >= 2
-    assert f"websockets · asyncio: {LAST} → 99.0" in found.body
-    assert f"websockets · uvloop: {LAST} → 99.0" in found.body
+    assert found.body.count("| slower |") >= 4  # each configuration: the run, the confirmation
+    for config in ("asyncio", "uvloop"):
+        assert f"websockets · {config}: {LAST} → 99.0: the nightly run" in found.body
+        assert f"websockets · {config}: {LAST} → 99.0: confirmation (interleaved)" in found.body
     assert RUN in found.body
 
 
@@ -61,3 +75,19 @@ def test_every_new_release_is_compared_or_says_why_not() -> None:
     assert alone.head.impl.config == "uvloop" and alone.lines == ()
     assert alone.problem == f"{LAST} was not measured in run {RUN}"
     assert compare_new_releases([_doc(LAST, FAST)], RUN, [WEBSOCKETS]) == []
+
+
+def test_a_slower_figure_not_slower_again_or_not_measured_again_is_not_reported() -> None:
+    docs = [_doc(LAST, FAST), _doc("99.0", SLOW)]
+    assert _find(docs, again=FAST) == []
+    assert _find(docs, again=None) == []
+    (candidate,) = compare_new_releases(docs, RUN, [WEBSOCKETS])
+    rate_only = [line for line in candidate.lines if line.metric.name == "messages_per_s"]
+    candidate = dataclasses.replace(candidate, lines=tuple(rate_only))
+    assert candidate.slower
+    other_figure = compare_runs(
+        [_doc(LAST, FAST, run_id=f"{RUN}-confirm-base")],
+        [_doc("99.0", SLOW, run_id=f"{RUN}-confirm-head")],
+        match="configuration", metric_names=["latency_p99"],
+    )  # fmt: skip
+    assert confirmed_lines(candidate, other_figure) == []  # the same figure must be slower

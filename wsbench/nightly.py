@@ -3,11 +3,13 @@ as it runs on the runners (``.github/workflows/nightly.yml`` calls them in this 
 
 - ``plan --shards N``: a run id and the shard list, as GitHub step outputs.
 - (each shard, on a runner) ``./bench run --new-releases --shard I/N --run-id ID --no-site``
-  into a store of its own, uploaded as an artifact.
+  into a store of its own, then ``confirm STORE --run-id ID``: every new release flagged
+  slower is measured again, interleaved with the previous release (:mod:`wsbench.confirm`);
+  the store is uploaded as an artifact.
 - ``publish --remote R --store-dir DIR SHARD_STORE...``: clone the results branch, add
   every shard's documents (never replacing one), refuse if a document records an untuned
   machine (unless ``--allow-untuned``), commit and push; then write the regression reports
-  of the run's new releases (``--reports DIR``).
+  of the run's new releases, slower in the run and in its confirmation (``--reports DIR``).
 - ``issues --reports DIR --repo OWNER/NAME``: open or update one issue per report.
 - ``failure --repo OWNER/NAME --where TEXT``: open or update the issue saying where the
   nightly failed.
@@ -26,10 +28,11 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from wsbench import compare, github, regressions, resultsbranch, store
+from wsbench import compare, confirm, github, regressions, resultsbranch, store
 from wsbench.impls import all_impls
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import Run
+from wsbench.sampling import SamplingPlan, add_plan_arguments, plan_from_args
 
 BRANCH = "results"
 """The results branch's default name."""
@@ -47,6 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="step", required=True)
     plan = sub.add_parser("plan", help="a run id and the shards, as GitHub step outputs")
     plan.add_argument("--shards", type=int, default=1)
+    con = sub.add_parser("confirm", help="measure flagged new releases again, interleaved")
+    con.add_argument("store", type=Path, help="the shard's results store")
+    con.add_argument("--run-id", required=True)
+    add_plan_arguments(con, "rounds: server processes per side")
+    con.set_defaults(processes=confirm.CONFIRM_PROCESSES)
     pub = sub.add_parser("publish", help="add shards' documents to the results branch, push")
     pub.add_argument("shard_stores", nargs="+", type=Path)
     pub.add_argument("--remote", required=True, help="the repository holding the branch")
@@ -132,16 +140,32 @@ def publish(
     except resultsbranch.ResultsBranchError as exc:
         raise NightlyError(f"not published: {exc}") from exc
     print(f"nightly: {len(added)} documents added to {branch} ({commit or 'nothing new'})")
+    confirm_docs = [
+        doc for root in shard_stores for doc in store.load_store(root / confirm.CONFIRMATIONS).runs
+    ]
     found = []
     for run_id in run_ids:
         compared = regressions.compare_new_releases(new, run_id, all_impls())
+        confirmations = {}
         for c in compared:
             if c.problem:
                 print(f"nightly: new release {c.heading}: not compared: {c.problem}")
-            else:
-                print(f"nightly: new release {c.heading}: {compare.summary(c.lines)}")
-                print(compare.to_text(c.lines, c.heading))
-        found += regressions.find(compared, run_id)
+                continue
+            print(f"nightly: new release {c.heading}: {compare.summary(c.lines)}")
+            print(compare.to_text(c.lines, c.heading))
+            if c.slower:
+                lines = confirm.confirmation_of(c, confirm_docs)
+                confirmations[regressions.key(c)] = lines
+                held = regressions.confirmed_lines(c, lines)
+                verdict = (
+                    "not measured again (no confirmation in the shard)" if not lines
+                    else f"{len(held)} slower figure(s) confirmed" if held
+                    else "not confirmed"
+                )  # fmt: skip
+                print(f"nightly: new release {c.heading}: interleaved confirmation: {verdict}")
+                if lines:
+                    print(compare.to_text(lines, f"{c.heading}: confirmation (interleaved)"))
+        found += regressions.find(compared, run_id, confirmations)
     if reports is not None:
         write_reports(found, reports)
     for r in found:
@@ -190,6 +214,55 @@ def failure_body(where: str, run_url: str) -> str:
     )
 
 
+def confirm_shard(root: Path, run_id: str, plan: SamplingPlan) -> list[Run]:
+    """The ``confirm`` step: every new release of run ``run_id`` in the shard store
+    ``root`` with a slower figure measured again, interleaved (:func:`wsbench.confirm.confirm`).
+
+    Raises:
+        NightlyError: the store holds malformed documents.
+        wsbench.venvs.VenvError: an environment does not install.
+    """
+    from wsbench import venvs
+    from wsbench.cpus import placement_from
+
+    loaded = store.load_store(root)
+    if loaded.problems:
+        raise NightlyError("malformed documents: " + "; ".join(loaded.problems))
+    docs = [d for d in loaded.runs if d.run_id == run_id]
+    if not docs:
+        print(f"nightly: {root} holds no document of run {run_id}: nothing to confirm")
+        return []
+    impls = all_impls()
+    candidates = [c for c in regressions.compare_new_releases(docs, run_id, impls) if c.slower]
+    if not candidates:
+        print("nightly: no new release was flagged slower: nothing to confirm")
+        return []
+    for c in candidates:
+        print(f"nightly: confirming {c.heading} ({compare.summary(c.lines)})", flush=True)
+    return confirm.confirm(
+        candidates, root, impls=impls, plan=plan, placement=placement_from(None, None),
+        machine_name=docs[0].machine.name, run_id=run_id, ensure=venvs.ensure,
+        log=lambda line: print(f"nightly: {line}", file=sys.stderr, flush=True),
+    )  # fmt: skip
+
+
+def given_plan_options(argv: Sequence[str]) -> list[str]:
+    """The sampling plan's options given in ``argv`` (``./bench run`` options), as
+    options for ``confirm``: ``["--windows", "2", ...]``; those not given are left out."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_plan_arguments(parser, "")
+    parser.set_defaults(processes=None, windows=None, warmup=None, window=None)
+    given, _ = parser.parse_known_args(list(argv))
+    options = {"processes": "--processes", "windows": "--windows", "warmup": "--warmup",
+               "window": "--window"}  # fmt: skip
+    return [
+        token
+        for dest, option in options.items()
+        if (value := getattr(given, dest)) is not None
+        for token in (option, str(value))
+    ]
+
+
 def run_all(args: argparse.Namespace) -> int:
     """The nightly end to end here: every shard one after the other with ``./bench run``,
     publish, reports, then the site from the whole results branch."""
@@ -209,6 +282,11 @@ def run_all(args: argparse.Namespace) -> int:
         code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
         if code != 0:
             raise NightlyError(f"shard {i}/{args.shards}: ./bench run exited {code}")
+        argv = [sys.executable, "-m", "wsbench.cli", "nightly", "confirm", str(shard_store),
+                "--run-id", run_id, *given_plan_options(extra)]  # fmt: skip
+        code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
+        if code != 0:
+            raise NightlyError(f"shard {i}/{args.shards}: nightly confirm exited {code}")
         shard_stores.append(shard_store)
     clone = work / "results-branch"
     publish(
@@ -231,6 +309,12 @@ def run(args: argparse.Namespace) -> int:
     """
     if args.step == "plan":
         print(plan_outputs(args.shards), end="")
+    elif args.step == "confirm":
+        try:
+            plan = plan_from_args(args)
+        except ValueError as exc:
+            raise NightlyError(str(exc)) from exc
+        confirm_shard(args.store, args.run_id, plan)
     elif args.step == "publish":
         publish(
             args.shard_stores, remote=args.remote, branch=args.branch,

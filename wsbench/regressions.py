@@ -3,14 +3,15 @@
 In one run, each new release's document (a version its implementation's ``meta.toml``
 does not list yet, :mod:`wsbench.releases`) is compared with the document of the last
 listed version of the same configuration (:func:`wsbench.compare.compare_runs`). A release
-with a *slower* verdict on any figure gives one report per (framework, release): a title
-that stays the same from night to night (the GitHub issue is found again by it) and a
-Markdown body with the comparison tables of every configuration.
+with a *slower* verdict on any figure is a candidate; it is measured again, interleaved
+(:mod:`wsbench.confirm`), and a figure slower in both gives one report per (framework,
+release): a title that stays the same from night to night (the GitHub issue is found again
+by it) and a Markdown body with both comparisons of every such configuration.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from wsbench import compare
@@ -115,13 +116,41 @@ def compare_new_releases(
     return sorted(out, key=lambda c: (c.impl, c.release, c.head.impl.config))
 
 
-def find(comparisons: Sequence[ReleaseComparison], run_id: str) -> list[Regression]:
+Key = tuple[str, str, str]
+"""A new release of one configuration: ``(implementation, release, configuration id)``."""
+
+
+def key(c: ReleaseComparison) -> Key:
+    """``c``'s :data:`Key`."""
+    return (c.impl, c.release, c.head.impl.config)
+
+
+def _figure(line: compare.Line) -> tuple[str, tuple[tuple[str, int], ...], str]:
+    return (line.scenario, tuple(sorted(line.params.items())), line.metric.name)
+
+
+def confirmed_lines(
+    candidate: ReleaseComparison, confirmation: Sequence[compare.Line]
+) -> list[compare.Line]:
+    """The figures slower both in ``candidate`` and in its ``confirmation`` (the same
+    scenario, parameter set and figure measured again, interleaved:
+    :mod:`wsbench.confirm`)."""
+    flagged = {_figure(line) for line in candidate.lines if line.verdict == "slower"}
+    return [line for line in confirmation if line.verdict == "slower" and _figure(line) in flagged]
+
+
+def find(
+    comparisons: Sequence[ReleaseComparison],
+    run_id: str,
+    confirmations: Mapping[Key, Sequence[compare.Line]],
+) -> list[Regression]:
     """The regressions among ``comparisons`` (of run ``run_id``): one per (framework,
-    release) with a significantly slower figure in any configuration, every configuration's
-    table in its body."""
+    release) with a figure significantly slower in a configuration's comparison *and* in
+    its confirmation (``confirmations[key(c)]``; a candidate without one is not reported).
+    The body gives every such configuration's confirmation table, then the nightly's."""
     found: dict[tuple[str, str], list[ReleaseComparison]] = {}
     for c in comparisons:
-        if c.slower:
+        if c.slower and confirmed_lines(c, confirmations.get(key(c), ())):
             found.setdefault((c.impl, c.release), []).append(c)
     out = []
     for (name, release), parts in sorted(found.items()):
@@ -131,11 +160,15 @@ def find(comparisons: Sequence[ReleaseComparison], run_id: str) -> list[Regressi
             f"The nightly run `{run_id}` on `{parts[0].head.machine.name}` measured "
             f"**{display} {release}**, a release newer than the last one listed in "
             f"`impls/{name}/meta.toml` ({previous}), installed with that version's "
-            f"pins, beside {previous} in the same session. It is significantly "
-            "slower on at least one figure:",
+            f"pins, beside {previous} in the same session. Some figures were significantly "
+            "slower, and measured again at once, interleaved with the previous release on "
+            "the same runner, they were slower again:",
             "",
         ]
-        sections += [compare.to_markdown(c.lines, c.heading) for c in parts]
+        for c in parts:
+            again = f"{c.heading}: confirmation (interleaved)"
+            sections.append(compare.to_markdown(confirmations[key(c)], again))
+            sections.append(compare.to_markdown(c.lines, f"{c.heading}: the nightly run"))
         out.append(
             Regression(
                 impl=name,
