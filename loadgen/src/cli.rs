@@ -1,13 +1,21 @@
-//! Command-line interface (clap derive). Usage errors exit with status 2.
+//! Command-line interface (clap derive). Usage errors exit with status 2; the checks clap
+//! cannot express are in [`Command::check`].
 
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::connect::ConnectConfig;
+use crate::hold::HoldConfig;
+use crate::limits::check_fits;
 use crate::payload::{MAX_SIZE, MIN_SIZE};
 use crate::proto::Protocol;
 use crate::run::LoadConfig;
+use crate::source::MAX_SOURCE_ADDRESSES;
 use crate::url::WsUrl;
+
+/// Default `--size`, bytes.
+pub const DEFAULT_SIZE: u64 = 16;
 
 /// WebSocket load generator and native reference server of wsbench.
 #[derive(Debug, Parser)]
@@ -25,6 +33,12 @@ pub enum Command {
     Echo(EchoArgs),
     /// Server push: each connection asks /push for messages and checks them; prints a JSON report.
     Stream(StreamArgs),
+    /// Connection setup: K workers each repeat connect, upgrade, one echo, close; prints a
+    /// JSON report.
+    Connect(ConnectArgs),
+    /// Memory per connection: open N connections, print a JSON line, hold them idle until
+    /// --hold-s passes or stdin reaches EOF, close them, print a second JSON line.
+    Hold(HoldArgs),
     /// Run the native reference server (single thread) until SIGTERM/SIGINT.
     Serve(ServeArgs),
     /// One connect + WebSocket handshake attempt; exit 0 on success, 1 otherwise.
@@ -41,7 +55,7 @@ pub struct LoadArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub connections: u32,
     /// Message size in bytes (at least 16: the sequence number).
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(MIN_SIZE as u64..=MAX_SIZE as u64))]
+    #[arg(long, default_value_t = DEFAULT_SIZE, value_parser = clap::value_parser!(u64).range(MIN_SIZE as u64..=MAX_SIZE as u64))]
     pub size: u64,
     /// Send text frames instead of binary frames.
     #[arg(long)]
@@ -66,6 +80,11 @@ pub struct LoadArgs {
     /// ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
     #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
     pub protocol: Protocol,
+    /// Loopback source addresses to spread the connections over (127.0.0.1 to
+    /// 127.0.0.N, connection k from 127.0.0.(1 + k % N)) when the target is a loopback
+    /// IPv4 address; 1 = the kernel's choice.
+    #[arg(long, default_value_t = 1, value_parser = source_addresses)]
+    pub source_addresses: usize,
 }
 
 /// `echo` options.
@@ -76,6 +95,10 @@ pub struct EchoArgs {
     /// Messages kept in flight per connection (W); refills come in bursts of max(1, W/4).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub in_flight: u32,
+    /// JSON workload (endpoint /json; Socket.IO: event json): 97-byte JSON objects as text
+    /// frames, each answer parsed and checked. Not with --text or another --size.
+    #[arg(long, conflicts_with = "text")]
+    pub json: bool,
 }
 
 /// `stream` options.
@@ -83,6 +106,65 @@ pub struct EchoArgs {
 pub struct StreamArgs {
     #[command(flatten)]
     pub load: LoadArgs,
+}
+
+/// `connect` options.
+#[derive(Debug, Clone, Args)]
+pub struct ConnectArgs {
+    /// Target URL, ws://HOST:PORT/echo (Socket.IO: ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
+    #[arg(long)]
+    pub url: WsUrl,
+    /// Concurrent workers, each with at most one connection open.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub workers: u32,
+    /// Size of each cycle's message in bytes (at least 16: the sequence number).
+    #[arg(long, default_value_t = DEFAULT_SIZE, value_parser = clap::value_parser!(u64).range(MIN_SIZE as u64..=MAX_SIZE as u64))]
+    pub size: u64,
+    /// Warm-up before the measurement window, seconds.
+    #[arg(long, default_value = "1", value_parser = non_negative_secs)]
+    pub warmup: Duration,
+    /// Measurement window, seconds.
+    #[arg(long, default_value = "3", value_parser = positive_secs)]
+    pub duration: Duration,
+    /// Limit for each step of a cycle (connect + handshake, echo, close), seconds.
+    #[arg(long, default_value = "10", value_parser = positive_secs)]
+    pub timeout: Duration,
+    /// Runtime worker threads (1 = current-thread runtime).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+    /// Loopback source addresses to spread the connections over (cycle k from
+    /// 127.0.0.(1 + k % N)) when the target is a loopback IPv4 address; 1 = the kernel's
+    /// choice.
+    #[arg(long, default_value_t = 1, value_parser = source_addresses)]
+    pub source_addresses: usize,
+    /// Wire protocol: plain WebSocket, or Socket.IO (the event `echo`).
+    #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
+    pub protocol: Protocol,
+}
+
+/// `hold` options.
+#[derive(Debug, Clone, Args)]
+pub struct HoldArgs {
+    /// Target URL, ws://HOST:PORT/echo (Socket.IO: ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
+    #[arg(long)]
+    pub url: WsUrl,
+    /// Number of connections to open and hold.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub connections: u32,
+    /// Longest hold, seconds (it ends earlier when stdin reaches end of file).
+    #[arg(long, default_value = "60", value_parser = positive_secs)]
+    pub hold_s: Duration,
+    /// Limit for each connect + handshake, seconds.
+    #[arg(long, default_value = "10", value_parser = positive_secs)]
+    pub timeout: Duration,
+    /// Loopback source addresses to spread the connections over (connection k from
+    /// 127.0.0.(1 + k % N)) when the target is a loopback IPv4 address; 1 = the kernel's
+    /// choice.
+    #[arg(long, default_value_t = 1, value_parser = source_addresses)]
+    pub source_addresses: usize,
+    /// Wire protocol: plain WebSocket, or Socket.IO sessions (pings answered).
+    #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
+    pub protocol: Protocol,
 }
 
 /// `serve` options.
@@ -116,13 +198,89 @@ impl LoadArgs {
             in_flight: in_flight as usize,
             size: self.size as usize,
             text: self.text,
+            json: false,
             warmup: self.warmup,
             duration: self.duration,
             count: self.count,
             timeout: self.timeout,
             threads: self.threads as usize,
             protocol: self.protocol,
+            source_addresses: self.source_addresses,
         }
+    }
+}
+
+impl EchoArgs {
+    /// Converts to a [`LoadConfig`].
+    pub fn to_config(&self) -> LoadConfig {
+        LoadConfig {
+            json: self.json,
+            ..self.load.to_config(self.in_flight)
+        }
+    }
+}
+
+impl ConnectArgs {
+    /// Converts to a [`ConnectConfig`].
+    pub fn to_config(&self) -> ConnectConfig {
+        ConnectConfig {
+            url: self.url.clone(),
+            workers: self.workers as usize,
+            size: self.size as usize,
+            warmup: self.warmup,
+            duration: self.duration,
+            timeout: self.timeout,
+            threads: self.threads as usize,
+            source_addresses: self.source_addresses,
+            protocol: self.protocol,
+        }
+    }
+}
+
+impl HoldArgs {
+    /// Converts to a [`HoldConfig`].
+    pub fn to_config(&self) -> HoldConfig {
+        HoldConfig {
+            url: self.url.clone(),
+            connections: self.connections as usize,
+            hold: self.hold_s,
+            timeout: self.timeout,
+            source_addresses: self.source_addresses,
+            protocol: self.protocol,
+        }
+    }
+}
+
+impl Command {
+    /// The checks clap cannot express, given the open-file limit `nofile` (descriptors,
+    /// see [`crate::limits`]): `--json` with a `--size` other than the default, and a
+    /// number of simultaneous connections that does not fit in the limit. The error is
+    /// the message of a usage error.
+    pub fn check(&self, nofile: u64) -> Result<(), String> {
+        match self {
+            Command::Echo(a) => {
+                if a.json && a.load.size != DEFAULT_SIZE {
+                    return Err(format!(
+                        "--json messages are 97 bytes: --size {} cannot be used with --json",
+                        a.load.size
+                    ));
+                }
+                check_fits("--connections", a.load.connections.into(), nofile)
+            }
+            Command::Stream(a) => check_fits("--connections", a.load.connections.into(), nofile),
+            Command::Connect(a) => check_fits("--workers", a.workers.into(), nofile),
+            Command::Hold(a) => check_fits("--connections", a.connections.into(), nofile),
+            Command::Serve(_) | Command::Probe(_) => Ok(()),
+        }
+    }
+}
+
+fn source_addresses(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_SOURCE_ADDRESSES).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not a number of source addresses from 1 to {MAX_SOURCE_ADDRESSES}"
+        )),
     }
 }
 

@@ -25,9 +25,9 @@
 
 use std::io;
 use std::io::IoSlice;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant};
@@ -92,33 +92,39 @@ pub type Outbox = Arc<Mutex<OutQueue>>;
 /// A handle on a connection's socket that sets its receive low-water mark (`SO_RCVLOWAT`,
 /// socket(7)): the socket reports readable only once that many bytes are queued, so a
 /// reader that keeps up with a fast sender wakes once per batch instead of once per
-/// segment. The handle holds a duplicate of the socket's descriptor.
-#[derive(Debug)]
-pub struct RecvLowWater(OwnedFd);
+/// segment. The handle holds no descriptor of its own (one descriptor per connection
+/// matters at 10,000 connections): it records the mark asked for, and the [`Conn`] sets
+/// it on its socket before its next read system call.
+#[derive(Debug, Clone, Default)]
+pub struct RecvLowWater(Arc<AtomicUsize>);
 
 impl RecvLowWater {
-    /// Sets the low-water mark to `bytes` (1 restores the default: readable as soon as
-    /// any byte is queued). Linux caps it at half the receive buffer.
-    ///
-    /// # Errors
-    /// The `setsockopt` error, e.g. when the socket is closed.
-    pub fn set(&self, bytes: usize) -> io::Result<()> {
-        let value = libc::c_int::try_from(bytes.max(1)).unwrap_or(libc::c_int::MAX);
-        // SAFETY: a valid descriptor, a pointer to a live c_int and its size.
-        let rc = unsafe {
-            libc::setsockopt(
-                self.0.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_RCVLOWAT,
-                (&value as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        };
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(io::Error::last_os_error())
-        }
+    /// Asks for a low-water mark of `bytes` (1 restores the default: readable as soon as
+    /// any byte is queued). Linux caps it at half the receive buffer. Best effort: the
+    /// connection sets it before its next read and ignores a `setsockopt` error (without
+    /// the mark the reader only wakes more often).
+    pub fn set(&self, bytes: usize) {
+        self.0.store(bytes.max(1), Ordering::Relaxed);
+    }
+}
+
+/// Sets `SO_RCVLOWAT` on `io` to `bytes`.
+fn set_recv_low_water(io: &TcpStream, bytes: usize) -> io::Result<()> {
+    let value = libc::c_int::try_from(bytes.max(1)).unwrap_or(libc::c_int::MAX);
+    // SAFETY: a valid descriptor, a pointer to a live c_int and its size.
+    let rc = unsafe {
+        libc::setsockopt(
+            io.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVLOWAT,
+            (&value as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
     }
 }
 
@@ -132,6 +138,10 @@ pub struct Conn {
     side: Side,
     clock: Arc<ReadClock>,
     outbox: Option<Outbox>,
+    /// Receive low-water mark asked for through [`RecvLowWater`] (0: never asked).
+    low_water: RecvLowWater,
+    /// The mark last set on the socket (0: the default).
+    low_water_set: usize,
 }
 
 impl Conn {
@@ -145,6 +155,8 @@ impl Conn {
             side,
             clock: Arc::new(ReadClock::new()),
             outbox: (side == Side::Client).then(|| Arc::new(Mutex::new(OutQueue::new()))),
+            low_water: RecvLowWater::default(),
+            low_water_set: 0,
         }
     }
 
@@ -162,12 +174,9 @@ impl Conn {
         self.out.append(&mut ob);
     }
 
-    /// A handle that sets this socket's receive low-water mark.
-    ///
-    /// # Errors
-    /// When the descriptor cannot be duplicated (e.g. the process is out of descriptors).
-    pub fn recv_low_water(&self) -> io::Result<RecvLowWater> {
-        Ok(RecvLowWater(self.io.as_fd().try_clone_to_owned()?))
+    /// A handle that sets this socket's receive low-water mark (before the next read).
+    pub fn recv_low_water(&self) -> RecvLowWater {
+        self.low_water.clone()
     }
 
     /// The clock stamped at every read system call that returns data.
@@ -258,6 +267,12 @@ impl AsyncRead for Conn {
                     }
                 }
             }
+        }
+        let want = this.low_water.0.load(Ordering::Relaxed);
+        if want != this.low_water_set {
+            this.low_water_set = want;
+            // Best effort, see `RecvLowWater::set`.
+            let _ = set_recv_low_water(&this.io, want);
         }
         let before = buf.filled().len();
         let r = Pin::new(&mut this.io).poll_read(cx, buf);

@@ -18,6 +18,14 @@
 //! followed by the message in one binary frame (binary). Replies are the same event;
 //! their argument goes through exactly the same checks ("frame type" = string vs binary
 //! attachment; another event or argument count is `corrupted`).
+//!
+//! JSON (`--json`, endpoint `/json`, see [`crate::jsonmsg`]): message `i` is the 97-byte
+//! price object with `seq` = `i` in 16 hex digits, in a text frame (Socket.IO: the event
+//! `json` with that object as its argument). A reply must be a text frame (Socket.IO: a
+//! `json` event) holding exactly `{"seq": "<16 hex digits>", "ok": true}`; its `seq` is
+//! matched like an echoed message's sequence number (so a reordered, duplicated or
+//! missing answer counts as above), and anything else about it (not that object, `ok`
+//! not `true`, another frame type or event) counts as `corrupted`.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -29,8 +37,9 @@ use tokio::time::Sleep;
 
 use crate::conn::{Conn, Outbox, ReadClock};
 use crate::handshake::Client;
+use crate::jsonmsg::{inspect_reply, json_body_template, json_prefix, split_event, JSON_EVENT};
 use crate::outqueue::OutQueue;
-use crate::payload::{inspect, template, write_seq, SEQ_LEN};
+use crate::payload::{inspect, template, write_seq, Inspection, SEQ_LEN};
 use crate::premask::{PremaskedBodies, PREMASK_KEYS, PREMASK_MIN_SIZE};
 use crate::proto::{Incoming, Protocol, Transport};
 use crate::report::{classify_ws_error, ErrorKind, Report};
@@ -50,9 +59,10 @@ pub async fn echo(cfg: &LoadConfig) -> Result<Report, RunError> {
     let params = Params {
         w: cfg.in_flight.max(1),
         b: cfg.burst(),
-        size: cfg.size,
+        size: cfg.size_bytes(),
         kind: if cfg.text { Kind::Text } else { Kind::Binary },
-        framing: Arc::new(Framing::new(cfg.protocol, cfg.text, cfg.size)),
+        json: cfg.json,
+        framing: Arc::new(Framing::new(cfg.protocol, cfg.text, cfg.json, cfg.size)),
         count: cfg.count,
         timeout: cfg.timeout,
     };
@@ -67,8 +77,10 @@ struct Params {
     w: usize,
     b: usize,
     size: usize,
-    /// Expected kind of every reply.
+    /// Expected kind of every reply (not JSON).
     kind: Kind,
+    /// JSON messages and answers instead of echoed messages.
+    json: bool,
     framing: Arc<Framing>,
     count: Option<u64>,
     timeout: Duration,
@@ -86,8 +98,9 @@ struct Framing {
 enum FrameKind {
     /// One WebSocket frame of this type.
     Ws(OpCode),
-    /// Socket.IO string argument: one text frame `prefix` + message + `suffix`.
-    SioText {
+    /// One text frame `prefix` + message + `suffix`: a Socket.IO string argument, or a
+    /// JSON message (plain WebSocket or a Socket.IO JSON argument).
+    TextWrapped {
         prefix: Vec<u8>,
         suffix: &'static [u8],
     },
@@ -97,11 +110,19 @@ enum FrameKind {
 }
 
 impl Framing {
-    fn new(protocol: Protocol, text: bool, size: usize) -> Self {
+    fn new(protocol: Protocol, text: bool, json: bool, size: usize) -> Self {
         let kind = match (protocol, text) {
+            (Protocol::Websocket, _) if json => FrameKind::TextWrapped {
+                prefix: json_prefix().to_vec(),
+                suffix: b"",
+            },
+            (Protocol::Socketio, _) if json => FrameKind::TextWrapped {
+                prefix: json_event_prefix(),
+                suffix: b"]",
+            },
             (Protocol::Websocket, true) => FrameKind::Ws(OpCode::Text),
             (Protocol::Websocket, false) => FrameKind::Ws(OpCode::Binary),
-            (Protocol::Socketio, true) => FrameKind::SioText {
+            (Protocol::Socketio, true) => FrameKind::TextWrapped {
                 prefix: string_event_prefix(ECHO_EVENT),
                 suffix: STRING_EVENT_SUFFIX,
             },
@@ -109,7 +130,7 @@ impl Framing {
                 header: binary_event_header(ECHO_EVENT),
             },
         };
-        let premasked = (size >= PREMASK_MIN_SIZE).then(|| {
+        let premasked = (size >= PREMASK_MIN_SIZE && !json).then(|| {
             let offset = kind.message_prefix().len() + SEQ_LEN;
             let body = &template(size)[SEQ_LEN..];
             PremaskedBodies::new(body, offset, PREMASK_KEYS, &mut MaskGen::new(0))
@@ -124,7 +145,7 @@ impl Framing {
         }
         let (op, prefix, suffix) = match &self.kind {
             FrameKind::Ws(op) => (*op, &b""[..], &b""[..]),
-            FrameKind::SioText { prefix, suffix } => (OpCode::Text, &prefix[..], *suffix),
+            FrameKind::TextWrapped { prefix, suffix } => (OpCode::Text, &prefix[..], *suffix),
             FrameKind::SioBinary { .. } => (OpCode::Binary, &b""[..], &b""[..]),
         };
         match &self.premasked {
@@ -144,10 +165,20 @@ impl FrameKind {
     /// Bytes of the frame payload before the message.
     fn message_prefix(&self) -> &[u8] {
         match self {
-            FrameKind::SioText { prefix, .. } => prefix,
+            FrameKind::TextWrapped { prefix, .. } => prefix,
             FrameKind::Ws(_) | FrameKind::SioBinary { .. } => b"",
         }
     }
+}
+
+/// The start of a Socket.IO `json` event up to the message's sequence digits:
+/// `42["json",{"seq": "` (the rest of the JSON message follows, then `]`).
+fn json_event_prefix() -> Vec<u8> {
+    let mut v = string_event_prefix(JSON_EVENT);
+    // `42["json","` -> `42["json",` + the JSON message's own prefix.
+    v.pop();
+    v.extend_from_slice(json_prefix());
+    v
 }
 
 /// [`encode_client_frame`] into the owned run at the end of `out`.
@@ -192,7 +223,11 @@ enum Read {
 
 impl EchoConn {
     fn new(i: usize, client: Client, ctl: Arc<Control>, p: Params) -> Self {
-        let template = template(p.size);
+        let template = if p.json {
+            json_body_template()
+        } else {
+            template(p.size)
+        };
         EchoConn {
             ws: client.ws,
             transport: client.transport,
@@ -249,9 +284,8 @@ impl EchoConn {
                 Read::Timeout if self.inflight.is_empty() => return Ok(()),
                 Read::Timeout => return Err(ErrorKind::Timeout),
             };
-            let (payload, kind) = msg.payload(ECHO_EVENT);
-            self.on_reply(&payload, kind == self.p.kind);
-            drop(payload);
+            let (len, ins) = self.check(&msg);
+            self.on_reply(len, ins);
             drop(msg);
             if self.inflight.len() + self.p.b <= self.p.w {
                 let k = self.quota(self.p.b);
@@ -310,17 +344,38 @@ impl EchoConn {
         Ok(())
     }
 
-    /// Checks one reply: its payload bytes and whether its kind was the expected one.
-    fn on_reply(&mut self, payload: &[u8], kind_ok: bool) {
+    /// Checks one reply's content: its payload size in bytes (Socket.IO: the argument's)
+    /// and what it says.
+    fn check(&self, msg: &Incoming) -> (usize, Inspection) {
+        if !self.p.json {
+            let (payload, kind) = msg.payload(ECHO_EVENT);
+            let ins = inspect(&payload, kind == self.p.kind, &self.template);
+            return (payload.len(), ins);
+        }
+        match msg {
+            Incoming::Ws(m) => (
+                m.payload.len(),
+                inspect_reply(&m.payload, m.opcode == OpCode::Text),
+            ),
+            Incoming::Sio(e) => match split_event(e.data()) {
+                Some((name, arg)) => (arg.len(), inspect_reply(arg, name == JSON_EVENT.as_bytes())),
+                None => (0, Inspection::default()),
+            },
+            Incoming::Close => (0, Inspection::default()),
+        }
+    }
+
+    /// Accounts for one reply of `len` payload bytes whose content is `ins`: counts,
+    /// integrity, latency.
+    fn on_reply(&mut self, len: usize, ins: Inspection) {
         // Arrival time = the read system call that brought the reply in.
         let now = self.clock.last_read();
         self.last_progress = now;
         let measuring = self.ctl.phase_at(now) == MEASURE;
         if measuring {
             self.res.received += 1;
-            self.res.bytes_received += payload.len() as u64;
+            self.res.bytes_received += len as u64;
         }
-        let ins = inspect(payload, kind_ok, &self.template);
         if !ins.intact {
             self.res.integrity.corrupted += 1;
         }

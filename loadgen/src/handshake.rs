@@ -17,6 +17,7 @@ use tokio::net::TcpStream;
 
 use crate::conn::{Conn, Outbox, ReadClock, RecvLowWater, Side};
 use crate::proto::Transport;
+use crate::source::tcp_connect;
 use crate::url::WsUrl;
 use crate::ws::configure;
 
@@ -107,8 +108,19 @@ pub async fn connect(
     url: &WsUrl,
     timeout: Duration,
 ) -> Result<Client, ConnectError> {
+    connect_from(addr, None, url, timeout).await
+}
+
+/// [`connect`] from the local address `local` (port chosen by the kernel) when given;
+/// see [`crate::source`].
+pub async fn connect_from(
+    addr: std::net::SocketAddr,
+    local: Option<std::net::IpAddr>,
+    url: &WsUrl,
+    timeout: Duration,
+) -> Result<Client, ConnectError> {
     let start = Instant::now();
-    match tokio::time::timeout(timeout, connect_inner(addr, url)).await {
+    match tokio::time::timeout(timeout, connect_inner(addr, local, url)).await {
         Ok(Ok((ws, clock, outbox, low_water))) => Ok(Client {
             ws,
             clock,
@@ -124,9 +136,10 @@ pub async fn connect(
 
 async fn connect_inner(
     addr: std::net::SocketAddr,
+    local: Option<std::net::IpAddr>,
     url: &WsUrl,
 ) -> Result<(WebSocket<Conn>, Arc<ReadClock>, Outbox, RecvLowWater), ConnectError> {
-    let mut tcp = TcpStream::connect(addr).await.map_err(|e| {
+    let mut tcp = tcp_connect(addr, local).await.map_err(|e| {
         if e.kind() == io::ErrorKind::ConnectionRefused {
             ConnectError::Refused
         } else {
@@ -181,7 +194,7 @@ async fn connect_inner(
                 let conn = Conn::new(tcp, leftover, Side::Client);
                 let clock = conn.read_clock();
                 let outbox = conn.outbox().expect("client connections have an outbox");
-                let low_water = conn.recv_low_water().map_err(ConnectError::Io)?;
+                let low_water = conn.recv_low_water();
                 let mut ws = WebSocket::after_handshake(conn, Role::Client);
                 configure(&mut ws);
                 return Ok((ws, clock, outbox, low_water));

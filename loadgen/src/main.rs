@@ -1,23 +1,30 @@
-//! `wsbench-loadgen` binary: parses arguments and dispatches to the library.
+//! `wsbench-loadgen` binary: parses arguments, raises the open-file limit, and dispatches
+//! to the library.
 
+use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
+use serde::Serialize;
 use wsbench_loadgen::cli::{Cli, Command};
-use wsbench_loadgen::{probe, run_echo, run_stream, serve, Report, RunError};
+use wsbench_loadgen::{connect, hold, limits, probe, run_echo, run_stream, serve, RunError};
 
-fn print_report(r: Result<Report, RunError>) -> ExitCode {
-    match r {
-        Ok(report) => match serde_json::to_string(&report) {
-            Ok(json) => {
-                println!("{json}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("wsbench-loadgen: cannot encode the report: {e}");
-                ExitCode::FAILURE
-            }
-        },
+/// Prints `value` as one JSON line on stdout and flushes.
+fn print_json<T: Serialize>(value: &T) -> Result<(), String> {
+    let json =
+        serde_json::to_string(value).map_err(|e| format!("cannot encode the report: {e}"))?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{json}")
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write the report: {e}"))
+}
+
+fn print_report<T: Serialize>(r: Result<T, RunError>) -> ExitCode {
+    let printed = r
+        .map_err(|e| e.to_string())
+        .and_then(|report| print_json(&report));
+    match printed {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("wsbench-loadgen: {e}");
             ExitCode::FAILURE
@@ -25,11 +32,48 @@ fn print_report(r: Result<Report, RunError>) -> ExitCode {
     }
 }
 
+fn run_hold(a: &wsbench_loadgen::cli::HoldArgs) -> ExitCode {
+    let mut first_printed = Ok(());
+    let r = hold::run_hold(&a.to_config(), hold::stdin_eof(), |opened| {
+        first_printed = print_json(opened);
+    });
+    let (opened, closed) = match (r, first_printed) {
+        (Ok(lines), Ok(())) => lines,
+        (Err(e), _) => {
+            eprintln!("wsbench-loadgen hold: {e}");
+            return ExitCode::FAILURE;
+        }
+        (_, Err(e)) => {
+            eprintln!("wsbench-loadgen hold: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if opened.connections_ok == 0 {
+        eprintln!("wsbench-loadgen hold: no connection succeeded");
+        return ExitCode::FAILURE;
+    }
+    match print_json(&closed) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("wsbench-loadgen hold: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let nofile = limits::raise_nofile_limit();
+    if let Err(msg) = cli.command.check(nofile) {
+        Cli::command()
+            .error(clap::error::ErrorKind::ArgumentConflict, msg)
+            .exit();
+    }
     match cli.command {
-        Command::Echo(a) => print_report(run_echo(&a.load.to_config(a.in_flight))),
+        Command::Echo(a) => print_report(run_echo(&a.to_config())),
         Command::Stream(a) => print_report(run_stream(&a.load.to_config(1))),
+        Command::Connect(a) => print_report(connect::run_connect(&a.to_config())),
+        Command::Hold(a) => run_hold(&a),
         Command::Serve(a) => match serve::run_serve(&a.host, a.port) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

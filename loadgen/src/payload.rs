@@ -68,7 +68,7 @@ pub fn parse_seq(msg: &[u8]) -> Option<u64> {
 }
 
 /// Outcome of checking one received message against the expected layout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Inspection {
     /// Sequence number, if the 16-digit prefix parses.
     pub seq: Option<u64>,

@@ -1,4 +1,5 @@
-//! The JSON report printed by `echo` and `stream` (one document on stdout).
+//! The JSON report printed by `echo` and `stream` (one document on stdout), and what
+//! the reports of `connect` and `hold` share with it ([`Errors`], [`Spread`]).
 
 use serde::Serialize;
 
@@ -37,22 +38,70 @@ pub struct Report {
     pub messages_per_s: f64,
     /// `bytes_received / window_s`, payload bytes per second.
     pub bytes_per_s: f64,
+    /// How evenly the server shared itself between the connections: over the connections
+    /// established, each one's messages received inside the window / `window_s`, in
+    /// messages per second; `None` (null) when no connection was established.
+    pub per_connection_messages_per_s: Option<Spread>,
     /// Round-trip latency of replies read inside the window, µs (`None` for stream).
     pub latency_us: Option<Summary>,
     /// TCP connect plus HTTP upgrade (Socket.IO: plus the Engine.IO open packet and the
     /// namespace connection) per successful connection, µs.
     pub handshake_us: Summary,
+    /// Wall time of the connect phase, from the first connection attempt until every
+    /// attempt has ended (succeeded or failed), seconds. Not part of the window.
+    pub connect_s: f64,
+    /// Connections established.
+    pub connections_ok: u64,
+    /// `connections_ok / connect_s`, connections per second (0 when `connect_s` is 0).
+    pub connections_per_s: f64,
     /// Failed connections by cause (one per connection at most).
     pub errors: Errors,
     /// Integrity counters over the whole run (warm-up and drain included).
     pub integrity: Integrity,
     /// User plus system CPU of this process over the window, seconds (sampled by a timer
-    /// at the window's edges).
+    /// at the window's edges; the window starts after the connect phase and the warm-up,
+    /// so connecting is never part of it; count mode: from the end of the connect phase
+    /// to the end of the traffic).
     pub loadgen_cpu_s: f64,
     /// `loadgen_cpu_s` over the sampled interval × 100 (100 = one core busy).
     pub loadgen_cpu_percent: f64,
     /// `loadgen_cpu_percent > 80`: the load generator may have limited the result.
     pub client_bound: bool,
+    /// The open-file limit (`RLIMIT_NOFILE` soft limit, after raising it to the hard
+    /// limit at start-up), descriptors; see [`crate::limits`].
+    pub rlimit_nofile: u64,
+}
+
+/// Smallest, median and largest of a set of values (here: messages per second).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    /// Smallest value.
+    pub min: f64,
+    /// Median (the mean of the two middle values for an even count).
+    pub median: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+impl Spread {
+    /// The spread of `values`; `None` when there are none.
+    pub fn of(mut values: Vec<f64>) -> Option<Spread> {
+        if values.is_empty() {
+            return None;
+        }
+        values.sort_by(f64::total_cmp);
+        let n = values.len();
+        let median = if n % 2 == 1 {
+            values[n / 2]
+        } else {
+            (values[n / 2 - 1] + values[n / 2]) / 2.0
+        };
+        Some(Spread {
+            min: values[0],
+            median,
+            max: values[n - 1],
+        })
+    }
 }
 
 /// The `config` object of the report.
@@ -68,9 +117,9 @@ pub struct ReportConfig {
     pub in_flight: Option<usize>,
     /// Refill burst size B = max(1, W / 4) (echo; `None` for stream).
     pub burst: Option<usize>,
-    /// Message size, bytes.
+    /// Message size, bytes (97 for JSON).
     pub size_bytes: usize,
-    /// `"binary"` or `"text"`.
+    /// `"binary"`, `"text"` or `"json"`.
     pub message_type: &'static str,
     /// Warm-up, seconds.
     pub warmup_s: f64,
@@ -80,6 +129,9 @@ pub struct ReportConfig {
     pub count: Option<u64>,
     /// Runtime worker threads (1 = current-thread runtime).
     pub threads: usize,
+    /// Loopback source addresses the connections were spread over (1: the kernel's
+    /// choice); see [`crate::source`].
+    pub source_addresses: usize,
 }
 
 /// Connection failures by cause. Each failed connection counts once.
@@ -116,6 +168,17 @@ pub enum ErrorKind {
     SocketioConnectError,
     /// See [`Errors::other`].
     Other,
+}
+
+impl std::ops::AddAssign for Errors {
+    fn add_assign(&mut self, o: Self) {
+        self.connection_refused += o.connection_refused;
+        self.handshake_failed += o.handshake_failed;
+        self.closed_early += o.closed_early;
+        self.timeout += o.timeout;
+        self.socketio_connect_error += o.socketio_connect_error;
+        self.other += o.other;
+    }
 }
 
 impl Errors {
@@ -157,5 +220,19 @@ pub fn classify_ws_error(e: &fastwebsockets::WebSocketError) -> ErrorKind {
             _ => ErrorKind::Other,
         },
         _ => ErrorKind::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_of_values() {
+        assert_eq!(Spread::of(Vec::new()), None);
+        let s = Spread::of(vec![3.0, 1.0, 2.0]).unwrap();
+        assert_eq!((s.min, s.median, s.max), (1.0, 2.0, 3.0));
+        let s = Spread::of(vec![4.0, 1.0, 2.0, 10.0]).unwrap();
+        assert_eq!((s.min, s.median, s.max), (1.0, 3.0, 10.0));
     }
 }

@@ -1,5 +1,7 @@
 //! What `echo` and `stream` share: configuration, runtime, connecting every connection,
 //! the warm-up / window / drain phases, and turning per-connection results into a report.
+//! `connect` and `hold` reuse the connecting ([`connect`], [`connect_all`]) and the CPU
+//! sampling.
 
 use std::fmt;
 use std::future::Future;
@@ -12,9 +14,14 @@ use tokio::task::JoinSet;
 
 use crate::handshake::{self, Client, ConnectError};
 use crate::integrity::Integrity;
+use crate::jsonmsg::JSON_SIZE;
+use crate::limits::nofile_limit;
 use crate::proto::{Protocol, Transport};
-use crate::report::{ErrorKind, Errors, Report, ReportConfig, CLIENT_BOUND_PERCENT, TOOL, VERSION};
+use crate::report::{
+    ErrorKind, Errors, Report, ReportConfig, Spread, CLIENT_BOUND_PERCENT, TOOL, VERSION,
+};
 use crate::socketio::SioReader;
+use crate::source::source_address;
 use crate::stats::{cpu_time_s, Hist};
 use crate::url::WsUrl;
 
@@ -27,10 +34,13 @@ pub struct LoadConfig {
     pub connections: usize,
     /// Echo only: messages kept in flight per connection, W (≥ 1).
     pub in_flight: usize,
-    /// Message size in bytes (≥ 16).
+    /// Message size in bytes (≥ 16; ignored with `json`, whose messages are 97 bytes).
     pub size: usize,
     /// Send/expect text frames instead of binary frames.
     pub text: bool,
+    /// Echo only: JSON messages to `/json` (Socket.IO: the `json` event) instead of
+    /// echoed messages; see [`crate::jsonmsg`].
+    pub json: bool,
     /// Warm-up before the window (duration mode).
     pub warmup: Duration,
     /// Length of the measurement window (duration mode).
@@ -43,6 +53,9 @@ pub struct LoadConfig {
     pub threads: usize,
     /// Plain WebSocket messages or Socket.IO events.
     pub protocol: Protocol,
+    /// Loopback source addresses connections are spread over (1 = the kernel's choice);
+    /// see [`crate::source`].
+    pub source_addresses: usize,
 }
 
 impl LoadConfig {
@@ -54,12 +67,23 @@ impl LoadConfig {
             in_flight: 1,
             size,
             text: false,
+            json: false,
             warmup: Duration::from_secs(1),
             duration: Duration::from_secs(3),
             count: Some(count),
             timeout: Duration::from_secs(10),
             threads: 1,
             protocol: Protocol::Websocket,
+            source_addresses: 1,
+        }
+    }
+
+    /// The size of every message sent, bytes: [`JSON_SIZE`] with `json`, else `size`.
+    pub fn size_bytes(&self) -> usize {
+        if self.json {
+            JSON_SIZE
+        } else {
+            self.size
         }
     }
 
@@ -75,12 +99,17 @@ impl LoadConfig {
             connections: self.connections,
             in_flight: echo.then_some(self.in_flight),
             burst: echo.then(|| self.burst()),
-            size_bytes: self.size,
-            message_type: if self.text { "text" } else { "binary" },
+            size_bytes: self.size_bytes(),
+            message_type: match (self.json, self.text) {
+                (true, _) => "json",
+                (false, true) => "text",
+                (false, false) => "binary",
+            },
             warmup_s: self.warmup.as_secs_f64(),
             duration_s: self.duration.as_secs_f64(),
             count: self.count,
             threads: self.threads,
+            source_addresses: self.source_addresses,
         }
     }
 }
@@ -184,17 +213,18 @@ fn connect_error_kind(e: &ConnectError) -> ErrorKind {
     }
 }
 
-/// Connects one connection: TCP connect and WebSocket upgrade, then for Socket.IO the
-/// session opening (Engine.IO open packet, namespace connection), all within `timeout`;
-/// `handshake` covers the whole of it.
-async fn connect(
+/// Connects one connection: TCP connect (from `local`, if given) and WebSocket upgrade,
+/// then for Socket.IO the session opening (Engine.IO open packet, namespace connection),
+/// all within `timeout`; `handshake` covers the whole of it.
+pub(crate) async fn connect(
     addr: SocketAddr,
+    local: Option<std::net::IpAddr>,
     url: &crate::url::WsUrl,
     timeout: Duration,
     protocol: Protocol,
 ) -> Result<Client, ErrorKind> {
     let start = Instant::now();
-    let mut client = handshake::connect(addr, url, timeout)
+    let mut client = handshake::connect_from(addr, local, url, timeout)
         .await
         .map_err(|e| connect_error_kind(&e))?;
     if protocol == Protocol::Socketio {
@@ -239,33 +269,21 @@ where
     Fut: Future<Output = ConnResult> + Send + 'static,
 {
     let addr = resolve(&cfg.url).await?;
-    let mut errors = Errors::default();
-    let mut handshake = Hist::default();
-
-    let mut connecting = JoinSet::new();
-    let permits = Arc::new(Semaphore::new(CONNECT_CONCURRENCY));
-    for i in 0..cfg.connections {
-        let url = cfg.url.clone();
-        let timeout = cfg.timeout;
-        let protocol = cfg.protocol;
-        let permits = permits.clone();
-        connecting.spawn(async move {
-            let _permit = permits.acquire_owned().await;
-            (i, connect(addr, &url, timeout, protocol).await)
-        });
-    }
-    let mut sockets = Vec::with_capacity(cfg.connections);
-    while let Some(j) = connecting.join_next().await {
-        match j {
-            Ok((i, Ok(client))) => {
-                handshake.record(client.handshake);
-                sockets.push((i, client));
-            }
-            Ok((_, Err(k))) => errors.add(k),
-            Err(_) => errors.add(ErrorKind::Other),
-        }
-    }
-    sockets.sort_by_key(|(i, _)| *i);
+    let Connected {
+        sockets,
+        handshake,
+        errors,
+        connect_time,
+    } = connect_all(
+        addr,
+        &cfg.url,
+        cfg.connections,
+        cfg.timeout,
+        cfg.protocol,
+        cfg.source_addresses,
+    )
+    .await;
+    let phase = ConnectPhase::new(connect_time, sockets.len());
 
     let count_mode = cfg.count.is_some() || sockets.is_empty();
     let begin = Instant::now();
@@ -281,6 +299,8 @@ where
             end: Some(start + cfg.duration),
         }
     });
+    // The connect phase is over: CPU is sampled from here on (count mode) or over the
+    // window that starts after the warm-up (duration mode), never over the connects.
     let cpu_begin = cpu_time_s();
     let mut running = JoinSet::new();
     for (i, client) in sockets {
@@ -288,17 +308,7 @@ where
     }
     let mut sampled = None;
     if let (false, Some(end)) = (count_mode, ctl.window_end()) {
-        // CPU is sampled by this task at the window's edges; it may wake a little late,
-        // so the percentage uses the interval actually sampled.
-        tokio::time::sleep_until(ctl.start.into()).await;
-        let (t0, cpu0) = (Instant::now(), cpu_time_s());
-        tokio::time::sleep_until(end.into()).await;
-        let (t1, cpu1) = (Instant::now(), cpu_time_s());
-        sampled = Some(Timing {
-            window: cfg.duration,
-            cpu_s: cpu1 - cpu0,
-            cpu_interval: t1 - t0,
-        });
+        sampled = Some(sample_window(ctl.start, end).await);
     }
     let mut results = Vec::new();
     while let Some(j) = running.join_next().await {
@@ -319,17 +329,131 @@ where
             cpu_interval: window,
         }
     });
-    Ok(build(cfg, echo, results, handshake, errors, timing))
+    Ok(build(cfg, echo, results, handshake, errors, phase, timing))
+}
+
+/// What connecting many connections gave.
+pub(crate) struct Connected {
+    /// The connections established, with their index, in index order.
+    pub sockets: Vec<(usize, Client)>,
+    /// Handshake time of each connection established.
+    pub handshake: Hist,
+    /// Failed attempts by cause.
+    pub errors: Errors,
+    /// From the first connection attempt until every attempt has ended.
+    pub connect_time: Duration,
+}
+
+/// Connects `n` connections to `addr` (at most [`CONNECT_CONCURRENCY`] attempts at once,
+/// connection `i` from source address `i` of `source_addresses`, see
+/// [`crate::source`]), each bounded by `timeout`, and waits until every attempt ended.
+pub(crate) async fn connect_all(
+    addr: SocketAddr,
+    url: &WsUrl,
+    n: usize,
+    timeout: Duration,
+    protocol: Protocol,
+    source_addresses: usize,
+) -> Connected {
+    let start = Instant::now();
+    let mut errors = Errors::default();
+    let mut handshake = Hist::default();
+    let mut connecting = JoinSet::new();
+    let permits = Arc::new(Semaphore::new(CONNECT_CONCURRENCY));
+    for i in 0..n {
+        let url = url.clone();
+        let permits = permits.clone();
+        let local = source_address(addr, i, source_addresses);
+        connecting.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            (i, connect(addr, local, &url, timeout, protocol).await)
+        });
+    }
+    let mut sockets = Vec::with_capacity(n);
+    while let Some(j) = connecting.join_next().await {
+        match j {
+            Ok((i, Ok(client))) => {
+                handshake.record(client.handshake);
+                sockets.push((i, client));
+            }
+            Ok((_, Err(k))) => errors.add(k),
+            Err(_) => errors.add(ErrorKind::Other),
+        }
+    }
+    sockets.sort_by_key(|(i, _)| *i);
+    Connected {
+        sockets,
+        handshake,
+        errors,
+        connect_time: start.elapsed(),
+    }
+}
+
+/// The connect phase in figures, as reported.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConnectPhase {
+    /// Wall time of the connect phase, seconds.
+    pub connect_s: f64,
+    /// Connections established.
+    pub connections_ok: u64,
+    /// `connections_ok / connect_s`, connections per second (0 when `connect_s` is 0).
+    pub connections_per_s: f64,
+}
+
+impl ConnectPhase {
+    pub(crate) fn new(connect_time: Duration, ok: usize) -> Self {
+        let connect_s = connect_time.as_secs_f64();
+        ConnectPhase {
+            connect_s,
+            connections_ok: ok as u64,
+            connections_per_s: rate(ok as u64, connect_s),
+        }
+    }
+}
+
+/// `count / seconds`, 0 when `seconds` is not positive.
+pub(crate) fn rate(count: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        count as f64 / seconds
+    } else {
+        0.0
+    }
 }
 
 /// The measured window and the CPU time sampled around it.
-struct Timing {
+pub(crate) struct Timing {
     /// Window reported as `window_s`.
-    window: Duration,
+    pub window: Duration,
     /// CPU seconds consumed during `cpu_interval`.
-    cpu_s: f64,
+    pub cpu_s: f64,
     /// Interval over which `cpu_s` was sampled.
-    cpu_interval: Duration,
+    pub cpu_interval: Duration,
+}
+
+impl Timing {
+    /// `cpu_s` over the sampled interval × 100 (100 = one core busy).
+    pub(crate) fn cpu_percent(&self) -> f64 {
+        if self.cpu_interval > Duration::ZERO {
+            self.cpu_s / self.cpu_interval.as_secs_f64() * 100.0
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Samples this process's CPU time at the window's edges `start` and `end` (sleeping
+/// until each). The task may wake a little late, so the percentage uses the interval
+/// actually sampled; the window reported is exactly `end - start`.
+pub(crate) async fn sample_window(start: Instant, end: Instant) -> Timing {
+    tokio::time::sleep_until(start.into()).await;
+    let (t0, cpu0) = (Instant::now(), cpu_time_s());
+    tokio::time::sleep_until(end.into()).await;
+    let (t1, cpu1) = (Instant::now(), cpu_time_s());
+    Timing {
+        window: end.saturating_duration_since(start),
+        cpu_s: cpu1 - cpu0,
+        cpu_interval: t1 - t0,
+    }
 }
 
 fn build(
@@ -338,13 +462,13 @@ fn build(
     results: Vec<Result<ConnResult, tokio::task::JoinError>>,
     handshake: Hist,
     mut errors: Errors,
+    phase: ConnectPhase,
     timing: Timing,
 ) -> Report {
-    let Timing {
-        window,
-        cpu_s,
-        cpu_interval,
-    } = timing;
+    let cpu_percent = timing.cpu_percent();
+    let Timing { window, cpu_s, .. } = timing;
+    let window_s = window.as_secs_f64();
+    let mut per_connection = Vec::with_capacity(results.len());
     let mut latency = Hist::default();
     let mut integrity = Integrity::default();
     let (mut sent, mut received, mut bytes_sent, mut bytes_received) = (0, 0, 0, 0);
@@ -355,6 +479,7 @@ fn build(
                 received += r.received;
                 bytes_sent += r.bytes_sent;
                 bytes_received += r.bytes_received;
+                per_connection.push(rate(r.received, window_s));
                 latency.merge(&r.latency);
                 integrity += r.integrity;
                 if let Some(k) = r.error {
@@ -364,19 +489,7 @@ fn build(
             Err(_) => errors.add(ErrorKind::Other),
         }
     }
-    let window_s = window.as_secs_f64();
-    let per_s = |v: u64| {
-        if window_s > 0.0 {
-            v as f64 / window_s
-        } else {
-            0.0
-        }
-    };
-    let cpu_percent = if cpu_interval > Duration::ZERO {
-        cpu_s / cpu_interval.as_secs_f64() * 100.0
-    } else {
-        0.0
-    };
+    let per_s = |v: u64| rate(v, window_s);
     Report {
         tool: TOOL,
         version: VERSION,
@@ -389,12 +502,19 @@ fn build(
         bytes_received,
         messages_per_s: per_s(received),
         bytes_per_s: per_s(bytes_received),
+        per_connection_messages_per_s: (window_s > 0.0)
+            .then(|| Spread::of(per_connection))
+            .flatten(),
         latency_us: echo.then(|| latency.summary_us()),
         handshake_us: handshake.summary_us(),
+        connect_s: phase.connect_s,
+        connections_ok: phase.connections_ok,
+        connections_per_s: phase.connections_per_s,
         errors,
         integrity,
         loadgen_cpu_s: cpu_s,
         loadgen_cpu_percent: cpu_percent,
         client_bound: cpu_percent > CLIENT_BOUND_PERCENT,
+        rlimit_nofile: nofile_limit(),
     }
 }

@@ -6,7 +6,11 @@
 //! - `/push`: answers each JSON request `{"count": C, "size": S, "binary": bool}` with C
 //!   messages of S bytes, awaiting the socket whenever 64 KiB are pending
 //!   (backpressure) and flushing at the end; stops quietly when the client goes away.
-//! - `/socket.io/`: Socket.IO events `echo` and `push` (PROTOCOL.md, "Socket.IO
+//! - `/json`: decodes each text message as JSON (serde_json) and answers
+//!   `{"seq": "<seq>", "ok": true}`, spaced as Python's `json.dumps` (PROTOCOL.md,
+//!   "Endpoint /json"); a binary message is closed with 1003, undecodable JSON with 1007.
+//!   Answers are batched like echoes.
+//! - `/socket.io/`: Socket.IO events `echo`, `push` and `json` (PROTOCOL.md, "Socket.IO
 //!   servers"), see [`crate::serve_sio`].
 //! - any other path: HTTP 404.
 
@@ -22,6 +26,7 @@ use tokio::sync::oneshot;
 
 use crate::conn::Conn;
 use crate::handshake::accept;
+use crate::jsonmsg::{json_reply, JsonRequest, JSON_PATH};
 use crate::payload::{template, write_seq, MIN_SIZE};
 use crate::serve_sio::{sio_loop, SioOptions};
 use crate::url::WsUrl;
@@ -105,13 +110,14 @@ where
     }
 }
 
-/// The reference handler for one TCP connection: upgrade, then `/echo`, `/push` or
-/// `/socket.io/` (Socket.IO, see [`crate::serve_sio`]).
+/// The reference handler for one TCP connection: upgrade, then `/echo`, `/push`, `/json`
+/// or `/socket.io/` (Socket.IO, see [`crate::serve_sio`]).
 pub async fn handle(tcp: TcpStream) {
-    if let Some((ws, up)) = accept(tcp, &["/echo", "/push", SOCKETIO_PATH]).await {
+    if let Some((ws, up)) = accept(tcp, &["/echo", "/push", JSON_PATH, SOCKETIO_PATH]).await {
         match up.path.as_str() {
             "/echo" => echo_loop(ws).await,
             "/push" => push_loop(ws).await,
+            JSON_PATH => json_loop(ws).await,
             _ => sio_loop(ws, SioOptions::default()).await,
         }
     }
@@ -136,6 +142,39 @@ pub async fn echo_loop(mut ws: WebSocket<Conn>) {
         if ws.write_frame(frame).await.is_err() {
             return;
         }
+    }
+}
+
+/// `/json`: answers every text message, a JSON object with a string `seq`, with
+/// `{"seq": "<seq>", "ok": true}` until the client closes. A binary message closes the
+/// connection with 1003 (unsupported data), a message that is not such an object with
+/// 1007 (invalid payload).
+pub async fn json_loop(mut ws: WebSocket<Conn>) {
+    loop {
+        let Ok(msg) = read_message(&mut ws).await else {
+            return;
+        };
+        let code = match msg.opcode {
+            OpCode::Close => {
+                let _ = ws.flush().await;
+                return;
+            }
+            OpCode::Text => match serde_json::from_slice::<JsonRequest<'_>>(&msg.payload) {
+                Ok(req) => {
+                    let reply = json_reply(&req.seq).into_bytes();
+                    let frame = Frame::new(true, OpCode::Text, None, Payload::Owned(reply));
+                    if ws.write_frame(frame).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+                Err(_) => 1007,
+            },
+            _ => 1003,
+        };
+        let _ = ws.write_frame(Frame::close(code, b"")).await;
+        let _ = ws.flush().await;
+        return;
     }
 }
 

@@ -1,6 +1,6 @@
 //! The reference server's Socket.IO endpoint `/socket.io/` (PROTOCOL.md, "Socket.IO
 //! servers"): Engine.IO v4 over the websocket transport only, the main namespace `/`,
-//! events `echo` and `push`.
+//! events `echo`, `push` and `json`.
 //!
 //! - Open: sends the Engine.IO open packet, answers the client's `40` with
 //!   `40{"sid":…}` (another namespace: CONNECT_ERROR).
@@ -9,6 +9,9 @@
 //!   message i as a string (`42["push","…"]`) or as one binary attachment
 //!   (`451-["push",{"_placeholder":true,"num":0}]` + a binary frame), written with the
 //!   same backpressure as `/push`; stops quietly when the client goes away.
+//! - `json` with one argument, an object with a string `seq` (PROTOCOL.md, "Endpoint
+//!   /json"): emits `json` back with `{"seq":"<seq>","ok":true}` (compact, as
+//!   python-socketio's encoder writes it); another argument is ignored.
 //! - Heartbeat: a ping `2` every `ping_interval`, sent between messages (after a read,
 //!   and every 64 pushed events), so an idle connection gets none; pongs are counted, not
 //!   enforced.
@@ -20,6 +23,7 @@ use std::time::{Duration, Instant};
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket, WebSocketError};
 
 use crate::conn::Conn;
+use crate::jsonmsg::{json_reply_compact, JsonRequest, JSON_EVENT};
 use crate::payload::{template, write_seq, MIN_SIZE};
 use crate::serve::PushRequest;
 use crate::socketio::{
@@ -206,6 +210,18 @@ impl SioServer {
                     self.push(r).await
                 }
                 _ => Ok(()),
+            }
+        } else if name == JSON_EVENT.as_bytes() {
+            let req =
+                serde_json::from_slice::<(String, JsonRequest<'_>)>(&text.payload[data_start..]);
+            match req {
+                Ok((_, r)) => {
+                    let mut v = vec![EIO_MESSAGE];
+                    let data = format!(r#"["{JSON_EVENT}",{}]"#, json_reply_compact(&r.seq));
+                    encode_packet(&mut v, PacketType::Event, 0, "/", None, data.as_bytes());
+                    self.text(&v).await
+                }
+                Err(_) => Ok(()),
             }
         } else {
             Ok(())

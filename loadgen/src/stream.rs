@@ -189,7 +189,7 @@ async fn run_conn(
         let (payload, kind) = msg.payload(PUSH_EVENT);
         if let Some(bytes) = warmup.low_water(now, phase, payload.len(), size) {
             // Best effort: without it the connection only wakes more often.
-            let _ = low_water.set(bytes);
+            low_water.set(bytes);
         }
         if phase == MEASURE {
             res.received += 1;

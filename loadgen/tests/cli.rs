@@ -1,24 +1,10 @@
 //! The binary: usage errors, probe, serve's signals, and the exact JSON keys.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+mod common;
+
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_wsbench-loadgen");
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
-}
+use common::bin::{free_port, run, Served};
 
 #[test]
 fn usage_errors_exit_2() {
@@ -53,6 +39,55 @@ fn usage_errors_exit_2() {
             "--protocol",
         ),
         (&["frobnicate"], "frobnicate"),
+        (
+            &["echo", "--url", "ws://127.0.0.1:1/json", "--json", "--text"],
+            "--text",
+        ),
+        (
+            &[
+                "echo",
+                "--url",
+                "ws://127.0.0.1:1/json",
+                "--json",
+                "--size",
+                "64",
+            ],
+            "--size 64",
+        ),
+        (
+            &[
+                "echo",
+                "--url",
+                "ws://127.0.0.1:1/echo",
+                "--source-addresses",
+                "0",
+            ],
+            "--source-addresses",
+        ),
+        (
+            &[
+                "stream",
+                "--url",
+                "ws://127.0.0.1:1/push",
+                "--source-addresses",
+                "251",
+            ],
+            "--source-addresses",
+        ),
+        (
+            &[
+                "connect",
+                "--url",
+                "ws://127.0.0.1:1/echo",
+                "--workers",
+                "0",
+            ],
+            "--workers",
+        ),
+        (
+            &["hold", "--url", "ws://127.0.0.1:1/echo", "--hold-s", "0"],
+            "--hold-s",
+        ),
     ];
     for (args, needle) in cases {
         let (code, stdout, stderr) = run(args);
@@ -69,32 +104,6 @@ fn probe_closed_port_names_connection_refused() {
     assert_eq!(code, 1);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("connection refused"), "{stderr}");
-}
-
-/// A `serve` child process on a free port, killed by PID if a test fails midway.
-struct Served(std::process::Child, u16);
-
-impl Served {
-    fn start() -> Self {
-        let mut child = Command::new(BIN)
-            .args(["serve", "--host", "127.0.0.1", "--port", "0"])
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line.trim().rsplit(':').next().unwrap().parse().unwrap();
-        Served(child, port)
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]
@@ -137,13 +146,18 @@ fn serve_probe_echo_report_keys_and_sigterm() {
         "bytes_received",
         "messages_per_s",
         "bytes_per_s",
+        "per_connection_messages_per_s",
         "latency_us",
         "handshake_us",
+        "connect_s",
+        "connections_ok",
+        "connections_per_s",
         "errors",
         "integrity",
         "loadgen_cpu_s",
         "loadgen_cpu_percent",
         "client_bound",
+        "rlimit_nofile",
     ];
     let mut got = keys.clone();
     got.sort();
@@ -174,7 +188,8 @@ fn serve_probe_echo_report_keys_and_sigterm() {
             "threads",
             "url",
             "warmup_s",
-            "burst"
+            "burst",
+            "source_addresses"
         ]
         .iter()
         .copied()
@@ -185,6 +200,17 @@ fn serve_probe_echo_report_keys_and_sigterm() {
     for k in ["p50", "p90", "p99", "p99_9", "max", "mean", "count"] {
         assert!(v["latency_us"][k].is_number(), "{k}");
         assert!(v["handshake_us"][k].is_number(), "{k}");
+    }
+    assert_eq!(v["connections_ok"], 2);
+    assert_eq!(v["config"]["source_addresses"], 1);
+    assert!(v["connect_s"].as_f64().unwrap() > 0.0);
+    assert!(v["connections_per_s"].as_f64().unwrap() > 0.0);
+    assert!(v["rlimit_nofile"].as_u64().unwrap() > 0);
+    for k in ["min", "median", "max"] {
+        assert!(
+            v["per_connection_messages_per_s"][k].as_f64().unwrap() > 0.0,
+            "{k}"
+        );
     }
 
     let push_url = format!("ws://127.0.0.1:{}/push", s.1);

@@ -1,6 +1,8 @@
 //! Test helpers: deliberately faulty servers built from the library's pieces.
 #![allow(dead_code)]
 
+pub mod bin;
+
 use std::time::Duration;
 
 use fastwebsockets::{Frame, OpCode, Payload};
