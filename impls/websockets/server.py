@@ -1,4 +1,4 @@
-"""wsbench server for websockets: /echo and /push (see impls/PROTOCOL.md).
+"""wsbench server for websockets: /echo, /push and /json (see impls/PROTOCOL.md).
 
 Uses the asyncio implementation (websockets.asyncio.server, websockets >= 13.0) and falls
 back to the legacy implementation (websockets.serve) on older versions. Both accept a
@@ -30,6 +30,21 @@ async def echo(ws):
         await ws.send(message)
 
 
+async def json_answer(ws):
+    # A message that is not a JSON request closes the connection (PROTOCOL.md)
+    async for message in ws:
+        if not isinstance(message, str):
+            await ws.close(1003, "text messages only")
+            return
+        try:
+            request = json.loads(message)
+            seq = request["seq"]
+        except (ValueError, KeyError, TypeError):
+            await ws.close(1007, "not a JSON request")
+            return
+        await ws.send(json.dumps({"seq": seq, "ok": True}))
+
+
 async def push(ws):
     async for message in ws:
         request = json.loads(message)
@@ -59,6 +74,8 @@ async def handler(ws):
             await echo(ws)
         elif path == "/push":
             await push(ws)
+        elif path == "/json":
+            await json_answer(ws)
         else:
             await ws.close(1008, "unknown path")
     except ConnectionClosed:
