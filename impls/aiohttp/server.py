@@ -1,6 +1,6 @@
-"""wsbench server for aiohttp: /echo and /push (see impls/PROTOCOL.md).
+"""wsbench server for aiohttp: /echo, /push and /json (see impls/PROTOCOL.md).
 
-A web.Application with two WebSocketResponse handlers, run by web.run_app. Sends await
+A web.Application with three WebSocketResponse handlers, run by web.run_app. Sends await
 send_bytes()/send_str(): every 64 KiB written, aiohttp waits while the transport is paused.
 """
 
@@ -29,6 +29,27 @@ async def echo(request):
             await ws.send_str(msg.data)
         elif msg.type == WSMsgType.BINARY:
             await ws.send_bytes(msg.data)
+    return ws
+
+
+async def json_answer(request):
+    ws = await open_websocket(request)
+    # A message that is not a JSON request closes the connection (PROTOCOL.md)
+    try:
+        async for msg in ws:
+            if msg.type == WSMsgType.TEXT:
+                try:
+                    json_request = json.loads(msg.data)
+                    seq = json_request["seq"]
+                except (ValueError, KeyError, TypeError):
+                    await ws.close(code=WSCloseCode.INVALID_TEXT, message=b"not a JSON request")
+                    break
+                await ws.send_str(json.dumps({"seq": seq, "ok": True}))
+            elif msg.type == WSMsgType.BINARY:
+                await ws.close(code=WSCloseCode.UNSUPPORTED_DATA, message=b"text messages only")
+                break
+    except ConnectionResetError:
+        pass  # the transport closed under a send: the client left with requests in flight
     return ws
 
 
@@ -69,7 +90,7 @@ async def close_open_sockets(app):
 
 def make_app():
     app = web.Application()
-    app.add_routes([web.get("/echo", echo), web.get("/push", push)])
+    app.add_routes([web.get("/echo", echo), web.get("/push", push), web.get("/json", json_answer)])
     app.on_shutdown.append(close_open_sockets)
     return app
 
