@@ -1,9 +1,10 @@
-"""wsbench server for tornado: /echo and /push (see impls/PROTOCOL.md).
+"""wsbench server for tornado: /echo, /push and /json (see impls/PROTOCOL.md).
 
-A tornado.web.Application with two WebSocketHandlers. The echo writes as tornado's docs show
-(write_message() not awaited; the client's in-flight window bounds the buffer). The push
-awaits the future returned by write_message(), which resolves once the data is flushed: that
-is tornado's backpressure. Both handlers turn Nagle's algorithm off (set_nodelay(True)).
+A tornado.web.Application with three WebSocketHandlers. The echo and the JSON answers write
+as tornado's docs show (write_message() not awaited; the client's in-flight window bounds
+the buffer). The push awaits the future returned by write_message(), which resolves once the
+data is flushed: that is tornado's backpressure. Every handler turns Nagle's algorithm off
+(set_nodelay(True)).
 """
 
 import argparse
@@ -29,6 +30,29 @@ class EchoHandler(tornado.websocket.WebSocketHandler):
         # load generator's in-flight window bounds what is buffered).
         with contextlib.suppress(WebSocketClosedError):
             self.write_message(message, binary=isinstance(message, bytes))
+
+
+class JsonHandler(tornado.websocket.WebSocketHandler):
+    def get_compression_options(self):
+        return None
+
+    def open(self):
+        self.set_nodelay(True)
+
+    def on_message(self, message):
+        # A message that is not a JSON request closes the connection (PROTOCOL.md)
+        if isinstance(message, bytes):
+            self.close(1003, "text messages only")
+            return
+        try:
+            request = json.loads(message)
+            seq = request["seq"]
+        except (ValueError, KeyError, TypeError):
+            self.close(1007, "not a JSON request")
+            return
+        # Not awaited, as the echo (the load generator's in-flight window bounds the buffer)
+        with contextlib.suppress(WebSocketClosedError):
+            self.write_message(json.dumps({"seq": seq, "ok": True}))
 
 
 class PushHandler(tornado.websocket.WebSocketHandler):
@@ -70,7 +94,7 @@ class PushHandler(tornado.websocket.WebSocketHandler):
 
 async def main(host, port):
     app = tornado.web.Application(
-        [(r"/echo", EchoHandler), (r"/push", PushHandler)],
+        [(r"/echo", EchoHandler), (r"/push", PushHandler), (r"/json", JsonHandler)],
         websocket_max_message_size=2**24,  # 16 MiB
         # no websocket_ping_interval: tornado sends no keepalive pings
     )
