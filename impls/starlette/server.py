@@ -1,6 +1,6 @@
-"""wsbench server for Starlette on uvicorn: /echo and /push (see impls/PROTOCOL.md).
+"""wsbench server for Starlette on uvicorn: /echo, /push and /json (see impls/PROTOCOL.md).
 
-A Starlette app with two WebSocketRoutes served by uvicorn.run. The WebSocket backend
+A Starlette app with three WebSocketRoutes served by uvicorn.run. The WebSocket backend
 (--ws: uvicorn's "websockets", "websockets-sansio" from uvicorn 0.35, or "wsproto") and the
 event loop (--loop: asyncio or uvloop) are the configuration; see meta.toml.
 """
@@ -25,6 +25,30 @@ async def echo(websocket: WebSocket):
             await websocket.send_bytes(message["bytes"])
         else:
             await websocket.send_text(message["text"])
+
+
+async def json_answer(websocket: WebSocket):
+    # Not receive_json()/send_json(): send_json writes compact JSON (separators=(",", ":")),
+    # and the reply is json.dumps' default layout (PROTOCOL.md).
+    await websocket.accept()
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        # A message that is not a JSON request closes the connection (PROTOCOL.md)
+        if message.get("text") is None:
+            await websocket.close(1003, "text messages only")
+            return
+        try:
+            request = json.loads(message["text"])
+            seq = request["seq"]
+        except (ValueError, KeyError, TypeError):
+            await websocket.close(1007, "not a JSON request")
+            return
+        try:
+            await websocket.send_text(json.dumps({"seq": seq, "ok": True}))
+        except WebSocketDisconnect:
+            return  # the client left with requests in flight (Starlette >= 0.37.2 raises this)
 
 
 async def push(websocket: WebSocket):
@@ -53,7 +77,13 @@ async def push(websocket: WebSocket):
         pass  # the client went away, possibly mid-push
 
 
-app = Starlette(routes=[WebSocketRoute("/echo", echo), WebSocketRoute("/push", push)])
+app = Starlette(
+    routes=[
+        WebSocketRoute("/echo", echo),
+        WebSocketRoute("/push", push),
+        WebSocketRoute("/json", json_answer),
+    ]
+)
 
 
 if __name__ == "__main__":
