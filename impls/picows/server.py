@@ -1,4 +1,4 @@
-"""wsbench server for picows: /echo and /push (see impls/PROTOCOL.md).
+"""wsbench server for picows: /echo, /push and /json (see impls/PROTOCOL.md).
 
 picows is callback-based: ws_create_server() calls a factory with the parsed upgrade request
 (WSUpgradeRequest) and the factory returns the WSListener for that connection, chosen here by
@@ -6,7 +6,8 @@ path (None: picows answers 404). Where aiofastnet is installed (a dependency of 
 and 2.x), picows creates its connections with it by default; that default is kept.
 
 picows delivers frames, not messages: /echo sends every data frame back with its own type and
-fin bit (a fragmented message goes back fragmented the same way). Sends are synchronous
+fin bit (a fragmented message goes back fragmented the same way); /json takes each text frame
+as one message (the load generator sends one frame per message). Sends are synchronous
 (WSTransport.send() writes to the transport); backpressure is the transport's flow control,
 which picows forwards to WSListener.pause_writing()/resume_writing(). A push runs in an
 asyncio task that, after a send that crossed the write buffer's high-water mark, awaits
@@ -57,6 +58,24 @@ class Echo(Listener):
         transport.send(frame.msg_type, frame.get_payload_as_memoryview(), frame.fin)
 
 
+class Json(Listener):
+    def on_data_frame(self, transport, frame):
+        # A message that is not a JSON request closes the connection (PROTOCOL.md)
+        if frame.msg_type != WSMsgType.TEXT or not frame.fin:
+            transport.send_close(WSCloseCode.UNSUPPORTED_DATA, b"one text frame per message")
+            transport.disconnect()
+            return
+        try:
+            request = json.loads(frame.get_payload_as_utf8_text())
+            seq = request["seq"]
+        except (ValueError, KeyError, TypeError):
+            transport.send_close(WSCloseCode.INVALID_TEXT, b"not a JSON request")
+            transport.disconnect()
+            return
+        # encode(): before picows 1.20, send() takes bytes-like objects only
+        transport.send(WSMsgType.TEXT, json.dumps({"seq": seq, "ok": True}).encode())
+
+
 class Push(Listener):
     task = None
     resumed = None  # a future while the transport's write buffer is above its high-water mark
@@ -105,6 +124,8 @@ def route(request):
         return Echo()
     if path == b"/push":
         return Push()
+    if path == b"/json":
+        return Json()
     return None  # 404 Not Found
 
 
