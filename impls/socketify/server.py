@@ -1,4 +1,4 @@
-"""wsbench server for socketify: /echo and /push (see impls/PROTOCOL.md).
+"""wsbench server for socketify: /echo, /push and /json (see impls/PROTOCOL.md).
 
 A socketify App (uWebSockets through CFFI) with one app.ws() route per endpoint. socketify
 runs its own libuv loop (uWebSockets' sockets) and drives it from an asyncio loop it creates:
@@ -35,6 +35,20 @@ def closed(ws, code, message):
 
 def echo(ws, message, opcode):
     ws.send(message, opcode)
+
+
+def json_answer(ws, message, opcode):
+    # A message that is not a JSON request closes the connection (PROTOCOL.md)
+    if opcode != OpCode.TEXT:
+        ws.end(1003, b"text messages only")
+        return
+    try:
+        request = json.loads(message)
+        seq = request["seq"]
+    except (ValueError, KeyError, TypeError):
+        ws.end(1007, b"not a JSON request")
+        return
+    ws.send(json.dumps({"seq": seq, "ok": True}), OpCode.TEXT)
 
 
 async def push(ws, message, opcode):
@@ -81,6 +95,7 @@ def main(host, port):
     app = App()
     app.ws("/echo", behavior(echo))
     app.ws("/push", behavior(push))
+    app.ws("/json", behavior(json_answer))
     app.listen(AppListenOptions(port=port, host=host))
 
     def shutdown():
