@@ -1,6 +1,6 @@
-"""wsbench server for autobahn on asyncio or uvloop: /echo and /push (see impls/PROTOCOL.md).
+"""wsbench server for autobahn on asyncio or uvloop: /echo, /push, /json (impls/PROTOCOL.md).
 
-One WebSocketServerFactory serves both paths on one port: onConnect routes by request.path.
+One WebSocketServerFactory serves every path on one port: onConnect routes by request.path.
 autobahn's sendMessage() writes straight to the transport and returns nothing to await, and
 its asyncio adapter ignores asyncio's flow control. So the protocol implements asyncio's
 pause_writing()/resume_writing() callbacks (the transport calls them around its 64 KiB
@@ -19,13 +19,15 @@ from autobahn.websocket.types import ConnectionDeny
 
 
 class BenchProtocol(WebSocketServerProtocol):
+    is_echo = False
     is_push = False
     pusher = None  # the /push task
     writable = None  # a future while the transport's write buffer is above its high-water mark
 
     def onConnect(self, request):
-        if request.path not in ("/echo", "/push"):
+        if request.path not in ("/echo", "/push", "/json"):
             raise ConnectionDeny(404, "unknown path")
+        self.is_echo = request.path == "/echo"
         self.is_push = request.path == "/push"
 
     def onOpen(self):
@@ -34,10 +36,28 @@ class BenchProtocol(WebSocketServerProtocol):
             self.pusher = asyncio.get_running_loop().create_task(self.push())
 
     def onMessage(self, payload, isBinary):
-        if self.is_push:
+        if self.is_echo:
+            self.sendMessage(payload, isBinary)
+        elif self.is_push:
             self.requests.put_nowait(json.loads(payload))
         else:
-            self.sendMessage(payload, isBinary)
+            self.answer_json(payload, isBinary)
+
+    def answer_json(self, payload, isBinary):
+        # A message that is not a JSON request closes the connection (PROTOCOL.md), with
+        # sendCloseFrame(): sendClose() accepts only the codes 1000 and 3000-4999.
+        if self.state != self.STATE_OPEN:
+            return  # a message read after this side's close frame (below): no answer
+        if isBinary:
+            self.sendCloseFrame(code=1003, reasonUtf8=b"text messages only")
+            return
+        try:
+            request = json.loads(payload)  # a text message's UTF-8 bytes, validated by autobahn
+            seq = request["seq"]
+        except (ValueError, KeyError, TypeError):
+            self.sendCloseFrame(code=1007, reasonUtf8=b"not a JSON request")
+            return
+        self.sendMessage(json.dumps({"seq": seq, "ok": True}).encode(), False)  # bytes only
 
     def onClose(self, wasClean, code, reason):
         if self.pusher is not None:

@@ -1,6 +1,6 @@
-"""wsbench server for autobahn on Twisted: /echo and /push (see impls/PROTOCOL.md).
+"""wsbench server for autobahn on Twisted: /echo, /push and /json (see impls/PROTOCOL.md).
 
-One WebSocketServerFactory on Twisted's default reactor (epoll on Linux) serves both paths
+One WebSocketServerFactory on Twisted's default reactor (epoll on Linux) serves every path
 on one port: onConnect routes by request.path. autobahn's sendMessage() writes straight to
 the transport and never waits, so /push uses Twisted's producer/consumer API: the protocol
 registers itself as a streaming producer on its transport, which calls pauseProducing()
@@ -21,14 +21,16 @@ from zope.interface import implementer
 
 @implementer(IPushProducer)
 class BenchProtocol(WebSocketServerProtocol):
+    is_echo = False
     is_push = False
     paused = False  # set by the transport while its write buffer is full
     later = None  # the scheduled continuation of the push loop
     sent = 0  # messages of the current request sent so far
 
     def onConnect(self, request):
-        if request.path not in ("/echo", "/push"):
+        if request.path not in ("/echo", "/push", "/json"):
             raise ConnectionDeny(404, "unknown path")
+        self.is_echo = request.path == "/echo"
         self.is_push = request.path == "/push"
         self.requests = deque()  # [count, filler, binary], the first one in progress
 
@@ -37,14 +39,33 @@ class BenchProtocol(WebSocketServerProtocol):
             self.registerProducer(self, True)
 
     def onMessage(self, payload, isBinary):
-        if not self.is_push:
+        if self.is_echo:
             self.sendMessage(payload, isBinary)
+            return
+        if not self.is_push:
+            self.answer_json(payload, isBinary)
             return
         request = json.loads(payload)
         filler = bytes(ord("a") + k % 26 for k in range(16, request["size"]))
         self.requests.append((request["count"], filler, request.get("binary", True)))
         if len(self.requests) == 1:
             self.push()
+
+    def answer_json(self, payload, isBinary):
+        # A message that is not a JSON request closes the connection (PROTOCOL.md), with
+        # sendCloseFrame(): sendClose() accepts only the codes 1000 and 3000-4999.
+        if self.state != self.STATE_OPEN:
+            return  # a message read after this side's close frame (below): no answer
+        if isBinary:
+            self.sendCloseFrame(code=1003, reasonUtf8=b"text messages only")
+            return
+        try:
+            request = json.loads(payload)  # a text message's UTF-8 bytes, validated by autobahn
+            seq = request["seq"]
+        except (ValueError, KeyError, TypeError):
+            self.sendCloseFrame(code=1007, reasonUtf8=b"not a JSON request")
+            return
+        self.sendMessage(json.dumps({"seq": seq, "ok": True}).encode(), False)  # bytes only
 
     def push(self):
         self.later = None
