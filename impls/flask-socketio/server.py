@@ -1,4 +1,4 @@
-"""wsbench server for Flask-SocketIO: Socket.IO events echo and push (see impls/PROTOCOL.md).
+"""wsbench server for Flask-SocketIO: Socket.IO events echo, push, json (impls/PROTOCOL.md).
 
 A Flask app with a flask_socketio.SocketIO, started by socketio.run() in one async mode:
 - threading: Flask's app.run, i.e. Werkzeug's development server (a thread per connection),
@@ -67,6 +67,12 @@ def connect(*auth):
 @socketio.on("echo")
 def echo(data):
     emit("echo", data)  # to the sender only, with the argument unchanged (str or bytes)
+
+
+@socketio.on("json")
+def json_answer(data):
+    # data: the object python-socketio decoded from the packet (standard library json)
+    emit("json", {"seq": data["seq"], "ok": True})  # to the sender only
 
 
 @socketio.on("push")

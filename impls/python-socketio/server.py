@@ -1,4 +1,4 @@
-"""wsbench server for python-socketio: events echo and push (see impls/PROTOCOL.md).
+"""wsbench server for python-socketio: events echo, push and json (see impls/PROTOCOL.md).
 
 A socketio.AsyncServer (async_mode="asgi") wrapped in socketio.ASGIApp, served by uvicorn
 on the asyncio or uvloop event loop (--loop). Clients use the Engine.IO websocket transport
@@ -37,6 +37,12 @@ async def disconnect(sid, *args):
 @sio.event
 async def echo(sid, data):
     await sio.emit("echo", data, to=sid)
+
+
+@sio.on("json")  # @sio.event would need a function named json, the module's name
+async def json_answer(sid, data):
+    # data: the object python-socketio decoded from the packet (standard library json)
+    await sio.emit("json", {"seq": data["seq"], "ok": True}, to=sid)
 
 
 @sio.event
