@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +42,22 @@ def fixture_impl(script: str, *args: str, name: str | None = None) -> Impl:
         deviations={},
         reference=False,
     )
+
+
+def clean_clone_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a ``./bench`` command run in a clean clone by a test: a temporary
+    HOME (so that asv leaves ``~/.asv-machine.json`` alone), the user's uv cache, the load
+    generator built for the test session, this interpreter's folder first on PATH."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return {
+        **os.environ,
+        "HOME": str(home),
+        "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv")),
+        loadgen.BINARY_ENV: str(loadgen.ensure_built()),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "NO_MKDOCS_2_WARNING": "1",
+    }
 
 
 @pytest.fixture

@@ -9,14 +9,13 @@ a temporary HOME so that the user's ``~/.asv-machine.json`` is left alone.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from wsbench import loadgen
+from tests.conftest import clean_clone_env
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import load
 from wsbench.stats import median
@@ -25,16 +24,7 @@ from wsbench.stats import median
 def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(clone)], check=True)
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv")),
-        loadgen.BINARY_ENV: str(loadgen.ensure_built()),
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-        "NO_MKDOCS_2_WARNING": "1",
-    }
+    env = clean_clone_env(tmp_path)
     proc = subprocess.run(
         [sys.executable, "-m", "wsbench.cli", "run", "--impl", "native", "--processes", "2",
          "--windows", "2", "--warmup", "0.1", "--window", "0.2", "--machine", "e2e"],

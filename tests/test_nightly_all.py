@@ -14,15 +14,15 @@ temporary HOME.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import msgspec
 
+from tests.conftest import clean_clone_env
 from tests.runs import run
-from wsbench import loadgen, store
+from wsbench import store
 from wsbench.impls import get_impl
 from wsbench.nightly import publish
 from wsbench.paths import REPO_ROOT
@@ -68,16 +68,7 @@ def test_the_nightly_end_to_end_finds_a_new_release_and_adds_a_sharded_run(
 
     clone = tmp_path / "clone"
     _clone_without_the_newest_websockets(clone)
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv")),
-        loadgen.BINARY_ENV: str(loadgen.ensure_built()),
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-        "NO_MKDOCS_2_WARNING": "1",
-    }
+    env = clean_clone_env(tmp_path)
     work = tmp_path / "work"
     proc = subprocess.run(
         [sys.executable, "-m", "wsbench.cli", "nightly", "all", "--remote", str(remote),

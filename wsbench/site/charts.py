@@ -141,22 +141,30 @@ def _keys(chart: Chart) -> list[Line2D]:
     return keys
 
 
+def _errorbars(
+    ax: Axes,
+    xs: list[int],
+    ys: list[float],
+    whiskers: list[tuple[float, float]],
+    color: str,
+    *,
+    width: float,
+    capsize: float,
+) -> None:
+    """Whiskers (below, above) around each point ``(xs[i], ys[i])``, without markers."""
+    ax.errorbar(
+        xs, ys, yerr=[[w[0] for w in whiskers], [w[1] for w in whiskers]], fmt="none",
+        ecolor=color, elinewidth=width, capsize=capsize,
+    )  # fmt: skip
+
+
 def _draw_line(ax: Axes, line: Line, index: dict[str, int], n: int) -> Line2D:
     """One configuration's line, whiskers, annotations and marks; returns its legend entry."""
     color, marker = COLORS[n % len(COLORS)], MARKERS[n % len(MARKERS)]
     ok = [p for p in line.points if p.value is not None]
     xs = [index[p.version] for p in ok]
     ys = [p.value or 0.0 for p in ok]
-    whiskers = [_whiskers(p) for p in ok]
-    ax.errorbar(
-        xs,
-        ys,
-        yerr=[[w[0] for w in whiskers], [w[1] for w in whiskers]],
-        fmt="none",
-        ecolor=color,
-        elinewidth=1.2,
-        capsize=4,
-    )
+    _errorbars(ax, xs, ys, [_whiskers(p) for p in ok], color, width=1.2, capsize=4)
     _annotate(ax, line, index, color)
     (handle,) = ax.plot(
         xs, ys, color=color, marker=marker, markersize=6, linewidth=1.8, label=line.label
@@ -320,16 +328,7 @@ def _draw_series(ax: Axes, line: ChartLine, index: dict[object, int], by_config:
     for stretch in stretches:
         xs = [index[p.night.key()] for p in stretch]
         ys = [p.value for p in stretch]
-        whiskers = [_whiskers(p) for p in stretch]
-        ax.errorbar(
-            xs,
-            ys,
-            yerr=[[w[0] for w in whiskers], [w[1] for w in whiskers]],
-            fmt="none",
-            ecolor=color,
-            elinewidth=1.0,
-            capsize=3,
-        )
+        _errorbars(ax, xs, ys, [_whiskers(p) for p in stretch], color, width=1.0, capsize=3)
         handles += ax.plot(
             xs, ys, color=color, marker=marker, markersize=5, linewidth=1.5, label=line.label
         )
