@@ -6,19 +6,19 @@ inverse of throughput in messages/s) in seconds, CPU in percent of one core, RSS
 
 from typing import ClassVar
 
-from wsbench.measure import PARAMS
-from wsbench.suite import Figures, grid_of, run_scenario, tracker
-from wsbench.suite import ScenarioSuite as _ScenarioSuite
+from wsbench.suite import Figures, asv_params, measure_grid, tracker
+from wsbench.suite import MessagingSuite as _MessagingSuite
 
 
-class Echo(_ScenarioSuite):
+class Echo(_MessagingSuite):
     """Round trips against ``/echo`` (see impls/PROTOCOL.md)."""
 
-    params: ClassVar = [list(values) for values in PARAMS["echo"].values()]
-    param_names: ClassVar = list(PARAMS["echo"])
+    params: ClassVar[list[list[int]]]
+    param_names: ClassVar[list[str]]
+    params, param_names = asv_params("echo")
 
     def setup_cache(self) -> dict[str, Figures]:
-        return run_scenario("echo", grid_of(self.params, self.param_names))
+        return measure_grid("echo")
 
     setup_cache.timeout = 1800  # type: ignore[attr-defined]
 

@@ -6,18 +6,18 @@ of throughput in messages/s), CPU in percent of one core, RSS in bytes.
 
 from typing import ClassVar
 
-from wsbench.measure import PARAMS
-from wsbench.suite import Figures, grid_of, run_scenario
-from wsbench.suite import ScenarioSuite as _ScenarioSuite
+from wsbench.suite import Figures, asv_params, measure_grid
+from wsbench.suite import MessagingSuite as _MessagingSuite
 
 
-class Stream(_ScenarioSuite):
+class Stream(_MessagingSuite):
     """Server push from ``/push`` (see impls/PROTOCOL.md)."""
 
-    params: ClassVar = [list(values) for values in PARAMS["stream"].values()]
-    param_names: ClassVar = list(PARAMS["stream"])
+    params: ClassVar[list[list[int]]]
+    param_names: ClassVar[list[str]]
+    params, param_names = asv_params("stream")
 
     def setup_cache(self) -> dict[str, Figures]:
-        return run_scenario("stream", grid_of(self.params, self.param_names))
+        return measure_grid("stream")
 
     setup_cache.timeout = 1800  # type: ignore[attr-defined]

@@ -35,7 +35,7 @@ def test_run_with_unknown_implementation(capsys: pytest.CaptureFixture[str]) -> 
 def test_measure_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["measure", "--impl", "native", "--count", "50", "--in-flight", "8"]) == 0
     out = capsys.readouterr().out
-    assert "native · echo · 16 B binary" in out
+    assert "native · echo · 16 B x8 · binary · 1 connection(s) · 50 messages per connection" in out
     assert "integrity: lost 0, corrupted 0, duplicated 0, out_of_order 0" in out
 
 

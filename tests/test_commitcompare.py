@@ -64,10 +64,15 @@ def test_configurations_on_one_side_only_or_not_installing_are_listed_not_compar
 
 
 def test_param_selects_parameter_sets_and_rejects_what_no_scenario_has() -> None:
-    grids = select_grids(["echo", "stream"], parse_params(["size_bytes=16,1024", "in_flight=64"]))
-    assert grids == {
+    wanted = parse_params(["size_bytes=16,1024", "in_flight=64"])
+    assert select_grids(["echo", "stream"], wanted, "full") == {
         "echo": [{"size_bytes": 16, "in_flight": 64}, {"size_bytes": 1024, "in_flight": 64}],
         "stream": [{"size_bytes": 16}, {"size_bytes": 1024}],
+    }
+    # The default grid has push at 16 B only; connections narrows clients, not echo.
+    assert select_grids(["stream", "clients"], parse_params(["connections=1000"])) == {
+        "stream": [{"size_bytes": 16}],
+        "clients": [{"connections": 1000, "size_bytes": 16, "in_flight": 1}],
     }
     with pytest.raises(CompareError, match="NAME one of"):
         parse_params(["colour=3"])

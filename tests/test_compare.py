@@ -19,8 +19,9 @@ from wsbench.compare import CompareError, compare_runs, to_markdown, to_text
 from wsbench.cpus import default_placement
 from wsbench.impls import get_impl
 from wsbench.interleave import Arm, measure_interleaved
-from wsbench.measure import MeasureConfig, Scenario, measure
-from wsbench.sampling import Params, SamplingPlan
+from wsbench.measure import MeasureConfig, measure
+from wsbench.sampling import SamplingPlan
+from wsbench.scenarios import Params, Scenario
 
 
 def _rates(center: float, seed: int, n: int = 6, spread: float = 0.02) -> list[float]:

@@ -33,6 +33,9 @@ COUNT = 200
 """Messages per connection in the echo cases."""
 PUSH_COUNT = 1000
 """Messages pushed in the push cases."""
+CLIENTS = 20
+"""Connections of the many-connection cases (the 1,000-connection case is
+tests/test_many_connections.py, against one server)."""
 
 
 class ConfigServer:
@@ -121,6 +124,54 @@ def test_server_survives_a_client_leaving_mid_push(server: ConfigServer) -> None
     """Duration mode closes the connection mid-push; the server must stay up (checked after
     the run) and then stop cleanly (:func:`test_server_stops_cleanly`)."""
     server.run("push, client leaving mid-push", scenario="stream", warmup_s=0.1, duration_s=0.5)
+
+
+def test_json_replies_are_exact(server: ConfigServer) -> None:
+    """The JSON workload: every 97-byte object answered with its own ``seq`` and ``ok``."""
+    m = server.run("json", scenario="json", in_flight=16, connections=2, count=COUNT)
+    assert m.report is not None
+    what = f"{server.label}, json"
+    assert m.report["config"]["message_type"] == "json", what
+    assert m.report["messages_sent"] == 2 * COUNT, what
+    assert m.report["messages_received"] == 2 * COUNT, what
+    check_counters(m.report, what)
+
+
+def test_concurrent_clients_each_get_every_reply(server: ConfigServer) -> None:
+    """The clients scenario's settings (several source addresses) with an exact count."""
+    m = server.run("clients", scenario="clients", connections=CLIENTS, count=20, source_addresses=4)
+    assert m.report is not None
+    what = f"{server.label}, {CLIENTS} clients"
+    assert m.report["connections_ok"] == CLIENTS, what
+    assert m.report["messages_received"] == CLIENTS * 20, what
+    spread = m.report["per_connection_messages_per_s"]
+    assert 0 < spread["min"] <= spread["median"] <= spread["max"], what
+    check_counters(m.report, what)
+
+
+def test_connection_setup_cycles_complete(server: ConfigServer) -> None:
+    """Connect, handshake, one message, close, repeated by 4 workers for 0.3 s."""
+    m = server.run(
+        "connect", scenario="connect", workers=4, warmup_s=0.1, duration_s=0.3,
+        source_addresses=4,
+    )  # fmt: skip
+    assert m.report is not None
+    what = f"{server.label}, connect"
+    assert m.report["cycles"] > 0, what
+    assert m.report["handshake_us"]["count"] == m.report["cycles"], what
+    check_counters(m.report, what)
+
+
+def test_idle_connections_are_held_and_closed(server: ConfigServer) -> None:
+    """The memory scenario with a few connections: every one opened, held, closed by us."""
+    m = server.run("memory", scenario="memory", connections=CLIENTS, duration_s=0.2)
+    assert m.report is not None
+    what = f"{server.label}, memory"
+    assert m.report["connections_ok"] == CLIENTS, what
+    assert m.report["closed"] == CLIENTS, what
+    assert m.report["closed_early"] == 0, what
+    assert m.rss_idle_bytes and m.rss_held_bytes, what
+    assert not any(m.report["errors"].values()), what
 
 
 def test_server_stops_cleanly(server: ConfigServer) -> None:

@@ -14,6 +14,7 @@ from wsbench.sampling import SamplingPlan, sample_scenario, to_sample
 
 QUIET = 1000.0
 """A threshold no window reaches: these tests count windows, whatever else the machine does."""
+PLAN = SamplingPlan(max_other_cpu_percent=QUIET, max_steal_percent=QUIET)
 
 
 def _measurement(busy_s: float, steal_s: float = 0.0) -> Measurement:
@@ -106,3 +107,82 @@ def test_asv_figures_are_medians_of_the_usable_samples() -> None:
     assert figures["latency_p50"] == pytest.approx(1 / 200.0)
     disturbed = type(bench)(bench.scenario, bench.params, "ok", None, [sample(5.0, disturbed=True)])
     assert "disturbed" in str(figures_of(disturbed)["error"])
+
+
+def test_a_clients_sample_keeps_errors_by_kind_lost_messages_and_the_spread() -> None:
+    from wsbench import metrics
+
+    config = MeasureConfig.for_params(
+        "native", None, "clients", {"connections": 1000, "size_bytes": 16, "in_flight": 1},
+        warmup_s=0.25, window_s=0.5,
+    )  # fmt: skip
+    report = {
+        "messages_per_s": 9000.0, "bytes_per_s": 144000.0, "messages_received": 4500,
+        "window_s": 0.5, "loadgen_cpu_percent": 40.0, "connections_ok": 907,
+        "connections_per_s": 1814.0,
+        "latency_us": {"p50": 100, "p90": 110, "p99": 150, "p99_9": 200, "max": 300},
+        "handshake_us": {"p50": 500, "p90": 600, "p99": 900, "p99_9": 990, "max": 1000,
+                         "mean": 520, "count": 907},
+        "per_connection_messages_per_s": {"min": 2.0, "median": 10.0, "max": 12.0},
+        "errors": {"connection_refused": 0, "handshake_failed": 0, "closed_early": 3,
+                   "timeout": 90, "socketio_connect_error": 0, "other": 0},
+        "integrity": {"lost": 7, "corrupted": 0, "duplicated": 0, "out_of_order": 0},
+    }  # fmt: skip
+    sample = to_sample(Measurement(config=config, report=report), process=0, window=0, plan=PLAN)
+    assert sample.errors == {
+        "connection_refused": 0, "handshake_failed": 0, "closed_early": 3, "timeout": 90,
+        "socketio_connect_error": 0, "other": 0, "lost": 7,
+    }  # fmt: skip
+    assert metrics.BY_NAME["errors"].of(sample) == 100.0
+    assert sample.connections_ok == 907
+    assert metrics.BY_NAME["per_connection_min"].of(sample) == 2.0
+    assert metrics.BY_NAME["handshake_p99"].of(sample) == pytest.approx(900e-6)
+    assert metrics.BY_NAME["connections_per_s"].of(sample) == 1814.0
+    assert metrics.BY_NAME["latency_max"].of(sample) == pytest.approx(300e-6)
+
+
+def test_a_memory_sample_gives_bytes_per_connection() -> None:
+    from wsbench import metrics
+
+    config = MeasureConfig.for_params(
+        "native", None, "memory", {"connections": 1000}, warmup_s=0.25, window_s=0.5
+    )
+    report = {
+        "connections_ok": 800, "connections_per_s": 4000.0, "errors": {"timeout": 200},
+        "handshake_us": {"p50": 1, "p90": 1, "p99": 1, "p99_9": 1, "max": 1, "count": 800},
+    }  # fmt: skip
+    m = Measurement(config=config, report=report, rss_idle_bytes=10_000_000)
+    m.rss_held_bytes = 18_000_000
+    sample = to_sample(m, process=0, window=0, plan=PLAN)
+    assert metrics.BY_NAME["bytes_per_connection"].of(sample) == 10_000.0
+    assert metrics.BY_NAME["errors"].of(sample) == 200.0
+    assert sample.messages_per_s is None and sample.latency_s is None
+    assert [m.name for m in metrics.for_scenario("memory")] == [
+        "connections_per_s", "handshake_p50", "handshake_p99", "errors",
+        "bytes_per_connection", "rss_idle_bytes", "rss_held_bytes",
+    ]  # fmt: skip
+
+
+def test_the_suite_skips_parameter_sets_outside_the_grid_and_refuses_an_unknown_grid(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from wsbench.suite import GRID_ENV, Figures, ScenarioSuite, SuiteError, SuiteSettings, lookup
+
+    figures: dict[str, Figures] = {"in_flight=1,size_bytes=16": {"seconds_per_message": 0.5}}
+    with pytest.raises(NotImplementedError, match="not in this run's grid"):
+        lookup(figures, {"size_bytes": 1024, "in_flight": 1}, "seconds_per_message")
+    assert lookup(figures, {"size_bytes": 16, "in_flight": 1}, "seconds_per_message") == 0.5
+
+    class Suite(ScenarioSuite):
+        param_names = ["size_bytes", "in_flight"]  # noqa: RUF012 (as asv classes declare it)
+
+    suite = Suite()
+    suite.setup(figures, 16, 1)  # measured: not skipped
+    with pytest.raises(NotImplementedError):
+        suite.setup(figures, 65536, 1)
+    monkeypatch.setenv("WSBENCH_IMPL", "native")
+    monkeypatch.setenv(GRID_ENV, "huge")
+    with pytest.raises(SuiteError, match="WSBENCH_GRID='huge' \\(known: default, full\\)"):
+        SuiteSettings.from_env()
+    monkeypatch.setenv(GRID_ENV, "full")
+    assert SuiteSettings.from_env().grid == "full"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -26,8 +27,9 @@ from wsbench.compare import CompareError
 from wsbench.cpus import CpuSetError, placement_from
 from wsbench.github import GitHubError
 from wsbench.impls import ImplError, all_impls
-from wsbench.measure import SCENARIOS, ConfigError, MeasureConfig, measure
+from wsbench.measure import ConfigError, MeasureConfig, measure
 from wsbench.paths import SITE_DIR
+from wsbench.scenarios import SCENARIOS
 from wsbench.summary import summarize
 from wsbench.venvs import VenvError
 
@@ -54,7 +56,15 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--scenario", choices=SCENARIOS, default="echo")
     m.add_argument("--size", type=int, default=16, help="message size in bytes (>= 16)")
     m.add_argument("--in-flight", type=int, default=1, help="messages in flight per connection")
-    m.add_argument("--connections", type=int, default=1)
+    m.add_argument(
+        "--connections",
+        type=int,
+        default=1,
+        help="connections (clients, memory: the number held open; default 1)",
+    )
+    m.add_argument(
+        "--workers", type=int, default=16, help="connect scenario: concurrent workers (16)"
+    )
     m.add_argument("--warmup", type=float, default=1.0, help="warm-up seconds")
     m.add_argument("--duration", type=_positive_float, default=3.0, help="window seconds")
     m.add_argument("--text", action="store_true", help="text frames instead of binary")
@@ -112,18 +122,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _measure(args: argparse.Namespace) -> int:
-    config = MeasureConfig(
-        impl=args.impl,
-        config=args.config,
-        scenario=args.scenario,
-        size_bytes=args.size,
-        in_flight=args.in_flight,
-        connections=args.connections,
-        warmup_s=args.warmup,
-        duration_s=args.duration,
-        text=args.text,
-        count=args.count,
-    )
+    params = {
+        "size_bytes": args.size, "in_flight": args.in_flight,
+        "connections": args.connections, "workers": args.workers,
+    }  # fmt: skip
+    config = dataclasses.replace(
+        MeasureConfig.for_params(
+            args.impl, args.config, args.scenario, params,
+            warmup_s=args.warmup, window_s=args.duration,
+        ),
+        duration_s=args.duration, text=args.text, count=args.count,
+    )  # fmt: skip
     result = measure(
         config, python=args.python, placement=placement_from(args.server_cpus, args.loadgen_cpus)
     )

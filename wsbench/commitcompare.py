@@ -32,7 +32,8 @@ from wsbench.cpus import placement_from
 from wsbench.interleave import merge_round
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import Benchmark, FormatError, Run, SystemCheck, load
-from wsbench.sampling import Params, SamplingPlan
+from wsbench.sampling import SamplingPlan
+from wsbench.scenarios import Params
 from wsbench.venvs import ENVS_DIR
 
 TREES_DIR = REPO_ROOT / ".wsbench" / "trees"

@@ -16,6 +16,7 @@ from typing import Literal
 
 from wsbench import metrics, stats
 from wsbench.runformat import Benchmark, Run
+from wsbench.scenarios import params_label
 
 Match = Literal["environment", "configuration"]
 """How the two sides are paired: the same environment (implementation, configuration and
@@ -146,11 +147,6 @@ def compare_runs(
     return lines
 
 
-def _params(params: dict[str, int]) -> str:
-    text = f"{params['size_bytes']} B"
-    return text + (f" x{params['in_flight']}" if "in_flight" in params else "")
-
-
 def _value(metric: metrics.Metric, value: float) -> str:
     if metric.unit == "s":
         return f"{value * 1e6:,.0f} µs"
@@ -158,7 +154,7 @@ def _value(metric: metrics.Metric, value: float) -> str:
 
 
 def _cells(line: Line) -> list[str]:
-    cells = [line.row, f"{line.scenario} {_params(line.params)}", line.metric.label]
+    cells = [line.row, f"{line.scenario} {params_label(line.params)}", line.metric.label]
     r = line.result
     if r is None:
         return [*cells, "", "", "", "", line.problem or ""]

@@ -28,15 +28,14 @@ from pathlib import Path
 
 import msgspec
 
-from wsbench import commitcompare, compare, store
+from wsbench import commitcompare, compare, store, suite
 from wsbench.asvconf import bench_envs
 from wsbench.cpus import placement_from
 from wsbench.impls import ImplError, get_impl
 from wsbench.interleave import Arm, measure_interleaved
-from wsbench.measure import PARAMS, SCENARIOS, Scenario
 from wsbench.runformat import FormatError, Run, load
-from wsbench.sampling import Params, add_plan_arguments, plan_from_args
-from wsbench.suite import scenario_grid
+from wsbench.sampling import add_plan_arguments, plan_from_args
+from wsbench.scenarios import GRIDS, SCENARIOS, Grid, Params, Scenario, in_grid, spec
 
 COMPARISONS = "comparisons"
 """The store's sub-folder for interleaved comparisons' documents."""
@@ -49,7 +48,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", action="append", help="configuration(s) (default: all)")
     parser.add_argument("--versions", nargs=2, metavar=("BASE", "HEAD"), help="two versions")
     parser.add_argument("--commits", nargs=2, metavar=("BASE", "HEAD"), help="two commits")
-    parser.add_argument("--scenario", action="append", choices=SCENARIOS)
+    parser.add_argument(
+        "--scenario",
+        action="append",
+        choices=SCENARIOS,
+        help="scenario(s) (default: every scenario with a parameter set in the grid)",
+    )
+    parser.add_argument(
+        "--grid",
+        choices=GRIDS,
+        default="default",
+        help="the parameter sets measured: the default grid or the full grid",
+    )
     parser.add_argument(
         "--param", action="append", default=[], metavar="NAME=V[,V...]",
         help="measure only parameter sets with these values (e.g. size_bytes=16,1024)",
@@ -81,41 +91,30 @@ def stored_run(ref: str, root: Path) -> list[Run]:
 
 
 def parse_params(specs: Sequence[str]) -> dict[str, set[int]]:
-    """``["size_bytes=16,1024", "in_flight=64"]`` -> ``{"size_bytes": {16, 1024}, ...}``.
+    """``["size_bytes=16,1024", "in_flight=64"]`` -> ``{"size_bytes": {16, 1024}, ...}``
+    (:func:`wsbench.suite.parse_params`).
 
     Raises:
         compare.CompareError: a malformed item, or a name no scenario has.
     """
-    known = {name for names in PARAMS.values() for name in names}
-    wanted: dict[str, set[int]] = {}
-    for spec in specs:
-        name, sep, values = spec.partition("=")
-        if not sep or name not in known:
-            raise compare.CompareError(
-                f"--param {spec!r}: expected NAME=V[,V...] with NAME one of {sorted(known)}"
-            )
-        try:
-            wanted.setdefault(name, set()).update(int(v) for v in values.split(","))
-        except ValueError:
-            raise compare.CompareError(f"--param {spec!r}: values must be integers") from None
-    return wanted
+    try:
+        return suite.parse_params(specs)
+    except ValueError as exc:
+        raise compare.CompareError(str(exc)) from exc
 
 
 def select_grids(
-    scenarios: Sequence[Scenario], wanted: dict[str, set[int]]
+    scenarios: Sequence[Scenario], wanted: dict[str, set[int]], which: Grid = "default"
 ) -> dict[str, list[Params]]:
-    """Each scenario's parameter sets (:func:`scenario_grid`) that match ``wanted`` (a
-    parameter a scenario does not have does not filter it).
+    """Each scenario's parameter sets in the ``which`` grid (:mod:`wsbench.scenarios`) that
+    match ``wanted`` (a parameter a scenario does not have does not filter it).
 
     Raises:
         compare.CompareError: a scenario is left with no parameter set.
     """
     grids: dict[str, list[Params]] = {}
     for scenario in scenarios:
-        grid = [
-            p for p in scenario_grid(scenario)
-            if all(p[name] in values for name, values in wanted.items() if name in p)
-        ]  # fmt: skip
+        grid = suite.narrowed(spec(scenario).grid(which), wanted)
         if not grid:
             raise compare.CompareError(f"no parameter set of {scenario} matches --param")
         grids[scenario] = grid
@@ -179,8 +178,8 @@ def run(args: argparse.Namespace) -> int:
             plan = plan_from_args(args)
         except ValueError as exc:
             raise compare.CompareError(str(exc)) from exc
-        scenarios: list[Scenario] = args.scenario or list(SCENARIOS)
-        grids = select_grids(scenarios, parse_params(args.param))
+        scenarios: list[Scenario] = args.scenario or in_grid(args.grid)
+        grids = select_grids(scenarios, parse_params(args.param), args.grid)
         if args.versions:
             base_arms, head_arms = _version_arms(args)
             base, head = measure_interleaved(

@@ -29,10 +29,10 @@ from wsbench.asvconf import BenchEnv, bench_envs
 from wsbench.cpus import CpuPlacement
 from wsbench.impls import Impl, ImplVersion
 from wsbench.interleave import Arm, measure_interleaved
-from wsbench.measure import Scenario
 from wsbench.regressions import ReleaseComparison
 from wsbench.runformat import Run
-from wsbench.sampling import Params, SamplingPlan
+from wsbench.sampling import SamplingPlan
+from wsbench.scenarios import Params, Scenario
 
 CONFIRMATIONS = "confirmations"
 """The store's sub-folder for the confirmations' documents."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import resource
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -101,6 +102,14 @@ def placement_from(server: str | None, loadgen: str | None) -> CpuPlacement:
     )
 
 
+def open_files_limit() -> int:
+    """The open-file limit servers and the load generator run with: this process's hard
+    ``RLIMIT_NOFILE`` (an unprivileged process may raise its soft limit up to it), capped at
+    1,048,576. Recorded in every run's settings (``open_files``)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 1_048_576 if hard == resource.RLIM_INFINITY else min(hard, 1_048_576)
+
+
 PR_SET_PDEATHSIG = 1
 """prctl(2) option: the signal a process receives when its parent thread exits."""
 
@@ -108,14 +117,18 @@ PR_SET_PDEATHSIG = 1
 def child_setup(cpus: Sequence[int]) -> Callable[[], None]:
     """A ``preexec_fn`` for subprocesses the harness starts (servers, the load generator).
 
-    In the child, before it executes: pin it to ``cpus``, and ask Linux to SIGKILL it if
-    the harness dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so that not even a killed
-    harness leaves a server behind.
+    In the child, before it executes: pin it to ``cpus``, raise its open-file limit to
+    :func:`open_files_limit` (a server with 10,000 connections needs 10,000 descriptors;
+    the default soft limit is often 1,024), and ask Linux to SIGKILL it if the harness dies
+    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so that not even a killed harness leaves a
+    server behind.
     """
     targets = tuple(cpus)
+    limit = open_files_limit()
 
     def setup() -> None:
         os.sched_setaffinity(0, targets)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 

@@ -16,10 +16,9 @@ import msgspec
 from wsbench import provenance, store, system
 from wsbench.cpus import CpuPlacement
 from wsbench.impls import Impl
-from wsbench.measure import Scenario
 from wsbench.runformat import Benchmark, Run
-from wsbench.sampling import Params, SamplingPlan, sample_scenario
-from wsbench.suite import scenario_grid
+from wsbench.sampling import SamplingPlan, sample_scenario
+from wsbench.scenarios import Params, Scenario, spec
 
 
 @dataclass(frozen=True)
@@ -80,14 +79,15 @@ def measure_interleaved(
     Args:
         sides: the arms of each side (base first); arm ``i`` of one side is compared with
             arm ``i`` of the other.
-        scenarios: the scenarios, each at every parameter set (:func:`scenario_grid`).
+        scenarios: the scenarios, each at the parameter sets of ``grids``.
         plan: the sampling plan; ``plan.processes`` is the number of rounds.
         placement: CPUs of server and load generator.
         machine_name: the machine's name in the documents.
         run_id: the documents' run id stem (default: a new one); side ``k``'s documents
             get ``<run_id>-<labels[k]>``.
         labels: one name per side.
-        grids: the parameter sets of each scenario (default: all, :func:`scenario_grid`).
+        grids: the parameter sets of each scenario (default: its full grid,
+            :mod:`wsbench.scenarios`).
         log: progress lines.
 
     Returns:
@@ -99,7 +99,7 @@ def measure_interleaved(
     tuning = system.recorded(placement)  # before the session loads the machine
 
     def grid_of(scenario: Scenario) -> list[Params]:
-        return (grids or {}).get(scenario) or scenario_grid(scenario)
+        return (grids or {}).get(scenario) or spec(scenario).grid("full")
 
     found: list[list[list[Benchmark]]] = [[[] for _ in arms] for arms in sides]
     for r in range(plan.processes):

@@ -8,10 +8,12 @@ from __future__ import annotations
 import functools
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,8 +136,102 @@ def probe(url: str, *, timeout_s: float, binary: Path) -> str | None:
     return proc.stderr.strip() or f"probe exited {proc.returncode}"
 
 
+TRAFFIC_STARTS = "wsbench-loadgen: traffic starts"
+"""The line the load generator prints on stderr when its traffic phase starts, after every
+connection attempt has ended (``loadgen/src/run.rs``): the measurement window opens
+``--warmup`` seconds later."""
+
+
+class _Pipes:
+    """A running load generator whose stdout lines and stderr are read by threads (so that
+    neither pipe fills up), with a callback on :data:`TRAFFIC_STARTS`."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        cpus: Sequence[int],
+        on_traffic: Callable[[], None] | None,
+        stdin: bool = False,
+    ) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=child_setup(cpus),
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.stderr: list[str] = []
+        self._on_traffic = on_traffic
+        self._threads = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.stderr.append(line)
+            if self._on_traffic is not None and line.startswith(TRAFFIC_STARTS):
+                self._on_traffic()
+
+    def wait(self, timeout_s: float) -> tuple[int, str]:
+        """Wait for the exit (killing it after ``timeout_s``); the exit code and the rest of
+        stdout.
+
+        Raises:
+            LoadgenError: it did not finish in time.
+        """
+        try:
+            code = self.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired as exc:
+            self.kill()
+            raise LoadgenError(f"load generator did not finish within {timeout_s:.0f} s") from exc
+        for thread in self._threads:
+            thread.join()
+        rest = []
+        while (line := self.lines.get()) is not None:
+            rest.append(line)
+        return code, "".join(rest)
+
+    def kill(self) -> None:
+        """Kill it (if still running) and reap it."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+    def error_text(self) -> str:
+        """The tail of what it printed on stderr (progress lines left out)."""
+        text = "".join(line for line in self.stderr if not line.startswith(TRAFFIC_STARTS))
+        return text.strip()[-2000:]
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LoadgenError(f"load generator printed no JSON report: {text[:500]!r}") from exc
+    if not isinstance(report, dict):
+        raise LoadgenError("load generator report is not a JSON object")
+    return report
+
+
 def run_report(
-    args: Sequence[str], *, cpus: Sequence[int], timeout_s: float, binary: Path
+    args: Sequence[str],
+    *,
+    cpus: Sequence[int],
+    timeout_s: float,
+    binary: Path,
+    on_traffic: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Run ``wsbench-loadgen ARGS`` pinned to ``cpus`` and return its JSON report.
 
@@ -143,30 +239,72 @@ def run_report(
         args: the subcommand and its options, e.g. ``["echo", "--url", ...]``.
         cpus: CPU numbers the load generator is pinned to.
         timeout_s: seconds after which the run is killed (a bound, never reached normally).
+        on_traffic: called (from a reader thread) when the traffic phase starts
+            (:data:`TRAFFIC_STARTS`), i.e. after the connect phase.
 
     Raises:
         LoadgenError: it exited non-zero, timed out, or printed no JSON object.
     """
-    argv = [str(binary), *args]
-    try:
-        proc = subprocess.run(
-            argv,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=timeout_s,
-            preexec_fn=child_setup(cpus),
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise LoadgenError(f"load generator did not finish within {timeout_s:.0f} s") from exc
-    if proc.returncode != 0:
-        raise LoadgenError(
-            f"load generator exited {proc.returncode}: {proc.stderr.strip()[-2000:]}"
-        )
-    try:
-        report = json.loads(proc.stdout)
-    except json.JSONDecodeError as exc:
-        raise LoadgenError(f"load generator printed no JSON report: {proc.stdout[:500]!r}") from exc
-    if not isinstance(report, dict):
-        raise LoadgenError("load generator report is not a JSON object")
-    return report
+    run = _Pipes([str(binary), *args], cpus, on_traffic)
+    code, out = run.wait(timeout_s)
+    if code != 0:
+        raise LoadgenError(f"load generator exited {code}: {run.error_text()}")
+    return _json_object(out)
+
+
+class Hold:
+    """``wsbench-loadgen hold``: open connections and keep them idle until :meth:`release`.
+
+    Use it as a context manager: entering waits for the first report line (every connection
+    attempt has ended; :attr:`opened`), leaving kills the load generator if it still runs.
+
+    Args:
+        args: ``["hold", "--url", ..., "--connections", N, ...]``.
+        cpus: CPU numbers the load generator is pinned to.
+        timeout_s: seconds to wait for the connections to open, and again for the close.
+        binary: the load generator.
+
+    Raises:
+        LoadgenError: it exited before the first line, took longer than ``timeout_s``, or
+            printed something other than a JSON object.
+    """
+
+    def __init__(
+        self, args: Sequence[str], *, cpus: Sequence[int], timeout_s: float, binary: Path
+    ) -> None:
+        self.argv = [str(binary), *args]
+        self.cpus = tuple(cpus)
+        self.timeout_s = timeout_s
+        self.opened: dict[str, Any] = {}
+        self._run: _Pipes | None = None
+
+    def __enter__(self) -> Hold:
+        self._run = _Pipes(self.argv, self.cpus, None, stdin=True)
+        try:
+            line = self._run.lines.get(timeout=self.timeout_s)
+        except queue.Empty:
+            self._run.kill()
+            raise LoadgenError(
+                f"load generator hold: connections not open within {self.timeout_s:.0f} s"
+            ) from None
+        if line is None:
+            code = self._run.proc.wait()
+            raise LoadgenError(f"load generator exited {code}: {self._run.error_text()}")
+        self.opened = _json_object(line)
+        return self
+
+    def release(self) -> dict[str, Any]:
+        """Close stdin, so that it closes every connection, and return its second line
+        (``{"closed", "closed_early", "held_s"}``).
+
+        Raises:
+            LoadgenError: it did not finish within ``timeout_s`` or printed no JSON object.
+        """
+        assert self._run is not None and self._run.proc.stdin is not None
+        self._run.proc.stdin.close()
+        _, rest = self._run.wait(self.timeout_s)
+        return _json_object(rest.strip().splitlines()[-1] if rest.strip() else "")
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._run is not None:
+            self._run.kill()

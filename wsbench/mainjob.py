@@ -21,6 +21,7 @@ import platform
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import psutil
@@ -29,9 +30,10 @@ from wsbench import asvconf, loadgen, machine, releases, shards, store, system
 from wsbench.asvconf import BenchEnv
 from wsbench.cpus import placement_from
 from wsbench.impls import ImplError, get_impl
-from wsbench.measure import SCENARIOS
 from wsbench.paths import REPO_ROOT, SITE_DIR
 from wsbench.sampling import add_plan_arguments, plan_from_args
+from wsbench.scenarios import GRIDS, SCENARIOS, in_grid
+from wsbench.suite import GRID_ENV, PARAMS_ENV, parse_params
 
 STEPS = 5
 ASV_DONE_CODES = (0, 2)
@@ -61,8 +63,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="latest release of each (default) or every version in the matrix",
     )
     parser.add_argument(
-        "--scenario", action="append", choices=SCENARIOS, help="scenario (repeatable; default: all)"
+        "--scenario",
+        action="append",
+        choices=SCENARIOS,
+        help="scenario (repeatable; default: every scenario with a parameter set in the grid)",
     )
+    parser.add_argument(
+        "--grid",
+        choices=GRIDS,
+        default="default",
+        help="parameter sets: the default grid (the main job's, within its 30-minute budget) "
+        "or the full grid (the nightly's); see the Methodology page",
+    )
+    parser.add_argument(
+        "--param", action="append", default=[], metavar="NAME=V[,V...]",
+        help="only the grid's parameter sets with these values (e.g. connections=1,10,100)",
+    )  # fmt: skip
     add_plan_arguments(parser, "fresh server processes per scenario")
     parser.add_argument("--server-cpus", help="CPU list for servers (default: 0)")
     parser.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
@@ -145,7 +161,7 @@ repository ``"."``, the plugin, the benchmark and result folders) must mean the 
 
 def asv_command(
     envs: list[BenchEnv],
-    scenarios: list[str] | None,
+    scenarios: Sequence[str] | None,
     machine_name: str,
     commits: str = "HEAD^!",
     config: Path | None = None,
@@ -153,6 +169,7 @@ def asv_command(
     """The ``asv run`` command line for these environments, scenarios and commits (with
     ``config`` instead of ``asv.conf.json`` when given)."""
     argv = ["asv", "run", commits, "--machine", machine_name, "--launch-method", "spawn"]
+    scenarios = [s for s in scenarios or () if s]
     if config is not None:
         argv += ["--config", str(config)]
     for env in envs:
@@ -176,6 +193,10 @@ def run(args: argparse.Namespace) -> int:
             raise MainJobError(str(exc)) from exc
     try:
         plan = plan_from_args(args)
+    except ValueError as exc:
+        raise MainJobError(str(exc)) from exc
+    try:
+        parse_params(args.param)
     except ValueError as exc:
         raise MainJobError(str(exc)) from exc
     envs = select_envs(args.impl, args.versions, args.config)
@@ -228,7 +249,8 @@ def run(args: argparse.Namespace) -> int:
     _step(4, f"benchmarking {len(envs)} environment(s) with asv as run {run_id}: {names}")
     print(
         f"  {plan.processes} server processes x {plan.windows_per_process} windows of "
-        f"{plan.window_s:g} s (after {plan.warmup_s:g} s of warm-up each) per parameter set"
+        f"{plan.window_s:g} s (after {plan.warmup_s:g} s of warm-up each) per parameter set, "
+        f"{args.grid} grid"
     )
     env = {
         **os.environ,
@@ -242,9 +264,14 @@ def run(args: argparse.Namespace) -> int:
         system.SYSTEM_ENV: system.encode(tuning),
         "WSBENCH_SERVER_CPUS": args.server_cpus or "",
         "WSBENCH_LOADGEN_CPUS": args.loadgen_cpus or "",
+        GRID_ENV: args.grid,
+        PARAMS_ENV: ";".join(args.param),
     }
+    scenarios: list[str] = args.scenario or list(in_grid(args.grid))
+    if scenarios == list(SCENARIOS):
+        scenarios = []  # every benchmark: no --bench
     code = subprocess.run(
-        asv_command(envs, args.scenario, args.machine, args.commits, conf_path),
+        asv_command(envs, scenarios, args.machine, args.commits, conf_path),
         cwd=REPO_ROOT,
         env=env,
         check=False,

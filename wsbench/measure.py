@@ -3,27 +3,30 @@
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+import psutil
 
 from wsbench import loadgen
 from wsbench.cpus import CpuPlacement, default_placement
 from wsbench.impls import Impl, get_impl
-from wsbench.sampler import CpuActivity, ServerUsage, WindowSampler
+from wsbench.sampler import CpuActivity, ServerUsage, WindowSampler, tree_rss
+from wsbench.scenarios import (
+    CONNECT_MESSAGE_BYTES,
+    SCENARIOS,
+    SOAK_CONNECTIONS,
+    SOAK_SIZE_BYTES,
+    SOURCE_ADDRESSES,
+    Params,
+    Scenario,
+    spec,
+)
 from wsbench.server import ServerError, ServerProcess, free_port
 
-Scenario = Literal["echo", "stream"]
-SCENARIOS: tuple[Scenario, ...] = ("echo", "stream")
-PARAMS: dict[Scenario, dict[str, tuple[int, ...]]] = {
-    "echo": {"size_bytes": (16, 1024, 65536), "in_flight": (1, 64)},
-    "stream": {"size_bytes": (16, 1024, 65536)},
-}
-"""Each scenario's parameters and their values (the asv benchmarks' ``params``): message
-size in bytes, and for echo the messages in flight per connection."""
-ENDPOINTS: dict[Scenario, str] = {"echo": "/echo", "stream": "/push"}
-"""The path of each scenario's endpoint on a plain WebSocket server (``impls/PROTOCOL.md``)."""
 SOCKETIO_PATH = "/socket.io/?EIO=4&transport=websocket"
-"""Where a Socket.IO server takes Engine.IO v4 WebSocket connections (both scenarios)."""
+"""Where a Socket.IO server takes Engine.IO v4 WebSocket connections (every scenario)."""
 HOST = "127.0.0.1"
 STARTUP_TIMEOUT_S = 30.0
 """Seconds a server has to complete its first WebSocket handshake."""
@@ -42,15 +45,20 @@ class MeasureConfig:
     Attributes:
         impl: implementation name (a folder of ``impls/``).
         config: the implementation's configuration id (None: its first configuration).
-        scenario: ``"echo"`` (round trips) or ``"stream"`` (server push).
-        size_bytes: message size in bytes (at least 16: sequence number and filler).
-        in_flight: messages each connection keeps in flight (echo only; 1 = ping-pong).
-        connections: concurrent WebSocket connections.
+        scenario: one of :data:`wsbench.scenarios.SCENARIOS`.
+        size_bytes: message size in bytes (at least 16: sequence number and filler; the
+            JSON scenario's is fixed at 97).
+        in_flight: messages each connection keeps in flight (echo-like scenarios; 1 =
+            ping-pong).
+        connections: concurrent WebSocket connections (memory: connections held).
         warmup_s: seconds of traffic before the measurement window (not counted).
-        duration_s: length of the measurement window in seconds.
-        text: text frames instead of binary.
+        duration_s: length of the measurement window in seconds (memory: how long the
+            connections are held before the server's RSS is read).
+        text: text frames instead of binary (always, in the text scenario).
         count: if set, exactly this many messages per connection instead of a time window
             (used by correctness tests; every message is counted).
+        workers: concurrent workers of the connect scenario.
+        source_addresses: loopback source addresses the connections are spread over.
     """
 
     impl: str
@@ -63,6 +71,39 @@ class MeasureConfig:
     duration_s: float = 3.0
     text: bool = False
     count: int | None = None
+    workers: int = 1
+    source_addresses: int = 1
+
+    @classmethod
+    def for_params(
+        cls,
+        impl: str,
+        config: str | None,
+        scenario: Scenario,
+        params: Params,
+        *,
+        warmup_s: float,
+        window_s: float,
+    ) -> MeasureConfig:
+        """The measurement of ``scenario`` at one parameter set of its grid
+        (:mod:`wsbench.scenarios`), with the plan's warm-up and window (the soak scenario's
+        window is its ``seconds`` parameter)."""
+        defined = spec(scenario)
+        return cls(
+            impl=impl,
+            config=config,
+            scenario=scenario,
+            size_bytes=params.get(
+                "size_bytes",
+                {"connect": CONNECT_MESSAGE_BYTES, "soak": SOAK_SIZE_BYTES}.get(scenario, 16),
+            ),
+            in_flight=params.get("in_flight", 1),
+            connections=params.get("connections", SOAK_CONNECTIONS if scenario == "soak" else 1),
+            workers=params.get("workers", 1),
+            warmup_s=warmup_s,
+            duration_s=float(params.get("seconds", window_s)),
+            source_addresses=SOURCE_ADDRESSES if defined.many_connections else 1,
+        )
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` naming the first bad option."""
@@ -76,32 +117,57 @@ class MeasureConfig:
             raise ConfigError("warm-up must be >= 0 s and the window > 0 s")
         if self.count is not None and self.count < 1:
             raise ConfigError("count must be at least 1")
+        if self.workers < 1 or self.source_addresses < 1:
+            raise ConfigError("workers and source addresses must be at least 1")
 
     def loadgen_args(self, url: str, protocol: str = "websocket") -> list[str]:
         """The load generator's command line for this configuration against ``url``, in
-        ``protocol`` (``"websocket"`` or ``"socketio"``)."""
-        args = [
-            self.scenario,
-            "--url", url,
-            "--connections", str(self.connections),
-            "--size", str(self.size_bytes),
-            "--warmup", str(self.warmup_s),
-            "--duration", str(self.duration_s),
-        ]  # fmt: skip
-        if self.scenario == "echo":
+        ``protocol`` (``"websocket"`` or ``"socketio"``); ``loadgen/README.md`` documents
+        each subcommand."""
+        defined = spec(self.scenario)
+        args: list[str] = [defined.mode, "--url", url]
+        if defined.mode == "hold":
+            args += ["--connections", str(self.connections), "--hold-s", f"{self.bound_s:g}"]
+        elif defined.mode == "connect":
+            args += ["--workers", str(self.workers), "--size", str(self.size_bytes)]
+        else:
+            args += ["--connections", str(self.connections)]
+            if not defined.json:
+                args += ["--size", str(self.size_bytes)]
+        if defined.mode != "hold":
+            args += ["--warmup", str(self.warmup_s), "--duration", str(self.duration_s)]
+        if defined.mode == "echo":
             args += ["--in-flight", str(self.in_flight)]
-        if self.text:
+        if defined.json:
+            args.append("--json")
+        elif self.text or defined.text:
             args.append("--text")
         if self.count is not None:
             args += ["--count", str(self.count)]
+        if self.source_addresses > 1:
+            args += ["--source-addresses", str(self.source_addresses)]
         if protocol != "websocket":
             args += ["--protocol", protocol]
         return args
 
+    def params(self) -> Params:
+        """This configuration's parameter set, named as its scenario's axes
+        (:mod:`wsbench.scenarios`)."""
+        values = {
+            "size_bytes": self.size_bytes,
+            "in_flight": self.in_flight,
+            "connections": self.connections,
+            "workers": self.workers,
+            "seconds": round(self.duration_s),
+        }
+        return {name: values[name] for name in spec(self.scenario).axes}
+
     @property
     def bound_s(self) -> float:
-        """An upper bound on the load generator's run time, in seconds (never reached normally)."""
-        return self.warmup_s + self.duration_s + 60.0
+        """An upper bound on the load generator's run time, in seconds (never reached
+        normally): warm-up and window, plus a minute, plus 10 ms per connection for the
+        connect phase."""
+        return self.warmup_s + self.duration_s + 60.0 + 0.01 * self.connections
 
 
 @dataclass
@@ -118,6 +184,8 @@ class Measurement:
         server_exit_code: the server's exit code after the stop (negative: a signal).
         server_pid: the server's process id (gone once :func:`measure` returns).
         cpu_activity: how busy the measured CPUs were over the window, if sampled.
+        rss_idle_bytes: memory scenario: the server's RSS before the connections opened.
+        rss_held_bytes: memory scenario: its RSS with them open and idle.
     """
 
     config: MeasureConfig
@@ -129,6 +197,8 @@ class Measurement:
     server_exit_code: int | None = None
     server_pid: int | None = None
     cpu_activity: CpuActivity | None = None
+    rss_idle_bytes: int | None = None
+    rss_held_bytes: int | None = None
 
     def fail(self, reason: str) -> None:
         """Mark as failed; the first reason wins."""
@@ -137,8 +207,10 @@ class Measurement:
 
     @property
     def messages_per_s(self) -> float | None:
-        """Throughput in messages/s (received by the load generator), None without a report."""
-        return float(self.report["messages_per_s"]) if self.report else None
+        """Throughput in messages/s (received by the load generator), None without a report
+        or in a scenario without messages (connect, memory)."""
+        rate = self.report.get("messages_per_s") if self.report else None
+        return None if rate is None else float(rate)
 
     @property
     def latency_s(self) -> dict[str, float] | None:
@@ -150,8 +222,10 @@ class Measurement:
 
     @property
     def loadgen_cpu_percent(self) -> float | None:
-        """The load generator's CPU over the window, in percent of one core."""
-        return float(self.report["loadgen_cpu_percent"]) if self.report else None
+        """The load generator's CPU over the window, in percent of one core (None in the
+        memory scenario, which has no window)."""
+        cpu = self.report.get("loadgen_cpu_percent") if self.report else None
+        return None if cpu is None else float(cpu)
 
     @property
     def client_bound(self) -> bool:
@@ -164,17 +238,16 @@ class Measurement:
         usage and exit code, and the load generator's whole report (runs keep samples in
         :mod:`wsbench.runformat` instead)."""
         report = self.report
-        params: dict[str, int] = {"size_bytes": self.config.size_bytes}
-        if self.config.scenario == "echo":
-            params["in_flight"] = self.config.in_flight
         return {
             "benchmark": f"{self.config.scenario}.{self.config.scenario.capitalize()}",
             "scenario": self.config.scenario,
-            "params": params,
+            "params": self.config.params(),
             "status": self.status,
             "error": self.error,
             "messages_per_s": self.messages_per_s,
-            "bytes_per_s": float(report["bytes_per_s"]) if report else None,
+            "bytes_per_s": _float(report.get("bytes_per_s")) if report else None,
+            "rss_idle_bytes": self.rss_idle_bytes,
+            "rss_held_bytes": self.rss_held_bytes,
             "latency_s": self.latency_s,
             "server": asdict(self.server) if self.server else None,
             "loadgen_cpu_percent": self.loadgen_cpu_percent,
@@ -187,14 +260,33 @@ class Measurement:
 def check_report(report: dict[str, Any], config: MeasureConfig) -> str | None:
     """Why a load generator report does not count as a valid measurement, or None if it does.
 
-    A report is invalid when any message was lost, corrupted, duplicated or out of order,
-    any connection failed, or nothing was received; in count mode, when fewer than
-    ``connections * count`` messages came back.
+    A report is invalid when any message was corrupted, duplicated or out of order, or
+    nothing was received; in count mode, when fewer than ``connections * count`` messages
+    came back. In the single-connection scenarios a failed connection or a lost message
+    also invalidates it; in the many-connection scenarios
+    (:attr:`wsbench.scenarios.ScenarioSpec.many_connections`) those are figures (errors by
+    kind), and the report is invalid only when no connection (connect: no cycle) succeeded.
     """
-    problems = [f"{k}={v}" for k, v in report["integrity"].items() if v]
-    problems += [f"{k}={v}" for k, v in report["errors"].items() if v]
+    defined = spec(config.scenario)
+    errors = {k: v for k, v in report.get("errors", {}).items() if v}
+    if defined.mode == "hold":
+        if report.get("connections_ok"):
+            return None
+        return "no connection succeeded: " + (_counts(errors) or "no error was reported")
+    integrity = report["integrity"]
+    if defined.many_connections:
+        problems = [f"{k}={v}" for k, v in integrity.items() if v and k != "lost"]
+    else:
+        problems = [f"{k}={v}" for k, v in integrity.items() if v]
+        problems += [f"{k}={v}" for k, v in errors.items()]
     if problems:
         return "load generator saw " + ", ".join(problems)
+    if defined.mode == "connect":
+        if report.get("cycles"):
+            return None
+        return "no connect cycle completed in the window: " + (_counts(errors) or "no error")
+    if defined.many_connections and not report.get("connections_ok"):
+        return "no connection succeeded: " + (_counts(errors) or "no error was reported")
     if not report["messages_received"]:
         if config.count is not None:
             return "no message was received"
@@ -203,11 +295,19 @@ def check_report(report: dict[str, Any], config: MeasureConfig) -> str | None:
             f"(after {config.warmup_s:g} s of warm-up): the server answered more slowly than "
             "that, or not at all"
         )
-    if config.count is not None and config.scenario == "echo":
+    if config.count is not None and defined.mode == "echo":
         expected = config.count * config.connections
         if report["messages_received"] != expected:
             return f"received {report['messages_received']} of {expected} messages"
     return None
+
+
+def _float(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in counts.items())
 
 
 class ServerSession:
@@ -260,7 +360,7 @@ class ServerSession:
         """The URL the load generator connects to for ``scenario``."""
         if self.run_config.protocol == "socketio":
             return self.base_url + SOCKETIO_PATH
-        return self.base_url + ENDPOINTS[scenario]
+        return self.base_url + spec(scenario).endpoint
 
     @property
     def pid(self) -> int:
@@ -306,23 +406,10 @@ class ServerSession:
             return result
         try:
             self.server.check_alive("before the measurement")
-            sampler = WindowSampler(
-                self.server.pid,
-                delay_s=0.0 if config.count else config.warmup_s,
-                duration_s=config.duration_s,
-                cpus=sorted({*self.placement.server, *self.placement.loadgen}),
-            )
-            sampler.start()
-            try:
-                result.report = loadgen.run_report(
-                    config.loadgen_args(self.url(config.scenario), self.run_config.protocol),
-                    cpus=self.placement.loadgen,
-                    timeout_s=config.bound_s,
-                    binary=self.binary,
-                )
-            finally:
-                result.server = sampler.result()
-                result.cpu_activity = sampler.activity
+            if spec(config.scenario).mode == "hold":
+                self._hold(config, result)
+            else:
+                self._traffic(config, result)
             self.server.check_alive("during the measurement")
         except (ServerError, loadgen.LoadgenError) as exc:
             result.fail(str(exc))
@@ -333,6 +420,63 @@ class ServerSession:
                 tail = self.server.log_tail() or "(no output)"
                 result.fail(f"{reason}\n--- server log (tail) ---\n{tail}")
         return result
+
+    def _traffic(self, config: MeasureConfig, result: Measurement) -> None:
+        """One load generator run with traffic; the sampler's window opens ``warmup_s`` after
+        the connect phase (count mode: when the traffic starts)."""
+        sampler = WindowSampler(
+            self.server.pid,
+            delay_s=0.0 if config.count else config.warmup_s,
+            duration_s=config.duration_s,
+            cpus=sorted({*self.placement.server, *self.placement.loadgen}),
+            after_traffic_starts=True,
+        )
+        sampler.start()
+        try:
+            result.report = loadgen.run_report(
+                config.loadgen_args(self.url(config.scenario), self.run_config.protocol),
+                cpus=self.placement.loadgen,
+                timeout_s=config.bound_s,
+                binary=self.binary,
+                on_traffic=sampler.traffic_started,
+            )
+        finally:
+            result.server = sampler.result()
+            result.cpu_activity = sampler.activity
+
+    def _hold(self, config: MeasureConfig, result: Measurement) -> None:
+        """The memory scenario: the server's RSS, then ``config.connections`` connections
+        opened and held idle for ``config.duration_s``, then its RSS again (the peak over
+        the hold), then the connections closed.
+
+        Raises:
+            ServerError: the server is gone.
+            wsbench.loadgen.LoadgenError: the load generator failed.
+        """
+        try:
+            result.rss_idle_bytes = tree_rss(self.server.pid)
+        except psutil.Error as exc:
+            raise ServerError(f"{self.server.name}: cannot read its memory: {exc}") from exc
+        with loadgen.Hold(
+            config.loadgen_args(self.url(config.scenario), self.run_config.protocol),
+            cpus=self.placement.loadgen,
+            timeout_s=config.bound_s,
+            binary=self.binary,
+        ) as hold:
+            opened = hold.opened
+            if opened.get("connections_ok"):
+                sampler = WindowSampler(self.server.pid, delay_s=0.0, duration_s=config.duration_s)
+                sampler.start()
+                time.sleep(config.duration_s)
+                usage = sampler.result()
+                result.rss_held_bytes = usage.rss_bytes if usage else None
+                closed = hold.release()
+                opened = {**opened, **closed}
+                if closed.get("closed_early"):
+                    errors = dict(opened.get("errors", {}))
+                    errors["closed_early"] = errors.get("closed_early", 0) + closed["closed_early"]
+                    opened["errors"] = errors
+            result.report = opened
 
 
 def measure(

@@ -42,28 +42,114 @@ def _float(value: float | int | None) -> float | None:
     return None if value is None else float(value)
 
 
-BOTH = ("echo", "stream")
+def _handshake(key: str) -> Callable[[Sample], float | None]:
+    def value(sample: Sample) -> float | None:
+        return getattr(sample.handshake_s, key) if sample.handshake_s else None
+
+    return value
+
+
+def _per_connection(key: str) -> Callable[[Sample], float | None]:
+    def value(sample: Sample) -> float | None:
+        spread = sample.per_connection_messages_per_s
+        return getattr(spread, key) if spread else None
+
+    return value
+
+
+def _errors_total(sample: Sample) -> float | None:
+    return None if sample.errors is None else float(sum(sample.errors.values()))
+
+
+def _bytes_per_connection(sample: Sample) -> float | None:
+    idle, held, ok = sample.rss_idle_bytes, sample.rss_held_bytes, sample.connections_ok
+    if idle is None or held is None or not ok:
+        return None
+    return (held - idle) / ok
+
+
+MESSAGING = ("echo", "stream", "clients", "text", "json", "soak")
+"""The scenarios whose windows carry messages."""
+ROUND_TRIPS = ("echo", "clients", "text", "json", "soak")
+"""The scenarios with round-trip latencies."""
+WINDOWED = (*MESSAGING, "connect")
+"""The scenarios with a measurement window the server's CPU is sampled over."""
+CONNECTING = ("clients", "connect", "memory")
+"""The scenarios whose connect phase (or cycles) is a figure."""
 METRICS: tuple[Metric, ...] = (
-    Metric("messages_per_s", "throughput", "messages/s", True, BOTH, lambda s: s.messages_per_s),
-    Metric("bytes_per_s", "throughput", "bytes/s", True, BOTH, lambda s: s.bytes_per_s),
-    Metric("latency_p50", "round trip p50", "s", False, ("echo",), _latency("p50")),
-    Metric("latency_p99", "round trip p99", "s", False, ("echo",), _latency("p99")),
-    Metric("latency_p99_9", "round trip p99.9", "s", False, ("echo",), _latency("p99_9")),
     Metric(
-        "server_cpu_percent", "server CPU", "%", False, BOTH, lambda s: s.server_cpu_percent
+        "messages_per_s", "throughput", "messages/s", True, MESSAGING, lambda s: s.messages_per_s
+    ),
+    Metric("bytes_per_s", "throughput", "bytes/s", True, MESSAGING, lambda s: s.bytes_per_s),
+    Metric("latency_p50", "round trip p50", "s", False, ROUND_TRIPS, _latency("p50")),
+    Metric("latency_p99", "round trip p99", "s", False, ROUND_TRIPS, _latency("p99")),
+    Metric("latency_p99_9", "round trip p99.9", "s", False, ROUND_TRIPS, _latency("p99_9")),
+    Metric("latency_max", "round trip max", "s", False, ("clients",), _latency("max")),
+    Metric(
+        "per_connection_min", "per-connection min", "messages/s", True, ("clients",),
+        _per_connection("min"),
     ),
     Metric(
-        "server_rss_bytes", "server RSS", "bytes", False, BOTH, lambda s: _float(s.server_rss_bytes)
+        "per_connection_median", "per-connection median", "messages/s", True, ("clients",),
+        _per_connection("median"),
     ),
     Metric(
-        "loadgen_cpu_percent", "load generator CPU", "%", False, BOTH,
+        "per_connection_max", "per-connection max", "messages/s", True, ("clients",),
+        _per_connection("max"),
+    ),
+    Metric(
+        "connections_per_s", "connections/s", "connections/s", True, CONNECTING,
+        lambda s: s.connections_per_s,
+    ),
+    Metric("handshake_p50", "handshake p50", "s", False, CONNECTING, _handshake("p50")),
+    Metric("handshake_p99", "handshake p99", "s", False, CONNECTING, _handshake("p99")),
+    Metric("errors", "errors", "count", False, CONNECTING, _errors_total),
+    Metric(
+        "bytes_per_connection", "memory per connection", "bytes", False, ("memory",),
+        _bytes_per_connection,
+    ),
+    Metric(
+        "rss_idle_bytes", "server RSS idle", "bytes", False, ("memory",),
+        lambda s: _float(s.rss_idle_bytes),
+    ),
+    Metric(
+        "rss_held_bytes", "server RSS with connections", "bytes", False, ("memory",),
+        lambda s: _float(s.rss_held_bytes),
+    ),
+    Metric(
+        "server_rss_growth_bytes", "RSS growth", "bytes", False, ("soak",),
+        lambda s: _float(s.server_rss_growth_bytes),
+    ),
+    Metric(
+        "server_cpu_percent", "server CPU", "%", False, WINDOWED, lambda s: s.server_cpu_percent
+    ),
+    Metric(
+        "server_rss_bytes", "server RSS", "bytes", False, WINDOWED,
+        lambda s: _float(s.server_rss_bytes),
+    ),
+    Metric(
+        "loadgen_cpu_percent", "load generator CPU", "%", False, WINDOWED,
         lambda s: s.loadgen_cpu_percent,
     ),
 )  # fmt: skip
-"""Every published figure."""
+"""Every published figure. ``errors`` counts failed connections and lost messages of a
+window (by kind in the samples); it is a figure, not a failure, in the scenarios that
+have it."""
 BY_NAME = {m.name: m for m in METRICS}
 HEADLINE = BY_NAME["messages_per_s"]
-"""The figure leaderboards rank by and comparisons lead with."""
+"""The figure leaderboards of the messaging scenarios rank by and comparisons lead with."""
+SCENARIO_HEADLINES: dict[str, Metric] = {
+    **{scenario: HEADLINE for scenario in MESSAGING},
+    "connect": BY_NAME["connections_per_s"],
+    "memory": BY_NAME["bytes_per_connection"],
+    "soak": BY_NAME["server_rss_growth_bytes"],
+}
+"""The figure each scenario's leaderboard ranks by."""
+
+
+def for_scenario(scenario: str) -> list[Metric]:
+    """The figures ``scenario`` has, in :data:`METRICS` order."""
+    return [m for m in METRICS if scenario in m.scenarios]
 
 
 def values(metric: Metric, samples: list[Sample]) -> list[float]:

@@ -276,7 +276,8 @@ def run_all(args: argparse.Namespace) -> int:
     for i in range(1, args.shards + 1):
         shard_store = work / f"shard-{i}"
         argv = [sys.executable, "-m", "wsbench.cli", "run", "--new-releases", "--no-site",
-                "--shard", f"{i}/{args.shards}", "--run-id", run_id, *extra]  # fmt: skip
+                "--grid", "full", "--shard", f"{i}/{args.shards}", "--run-id", run_id,
+                *extra]  # fmt: skip
         print(f"nightly: shard {i}/{args.shards}: {' '.join(argv[3:])}", flush=True)
         env = {**os.environ, store.ROOT_ENV: str(shard_store)}
         code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode

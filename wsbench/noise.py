@@ -31,12 +31,13 @@ from pathlib import Path
 from wsbench import provenance, store
 from wsbench.cpus import placement_from
 from wsbench.impls import get_impl
-from wsbench.measure import SCENARIOS, Scenario
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import Benchmark, Run
 from wsbench.sampling import SamplingPlan, sample_scenario
-from wsbench.suite import scenario_grid
+from wsbench.scenarios import Scenario, params_label, spec
 
+NOISE_SCENARIOS: tuple[Scenario, ...] = ("echo", "stream")
+"""The scenarios the noise study covers (the sampling plan was derived from them)."""
 DEFAULT_SERVERS = ("websockets:asyncio", "aiohttp:uvloop")
 """A typical and a fast Python server."""
 DEFAULT_OUTPUT = REPO_ROOT / "noise"
@@ -93,11 +94,6 @@ def spread(benchmark: Benchmark) -> Spread | None:
     )
 
 
-def _params(params: dict[str, int]) -> str:
-    text = f"{params['size_bytes']} B"
-    return text + (f" x{params['in_flight']}" if "in_flight" in params else "")
-
-
 def table(runs: Sequence[Run], plan: SamplingPlan) -> str:
     """The study's table (Markdown) for ``runs``, predicted CVs for ``plan``."""
     head = (
@@ -110,7 +106,7 @@ def table(runs: Sequence[Run], plan: SamplingPlan) -> str:
         for bench in run.benchmarks:
             s = spread(bench)
             cells = [run.impl.row_name, f"{run.settings.window_s:g} s"]
-            cells.append(f"{bench.scenario} {_params(bench.params)}")
+            cells.append(f"{bench.scenario} {params_label(bench.params)}")
             if s is None:
                 cells += [bench.error or "too few samples", "", "", "", ""]
             else:
@@ -136,7 +132,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--processes", type=int, default=4)
     parser.add_argument("--windows", type=int, default=3, help="windows per process")
     parser.add_argument("--warmup", type=float, default=SamplingPlan().warmup_s)
-    parser.add_argument("--scenario", action="append", choices=SCENARIOS)
+    parser.add_argument("--scenario", action="append", choices=NOISE_SCENARIOS)
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="run documents")
     parser.add_argument("--machine", default="wsbench-local")
 
@@ -149,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     """
     servers = args.server or list(DEFAULT_SERVERS)
     windows = args.window or [0.5, 1.0]
-    scenarios: list[Scenario] = args.scenario or list(SCENARIOS)
+    scenarios: list[Scenario] = args.scenario or list(NOISE_SCENARIOS)
     placement = placement_from(None, None)
     run_id = store.new_run_id()
     runs: list[Run] = []
@@ -168,7 +164,12 @@ def run(args: argparse.Namespace) -> int:
             for scenario in scenarios:
                 print(f"noise: {impl.row_name(config)} {window_s:g} s {scenario}", file=sys.stderr)
                 benchmarks += sample_scenario(
-                    impl, config.id, scenario, scenario_grid(scenario), plan, placement=placement
+                    impl,
+                    config.id,
+                    scenario,
+                    spec(scenario).grid("full"),
+                    plan,
+                    placement=placement,
                 )
             doc = provenance.new_run(
                 run_id=f"{run_id}-w{window_s:g}",

@@ -24,12 +24,12 @@ from pathlib import Path
 from wsbench import commitcompare, compare, store
 from wsbench.comparejob import COMPARISONS, parse_params, select_grids
 from wsbench.github import COMMENT_MARKER
-from wsbench.measure import SCENARIOS
 from wsbench.sampling import add_plan_arguments, plan_from_args
+from wsbench.scenarios import in_grid
 
 EVERYTHING = ("wsbench/", "loadgen/", "benchmarks/", "pyproject.toml", "bench")
 """Path prefixes whose change can move every figure."""
-REDUCED_PARAMS = ("size_bytes=1024",)
+REDUCED_PARAMS = ("size_bytes=1024", "connections=1000")
 """The parameter sets measured when every configuration is (``--param`` syntax)."""
 
 
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise compare.CompareError(str(exc)) from exc
     params = parse_params(REDUCED_PARAMS if chosen.everything else ())
-    grids = select_grids(list(SCENARIOS), params)
+    grids = select_grids(in_grid("default"), params, "full")
     if chosen.everything:
         header.append(f"Every configuration at a reduced scale: {', '.join(REDUCED_PARAMS)}.")
     sides = commitcompare.measure_commits(

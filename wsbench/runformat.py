@@ -28,12 +28,19 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
                      "messages_per_s", "bytes_per_s", "messages_received", "window_s",
                      "latency_s": {"p50", "p90", "p99", "p99_9", "max"} or null,
                      "server_cpu_percent", "server_rss_bytes", "loadgen_cpu_percent",
-                     "other_cpu_percent", "steal_percent", "disturbed": bool}, ...],
+                     "other_cpu_percent", "steal_percent", "disturbed": bool,
+                     "connections_ok", "connections_per_s", "handshake_s",
+                     "per_connection_messages_per_s": {"min", "median", "max"},
+                     "errors": {kind: count}, "rss_idle_bytes", "rss_held_bytes",
+                     "server_rss_growth_bytes"}, ...],
         "server_exit_codes": [0, -15, ...]}, ...],
      "system": {"items": [{"name", "value", "ok", "reason"}, ...], "tuned": bool} or null}
 
 ``system`` (added within version 1; null in earlier documents) is the machine's tuning
-check (:mod:`wsbench.system`) when the run started.
+check (:mod:`wsbench.system`) when the run started. The many-connection fields of a sample
+(``connections_ok`` to ``server_rss_growth_bytes``) and ``settings.open_files`` were
+also added within version 1: null (or absent) in earlier documents and in scenarios that
+do not have them (:mod:`wsbench.scenarios`).
 
 Units: seconds, bytes, messages/s, bytes/s, percent of one core (100 = one core busy).
 """
@@ -101,6 +108,8 @@ class Settings(msgspec.Struct, frozen=True):
             on the measured CPUs (percent of one core) is disturbed.
         max_steal_percent: likewise for the hypervisor's steal time.
         retries: how often a disturbed window is measured again.
+        open_files: the open-file limit (``RLIMIT_NOFILE``) of the server and the load
+            generator; null in documents from before it was recorded.
     """
 
     warmup_s: float
@@ -113,6 +122,7 @@ class Settings(msgspec.Struct, frozen=True):
     max_other_cpu_percent: float
     max_steal_percent: float
     retries: int
+    open_files: int | None = None
 
 
 class ImplInfo(msgspec.Struct, frozen=True):
@@ -142,12 +152,20 @@ class Environment(msgspec.Struct, frozen=True):
 
 
 class Latency(msgspec.Struct, frozen=True):
-    """Round-trip latency percentiles of one window, seconds (echo only)."""
+    """Latency percentiles of one window, seconds: round trips, or handshakes."""
 
     p50: float
     p90: float
     p99: float
     p99_9: float
+    max: float
+
+
+class Spread(msgspec.Struct, frozen=True):
+    """Smallest, median and largest of one value over the connections of a window."""
+
+    min: float
+    median: float
     max: float
 
 
@@ -171,6 +189,21 @@ class Sample(msgspec.Struct, frozen=True):
         steal_percent: steal time on the measured CPUs.
         disturbed: other work competed for the CPUs (see :class:`Settings`): the sample is
             kept but left out of every statistic.
+        connections_ok: connections established (connect scenario: cycles completed in
+            the window).
+        connections_per_s: connections established per second during the connect phase
+            (connect scenario: completed cycles per second over the window).
+        handshake_s: TCP connect + WebSocket upgrade (Socket.IO: + namespace connection)
+            percentiles, seconds.
+        per_connection_messages_per_s: each connection's received messages/s over the
+            window: min, median, max (how fairly the server shares itself).
+        errors: failed connections and lost messages by kind (``connection_refused``,
+            ``handshake_failed``, ``closed_early``, ``timeout``, ``socketio_connect_error``,
+            ``other``, ``lost``; see ``loadgen/README.md``) in the many-connection
+            scenarios, where they are figures rather than failures.
+        rss_idle_bytes: the server's RSS before the connections of the memory scenario.
+        rss_held_bytes: its RSS with them open and idle.
+        server_rss_growth_bytes: its RSS at the window's end minus at its start.
     """
 
     process: int
@@ -188,6 +221,14 @@ class Sample(msgspec.Struct, frozen=True):
     other_cpu_percent: float | None = None
     steal_percent: float | None = None
     disturbed: bool = False
+    connections_ok: int | None = None
+    connections_per_s: float | None = None
+    handshake_s: Latency | None = None
+    per_connection_messages_per_s: Spread | None = None
+    errors: dict[str, int] | None = None
+    rss_idle_bytes: int | None = None
+    rss_held_bytes: int | None = None
+    server_rss_growth_bytes: int | None = None
 
     @property
     def usable(self) -> bool:

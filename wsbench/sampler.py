@@ -26,11 +26,14 @@ class ServerUsage:
             including child processes.
         rss_bytes: peak resident set size seen, in bytes, including child processes.
         samples: how many RSS samples were taken.
+        rss_growth_bytes: the RSS at the window's end minus at its start, bytes (negative
+            when memory was returned to the system).
     """
 
     cpu_percent: float
     rss_bytes: int
     samples: int
+    rss_growth_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,15 @@ def _cpu_seconds(procs: list[psutil.Process]) -> float:
     return total
 
 
+def tree_rss(pid: int) -> int:
+    """The resident set size of process ``pid`` and its children now, bytes.
+
+    Raises:
+        psutil.Error: no such process.
+    """
+    return _rss(_tree(pid))
+
+
 def _rss(procs: list[psutil.Process]) -> int:
     total = 0
     for proc in procs:
@@ -109,22 +121,34 @@ class WindowSampler:
     """Samples a process tree from ``delay_s`` after :meth:`start` for ``duration_s`` seconds.
 
     The delay skips the load generator's warm-up so that the figures cover the same window
-    as its report (give or take the connection set-up, a few milliseconds).
+    as its report. With ``after_traffic_starts``, the delay counts from
+    :meth:`traffic_started` (the load generator's connect phase is over) rather than from
+    :meth:`start`: with 1,000 connections the connect phase alone can outlast a warm-up.
 
     Args:
         pid: the server's process id.
         delay_s: seconds to wait before the window opens (the warm-up).
         duration_s: length of the window in seconds.
         cpus: the CPUs whose activity (:class:`CpuActivity`) is observed over the window.
+        after_traffic_starts: wait for :meth:`traffic_started` before the delay.
     """
 
     def __init__(
-        self, pid: int, *, delay_s: float, duration_s: float, cpus: Sequence[int] = ()
+        self,
+        pid: int,
+        *,
+        delay_s: float,
+        duration_s: float,
+        cpus: Sequence[int] = (),
+        after_traffic_starts: bool = False,
     ) -> None:
         self.pid = pid
         self.delay_s = delay_s
         self.duration_s = duration_s
         self.cpus = tuple(cpus)
+        self._traffic = threading.Event()
+        if not after_traffic_starts:
+            self._traffic.set()
         self._stop = threading.Event()
         self._result: ServerUsage | None = None
         self._activity: CpuActivity | None = None
@@ -134,8 +158,13 @@ class WindowSampler:
         """Start sampling in a background thread."""
         self._thread.start()
 
+    def traffic_started(self) -> None:
+        """The load generator's traffic phase has started: the delay runs from now."""
+        self._traffic.set()
+
     def _run(self) -> None:
-        if self._stop.wait(self.delay_s):
+        self._traffic.wait()
+        if self._stop.is_set() or self._stop.wait(self.delay_s):
             return
         try:
             procs = _tree(self.pid)
@@ -143,10 +172,12 @@ class WindowSampler:
             return
         busy0, steal0 = cpu_times(self.cpus)
         wall0, cpu0 = time.monotonic(), _cpu_seconds(procs)
-        peak, samples = _rss(procs), 1
+        first = last = peak = _rss(procs)
+        samples = 1
         end = wall0 + self.duration_s
         while not self._stop.wait(SAMPLE_INTERVAL_S) and time.monotonic() < end:
-            peak, samples = max(peak, _rss(procs)), samples + 1
+            last = _rss(procs)
+            peak, samples = max(peak, last), samples + 1
         wall = time.monotonic() - wall0
         cpu = _cpu_seconds(procs) - cpu0
         busy1, steal1 = cpu_times(self.cpus)
@@ -154,12 +185,16 @@ class WindowSampler:
             cpus=self.cpus, wall_s=wall, busy_s=busy1 - busy0, steal_s=steal1 - steal0
         )
         self._result = ServerUsage(
-            cpu_percent=100.0 * cpu / wall if wall > 0 else 0.0, rss_bytes=peak, samples=samples
+            cpu_percent=100.0 * cpu / wall if wall > 0 else 0.0,
+            rss_bytes=peak,
+            samples=samples,
+            rss_growth_bytes=last - first,
         )
 
     def result(self) -> ServerUsage | None:
         """Stop sampling (if still running) and return the usage, or None if nothing was sampled."""
         self._stop.set()
+        self._traffic.set()
         self._thread.join()
         return self._result
 

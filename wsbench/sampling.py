@@ -17,14 +17,17 @@ windows that are not disturbed.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from wsbench.cpus import CpuPlacement
+from wsbench.cpus import CpuPlacement, open_files_limit
 from wsbench.impls import Impl
-from wsbench.measure import MeasureConfig, Measurement, Scenario, ServerSession
-from wsbench.runformat import Benchmark, Latency, Sample, Settings
+from wsbench.measure import MeasureConfig, Measurement, ServerSession
+from wsbench.runformat import Benchmark, Latency, Sample, Settings, Spread
+from wsbench.scenarios import Params, Scenario, spec
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ class SamplingPlan:
             connections=connections,
             server_cpus=tuple(placement.server),
             loadgen_cpus=tuple(placement.loadgen),
+            open_files=open_files_limit(),
             max_other_cpu_percent=self.max_other_cpu_percent,
             max_steal_percent=self.max_steal_percent,
             retries=self.retries,
@@ -131,14 +135,15 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
     disturbed = (other is not None and other > plan.max_other_cpu_percent) or (
         steal is not None and steal > plan.max_steal_percent
     )
+    defined = spec(m.config.scenario)
     return Sample(
         process=process,
         window=window,
         status="ok",
-        messages_per_s=float(report["messages_per_s"]),
-        bytes_per_s=float(report["bytes_per_s"]),
-        messages_received=int(report["messages_received"]),
-        window_s=float(report["window_s"]),
+        messages_per_s=m.messages_per_s,
+        bytes_per_s=_float(report.get("bytes_per_s")),
+        messages_received=report.get("messages_received"),
+        window_s=_float(report.get("window_s")),
         latency_s=Latency(**latency) if latency else None,
         server_cpu_percent=server_cpu,
         server_rss_bytes=m.server.rss_bytes if m.server else None,
@@ -146,15 +151,44 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
         other_cpu_percent=other,
         steal_percent=steal,
         disturbed=disturbed,
+        connections_ok=report.get("cycles" if defined.mode == "connect" else "connections_ok"),
+        connections_per_s=_float(report.get("connections_per_s")),
+        handshake_s=_summary_s(report.get("handshake_us")),
+        per_connection_messages_per_s=_spread(report.get("per_connection_messages_per_s")),
+        errors=_errors(report) if defined.many_connections else None,
+        rss_idle_bytes=m.rss_idle_bytes,
+        rss_held_bytes=m.rss_held_bytes,
+        server_rss_growth_bytes=(
+            m.server.rss_growth_bytes if m.server and m.config.scenario == "soak" else None
+        ),
     )
 
 
-Params = dict[str, int]
+def _float(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
 
 
-def params_key(params: Params) -> str:
-    """A stable key for a parameter set, e.g. ``"in_flight=64,size_bytes=16"``."""
-    return ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+def _summary_s(summary: dict[str, float] | None) -> Latency | None:
+    """A load generator µs summary (``handshake_us``) as percentiles in seconds, or None when
+    it holds no value."""
+    if not summary or not summary.get("count"):
+        return None
+    return Latency(**{k: float(summary[k]) / 1e6 for k in ("p50", "p90", "p99", "p99_9", "max")})
+
+
+def _spread(spread: dict[str, float] | None) -> Spread | None:
+    if not spread:
+        return None
+    return Spread(
+        min=float(spread["min"]), median=float(spread["median"]), max=float(spread["max"])
+    )
+
+
+def _errors(report: dict[str, Any]) -> dict[str, int]:
+    """Failed connections by kind, and lost messages (``lost``), from a report."""
+    errors = {str(k): int(v) for k, v in (report.get("errors") or {}).items()}
+    errors["lost"] = int((report.get("integrity") or {}).get("lost", 0))
+    return errors
 
 
 @dataclass
@@ -198,11 +232,12 @@ def sample_scenario(
 
     Args:
         impl, config_id: what to run (None: the first configuration).
-        scenario: ``"echo"`` or ``"stream"``.
+        scenario: one of :data:`wsbench.scenarios.SCENARIOS`.
         grid: parameter sets, e.g. ``[{"size_bytes": 16, "in_flight": 1}, ...]``.
         plan: the sampling plan.
         placement: CPUs of server and load generator.
-        connections: WebSocket connections of the load generator.
+        connections: WebSocket connections of the load generator, in scenarios whose
+            parameters do not set them.
         python: the interpreter that runs a Python server.
         on_progress: called with every benchmark so far after each window (to save them).
         log: progress lines.
@@ -235,16 +270,12 @@ def sample_scenario(
                 while pending:
                     entry = pending.pop(0)
                     served.append(entry)
-                    config = MeasureConfig(
-                        impl=impl.name,
-                        config=config_id,
-                        scenario=scenario,
-                        size_bytes=entry.params["size_bytes"],
-                        in_flight=entry.params.get("in_flight", 1),
-                        connections=connections,
-                        warmup_s=plan.warmup_s,
-                        duration_s=plan.window_s,
-                    )
+                    config = MeasureConfig.for_params(
+                        impl.name, config_id, scenario, entry.params,
+                        warmup_s=plan.warmup_s, window_s=plan.window_s,
+                    )  # fmt: skip
+                    if "connections" not in entry.params and connections > 1:
+                        config = dataclasses.replace(config, connections=connections)
                     log(f"process {process + 1}/{plan.processes} {scenario} {entry.params}")
                     _sample_windows(session, config, entry, process, plan)
                     progress()

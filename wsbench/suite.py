@@ -13,7 +13,10 @@ choose them:
   environment (set by asv.conf.json; the configuration defaults to the first).
 - ``WSBENCH_PROCESSES``, ``WSBENCH_WINDOWS``, ``WSBENCH_WARMUP_S``, ``WSBENCH_WINDOW_S``:
   the sampling plan (defaults: :class:`wsbench.sampling.SamplingPlan`).
-- ``WSBENCH_CONNECTIONS`` (default 1).
+- ``WSBENCH_CONNECTIONS`` (default 1): connections in the scenarios whose parameters do
+  not set them.
+- ``WSBENCH_GRID``: ``default`` (the main job's) or ``full`` (the nightly's) grid of
+  parameter sets (:mod:`wsbench.scenarios`; default ``default``).
 - ``WSBENCH_SERVER_CPUS`` / ``WSBENCH_LOADGEN_CPUS``: CPU lists (default: 0 and 1).
 - ``WSBENCH_MACHINE``: asv's machine name (default: the only one in ~/.asv-machine.json).
 - ``WSBENCH_RESULTS``: the results store (default ``results/``).
@@ -28,6 +31,7 @@ import json
 import os
 import platform
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -37,14 +41,50 @@ import msgspec
 from wsbench import metrics, provenance, store
 from wsbench.cpus import placement_from
 from wsbench.impls import get_impl
-from wsbench.measure import PARAMS, Scenario
 from wsbench.paths import INSTALL_ERROR_FILE
 from wsbench.runformat import ALL_DISTURBED, Benchmark, FormatError, Run, load
-from wsbench.sampling import Params, SamplingPlan, params_key, sample_scenario
+from wsbench.sampling import SamplingPlan, sample_scenario
+from wsbench.scenarios import GRIDS, PARAM_NAMES, Grid, Params, Scenario, params_key, spec
 from wsbench.stats import median
 
 Figures = dict[str, float | str | None]
 """One parameter set's figures: ``{metric: value}``, or ``{"error": text}`` when it failed."""
+
+
+GRID_ENV = "WSBENCH_GRID"
+"""The environment variable choosing the grid of parameter sets (``default`` or ``full``)."""
+PARAMS_ENV = "WSBENCH_PARAMS"
+"""The environment variable narrowing the grid: ``NAME=V[,V...]`` items separated by ``;``
+(``./bench run --param``); a parameter a scenario does not have does not narrow it."""
+
+
+def parse_params(items: Sequence[str]) -> dict[str, set[int]]:
+    """``["connections=1,10", "size_bytes=16"]`` -> ``{"connections": {1, 10}, ...}``.
+
+    Raises:
+        ValueError: a malformed item, a name no scenario has, or a value that is not an
+            integer (the message names the item).
+    """
+    wanted: dict[str, set[int]] = {}
+    for item in items:
+        name, sep, values = item.partition("=")
+        if not sep or name not in PARAM_NAMES:
+            raise ValueError(
+                f"--param {item!r}: expected NAME=V[,V...] with NAME one of {sorted(PARAM_NAMES)}"
+            )
+        try:
+            wanted.setdefault(name, set()).update(int(v) for v in values.split(","))
+        except ValueError:
+            raise ValueError(f"--param {item!r}: values must be integers") from None
+    return wanted
+
+
+def narrowed(grid: list[Params], wanted: dict[str, set[int]]) -> list[Params]:
+    """The parameter sets of ``grid`` whose values are in ``wanted`` (a parameter the sets
+    do not have does not narrow them)."""
+    return [
+        p for p in grid if all(p[name] in values for name, values in wanted.items() if name in p)
+    ]
 
 
 class SuiteError(RuntimeError):
@@ -64,6 +104,7 @@ class SuiteSettings:
     machine: str
     results_dir: Path
     run_id: str
+    grid: Grid = "default"
 
     @classmethod
     def from_env(cls) -> SuiteSettings:
@@ -86,6 +127,9 @@ class SuiteSettings:
                 window_s=float(env.get("WSBENCH_WINDOW_S") or default.window_s),
             )
             plan.validate()
+            grid = env.get(GRID_ENV) or "default"
+            if grid not in GRIDS:
+                raise ValueError(f"{GRID_ENV}={grid!r} (known: {', '.join(GRIDS)})")
             return cls(
                 impl=impl,
                 config=env.get("WSBENCH_CONFIG") or None,
@@ -96,6 +140,7 @@ class SuiteSettings:
                 machine=env.get("WSBENCH_MACHINE") or default_machine_name(),
                 results_dir=store.root_from_env(),
                 run_id=env.get(store.RUN_ID_ENV) or store.new_run_id(),
+                grid=grid,
             )
         except ValueError as exc:
             raise SuiteError(f"bad WSBENCH_* setting: {exc}") from exc
@@ -112,28 +157,30 @@ def default_machine_name() -> str:
 
 
 def figures_of(benchmark: Benchmark) -> Figures:
-    """asv's figures for one benchmark: medians of its usable samples (seconds per message
-    is the inverse of the median messages/s), or ``{"error": text}`` when it failed or no
-    sample counts (every window disturbed)."""
+    """asv's figures for one benchmark: the median of its usable samples of every figure of
+    its scenario (:func:`wsbench.metrics.for_scenario`), plus the inverses asv can treat as
+    lower-is-better (``seconds_per_message`` of the median messages/s,
+    ``seconds_per_message_slowest`` of the slowest connection's, ``seconds_per_connection``
+    of the median connections/s); or ``{"error": text}`` when it failed or no sample counts
+    (every window disturbed)."""
     if benchmark.status != "ok":
         return {"error": benchmark.error}
     usable = benchmark.usable()
     if not usable:
         return {"error": ALL_DISTURBED}
-
-    def med(name: str) -> float | None:
-        found = metrics.values(metrics.BY_NAME[name], usable)
-        return median(found) if found else None
-
-    rate = med("messages_per_s")
-    return {
-        "seconds_per_message": 1.0 / rate if rate else None,
-        "latency_p50": med("latency_p50"),
-        "latency_p99": med("latency_p99"),
-        "server_cpu_percent": med("server_cpu_percent"),
-        "server_rss_bytes": med("server_rss_bytes"),
-        "loadgen_cpu_percent": med("loadgen_cpu_percent"),
-    }
+    figures: Figures = {}
+    for metric in metrics.for_scenario(benchmark.scenario):
+        found = metrics.values(metric, usable)
+        figures[metric.name] = median(found) if found else None
+    for inverse, of in (
+        ("seconds_per_message", "messages_per_s"),
+        ("seconds_per_message_slowest", "per_connection_min"),
+        ("seconds_per_connection", "connections_per_s"),
+    ):
+        rate = figures.get(of)
+        if isinstance(rate, float) and rate > 0:
+            figures[inverse] = 1.0 / rate
+    return figures
 
 
 def install_error(prefix: Path | None = None) -> dict[str, Any] | None:
@@ -172,7 +219,7 @@ def run_scenario(scenario: Scenario, grid: list[Params]) -> dict[str, Figures]:
     the run document.
 
     Args:
-        scenario: ``"echo"`` or ``"stream"``.
+        scenario: one of :data:`wsbench.scenarios.SCENARIOS`.
         grid: parameter sets, e.g. ``[{"size_bytes": 16, "in_flight": 1}, ...]``.
 
     Returns:
@@ -242,8 +289,11 @@ def lookup(figures: dict[str, Figures], params: Params, metric: str) -> float:
     Raises:
         RuntimeError: the measurement failed (asv records the benchmark as failed and shows
             this message), or has no such figure.
+        NotImplementedError: ``params`` was not measured (outside the grid): asv skips it.
     """
-    entry = figures[params_key(params)]
+    entry = figures.get(params_key(params))
+    if entry is None:
+        raise NotImplementedError(f"{params} is not in this run's grid")
     if "error" in entry:
         raise RuntimeError(f"measurement failed: {entry['error']}")
     value = entry.get(metric)
@@ -260,10 +310,20 @@ def grid_of(params: list[list[int]], param_names: list[str]) -> list[Params]:
     return combos
 
 
-def scenario_grid(scenario: Scenario) -> list[Params]:
-    """Every parameter set of ``scenario`` (:data:`wsbench.measure.PARAMS`)."""
-    names = PARAMS[scenario]
-    return grid_of([list(v) for v in names.values()], list(names))
+def measure_grid(scenario: Scenario) -> dict[str, Figures]:
+    """``setup_cache`` of a scenario's asv class: :func:`run_scenario` over the grid
+    ``WSBENCH_GRID`` chooses, narrowed by ``WSBENCH_PARAMS``.
+
+    Raises:
+        SuiteError: a malformed ``WSBENCH_*`` setting.
+    """
+    items = [i for i in os.environ.get(PARAMS_ENV, "").split(";") if i]
+    try:
+        wanted = parse_params(items)
+    except ValueError as exc:
+        raise SuiteError(str(exc)) from exc
+    grid = narrowed(spec(scenario).grid(SuiteSettings.from_env().grid), wanted)
+    return run_scenario(scenario, grid)
 
 
 def tracker(metric: str, unit: str) -> Any:
@@ -282,11 +342,12 @@ def tracker(metric: str, unit: str) -> Any:
 
 
 class ScenarioSuite:
-    """Base of the asv benchmark classes: every parameter set sampled, and the figures
-    every scenario tracks. Subclasses set ``params``/``param_names`` and define their own
+    """Base of the asv benchmark classes: the grid's parameter sets sampled; a combination
+    of asv's ``params`` outside the grid is skipped in ``setup`` (asv shows it as n/a).
+    Subclasses set ``params``/``param_names`` (:func:`asv_params`) and define their own
     ``setup_cache`` (asv keys its cache by the function's source location, so an inherited
-    one would be shared between scenarios). Import it under a name starting with ``_`` so
-    that asv does not collect the base class itself.
+    one would be shared between scenarios) and their ``track_*`` figures. Import it under a
+    name starting with ``_`` so that asv does not collect the base class itself.
     """
 
     rounds = 1
@@ -294,7 +355,30 @@ class ScenarioSuite:
     number = 1
     param_names: ClassVar[list[str]] = []
 
-    track_seconds_per_message = tracker("seconds_per_message", "seconds")
+    def setup(self, figures: dict[str, Figures], *params: int) -> None:
+        """Skip a combination that was not measured (raises ``NotImplementedError``)."""
+        key = params_key(dict(zip(self.param_names, params, strict=True)))
+        if key not in figures:
+            raise NotImplementedError(f"{key} is not in this run's grid")
+
+
+class WindowedSuite(ScenarioSuite):
+    """Base of the scenarios with a measurement window: the server's CPU and RSS and the
+    load generator's CPU over it."""
+
     track_server_cpu_percent = tracker("server_cpu_percent", "percent")
     track_server_rss_bytes = tracker("server_rss_bytes", "bytes")
     track_loadgen_cpu_percent = tracker("loadgen_cpu_percent", "percent")
+
+
+class MessagingSuite(WindowedSuite):
+    """Base of the scenarios that carry messages: seconds per message (the inverse of the
+    throughput)."""
+
+    track_seconds_per_message = tracker("seconds_per_message", "seconds")
+
+
+def asv_params(scenario: Scenario) -> tuple[list[list[int]], list[str]]:
+    """asv's ``params`` and ``param_names`` of ``scenario``: every value of every axis."""
+    axes = spec(scenario).axes
+    return [list(values) for values in axes.values()], list(axes)

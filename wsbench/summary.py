@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from wsbench.measure import Measurement
+from wsbench.scenarios import params_label, spec
 
 
 def _mib(n: float) -> str:
@@ -17,17 +20,25 @@ def summarize(m: Measurement) -> str:
         if c.count
         else f"{c.warmup_s:g} s warm-up, {c.duration_s:g} s window"
     )
+    defined = spec(c.scenario)
+    frames = "JSON" if defined.json else "text" if c.text or defined.text else "binary"
     lines = [
-        f"{c.impl} · {c.scenario} · {c.size_bytes} B {'text' if c.text else 'binary'} · "
-        f"{c.connections} connection(s)"
-        + (f" · {c.in_flight} in flight" if c.scenario == "echo" else "")
-        + f" · {mode}",
+        f"{c.impl} · {c.scenario} · {params_label(c.params())} · {frames} · "
+        f"{c.connections} connection(s) · {mode}",
         f"CPUs: server {list(m.placement.server)}, load generator {list(m.placement.loadgen)}",
     ]
     if m.status != "ok":
         lines.append(f"FAILED: {m.error}")
     r = m.report
-    if r:
+    if r and defined.mode == "hold":
+        lines += _hold_lines(m, r)
+    elif r and defined.mode == "connect":
+        lines.append(
+            f"connection setup: {r['connections_per_s']:,.0f} connections/s "
+            f"({r['cycles']:,} cycles in {r['window_s']:.2f} s)"
+        )
+        lines += _connect_lines(r)
+    if r and defined.mode in ("echo", "stream"):
         lines.append(
             f"throughput: {r['messages_per_s']:,.0f} messages/s, "
             f"{r['bytes_per_s'] / 1e6:,.1f} MB/s "
@@ -42,6 +53,15 @@ def summarize(m: Measurement) -> str:
                     for k in ("p50", "p90", "p99", "p99_9", "max")
                 )
             )
+        spread = r.get("per_connection_messages_per_s")
+        if spread and c.connections > 1:
+            lines.append(
+                "per connection (messages/s): "
+                + ", ".join(f"{k} {spread[k]:,.0f}" for k in ("min", "median", "max"))
+            )
+        if c.connections > 1:
+            lines += _connect_lines(r)
+    if r and defined.mode != "hold":
         integrity = ", ".join(f"{k} {v}" for k, v in r["integrity"].items())
         errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items())
         lines.append(f"integrity: {integrity}; errors: {errors}")
@@ -52,3 +72,32 @@ def summarize(m: Measurement) -> str:
             f"server: CPU {m.server.cpu_percent:.0f}%, peak RSS {_mib(m.server.rss_bytes)}"
         )
     return "\n".join(lines)
+
+
+def _connect_lines(r: dict[str, Any]) -> list[str]:
+    hs = r.get("handshake_us") or {}
+    lines = []
+    if hs.get("count"):
+        lines.append(
+            "handshake (µs): "
+            + ", ".join(f"{k.replace('_', '.')} {hs[k]:,.0f}" for k in ("p50", "p99", "max"))
+        )
+    if "connect_s" in r:
+        lines.append(
+            f"connect phase: {r['connections_ok']:,} connected in {r['connect_s']:.2f} s "
+            f"({r['connections_per_s']:,.0f}/s)"
+        )
+    return lines
+
+
+def _hold_lines(m: Measurement, r: dict[str, Any]) -> list[str]:
+    lines = _connect_lines(r)
+    errors = ", ".join(f"{k} {v}" for k, v in r.get("errors", {}).items() if v) or "none"
+    lines.append(f"errors: {errors}")
+    idle, held, ok = m.rss_idle_bytes, m.rss_held_bytes, r.get("connections_ok")
+    if idle is not None and held is not None and ok:
+        lines.append(
+            f"server RSS: idle {_mib(idle)}, with {ok:,} connections {_mib(held)}: "
+            f"{(held - idle) / ok:,.0f} bytes per connection"
+        )
+    return lines

@@ -167,6 +167,7 @@ struct WorkerResult {
 /// Runs the connect scenario on the current runtime and returns the report.
 pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunError> {
     let addr = resolve(&cfg.url).await?;
+    crate::run::announce_traffic(cfg.workers);
     let start = Instant::now() + cfg.warmup;
     let shared = Arc::new(Shared {
         addr,

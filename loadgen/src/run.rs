@@ -284,6 +284,7 @@ where
     )
     .await;
     let phase = ConnectPhase::new(connect_time, sockets.len());
+    announce_traffic(sockets.len());
 
     let count_mode = cfg.count.is_some() || sockets.is_empty();
     let begin = Instant::now();
@@ -330,6 +331,17 @@ where
         }
     });
     Ok(build(cfg, echo, results, handshake, errors, phase, timing))
+}
+
+/// The line printed on stderr when the traffic phase starts (every connection attempt has
+/// ended): a harness that samples the server over the measurement window starts its clock
+/// here, so that the window opens `--warmup` seconds later, after the connect phase.
+pub const TRAFFIC_STARTS: &str = "wsbench-loadgen: traffic starts";
+
+/// Prints [`TRAFFIC_STARTS`] and the number of connections that carry traffic on stderr
+/// (unbuffered), e.g. `wsbench-loadgen: traffic starts (1000 connections)`.
+pub(crate) fn announce_traffic(connections: usize) {
+    eprintln!("{TRAFFIC_STARTS} ({connections} connections)");
 }
 
 /// What connecting many connections gave.

@@ -1,0 +1,27 @@
+"""Memory per connection: the server's RSS idle and with ``connections`` idle connections.
+
+Every figure is lower-is-better: bytes.
+"""
+
+from typing import ClassVar
+
+from wsbench.suite import Figures, asv_params, measure_grid, tracker
+from wsbench.suite import ScenarioSuite as _ScenarioSuite
+
+
+class Memory(_ScenarioSuite):
+    """Idle connections held open on ``/echo`` (see impls/PROTOCOL.md)."""
+
+    params: ClassVar[list[list[int]]]
+    param_names: ClassVar[list[str]]
+    params, param_names = asv_params("memory")
+
+    def setup_cache(self) -> dict[str, Figures]:
+        return measure_grid("memory")
+
+    setup_cache.timeout = 3600  # type: ignore[attr-defined]
+
+    track_bytes_per_connection = tracker("bytes_per_connection", "bytes")
+    track_rss_idle_bytes = tracker("rss_idle_bytes", "bytes")
+    track_rss_held_bytes = tracker("rss_held_bytes", "bytes")
+    track_errors = tracker("errors", "count")

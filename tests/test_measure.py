@@ -1,0 +1,117 @@
+"""What one measurement asks of the load generator, and when its report counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from wsbench.measure import MeasureConfig, check_report
+from wsbench.scenarios import SOURCE_ADDRESSES, Scenario
+
+URL = "ws://127.0.0.1:9/x"
+ZERO_ERRORS = {
+    "connection_refused": 0, "handshake_failed": 0, "closed_early": 0, "timeout": 0,
+    "socketio_connect_error": 0, "other": 0,
+}  # fmt: skip
+ZERO_INTEGRITY = {"lost": 0, "corrupted": 0, "duplicated": 0, "out_of_order": 0}
+
+
+def _config(scenario: Scenario, **params: int) -> MeasureConfig:
+    return MeasureConfig.for_params("native", None, scenario, params, warmup_s=0.25, window_s=0.5)
+
+
+def test_clients_spread_connections_over_source_addresses() -> None:
+    config = _config("clients", connections=1000, size_bytes=1024, in_flight=1)
+    assert config.loadgen_args(URL) == [
+        "echo", "--url", URL, "--connections", "1000", "--size", "1024",
+        "--warmup", "0.25", "--duration", "0.5", "--in-flight", "1",
+        "--source-addresses", str(SOURCE_ADDRESSES),
+    ]  # fmt: skip
+    assert config.params() == {"connections": 1000, "size_bytes": 1024, "in_flight": 1}
+
+
+def test_echo_keeps_one_source_address() -> None:
+    config = _config("echo", size_bytes=16, in_flight=64)
+    assert config.loadgen_args(URL, "socketio") == [
+        "echo", "--url", URL, "--connections", "1", "--size", "16",
+        "--warmup", "0.25", "--duration", "0.5", "--in-flight", "64", "--protocol", "socketio",
+    ]  # fmt: skip
+
+
+def test_json_text_connect_memory_and_soak_arguments() -> None:
+    assert _config("json", in_flight=64).loadgen_args(URL) == [
+        "echo", "--url", URL, "--connections", "1", "--warmup", "0.25", "--duration", "0.5",
+        "--in-flight", "64", "--json",
+    ]  # fmt: skip
+    assert "--text" in _config("text", size_bytes=16, in_flight=1).loadgen_args(URL)
+    assert _config("connect", workers=16).loadgen_args(URL) == [
+        "connect", "--url", URL, "--workers", "16", "--size", "16",
+        "--warmup", "0.25", "--duration", "0.5", "--source-addresses", str(SOURCE_ADDRESSES),
+    ]  # fmt: skip
+    memory = _config("memory", connections=10000)
+    assert memory.loadgen_args(URL) == [
+        "hold", "--url", URL, "--connections", "10000", "--hold-s", f"{memory.bound_s:g}",
+        "--source-addresses", str(SOURCE_ADDRESSES),
+    ]  # fmt: skip
+    soak = _config("soak", seconds=10)
+    assert (soak.connections, soak.size_bytes, soak.duration_s) == (100, 1024, 10.0)
+    assert soak.params() == {"seconds": 10}
+
+
+def _report(**changes: Any) -> dict[str, Any]:
+    report: dict[str, Any] = {
+        "messages_received": 500, "connections_ok": 10,
+        "errors": dict(ZERO_ERRORS), "integrity": dict(ZERO_INTEGRITY),
+    }  # fmt: skip
+    for key, value in changes.items():
+        if key in ZERO_ERRORS:
+            report["errors"][key] = value
+        elif key in ZERO_INTEGRITY:
+            report["integrity"][key] = value
+        else:
+            report[key] = value
+    return report
+
+
+def test_failed_connections_are_figures_in_the_clients_scenario_only() -> None:
+    clients = _config("clients", connections=10, size_bytes=16, in_flight=1)
+    echo = _config("echo", size_bytes=16, in_flight=1)
+    assert check_report(_report(timeout=3, lost=2, connections_ok=7), clients) is None
+    assert check_report(_report(timeout=3), echo) == "load generator saw timeout=3"
+    assert check_report(_report(lost=2), echo) == "load generator saw lost=2"
+
+
+def test_a_clients_run_fails_when_no_connection_succeeds_or_a_message_is_corrupted() -> None:
+    clients = _config("clients", connections=10, size_bytes=16, in_flight=1)
+    none = _report(connections_ok=0, messages_received=0, connection_refused=10)
+    assert check_report(none, clients) == "no connection succeeded: connection_refused=10"
+    assert check_report(_report(corrupted=1), clients) == "load generator saw corrupted=1"
+
+
+def test_connect_fails_without_a_completed_cycle_and_memory_without_a_connection() -> None:
+    connect = _config("connect", workers=16)
+    assert check_report(_report(cycles=12, timeout=2), connect) is None
+    assert check_report(_report(cycles=0, timeout=2), connect) == (
+        "no connect cycle completed in the window: timeout=2"
+    )
+    memory = _config("memory", connections=1000)
+    held = {"connections_ok": 990, "errors": {**ZERO_ERRORS, "timeout": 10}}
+    assert check_report(held, memory) is None
+    assert check_report({"connections_ok": 0, "errors": ZERO_ERRORS}, memory) == (
+        "no connection succeeded: no error was reported"
+    )
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [({"workers": 0}, "workers and source addresses"), ({"scenario": "fanout"}, "fanout")],
+)
+def test_bad_options_are_named(changes: dict[str, Any], message: str) -> None:
+    import dataclasses
+
+    from wsbench.measure import ConfigError
+
+    config = dataclasses.replace(_config("connect", workers=1), **changes)
+    with pytest.raises(ConfigError, match=message):
+        config.validate()

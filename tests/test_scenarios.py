@@ -1,0 +1,67 @@
+"""The scenario definitions: grids, the asv product, labels, unknown names."""
+
+from __future__ import annotations
+
+import pytest
+
+from wsbench.scenarios import (
+    SCENARIOS,
+    SPECS,
+    in_grid,
+    params_key,
+    params_label,
+    spec,
+)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_default_grid_is_in_the_full_grid_which_is_in_the_asv_product(scenario: str) -> None:
+    defined = spec(scenario)
+    full = [params_key(p) for p in defined.grid("full")]
+    product = {params_key(p) for p in defined.product()}
+    assert full, scenario
+    assert len(set(full)) == len(full)
+    assert set(full) <= product
+    assert {params_key(p) for p in defined.grid("default")} <= set(full)
+    for params in defined.grid("full"):
+        assert list(params) == list(defined.axes)
+
+
+def test_clients_full_grid_has_64_in_flight_at_100_connections_only() -> None:
+    full = spec("clients").grid("full")
+    assert len(full) == 12
+    pipelined = [p for p in full if p["in_flight"] == 64]
+    assert pipelined == [
+        {"connections": 100, "size_bytes": 16, "in_flight": 64},
+        {"connections": 100, "size_bytes": 1024, "in_flight": 64},
+    ]
+    assert sorted({p["connections"] for p in full}) == [1, 10, 100, 1000, 10000]
+
+
+def test_the_default_grid_keeps_the_headline_figures_and_some_scenarios_only() -> None:
+    assert in_grid("full") == list(SCENARIOS)
+    assert in_grid("default") == ["echo", "stream", "clients", "memory"]
+    assert {"size_bytes": 65536, "in_flight": 64} in spec("echo").grid("default")
+    assert spec("clients").grid("default") == [
+        {"connections": 100, "size_bytes": 16, "in_flight": 1},
+        {"connections": 1000, "size_bytes": 16, "in_flight": 1},
+    ]
+
+
+def test_labels_and_keys() -> None:
+    assert params_key({"size_bytes": 16, "in_flight": 64}) == "in_flight=64,size_bytes=16"
+    assert params_label({"size_bytes": 16, "in_flight": 64}) == "16 B x64"
+    assert params_label({"connections": 1000, "size_bytes": 16, "in_flight": 1}) == (
+        "1000 conns 16 B x1"
+    )
+    assert params_label({"workers": 16}) == "16 workers"
+
+
+def test_unknown_scenario_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="unknown scenario 'fanout' \\(known: echo, stream"):
+        spec("fanout")
+
+
+def test_every_scenario_has_a_title_and_one_spec() -> None:
+    assert list(SPECS) == list(SCENARIOS)
+    assert all(SPECS[s].title and SPECS[s].summary for s in SCENARIOS)

@@ -1,0 +1,236 @@
+"""The scenarios wsbench measures, one definition each: what the load generator does, against
+which endpoint, over which parameter sets (the full grid and the default grid), and how a
+parameter set reads in a table.
+
+Every other module takes scenario names, parameters and grids from here: the asv benchmark
+classes (``benchmarks/``), the sampling, the comparisons, the site and the CLI choices.
+
+Grids. The **full grid** is what the nightly run measures (``./bench run --grid full``);
+the **default grid** is the main job's (``./bench run``), chosen so that 25 configurations
+stay within its 30-minute budget on 2 cores: the echo and push figures the site's headlines
+use (echo 16 B at 1 and 64 in flight, 1 KiB and 64 KiB at 64 in flight; push 16 B),
+concurrent clients at 100 and 1,000 connections and memory with 1,000 connections. Measured
+with websockets on this kind of machine: about 45 s per configuration, as much as the
+earlier echo-and-push-only grid took; the JSON, text, connection-setup and soak scenarios
+alone would add about 23 s per configuration, about 10 minutes. asv's ``params`` are
+the product of each axis's values (:attr:`ScenarioSpec.axes`); a combination outside the
+grid that was measured is skipped (asv shows it as n/a), so the one asv benchmark
+definition serves both grids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import product
+from typing import Literal, get_args
+
+Scenario = Literal["echo", "stream", "clients", "connect", "memory", "text", "json", "soak"]
+SCENARIOS: tuple[Scenario, ...] = get_args(Scenario)
+"""Every scenario, in the order tables and pages list them."""
+Params = dict[str, int]
+"""One parameter set, e.g. ``{"size_bytes": 16, "in_flight": 64}``."""
+Grid = Literal["default", "full"]
+GRIDS: tuple[Grid, ...] = get_args(Grid)
+LoadgenMode = Literal["echo", "stream", "connect", "hold"]
+
+SOURCE_ADDRESSES = 16
+"""Loopback source addresses (127.0.0.1-16) the load generator spreads the connections of
+the many-connection scenarios over (``--source-addresses``): one address offers only the
+ephemeral port range (28,232 ports here), and every connection the client closes first
+keeps its port in TIME_WAIT for 60 s, so repeated windows of 10,000 connections, or a
+connect storm, would run out of ports from one address."""
+CONNECT_MESSAGE_BYTES = 16
+"""Size of the one message each connect cycle exchanges, bytes."""
+SOAK_CONNECTIONS = 100
+"""Connections of the soak run (RSS growth during a long echo run)."""
+SOAK_SIZE_BYTES = 1024
+"""Message size of the soak run, bytes."""
+
+
+@dataclass(frozen=True)
+class ScenarioSpec:
+    """One scenario.
+
+    Attributes:
+        name: its identifier (asv benchmark ``<name>.<Name>``, run documents, the site).
+        title: its name on the site, e.g. ``"Concurrent clients"``.
+        summary: one sentence saying what is measured.
+        mode: the load generator's subcommand (``hold`` for memory).
+        endpoint: the path on a plain WebSocket server (``impls/PROTOCOL.md``); Socket.IO
+            servers take every scenario on their Socket.IO path.
+        axes: each parameter's values in the full grid, in asv ``param_names`` order.
+        full: the full grid's parameter sets (a subset of the axes' product).
+        default: the default grid's parameter sets (a subset of ``full``).
+        text: text frames instead of binary.
+        json: the JSON workload (``--json``; the message size is fixed).
+        many_connections: spread connections over :data:`SOURCE_ADDRESSES` addresses, and
+            count connection failures and lost messages as figures rather than failing the
+            sample (a run fails only when no connection succeeds).
+    """
+
+    name: Scenario
+    title: str
+    summary: str
+    mode: LoadgenMode
+    endpoint: str
+    axes: dict[str, tuple[int, ...]]
+    full: tuple[tuple[tuple[str, int], ...], ...]
+    default: tuple[tuple[tuple[str, int], ...], ...]
+    text: bool = False
+    json: bool = False
+    many_connections: bool = False
+
+    def grid(self, which: Grid = "full") -> list[Params]:
+        """The parameter sets of the ``which`` grid, as dicts."""
+        return [dict(p) for p in (self.full if which == "full" else self.default)]
+
+    def product(self) -> list[Params]:
+        """Every combination of the axes' values (asv's ``params``), as dicts."""
+        names = list(self.axes)
+        return [dict(zip(names, v, strict=True)) for v in product(*self.axes.values())]
+
+
+def _sets(
+    axes: Mapping[str, tuple[int, ...]], keep: object = None
+) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """The axes' product (filtered by ``keep``, a predicate on a dict) as hashable tuples."""
+    names = list(axes)
+    sets = [dict(zip(names, v, strict=True)) for v in product(*axes.values())]
+    if callable(keep):
+        sets = [p for p in sets if keep(p)]
+    return tuple(tuple(p.items()) for p in sets)
+
+
+_ECHO_AXES: dict[str, tuple[int, ...]] = {"size_bytes": (16, 1024, 65536), "in_flight": (1, 64)}
+_STREAM_AXES: dict[str, tuple[int, ...]] = {"size_bytes": (16, 1024, 65536)}
+_CLIENTS_AXES: dict[str, tuple[int, ...]] = {
+    "connections": (1, 10, 100, 1000, 10000),
+    "size_bytes": (16, 1024),
+    "in_flight": (1, 64),
+}
+
+
+def _clients_full(p: Params) -> bool:
+    """Ping-pong at every connection count; 64 in flight at 100 connections only."""
+    return p["in_flight"] == 1 or p["connections"] == 100
+
+
+SPECS: dict[Scenario, ScenarioSpec] = {
+    spec.name: spec
+    for spec in (
+        ScenarioSpec(
+            "echo", "Echo", "Round trips on one connection: W messages in flight.",
+            "echo", "/echo", _ECHO_AXES, _sets(_ECHO_AXES),
+            _sets(_ECHO_AXES, lambda p: p["size_bytes"] == 16 or p["in_flight"] == 64),
+        ),
+        ScenarioSpec(
+            "stream", "Server push",
+            "The server sends messages as fast as its flow control allows.",
+            "stream", "/push", _STREAM_AXES, _sets(_STREAM_AXES),
+            _sets({"size_bytes": (16,)}),
+        ),
+        ScenarioSpec(
+            "clients", "Concurrent clients",
+            "N connections at once, each doing echo round trips: aggregate and per-connection "
+            "throughput, latency over all connections, handshakes, errors by kind.",
+            "echo", "/echo", _CLIENTS_AXES,
+            _sets(_CLIENTS_AXES, _clients_full),
+            _sets({"connections": (100, 1000), "size_bytes": (16,), "in_flight": (1,)}),
+            many_connections=True,
+        ),
+        ScenarioSpec(
+            "connect", "Connection setup",
+            "K workers each repeat connect, handshake, one message, close: connections/s and "
+            "handshake latency.",
+            "connect", "/echo", {"workers": (1, 16)},
+            _sets({"workers": (1, 16)}), (),
+            many_connections=True,
+        ),
+        ScenarioSpec(
+            "memory", "Memory per connection",
+            "The server's RSS idle and with N open idle connections after the handshake.",
+            "hold", "/echo", {"connections": (1000, 10000)},
+            _sets({"connections": (1000, 10000)}), _sets({"connections": (1000,)}),
+            many_connections=True,
+        ),
+        ScenarioSpec(
+            "text", "Echo, text frames",
+            "Echo with text frames (a UTF-8 validation per message that differs between "
+            "frameworks).",
+            "echo", "/echo", _ECHO_AXES, _sets(_ECHO_AXES),
+            (), text=True,
+        ),
+        ScenarioSpec(
+            "json", "JSON request/reply",
+            "Each 97-byte JSON object is decoded with the standard library's json and answered "
+            "with a small encoded reply.",
+            "echo", "/json", {"in_flight": (1, 64)},
+            _sets({"in_flight": (1, 64)}), (), json=True,
+        ),
+        ScenarioSpec(
+            "soak", "RSS growth",
+            f"Echo on {SOAK_CONNECTIONS} connections ({SOAK_SIZE_BYTES} B, ping-pong) for a "
+            "long window: the growth of the server's RSS over it (a leak shows as growth).",
+            "echo", "/echo", {"seconds": (10,)}, _sets({"seconds": (10,)}), (),
+            many_connections=True,
+        ),
+    )
+}  # fmt: skip
+"""Every scenario's definition, by name."""
+
+
+def spec(scenario: str) -> ScenarioSpec:
+    """The definition of ``scenario``.
+
+    Raises:
+        ValueError: unknown scenario (the message lists the known ones).
+    """
+    try:
+        return SPECS[scenario]  # type: ignore[index]
+    except KeyError:
+        raise ValueError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})") from None
+
+
+def grid(scenario: Scenario, which: Grid = "full") -> list[Params]:
+    """The parameter sets of ``scenario`` in the ``which`` grid."""
+    return SPECS[scenario].grid(which)
+
+
+def in_grid(which: Grid) -> list[Scenario]:
+    """The scenarios with at least one parameter set in the ``which`` grid."""
+    return [s for s in SCENARIOS if SPECS[s].grid(which)]
+
+
+PARAM_DOCS: dict[str, tuple[str, str]] = {
+    "size_bytes": ("bytes", "message size (payload bytes of one message or event)"),
+    "in_flight": ("messages", "messages each connection keeps in flight"),
+    "connections": ("connections", "concurrent WebSocket connections"),
+    "workers": ("workers", "concurrent connect-exchange-close workers"),
+    "seconds": ("s", "length of the soak run's measurement window"),
+}
+"""Unit and meaning of every parameter of :data:`SPECS`."""
+PARAM_NAMES: tuple[str, ...] = tuple(dict.fromkeys(name for s in SPECS.values() for name in s.axes))
+"""Every parameter of the scenarios, in first-seen order."""
+
+
+def params_key(params: Params) -> str:
+    """A stable key for a parameter set, e.g. ``"in_flight=64,size_bytes=16"``."""
+    return ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+
+
+def params_label(params: Params) -> str:
+    """A short label for tables, e.g. ``"16 B x64"``, ``"1000 conns 16 B x1"``,
+    ``"16 workers"``, ``"10 s"``."""
+    parts = []
+    if "connections" in params:
+        parts.append(f"{params['connections']} conns")
+    if "workers" in params:
+        parts.append(f"{params['workers']} workers")
+    if "size_bytes" in params:
+        parts.append(f"{params['size_bytes']} B")
+    if "in_flight" in params:
+        parts.append(f"x{params['in_flight']}")
+    if "seconds" in params:
+        parts.append(f"{params['seconds']} s")
+    return " ".join(parts)
