@@ -1,16 +1,17 @@
 """RSS growth: echo on many connections for a long window; the growth of the server's RSS
 over it (a leak shows as growth).
 
-Every figure is lower-is-better, as asv assumes: bytes, seconds per message, CPU in percent.
+Every figure is lower-is-better, as asv assumes: bytes (the other figures are in the run
+documents: see benchmarks/clients.py).
 """
 
 from typing import ClassVar
 
 from wsbench.suite import Figures, asv_params, measure_grid, tracker
-from wsbench.suite import MessagingSuite as _MessagingSuite
+from wsbench.suite import ScenarioSuite as _ScenarioSuite
 
 
-class Soak(_MessagingSuite):
+class Soak(_ScenarioSuite):
     """A long echo run against ``/echo`` (see impls/PROTOCOL.md)."""
 
     params: ClassVar[list[list[int]]]
