@@ -16,6 +16,9 @@ nothing here adds a statistic. Four kinds of findings:
   same server build, WebSocket backend and event loop (read from the run documents and the
   implementations' metadata), compared per scenario and parameter set;
 - failed rows, and rows flagged client-bound or unstable.
+
+Contests, pairings and flags cover the scenarios whose leaderboards rank by messages/s
+(:func:`by_messages`); the failures cover every scenario.
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from wsbench.scenarios import SCENARIOS
 from wsbench.site.changes import Change, compare_samples
 from wsbench.site.framework_pages import chart_machine, framework_machines
 from wsbench.site.frameworks import SOCKETIO, Framework
 from wsbench.site.headline import HEADLINES, Headline, Line, chart
 from wsbench.site.results import EnvRun, Results, natural_key
-from wsbench.site.rows import MESSAGES, Params, Row
+from wsbench.site.rows import MESSAGES, Params, Row, headline_of
 from wsbench.stats import Comparison
 
 
@@ -259,10 +263,23 @@ def _samples(row: Row) -> list[float]:
     return row.values(MESSAGES)
 
 
+def by_messages(row: Row) -> bool:
+    """``row``'s scenario is ranked by messages/s (:func:`wsbench.site.rows.headline_of`):
+    the findings compare its throughput."""
+    return headline_of(row.scenario) is MESSAGES
+
+
 def _comparable(row: Row) -> bool:
     """The row has messages/s samples that :func:`wsbench.stats.compare` accepts."""
     values = _samples(row)
     return row.ok and bool(values) and min(values) > 0
+
+
+def _scenario_order(scenario: str) -> tuple[int, str]:
+    """Scenarios in :data:`wsbench.scenarios.SCENARIOS` order (the leaderboards'), unknown
+    ones last by name."""
+    known = list(SCENARIOS)
+    return (known.index(scenario), "") if scenario in known else (len(known), scenario)
 
 
 def _param_key(params: Params) -> tuple[tuple[str, str], ...]:
@@ -309,12 +326,12 @@ def contests(results: Results) -> list[Contest]:
         groups: dict[tuple[str, Params, str], list[tuple[EnvRun, Row]]] = {}
         for run in results.runs:
             if run.machine == machine:
-                for row in run.rows:
+                for row in filter(by_messages, run.rows):
                     key = (row.scenario, row.params, run.impl.protocol)
                     groups.setdefault(key, []).append((run, row))
         order = sorted(
             groups,
-            key=lambda k: (k[0], _param_key(k[1]), k[2] == SOCKETIO, k[2]),
+            key=lambda k: (_scenario_order(k[0]), _param_key(k[1]), k[2] == SOCKETIO, k[2]),
         )
         for scenario, params, protocol in order:
             rows = groups[scenario, params, protocol]
@@ -357,7 +374,7 @@ def release_changes(results: Results, frameworks: Sequence[Framework]) -> list[R
 def _figures(socketio: EnvRun, websocket: EnvRun) -> tuple[PairFigure, ...]:
     theirs = {(row.scenario, row.params): row for row in websocket.rows}
     figures = []
-    for row in socketio.rows:
+    for row in filter(by_messages, socketio.rows):
         other = theirs.get((row.scenario, row.params))
         if other is None:
             continue
@@ -413,6 +430,8 @@ def findings_of(results: Results, frameworks: Sequence[Framework]) -> Findings:
         unpaired=tuple(unpaired),
         failures=tuple((run, row) for run, row in shown if not row.ok),
         flagged=tuple(
-            (run, row) for run, row in shown if row.ok and (row.client_bound or row.unstable)
+            (run, row)
+            for run, row in shown
+            if row.ok and by_messages(row) and (row.client_bound or row.unstable)
         ),
     )

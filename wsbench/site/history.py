@@ -34,7 +34,7 @@ from wsbench.runformat import Benchmark, Harness, LoadgenBuild, Sample, Settings
 from wsbench.site.frameworks import Framework
 from wsbench.site.headline import HEADLINES, Headline
 from wsbench.site.results import natural_key
-from wsbench.site.rows import MESSAGES, median_of, summary_of
+from wsbench.site.rows import headline_of, median_of, summary_of
 from wsbench.site.sources import HEX, commit_text, loadgen_text
 
 ChangeKind = Literal["harness", "load generator", "settings"]
@@ -244,11 +244,12 @@ class History:
 def figure_samples(benchmark: Benchmark) -> tuple[Sample, ...]:
     """The samples a benchmark's figures come from, as :func:`wsbench.site.rows.row_of`
     takes them (ok and not disturbed); empty when its row is failed (the benchmark failed,
-    every window was disturbed, or no usable window has a messages/s figure)."""
+    every window was disturbed, or no usable window has the scenario's headline figure,
+    :func:`wsbench.site.rows.headline_of`)."""
     if benchmark.status != "ok":
         return ()
     usable = tuple(benchmark.usable())
-    return usable if median_of(MESSAGES, usable) is not None else ()
+    return usable if median_of(headline_of(benchmark.scenario), usable) is not None else ()
 
 
 def _matches(headline: Headline, benchmark: Benchmark) -> bool:

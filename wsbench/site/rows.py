@@ -4,7 +4,10 @@ their spread.
 Every figure comes from the benchmark's usable samples (ok and not disturbed,
 :meth:`wsbench.runformat.Benchmark.usable`) through :mod:`wsbench.metrics` (what a figure
 is) and :mod:`wsbench.stats` (its median, interval and spread): throughput and latency with
-their 95 % interval, the rest as medians.
+their 95 % interval, the rest as medians. A row has a figure when its scenario's headline
+(:data:`wsbench.metrics.SCENARIO_HEADLINES`: messages/s, connections/s, memory per
+connection or RSS growth) is measured; errors (failed connections and lost messages, by
+kind) are counted over all its usable windows (:func:`error_counts`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from wsbench.metrics import Metric
 from wsbench.runformat import ALL_DISTURBED, Benchmark, Sample, Status
 
 NO_FIGURE = "no messages/s figure recorded"
-"""The reason shown for an ok benchmark whose usable samples have no throughput."""
+"""The reason shown for an ok benchmark whose usable samples have no throughput (in a
+scenario ranked by messages/s; the others name their own figure, :func:`no_figure`)."""
 
 MESSAGES = metrics.BY_NAME["messages_per_s"]
 LATENCY_P50 = metrics.BY_NAME["latency_p50"]
@@ -44,6 +48,34 @@ def median_of(metric: Metric, samples: tuple[Sample, ...]) -> float | None:
     return stats.median(found) if found else None
 
 
+def headline_of(scenario: str) -> Metric:
+    """The figure ``scenario``'s leaderboard ranks by
+    (:data:`wsbench.metrics.SCENARIO_HEADLINES`; messages/s for a scenario it does not
+    name)."""
+    return metrics.SCENARIO_HEADLINES.get(scenario, MESSAGES)
+
+
+def no_figure(metric: Metric) -> str:
+    """Why an ok benchmark without ``metric`` in any usable sample has no row figure, e.g.
+    :data:`NO_FIGURE` or ``"no memory per connection figure recorded"``."""
+    return NO_FIGURE if metric is MESSAGES else f"no {metric.label} figure recorded"
+
+
+def error_counts(samples: tuple[Sample, ...]) -> dict[str, int] | None:
+    """Failed connections and lost messages by kind (``Sample.errors``), summed over
+    ``samples``, kinds with a zero total left out: e.g. ``{"timeout": 90, "closed_early":
+    3}``; ``{}`` when the samples recorded errors and none occurred; None when no sample
+    recorded errors (a scenario without many connections)."""
+    recorded = [s.errors for s in samples if s.errors is not None]
+    if not recorded:
+        return None
+    totals: dict[str, int] = {}
+    for errors in recorded:
+        for kind, count in errors.items():
+            totals[kind] = totals.get(kind, 0) + count
+    return {kind: count for kind, count in totals.items() if count}
+
+
 Params = tuple[tuple[str, int], ...]
 """A parameter set as ``(name, value)`` pairs in the benchmark's order, e.g.
 ``(("size_bytes", 16), ("in_flight", 64))``."""
@@ -54,16 +86,19 @@ class Row:
     """One benchmark (one environment, scenario and parameter set) as the site shows it.
 
     Attributes:
-        scenario: ``"echo"`` or ``"stream"``.
+        scenario: one of :data:`wsbench.scenarios.SCENARIOS`.
         params: the parameter set (see :data:`Params`).
         status: ``"ok"``, or ``"failed"`` with ``error`` (the benchmark failed, or every
             window was disturbed: :data:`ALL_DISTURBED`).
         error: why it failed, or None.
         samples: the usable samples the figures come from (empty when failed).
         disturbed: how many windows were disturbed and left out.
-        messages_per_s: messages/s: median, 95 % interval, n, cv, unstable.
-        latency_p50_s: round-trip latency p50, seconds (echo only; None otherwise).
-        latency_p99_s: round-trip latency p99, seconds (echo only; None otherwise).
+        figure: the scenario's headline figure (:func:`headline_of`, in its metric's unit):
+            median, 95 % interval, n, cv, unstable; None when failed.
+        messages_per_s: messages/s: median, 95 % interval, n, cv, unstable (None in the
+            scenarios without messages: connect, memory).
+        latency_p50_s: round-trip latency p50, seconds (round-trip scenarios; else None).
+        latency_p99_s: round-trip latency p99, seconds (round-trip scenarios; else None).
         bytes_per_s: median payload bytes/s.
         server_cpu_percent: median server CPU, percent of one core.
         server_rss_bytes: median server peak RSS, bytes.
@@ -79,6 +114,7 @@ class Row:
     error: str | None = None
     samples: tuple[Sample, ...] = ()
     disturbed: int = 0
+    figure: stats.Summary | None = None
     messages_per_s: stats.Summary | None = None
     latency_p50_s: stats.Summary | None = None
     latency_p99_s: stats.Summary | None = None
@@ -127,9 +163,10 @@ def row_of(benchmark: Benchmark) -> Row:
     usable = tuple(benchmark.usable())
     if not usable:
         return Row(benchmark.scenario, params, "failed", ALL_DISTURBED, disturbed=disturbed)
-    rate = summary_of(MESSAGES, usable)
-    if rate is None:
-        return Row(benchmark.scenario, params, "failed", NO_FIGURE, disturbed=disturbed)
+    headline = headline_of(benchmark.scenario)
+    figure = summary_of(headline, usable)
+    if figure is None:
+        return Row(benchmark.scenario, params, "failed", no_figure(headline), disturbed=disturbed)
     loadgen_cpu = median_of(metrics.BY_NAME["loadgen_cpu_percent"], usable)
     return Row(
         benchmark.scenario,
@@ -137,7 +174,8 @@ def row_of(benchmark: Benchmark) -> Row:
         "ok",
         samples=usable,
         disturbed=disturbed,
-        messages_per_s=rate,
+        figure=figure,
+        messages_per_s=summary_of(MESSAGES, usable),
         latency_p50_s=summary_of(LATENCY_P50, usable),
         latency_p99_s=summary_of(LATENCY_P99, usable),
         bytes_per_s=median_of(metrics.BY_NAME["bytes_per_s"], usable),
