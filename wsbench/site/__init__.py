@@ -11,7 +11,10 @@ Modules, one job each:
 - :mod:`wsbench.site.markup`: markdown building blocks (escaped cells, tables, tags,
   figures with their interval).
 - :mod:`wsbench.site.sources`: which runs and settings shown figures come from, in words.
-- :mod:`wsbench.site.render`: markdown of the leaderboards (with ranks).
+- :mod:`wsbench.site.render`: markdown of the leaderboards (with ranks), one per scenario of
+  :mod:`wsbench.scenarios`, each with its own columns and ranked by its own headline figure.
+- :mod:`wsbench.site.sweeps`: figures against the number of connections (the many-connection
+  scenarios' charts and their JSON data).
 - :mod:`wsbench.site.environment`: markdown of the Runs and environment page (with every
   run's downloads and the CSV's columns).
 - :mod:`wsbench.site.headline`: a framework's headline figures against its version.
@@ -19,12 +22,15 @@ Modules, one job each:
 - :mod:`wsbench.site.history`: every run's headline figures night by night, per
   configuration and version, with the runs where the harness, load generator or settings
   changed marked.
-- :mod:`wsbench.site.charts`: those figures as SVG charts (matplotlib).
+- :mod:`wsbench.site.charts`: those figures, and those against the number of connections, as
+  SVG charts (matplotlib).
 - :mod:`wsbench.site.framework_pages`: the Frameworks index and one page per framework.
 - :mod:`wsbench.site.findings`: what the results say (fastest configurations and ties,
   release-to-release changes, the cost of Socket.IO, failures, flagged figures).
 - :mod:`wsbench.site.findings_page`: markdown of the Findings page.
 - :mod:`wsbench.site.downloads`: every run of the store as JSON and CSV files to download.
+- :mod:`wsbench.site.methodology`: the generated parts of the hand-written Methodology page
+  (every scenario with its parameter sets, the many-connection settings).
 - :mod:`wsbench.site.pages`: which files are generated, from which inputs.
 - :mod:`wsbench.site.mkdocs_hooks`: the mkdocs hook that adds the pages to the build.
 """

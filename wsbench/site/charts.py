@@ -1,12 +1,15 @@
-"""Draw a headline figure against the framework's version, or night by night, as an SVG
-(matplotlib, Agg).
+"""Draw a headline figure against the framework's version, or night by night, or a figure
+against the number of connections, as an SVG (matplotlib, Agg).
 
 One line per configuration through the medians; versions on the x-axis, oldest first; each
 point has whiskers from its 95 % interval (``errorbar``); a significant change from the
 previous measured release is annotated with its percentage above the point (e.g. "+12 %");
 an unstable point is marked ≈; a failed point is an ✕ on the x-axis in its line's colour;
 a client-bound point is a hollow marker. The history charts (:func:`render_history_svg`)
-put the runs on the x-axis instead, with the same whiskers. The output is deterministic
+put the runs on the x-axis instead, with the same whiskers. The many-connection charts
+(:func:`render_sweep_svg`, :func:`render_bars_svg`) put the number of connections on a
+log-scale x-axis, one line per row, or draw one bar per row in a group per number of
+connections. The output is deterministic
 (fixed ``svg.hashsalt``, no date), so a rebuild from the same results gives the same bytes.
 """
 
@@ -26,11 +29,12 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
 from wsbench.site.headline import Chart, Headline, Line
 from wsbench.site.history import ChartLine, HistoryChart, HistoryPoint, Night
 from wsbench.site.markup import UNSTABLE
+from wsbench.site.sweeps import Series, SweepChart, SweepFigure
 from wsbench.stats import UNSTABLE_CV
 
 COLORS = (
@@ -379,4 +383,232 @@ def render_history_svg(chart: HistoryChart) -> bytes:
         ax.set_xlim(-0.5, max(count, 1) - 0.5)
         values = [_top(p) for line in chart.lines for p in line.series.points]
         _finish(ax, chart.headline, values, "run (its date, UTC), oldest first")
+        return _save(fig, handles)
+
+
+SOCKETIO_DASHES = (5, 2)
+"""The line style of a Socket.IO server's line on a sweep chart (another protocol)."""
+
+
+def _count(value: float, _pos: object = None) -> str:
+    return f"{value:,.0f}"
+
+
+def _sweep_style(n: int) -> tuple[str, str]:
+    """The colour and marker of the ``n``-th series (the pairs repeat after 100 series)."""
+    return COLORS[n % len(COLORS)], MARKERS[(n + n // len(COLORS)) % len(MARKERS)]
+
+
+def _sweep_keys(chart: SweepChart) -> list[Artist]:
+    """The legend entries explaining the marks of a sweep chart (after the lines')."""
+    points = [p for s in chart.series for p in s.points]
+    keys: list[Artist] = []
+    if any(p.interval for p in points):
+        keys.append(_key("whiskers: 95 % interval", "|", markersize=10, markeredgewidth=1.2))
+    if any(s.socketio for s in chart.series):
+        keys.append(
+            Line2D([], [], color="#444", linestyle=(0, SOCKETIO_DASHES), label="dashed: Socket.IO")
+        )
+    if any(p.unstable for p in points):
+        keys.append(_key(f"unstable (cv above {UNSTABLE_CV * 100:.0f} %)", f"${UNSTABLE}$"))
+    if any(p.status != "ok" for p in points):
+        keys.append(_key("failed (reason on the page)", "x", markersize=9, markeredgewidth=2.5))
+    if any(p.client_bound and p.value is not None for p in points):
+        keys.append(_key("hollow: ⚠ client-bound", "o", markerfacecolor="white"))
+    return keys
+
+
+def _draw_sweep_series(ax: Axes, series: Series, n: int) -> Line2D:
+    """One row's line through its medians, with whiskers, hollow client-bound markers, ≈
+    beside unstable points and ✕ on the x-axis at failed points; returns its legend entry."""
+    color, marker = _sweep_style(n)
+    ok = [p for p in series.points if p.value is not None]
+    xs = [p.x for p in ok]
+    ys = [p.value or 0.0 for p in ok]
+    if any(p.interval for p in ok):
+        whiskers = [_whiskers(_Drawn(p.value, p.interval)) for p in ok]
+        ax.errorbar(
+            xs, ys, yerr=[[w[0] for w in whiskers], [w[1] for w in whiskers]], fmt="none",
+            ecolor=color, elinewidth=1.2, capsize=4,
+        )  # fmt: skip
+    style = (0, SOCKETIO_DASHES) if series.socketio else "-"
+    (handle,) = ax.plot(
+        xs, ys, color=color, marker=marker, markersize=6, linewidth=1.8, linestyle=style,
+        label=series.label,
+    )  # fmt: skip
+    bound = [(p.x, p.value or 0.0) for p in ok if p.client_bound]
+    if bound:
+        ax.plot(
+            [x for x, _ in bound], [y for _, y in bound], linestyle="none", marker=marker,
+            markersize=6, markerfacecolor="white", markeredgecolor=color, markeredgewidth=1.5,
+        )  # fmt: skip
+    for p in ok:
+        if p.unstable:
+            ax.annotate(
+                UNSTABLE, xy=(p.x, p.value or 0.0), xytext=(7, 0), textcoords="offset points",
+                ha="left", va="center", color=color, fontsize=11,
+            )  # fmt: skip
+    failed = [p.x for p in series.points if p.status != "ok"]
+    if failed:
+        ax.plot(
+            failed, [0.0] * len(failed), transform=ax.get_xaxis_transform(), linestyle="none",
+            marker="x", markersize=10, markeredgewidth=2.5, color=color, clip_on=False, zorder=5,
+        )  # fmt: skip
+    return handle
+
+
+class _Drawn:
+    """A value and its interval (what :func:`_whiskers` reads)."""
+
+    def __init__(self, value: float | None, interval: tuple[float, float] | None) -> None:
+        self.value = value
+        self.interval = interval
+
+
+def _y_label(figure: SweepFigure) -> str:
+    arrow = "↑" if figure.higher_is_better else "↓"
+    log = ", log scale" if figure.log_y else ""
+    return f"{figure.unit}  ({arrow} {figure.better}{log})"
+
+
+def _sweep_y(ax: Axes, chart: SweepChart) -> None:
+    """The y-axis of a line chart: from 0 (linear) or around the values (log scale)."""
+    points = [p for s in chart.series for p in s.points if p.value is not None]
+    tops = [_top(_Drawn(p.value, p.interval)) for p in points]
+    if chart.figure.log_y and any(p.value and p.value > 0 for p in points):
+        lows = [
+            min(p.value or 0.0, p.interval[0] if p.interval else p.value or 0.0) for p in points
+        ]
+        positive = [v for v in lows if v > 0] or [1.0]
+        ax.set_yscale("log")
+        ax.set_ylim(min(positive) / 1.6, max(tops) * 1.6)
+        ax.yaxis.set_major_formatter(FuncFormatter(_fmt))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    else:
+        top = max(tops) if tops else 0.0
+        ax.set_ylim(0, top * 1.18 if top > 0 else 1)
+        ax.yaxis.set_major_formatter(FuncFormatter(_fmt))
+        if not points:
+            ax.text(0.5, 0.5, "no figure measured", transform=ax.transAxes, ha="center",
+                    color="#666")  # fmt: skip
+        elif top == 0 and chart.figure.total:
+            ax.text(0.5, 0.5, "none in any window", transform=ax.transAxes, ha="center",
+                    color="#666")  # fmt: skip
+    ax.set_ylabel(_y_label(chart.figure))
+
+
+def render_sweep_svg(chart: SweepChart) -> bytes:
+    """A figure against the number of connections (:class:`wsbench.site.sweeps.SweepChart`,
+    ``kind == "lines"``) as SVG bytes: the measured numbers of connections on a log-scale
+    x-axis, one line per series through its medians (a Socket.IO server's dashed) with
+    whiskers from the 95 % intervals, a hollow marker where the load generator may have
+    limited the figure, ≈ beside an unstable point and ✕ on the x-axis where the row
+    failed; the y-axis is logarithmic when the figure says so (latency), else from 0."""
+    keys = _sweep_keys(chart)
+    rows = -(-max(len(chart.series) + len(keys), 1) // 2)
+    with _style():
+        fig = Figure(figsize=(WIDTH_IN, 3.4 + 0.25 * rows), layout="constrained")
+        ax = fig.add_subplot()
+        handles: list[Artist] = [
+            _draw_sweep_series(ax, series, n) for n, series in enumerate(chart.series)
+        ]
+        handles += keys
+        ax.set_xscale("log")
+        xs = list(chart.xs) or [1]
+        ax.set_xlim(min(xs) / 2, max(xs) * 2)
+        ax.set_xticks(xs, [_count(x) for x in xs])
+        ax.xaxis.set_minor_locator(NullLocator())
+        _sweep_y(ax, chart)
+        ax.grid(axis="y", color="#ddd", linewidth=0.8)
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        ax.set_xlabel("connections (log scale)")
+        return _save(fig, handles)
+
+
+BAR_COLORS = {"reference": "#7f7f7f", "websocket": COLORS[0], "socketio": COLORS[3]}
+"""Bar colours: the reference, plain WebSocket servers, Socket.IO servers."""
+BAR_HEIGHT_IN = 0.26
+"""The height of one series' row on a bar chart, inches."""
+
+
+def _bar_kind(series: Series) -> str:
+    return "reference" if series.reference else "socketio" if series.socketio else "websocket"
+
+
+def _bar_order(chart: SweepChart) -> list[Series]:
+    """The series best first by their value at the smallest number of connections they
+    have a value at; series without any value last (in their order)."""
+
+    def key(item: tuple[int, Series]) -> tuple[int, float, int]:
+        n, series = item
+        values = [p.value for p in series.points if p.value is not None]
+        if not values:
+            return (1, 0.0, n)
+        first = values[0]
+        return (0, -first if chart.figure.higher_is_better else first, n)
+
+    return [s for _, s in sorted(enumerate(chart.series), key=key)]
+
+
+def render_bars_svg(chart: SweepChart) -> bytes:
+    """A figure per number of connections as horizontal bars (``kind == "bars"``): one
+    panel per measured number of connections (a bar group, titled with it, the panels one
+    above the other on a shared scale), one bar per series measured at that number, the
+    series named on the left in the same order in every panel (best first, by their value
+    at the smallest number of connections), whiskers from the 95 % intervals and the value
+    at the end of each bar; a failed row says "failed" where its bar would be. Colours: the
+    reference grey, Socket.IO servers orange, the rest blue."""
+    order = _bar_order(chart)
+    xs = list(chart.xs) or [0]
+    panels = [(x, [(s, p) for s in order for p in s.points if p.x == x]) for x in xs]
+    used = {_bar_kind(s) for s in order}
+    values = [p for s in order for p in s.points if p.value is not None]
+    top = max((_top(_Drawn(p.value, p.interval)) for p in values), default=0.0)
+    bars = sum(max(len(members), 1) for _, members in panels)
+    with _style():
+        fig = Figure(
+            figsize=(WIDTH_IN, 1.4 + 0.45 * len(panels) + BAR_HEIGHT_IN * bars),
+            layout="constrained",
+        )
+        axes = fig.subplots(
+            len(panels), 1, sharex=True, squeeze=False,
+            height_ratios=[max(len(m), 1) + 0.6 for _, m in panels],
+        )[:, 0]  # fmt: skip
+        for ax, (x, members) in zip(axes, panels, strict=True):
+            for y, (series, point) in enumerate(members):
+                if point.value is None:
+                    ax.text(0, y, " failed", va="center", ha="left", fontsize=8, color="#a00")
+                    continue
+                low, high = _whiskers(_Drawn(point.value, point.interval))
+                ax.barh(
+                    y, point.value, height=0.7, color=BAR_COLORS[_bar_kind(series)],
+                    xerr=[[low], [high]] if point.interval else None,
+                    error_kw={"ecolor": "#222", "elinewidth": 1.0, "capsize": 3},
+                )  # fmt: skip
+                mark = UNSTABLE if point.unstable else ""
+                ax.text(point.value + high, y, f"  {mark}{_fmt(point.value)}", va="center",
+                        ha="left", fontsize=8)  # fmt: skip
+            ax.set_yticks(range(len(members)), [s.label for s, _ in members], fontsize=8)
+            ax.set_ylim(max(len(members), 1) - 0.5, -0.5)
+            ax.set_title(f"{_count(x)} connections", fontsize=10, loc="left")
+            ax.grid(axis="x", color="#ddd", linewidth=0.8)
+            ax.set_axisbelow(True)
+            for side in ("top", "right"):
+                ax.spines[side].set_visible(False)
+            if not members:
+                ax.text(0.5, 0.5, "no figure measured", transform=ax.transAxes, ha="center",
+                        color="#666")  # fmt: skip
+        last = axes[-1]
+        last.set_xlim(0, top * 1.2 if top > 0 else 1)
+        last.xaxis.set_major_formatter(FuncFormatter(_fmt))
+        last.set_xlabel(_y_label(chart.figure))
+        words = {"reference": "reference (ceiling)", "websocket": "WebSocket",
+                 "socketio": "Socket.IO"}  # fmt: skip
+        handles: list[Artist] = [
+            Patch(facecolor=BAR_COLORS[k], label=words[k]) for k in BAR_COLORS if k in used
+        ]
+        if any(p.interval for p in values):
+            handles.append(_key("whiskers: 95 % interval", "|", markersize=10, markeredgewidth=1.2))
         return _save(fig, handles)

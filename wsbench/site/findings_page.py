@@ -28,6 +28,7 @@ from wsbench.site.markup import (
     UNSTABLE_LEGEND,
     cell,
     code,
+    params_title,
     short_reason,
     spread,
     table,
@@ -38,7 +39,6 @@ from wsbench.site.render import (
     REASON_CHARS,
     SCENARIO_TITLES,
     WIDE_PAGE,
-    params_title,
     table_link,
 )
 from wsbench.site.results import EnvRun, Results
@@ -380,7 +380,9 @@ def _intro() -> str:
         f"({ENVIRONMENT_PAGE})). Nothing on this page is typed by hand.\n\n"
         "- Figures are medians of messages/s over the measurement windows of several server "
         "processes, with their 95 % confidence interval in brackets; ratios are ratios of "
-        "medians with their bootstrap 95 % interval.\n"
+        "medians with their bootstrap 95 % interval. The scenarios ranked by another figure "
+        "(connection setup, memory per connection, RSS growth) are on their leaderboards "
+        "only; their failures are listed here.\n"
         "- Verdicts are the comparison of the samples of two figures "
         f"([Statistics](methodology.md#statistics)): significant when the two-sided "
         f"Mann-Whitney U test gives p < {ALPHA:g} and the medians differ by at least "

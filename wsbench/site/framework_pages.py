@@ -12,10 +12,10 @@ the harness changes and untuned runs marked, and a table of the latest runs). Un
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from wsbench.site.charts import render_history_svg, render_svg
+from wsbench.site.charts import render_history_svg, render_svg, render_sweep_svg
 from wsbench.site.environment import RAW_RESULTS_ANCHOR
 from wsbench.site.frameworks import SOCKETIO, Framework
 from wsbench.site.headline import HEADLINES, Chart, Headline, chart
@@ -40,14 +40,23 @@ from wsbench.site.markup import (
     first_line,
     heading,
     link,
+    params_title,
     safe_name,
     spread,
     table,
     tagged,
 )
-from wsbench.site.render import WIDE_PAGE, params_title
+from wsbench.site.render import SCENARIO_TITLES, WIDE_PAGE, chart_block
 from wsbench.site.results import EnvRun, Results, natural_key
 from wsbench.site.sources import date_text, source_line
+from wsbench.site.sweeps import (
+    FRAMEWORK_CLIENTS_FIGURES,
+    X_PARAM,
+    chart_json,
+    group_slug,
+    memory_headline,
+    sweep_charts,
+)
 from wsbench.stats import ALPHA, MIN_EFFECT
 
 INDEX_PAGE = "frameworks/index.md"
@@ -274,9 +283,9 @@ def _row_label(run: EnvRun) -> str:
 
 
 def figure_format(headline: Headline) -> str:
-    """How a table cell formats ``headline`` in its unit: one decimal for µs, MiB and MB/s,
-    none for messages/s."""
-    return ",.1f" if headline.unit in ("µs", "MiB", "MB/s") else ",.0f"
+    """How a table cell formats ``headline`` in its unit: one decimal for µs, KiB, MiB and
+    MB/s, none for messages/s."""
+    return ",.1f" if headline.unit in ("µs", "KiB", "MiB", "MB/s") else ",.0f"
 
 
 def flags_client_bound(headline: Headline, client_bound: bool) -> bool:
@@ -285,7 +294,9 @@ def flags_client_bound(headline: Headline, client_bound: bool) -> bool:
     return client_bound and headline.metric.name != "server_rss_bytes"
 
 
-def _results_table(framework: Framework, runs: Sequence[EnvRun]) -> str:
+def run_order(framework: Framework) -> Callable[[EnvRun], tuple[int, str, int, str]]:
+    """A sort key of ``framework``'s runs: configuration, then version, in ``meta.toml``
+    order (unlisted ones after, by name)."""
     order = {v.version: i for i, v in enumerate(framework.versions)}
     configs = [c.id for c in framework.configs]
 
@@ -295,8 +306,12 @@ def _results_table(framework: Framework, runs: Sequence[EnvRun]) -> str:
         version = run.impl.version or ""
         return (pos, config or "", order.get(version, len(order)), version)
 
+    return key
+
+
+def _results_table(framework: Framework, runs: Sequence[EnvRun]) -> str:
     rows = []
-    for run in sorted(runs, key=key):
+    for run in sorted(runs, key=run_order(framework)):
         figures = []
         for headline in HEADLINES:
             row = next((r for r in run.rows if headline.matches(r)), None)
@@ -362,6 +377,108 @@ def _charts(
         out.append(f"![{cell(alt)}]({rel})\n")
         out.append(_changes(c))
         out.append(_chart_notes(c))
+    return "\n".join(out), files
+
+
+MANY_ANCHOR = "many-connections"
+"""The id of a framework page's Many connections by version section."""
+
+
+def _version_label(framework: Framework, runs: Sequence[EnvRun]) -> Callable[[EnvRun], str]:
+    """A series' legend text on a framework page: the version, prefixed with the
+    configuration when the runs have several."""
+    several = len({r.impl.config for r in runs}) > 1
+
+    def label(run: EnvRun) -> str:
+        version = run.impl.version or DASH
+        return f"{run.impl.config} {version}" if several else version
+
+    return label
+
+
+def memory_counts(runs: Sequence[EnvRun]) -> list[int]:
+    """The numbers of idle connections ``runs`` measured memory per connection at."""
+    return sorted(
+        {
+            n
+            for run in runs
+            for row in run.rows
+            if row.scenario == "memory" and (n := dict(row.params).get(X_PARAM)) is not None
+        }
+    )
+
+
+def _many_machine(
+    framework: Framework, runs: Sequence[EnvRun], where: str | None, level: str
+) -> tuple[str, dict[str, bytes]]:
+    """One machine's part of the Many connections section ("" when it has no such
+    figures)."""
+    ordered = sorted(runs, key=run_order(framework))
+    label = _version_label(framework, ordered)
+    clients = sweep_charts("clients", ordered, FRAMEWORK_CLIENTS_FIGURES, label)
+    counts = memory_counts(ordered)
+    out: list[str] = []
+    files: dict[str, bytes] = {}
+    name = framework.name
+    for c in clients:
+        slug = f"clients-{group_slug(c.group)}-{c.figure.slug}"
+        svg = chart_path(name, slug, where)
+        data = svg.removesuffix(".svg") + ".json"
+        files[svg] = render_sweep_svg(c)
+        files[data] = chart_json(c)
+        f = c.figure
+        title = f"{SCENARIO_TITLES['clients']}: {c.title[0].lower()}{c.title[1:]}"
+        out.append(heading(level, f"{title} ({f.unit}, {f.better})", chart_anchor(slug, where)))
+        rel = (path.removeprefix("frameworks/") for path in (svg, data))
+        out.append(chart_block(c, next(rel), next(rel)))
+    axis_label = f"{framework.package or framework.name} version (oldest first)"
+    for count in counts:
+        headline = memory_headline(count)
+        by_version = chart(framework, ordered, headline)
+        path = chart_path(name, headline.slug, where)
+        files[path] = render_svg(by_version, axis_label)
+        title = f"{headline.title} ({headline.unit}, {headline.better})"
+        out.append(heading(level, title, chart_anchor(headline.slug, where)))
+        out.append(f"![{cell(title + ' by version')}]({path.removeprefix('frameworks/')})\n")
+        out.append(_changes(by_version))
+        out.append(_chart_notes(by_version))
+    return "\n".join(out), files
+
+
+def _many_connections(
+    framework: Framework, runs: Sequence[EnvRun], machines: Sequence[str]
+) -> tuple[str, dict[str, bytes]]:
+    """The Many connections by version section of ``framework``'s page: per machine, the
+    Concurrent clients figures (throughput and round-trip p99) against the number of
+    connections, one line per version (and configuration), and memory per connection
+    against the version per number of idle connections; ("", {}) when the shown runs have
+    none of these figures."""
+    parts: list[tuple[str, str]] = []
+    files: dict[str, bytes] = {}
+    for machine in machines:
+        where = chart_machine(machines, machine)
+        mine = [r for r in runs if r.machine == machine]
+        text, charts = _many_machine(framework, mine, where, "####" if where else "###")
+        if text:
+            parts.append((machine, text))
+            files.update(charts)
+    if not parts:
+        return "", {}
+    out = [
+        heading("##", "Many connections by version", MANY_ANCHOR),
+        "The figures of the many-connection scenarios by version: "
+        f"[{SCENARIO_TITLES['clients']}](../leaderboards/clients.md) (throughput and "
+        "round-trip p99 against the number of connections, one line per version, on log "
+        "scales; each chart's data as JSON under it) and "
+        f"[{SCENARIO_TITLES['memory']}](../leaderboards/memory.md) (against the version, "
+        "one line per configuration, with the significant changes between consecutive "
+        "releases). Medians of the measurement windows, whiskers from their 95 % "
+        "intervals.\n",
+    ]
+    for machine, text in parts:
+        if len(machines) > 1:
+            out.append(heading("###", f"Machine `{machine}`", anchor(f"many {machine}")))
+        out.append(text)
     return "\n".join(out), files
 
 
@@ -598,6 +715,11 @@ def render_page(
             text, charts = _charts(f, mine, chart_machine(machines, machine), level)
             out.append(text)
             files.update(charts)
+    if f.package:
+        many, many_charts = _many_connections(f, runs, machines)
+        if many:
+            out.append(many)
+            files.update(many_charts)
     if runs:
         out.append(_failures(f, runs, len(machines)))
     nights, night_charts = _nights(f, history)

@@ -22,7 +22,7 @@ from wsbench.site.findings_page import FINDINGS_PAGE, render_findings
 from wsbench.site.framework_pages import INDEX_PAGE, page_path, render_index, render_page
 from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.history import history_of
-from wsbench.site.render import LEADERBOARD_PAGES, render_leaderboard
+from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, render_leaderboard_page
 from wsbench.site.results import results_of
 from wsbench.store import ROOT_ENV, load_store
 
@@ -78,7 +78,8 @@ def resolve_inputs(
 
 def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     """All generated files as ``{path relative to the docs dir: content}``: markdown pages
-    (text), the framework pages' charts (SVG bytes), every run's downloads (JSON bytes and
+    (text), the leaderboards' and framework pages' charts (SVG bytes, and JSON bytes of the
+    charts against the number of connections), every run's downloads (JSON bytes and
     CSV text, :mod:`wsbench.site.downloads`) and the stylesheet (:data:`STYLESHEET`).
 
     Always returns every page (they say so when there are no results), so navigation and
@@ -89,10 +90,11 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     results = results_of(store)
     history = history_of(store.runs)
     links = {f.name: "../" + page_path(f.name) for f in frameworks}
-    pages: dict[str, str | bytes] = {
-        path: render_leaderboard(scenario, results, links)
-        for scenario, path in LEADERBOARD_PAGES.items()
-    }
+    pages: dict[str, str | bytes] = {}
+    for scenario, path in LEADERBOARD_PAGES.items():
+        board = render_leaderboard_page(scenario, results, links)
+        pages[path] = board.markdown
+        pages.update(board.files)
     pages[FRAMEWORKS_PAGE] = render_index(frameworks, results)
     for framework in frameworks:
         page = render_page(framework, results, inputs.repo_url, history)
@@ -111,16 +113,41 @@ def framework_nav(frameworks: list[Framework]) -> list[dict[str, str]]:
     return [{f.display_name: page_path(f.name)} for f in frameworks]
 
 
+def leaderboard_nav(entries: list[Any]) -> list[Any]:
+    """A Leaderboards nav section's ``entries`` followed by every leaderboard page they do
+    not list (:data:`wsbench.site.render.LEADERBOARD_PAGES`, scenario order, titled by
+    :data:`wsbench.site.render.SCENARIO_TITLES`)."""
+    listed = {v for e in entries if isinstance(e, dict) for v in e.values()}
+    listed |= {e for e in entries if isinstance(e, str)}
+    extra = [
+        {SCENARIO_TITLES[scenario]: path}
+        for scenario, path in LEADERBOARD_PAGES.items()
+        if path not in listed
+    ]
+    return [*entries, *extra]
+
+
+def _is_leaderboards(value: list[Any]) -> bool:
+    """Every entry of a nav section is a leaderboard page (``{title: path}``)."""
+    pages = set(LEADERBOARD_PAGES.values())
+    return all(
+        isinstance(e, dict) and len(e) == 1 and next(iter(e.values())) in pages for e in value
+    )
+
+
 def expand_nav(nav: list[Any], frameworks: list[Framework]) -> list[Any]:
     """``nav`` (mkdocs.yml's) with every framework page added to the section whose first
-    entry is the Frameworks index (``- Frameworks: [frameworks/index.md]``); a nav without
-    that section is returned unchanged."""
+    entry is the Frameworks index (``- Frameworks: [frameworks/index.md]``), and every
+    leaderboard page to the section that lists only leaderboard pages
+    (:func:`leaderboard_nav`); a nav without those sections is returned unchanged."""
     out: list[Any] = []
     for entry in nav:
         if isinstance(entry, dict) and len(entry) == 1:
             ((title, value),) = entry.items()
             if isinstance(value, list) and value and value[0] == FRAMEWORKS_PAGE:
                 entry = {title: [FRAMEWORKS_PAGE, *framework_nav(frameworks)]}
+            elif isinstance(value, list) and value and _is_leaderboards(value):
+                entry = {title: leaderboard_nav(value)}
             elif isinstance(value, list):
                 entry = {title: expand_nav(value, frameworks)}
         out.append(entry)

@@ -1,17 +1,37 @@
-"""Markdown of the generated leaderboard pages.
+"""Markdown of the generated leaderboard pages (and the charts of the many-connection
+scenarios' pages).
 
 Pure functions from typed data to markdown text (Python-Markdown's ``tables`` syntax and
 material's admonitions). Every figure is the median of a benchmark's usable samples; the
-throughput and latency cells add its 95 % interval, and a Rank column ties rows whose
-throughput intervals overlap (:func:`wsbench.stats.ties`). Units: MB = 10^6 bytes,
-MiB = 2^20 bytes, µs = 10^-6 s.
+headline, throughput and latency cells add its 95 % interval, and a Rank column ties rows
+whose intervals of the scenario's headline figure overlap (:func:`wsbench.stats.ties`;
+:data:`wsbench.metrics.SCENARIO_HEADLINES`: messages/s, connections/s, memory per connection,
+RSS growth). Each scenario has its own columns (:data:`COLUMNS`). Errors are totals over a
+row's usable windows, by kind. The Concurrent clients page charts throughput, round-trip
+p99 and errors against the number of connections, the Memory page memory per connection
+as bars (:mod:`wsbench.site.sweeps`). Units: MB = 10^6 bytes, KiB = 2^10 bytes,
+MiB = 2^20 bytes, µs = 10^-6 s, ms = 10^-3 s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
-from wsbench.measure import CLIENT_BOUND_CPU_PERCENT, SCENARIOS
+from wsbench import stats
+from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.metrics import BY_NAME, Metric
+from wsbench.scenarios import (
+    CONNECT_MESSAGE_BYTES,
+    PARAM_DOCS,
+    SCENARIOS,
+    SOAK_CONNECTIONS,
+    SOAK_SIZE_BYTES,
+    SPECS,
+    in_grid,
+    spec,
+)
+from wsbench.site.charts import render_bars_svg, render_sweep_svg
 from wsbench.site.markup import (
     DASH,
     SOCKETIO_TAG,
@@ -19,23 +39,40 @@ from wsbench.site.markup import (
     UNSTABLE_LEGEND,
     anchor,
     cell,
+    code,
+    first_line,
     heading,
     num,
+    params_title,
+    safe_name,
     short_reason,
     spread,
     table,
     tagged,
 )
 from wsbench.site.results import EnvRun, Results, natural_key
-from wsbench.site.rows import Row
+from wsbench.site.rows import MESSAGES, Row, error_counts, headline_of
 from wsbench.site.sources import source_line
+from wsbench.site.sweeps import (
+    CLIENTS_FIGURES,
+    MEMORY,
+    SweepChart,
+    chart_json,
+    group_slug,
+    sweep_charts,
+)
 from wsbench.stats import ties
 
 LEADERBOARD_PAGES: dict[str, str] = {
     scenario: f"leaderboards/{scenario}.md" for scenario in SCENARIOS
 }
 """Scenario -> its generated leaderboard page (relative to the docs dir)."""
-SCENARIO_TITLES = {"echo": "Echo", "stream": "Stream (server push)"}
+SCENARIO_TITLES: dict[str, str] = {
+    **{scenario: SPECS[scenario].title for scenario in SCENARIOS},
+    "stream": "Stream (server push)",
+}
+"""Scenario -> its name on the site (:attr:`wsbench.scenarios.ScenarioSpec.title`; the
+stream scenario keeps the site's older name)."""
 SCENARIO_INTROS = {
     "echo": (
         "The load generator sends messages to `/echo` and checks every echo. *In flight* is "
@@ -47,28 +84,16 @@ SCENARIO_INTROS = {
         "one; the server sends as fast as its flow control allows."
     ),
 }
+"""Hand-written first paragraphs of the echo and stream pages; the other scenarios' come
+from :data:`wsbench.scenarios.SPECS` (:func:`scenario_intro`)."""
 NO_RESULTS = (
     '!!! note "No results yet"\n\n'
     "    There are no benchmark results to show: the results store held no run document "
     "when this site was built. The pages fill in after the next benchmark run.\n"
 )
 MB = 1e6
+KIB = 1024.0
 MIB = float(2**20)
-
-
-def params_title(params: tuple[tuple[str, object], ...]) -> str:
-    """A parameter set in words, e.g. ``"16 B messages, 64 in flight per connection"``."""
-    named = dict(params)
-    parts = []
-    size = named.get("size_bytes")
-    if size is not None:
-        parts.append(f"{size:,} B messages" if isinstance(size, int) else f"{size} B messages")
-    if "in_flight" in named:
-        parts.append(f"{named['in_flight']} in flight per connection")
-    parts += [f"{k} = {v}" for k, v in params if k not in ("size_bytes", "in_flight")]
-    return ", ".join(parts) or "No parameters"
-
-
 REASON_CHARS = 200
 """Longer failure reasons are shortened in leaderboard cells; the framework page has them
 in full."""
@@ -80,6 +105,18 @@ RANK_LEGEND = (
     "reference (the ceiling) and failed rows are not ranked"
 )
 """The sentence that explains the Rank column."""
+
+
+def rank_legend(metric: Metric) -> str:
+    """The sentence that explains the Rank column of a leaderboard ranked by ``metric``:
+    :data:`RANK_LEGEND` for messages/s."""
+    if metric is MESSAGES:
+        return RANK_LEGEND
+    return RANK_LEGEND.replace("by messages/s", f"by {metric.label} ({_better(metric)} is better)")
+
+
+def _better(metric: Metric) -> str:
+    return "higher" if metric.higher_is_better else "lower"
 
 
 def _flag(run: EnvRun, row: Row, page: str | None) -> str:
@@ -109,52 +146,176 @@ def row_name_cell(run: EnvRun, page: str | None = None) -> str:
     return f"**{name}**" if run.impl.reference else name
 
 
+@dataclass(frozen=True)
+class Column:
+    """One figure column of a leaderboard.
+
+    Attributes:
+        header: its header, with the unit, e.g. ``"p99 latency (µs)"``.
+        value: its cell for an ok row.
+    """
+
+    header: str
+    value: Callable[[Row], str]
+
+
+def _spread_column(header: str, metric: Metric, fmt: str, scale: float = 1.0) -> Column:
+    """The median of ``metric`` with its 95 % interval (:func:`wsbench.site.markup.spread`)."""
+    return Column(header, lambda row: spread(row.summary(metric), fmt, scale))
+
+
+def _median_column(header: str, metric: Metric, fmt: str, scale: float = 1.0) -> Column:
+    """The median of ``metric`` (a dash when no sample has it)."""
+
+    def value(row: Row) -> str:
+        found = row.values(metric)
+        return num(stats.median(found) if found else None, fmt, scale)
+
+    return Column(header, value)
+
+
+def errors_text(counts: Mapping[str, int] | None) -> str:
+    """Errors for a cell: the total and, in brackets, the non-zero kinds, most first (then
+    by name), e.g. ``"93 (timeout 90, closed_early 3)"``; ``"0"`` for none; a dash when not
+    recorded (None)."""
+    if counts is None:
+        return DASH
+    kinds = sorted(((k, v) for k, v in counts.items() if v), key=lambda kv: (-kv[1], kv[0]))
+    total = sum(v for _, v in kinds)
+    if not total:
+        return "0"
+    return f"{total:,} ({cell(', '.join(f'{k} {v:,}' for k, v in kinds))})"
+
+
+def _per_connection(row: Row) -> str:
+    found = [row.values(BY_NAME[f"per_connection_{k}"]) for k in ("min", "median", "max")]
+    if not all(found):
+        return DASH
+    return " / ".join(f"{stats.median(v):,.0f}" for v in found)
+
+
+def _connections_ok(row: Row) -> str:
+    found = [s.connections_ok for s in row.samples if s.connections_ok is not None]
+    if not found:
+        return DASH
+    asked = dict(row.params).get("connections")
+    text = f"{stats.median(found):,.0f}"
+    return f"{text} of {asked:,}" if asked is not None else text
+
+
+ERRORS_COLUMN = Column("Errors (all windows)", lambda row: errors_text(error_counts(row.samples)))
+"""Failed connections by kind and lost messages, summed over the row's usable windows."""
+PER_CONNECTION_COLUMN = Column("Per-connection messages/s (min / median / max)", _per_connection)
+"""Each connection's messages/s in a window: smallest, median and largest (medians over the
+windows)."""
+CONNECTIONS_OK_COLUMN = Column("Connections ok", _connections_ok)
+"""Connections established (median over the windows) of those asked for."""
+_MESSAGES = _spread_column("Messages/s", MESSAGES, ",.0f")
+_MB = _median_column("MB/s", BY_NAME["bytes_per_s"], ",.2f", MB)
+_CPU = _median_column("Server CPU (%)", BY_NAME["server_cpu_percent"], ".1f")
+_RSS = _median_column("Server RSS (MiB)", BY_NAME["server_rss_bytes"], ",.1f", MIB)
+_P50 = _spread_column("p50 latency (µs)", BY_NAME["latency_p50"], ",.1f", 1e-6)
+_P99 = _spread_column("p99 latency (µs)", BY_NAME["latency_p99"], ",.1f", 1e-6)
+_ECHO = (_MESSAGES, _MB, _P50, _P99, _CPU, _RSS)
+_ERRORS_AND_SERVER = (ERRORS_COLUMN, _CPU, _RSS)
+COLUMNS: dict[str, tuple[Column, ...]] = {
+    "echo": _ECHO,
+    "stream": (_MESSAGES, _MB, _CPU, _RSS),
+    "clients": (
+        _MESSAGES,
+        _P50,
+        _P99,
+        _median_column("p99.9 latency (µs)", BY_NAME["latency_p99_9"], ",.1f", 1e-6),
+        _median_column("Max latency (µs)", BY_NAME["latency_max"], ",.1f", 1e-6),
+        PER_CONNECTION_COLUMN,
+        _median_column("Handshake p99 (ms)", BY_NAME["handshake_p99"], ",.2f", 1e-3),
+        _median_column("Connections/s", BY_NAME["connections_per_s"], ",.0f"),
+        *_ERRORS_AND_SERVER,
+    ),
+    "connect": (
+        _spread_column("Connections/s", BY_NAME["connections_per_s"], ",.0f"),
+        _spread_column("Handshake p50 (ms)", BY_NAME["handshake_p50"], ",.2f", 1e-3),
+        _spread_column("Handshake p99 (ms)", BY_NAME["handshake_p99"], ",.2f", 1e-3),
+        *_ERRORS_AND_SERVER,
+    ),
+    "memory": (
+        _spread_column("Memory per connection (KiB)", BY_NAME["bytes_per_connection"], ",.1f",
+                       KIB),
+        _median_column("Server RSS idle (MiB)", BY_NAME["rss_idle_bytes"], ",.1f", MIB),
+        _median_column("Server RSS with connections (MiB)", BY_NAME["rss_held_bytes"], ",.1f",
+                       MIB),
+        CONNECTIONS_OK_COLUMN,
+        ERRORS_COLUMN,
+    ),
+    "text": _ECHO,
+    "json": _ECHO,
+    "soak": (
+        _spread_column("RSS growth (KiB)", BY_NAME["server_rss_growth_bytes"], ",.0f", KIB),
+        _MESSAGES,
+        _P99,
+        *_ERRORS_AND_SERVER,
+    ),
+}  # fmt: skip
+"""Each scenario's figure columns, in order; the first is the figure it ranks by
+(:data:`wsbench.metrics.SCENARIO_HEADLINES`)."""
+
+
+def columns_of(scenario: str) -> tuple[Column, ...]:
+    """The figure columns of ``scenario``'s leaderboard (:data:`COLUMNS`; for a scenario it
+    does not list, its headline figure with its interval, server CPU and RSS)."""
+    found = COLUMNS.get(scenario)
+    if found:
+        return found
+    metric = headline_of(scenario)
+    return (_spread_column(f"{metric.label} ({metric.unit})", metric, ",.2f"), _CPU, _RSS)
+
+
 def _row_cells(
-    run: EnvRun, row: Row, rank: int | None, latency: bool, page: str | None
+    run: EnvRun, row: Row, rank: int | None, columns: Sequence[Column], page: str | None
 ) -> list[str]:
     cells = [str(rank) if rank else DASH, row_name_cell(run, page), cell(run.impl.version or DASH)]
     if not row.ok:
-        figures = [row.status] + [DASH] * (5 if latency else 3)
+        figures = [row.status] + [DASH] * (len(columns) - 1)
     else:
-        figures = [
-            spread(row.messages_per_s, ",.0f"),
-            num(row.bytes_per_s, ",.2f", MB),
-            *(
-                [spread(row.latency_p50_s, ",.1f", 1e-6), spread(row.latency_p99_s, ",.1f", 1e-6)]
-                if latency
-                else []
-            ),
-            num(row.server_cpu_percent, ".1f"),
-            num(row.server_rss_bytes, ",.1f", MIB),
-        ]
+        figures = [c.value(row) for c in columns]
     return [*cells, *figures, _flag(run, row, page)]
 
 
 def _sort_key(item: tuple[EnvRun, Row]) -> tuple[object, ...]:
     run, row = item
+    median = row.figure.median if row.figure else 0.0
     return (
         not row.ok,
-        -(row.messages_per_s.median if row.messages_per_s else 0.0),
+        -median if headline_of(row.scenario).higher_is_better else median,
         natural_key(run.label),
         natural_key(run.impl.version or ""),
     )
 
 
 def ranks(group: Sequence[tuple[EnvRun, Row]]) -> list[int | None]:
-    """The rank of each (run, row) of one table by messages/s (:func:`wsbench.stats.ties`,
-    higher is better); None for the reference and for failed rows."""
-    ranked = [
-        i for i, (run, row) in enumerate(group) if row.messages_per_s and not run.impl.reference
-    ]
-    summaries = [s for i in ranked if (s := group[i][1].messages_per_s) is not None]
+    """The rank of each (run, row) of one table (rows of one scenario) by the scenario's
+    headline figure (:func:`wsbench.site.rows.headline_of`, its direction;
+    :func:`wsbench.stats.ties`); None for the reference and for failed rows."""
+    ranked = [i for i, (run, row) in enumerate(group) if row.figure and not run.impl.reference]
+    summaries = [s for i in ranked if (s := group[i][1].figure) is not None]
+    higher = headline_of(group[0][1].scenario).higher_is_better if group else True
     out: list[int | None] = [None] * len(group)
-    for i, rank in zip(ranked, ties(summaries, higher_is_better=True), strict=True):
+    for i, rank in zip(ranked, ties(summaries, higher_is_better=higher), strict=True):
         out[i] = rank
     return out
 
 
+TITLE_ORDER = ("size_bytes", "in_flight", "workers", "seconds", "connections")
+"""The order of the parameters tables are sorted by (the number of connections last, so
+that the tables of one chart group follow each other)."""
+
+
 def _param_sort_key(params: tuple[tuple[str, object], ...]) -> tuple[tuple[str, str], ...]:
-    return tuple((k, f"{v:020.6f}" if isinstance(v, int | float) else str(v)) for k, v in params)
+    def rank(name: str) -> int:
+        return TITLE_ORDER.index(name) if name in TITLE_ORDER else len(TITLE_ORDER)
+
+    ordered = sorted(params, key=lambda kv: rank(kv[0]))
+    return tuple((k, f"{v:020.6f}" if isinstance(v, int | float) else str(v)) for k, v in ordered)
 
 
 def table_anchor(results: Results, machine: str, params: tuple[tuple[str, object], ...]) -> str:
@@ -188,12 +349,94 @@ SOCKETIO_SENTENCE = (
 )
 
 
-def _intro(socketio: bool) -> str:
+ORDER_SENTENCES = {
+    "clients": (
+        "Sorted by throughput, highest first. Higher messages/s and connections/s are "
+        "better; lower latency, handshake time, errors, CPU and memory are better. "
+        "MiB = 2^20 bytes, ms = 10^-3 s. "
+    ),
+    "connect": (
+        "Sorted by connections/s (completed cycles per second), highest first. Lower "
+        "handshake time, errors, CPU and memory are better. MiB = 2^20 bytes, ms = 10^-3 s. "
+    ),
+    "memory": (
+        "Sorted by memory per connection, lowest first. KiB = 2^10 bytes, MiB = 2^20 bytes. "
+    ),
+    "soak": (
+        "Sorted by RSS growth over the window, lowest first: a leak shows as growth. Higher "
+        "messages/s are better; lower latency, errors, CPU and memory are better. "
+        "KiB = 2^10 bytes, MiB = 2^20 bytes. "
+    ),
+}
+"""How a leaderboard is sorted and which way each figure is better, per scenario; the
+others (ranked by messages/s) have :data:`ORDER_SENTENCE`."""
+ORDER_SENTENCE = (
+    "Sorted by throughput, highest first. Higher messages/s and MB/s are better; lower "
+    "latency, CPU and memory are better. MB = 10^6 bytes of payload, MiB = 2^20 bytes. "
+)
+ERRORS_NOTE = (
+    "*Errors*: connections that failed (by kind: refused, handshake failed, closed early, "
+    "timed out...) and messages lost, summed over every usable window of the row: they are "
+    "figures here, not failures; a window fails only when no connection succeeds"
+)
+NOTES = {
+    "clients": (
+        f"{ERRORS_NOTE}.",
+        "*Per-connection messages/s*: each connection's messages/s in a window, the "
+        "smallest, the median and the largest (medians over the windows): how evenly the "
+        "server shares itself. p99.9 and max latency, handshake p99 and connections/s (of "
+        "the connect phase) are medians over the windows.",
+    ),
+    "connect": (
+        "Each worker repeats connect, WebSocket handshake (Socket.IO: and namespace "
+        f"connection), one {CONNECT_MESSAGE_BYTES}-byte message and close; connections/s "
+        "counts the completed cycles of the window.",
+        f"{ERRORS_NOTE}.",
+    ),
+    "memory": (
+        "*Memory per connection* = (server RSS with N idle connections open \u2212 its RSS "
+        "before they opened) / connections established, in each window. *Connections ok*: "
+        "connections established (median over the windows) of those asked for.",
+        f"{ERRORS_NOTE}.",
+    ),
+    "soak": (
+        f"Echo on {SOAK_CONNECTIONS} connections, {SOAK_SIZE_BYTES:,} B messages, ping-pong; "
+        "*RSS growth* is the server's RSS at the window's end minus at its start.",
+        f"{ERRORS_NOTE}.",
+    ),
+}
+"""Extra bullets under a scenario's intro (what its own columns mean)."""
+
+
+def scenario_intro(scenario: str) -> str:
+    """The first paragraph of ``scenario``'s leaderboard: the hand-written one of echo and
+    stream (:data:`SCENARIO_INTROS`), else the scenario's summary, endpoint and parameters
+    from :data:`wsbench.scenarios.SPECS`."""
+    if scenario in SCENARIO_INTROS:
+        return SCENARIO_INTROS[scenario]
+    try:
+        defined = spec(scenario)
+    except ValueError:
+        return ""
+    params = "; ".join(
+        f"{code(name)} ({PARAM_DOCS[name][0]}): {PARAM_DOCS[name][1]}"
+        if name in PARAM_DOCS
+        else code(name)
+        for name in defined.axes
+    )
+    frames = " Text frames." if defined.text else ""
+    return (
+        f"{defined.summary}{frames} Endpoint {code(defined.endpoint)} (Socket.IO servers: "
+        f"their Socket.IO path). Parameters: {params}."
+    )
+
+
+def _intro(scenario: str, socketio: bool) -> str:
+    notes = "".join(f"- {note}\n" for note in NOTES.get(scenario, ()))
     return (
         "One row per configuration and version of each framework (its name says the server, "
         "WebSocket backend and event loop); *Version* is the framework's. "
-        "Sorted by throughput, highest first. Higher messages/s and MB/s are better; lower "
-        "latency, CPU and memory are better. MB = 10^6 bytes of payload, MiB = 2^20 bytes. "
+        f"{ORDER_SENTENCES.get(scenario, ORDER_SENTENCE)}"
         f"⚠ marks a run whose load generator used more than {CLIENT_BOUND_CPU_PERCENT:.0f} % "
         "of its CPU: the figure may be limited by the client, not the server. The bold "
         "**reference** rows are the native Rust server (plain WebSocket, and Socket.IO "
@@ -203,24 +446,164 @@ def _intro(socketio: bool) -> str:
         "- Every figure is the median of the measurement windows of several fresh server "
         "processes; in brackets, the 95 % confidence interval of that median (bootstrap). "
         "Windows disturbed by other work on the measured CPUs are left out.\n"
-        f"- {RANK_LEGEND}.\n"
+        f"- {rank_legend(headline_of(scenario))}.\n"
         f"- {UNSTABLE_LEGEND}.\n"
         "- Under each table: the run(s) its figures come from, and their settings "
         f"(processes {TIMES} windows per process {TIMES} window length, warm-up).\n"
+        f"{notes}"
     )
 
 
-def render_leaderboard(
-    scenario: str, results: Results, pages: Mapping[str, str] | None = None
-) -> str:
-    """The leaderboard page of ``scenario`` (``"echo"`` or ``"stream"``).
+def not_measured(scenario: str) -> str:
+    """The note of a leaderboard whose scenario no shown run measured: which grids have it
+    (:func:`wsbench.scenarios.in_grid`) and their parameter sets."""
+    defined = spec(scenario)
+    sets = {
+        which: "; ".join(params_title(tuple(p.items())) for p in defined.grid(which)) or "none"
+        for which in ("full", "default")
+    }
+    if scenario in in_grid("default"):
+        where = (
+            "It is in the default grid of the main job (`./bench run`) and in the full grid "
+            "(`./bench run --grid full`, the nightly): the shown runs did not measure it."
+        )
+    else:
+        where = (
+            "It is not in the default grid of the main job (`./bench run`): it is measured "
+            "by the full grid, `./bench run --grid full`, which the nightly runs."
+        )
+    return (
+        '!!! note "Not measured in the shown runs"\n\n'
+        f"    No shown run measured this scenario. {where} Parameter sets of the full "
+        f"grid: {sets['full']}; of the default grid: {sets['default']}.\n"
+    )
 
-    One table per machine and parameter set, one row per (configuration, version) named by
-    its row name, sorted by median messages/s (highest first), failed rows last; a Rank
-    column (:func:`ranks`); a line under each table naming its run(s) and settings.
+
+@dataclass(frozen=True)
+class LeaderboardPage:
+    """One scenario's generated files.
+
+    Attributes:
+        markdown: the page.
+        files: its charts, ``{path relative to the docs dir: SVG or JSON bytes}``.
+    """
+
+    markdown: str
+    files: dict[str, bytes]
+
+
+CHARTS_TITLE = {
+    "clients": "Throughput, p99 latency and errors against the number of connections",
+    "memory": "Memory per connection by number of connections",
+}
+"""The heading of the charts section of the scenarios that have one."""
+CHARTS_INTRO = {
+    "clients": (
+        "One line per row (configuration and version) through its medians, with whiskers "
+        "from the 95 % intervals; the number of connections on a log scale, p99 latency on "
+        "a log scale too. Errors are totals over the row's windows. Socket.IO servers' "
+        "lines are dashed; ✕ on the x-axis marks a failed row, a hollow marker a "
+        "client-bound figure. Under each chart, its data as JSON."
+    ),
+    "memory": (
+        "One bar per row (configuration and version), one group per number of idle "
+        "connections, best (least memory) first, with whiskers from the 95 % intervals. "
+        "Under the chart, its data as JSON."
+    ),
+}
+
+
+def chart_file(scenario: str, chart: SweepChart, several_machines: bool, ext: str) -> str:
+    """The file of a leaderboard chart, relative to the docs dir, e.g.
+    ``"leaderboards/clients/size-bytes-16-in-flight-1-throughput.svg"``, or
+    ``"leaderboards/memory/memory-per-connection.svg"`` for a chart without group (prefixed
+    with the machine's name when the results hold several machines); ``ext`` is ``"svg"``
+    or ``"json"``."""
+    machine = f"{safe_name(chart.machine)}-" if several_machines else ""
+    group = f"{group_slug(chart.group)}-" if chart.group else ""
+    return f"leaderboards/{scenario}/{machine}{group}{chart.figure.slug}.{ext}"
+
+
+def _sweeps(scenario: str, runs: Sequence[EnvRun]) -> list[SweepChart]:
+    if scenario == "clients":
+        return sweep_charts(scenario, runs, CLIENTS_FIGURES)
+    if scenario == "memory":
+        return sweep_charts(scenario, runs, (MEMORY,), kind="bars")
+    return []
+
+
+def chart_notes(chart: SweepChart) -> str:
+    """The failed points of ``chart`` as a list (the start of each reason), "" for none."""
+    notes = [
+        f"- ✕ {cell(series.label)} at {point.x:,} connections: "
+        f"{cell(first_line(point.error or point.status))}"
+        for series in chart.series
+        for point in series.points
+        if point.status != "ok"
+    ]
+    return "\n".join(notes) + "\n" if notes else ""
+
+
+def chart_block(chart: SweepChart, svg: str, data: str) -> str:
+    """Markdown of one sweep chart: its image (``svg``, relative to the page), a link to
+    its data (``data``) and its failed points."""
+    f = chart.figure
+    alt = f"{chart.title} ({f.unit}, {f.better})"
+    return f"![{cell(alt)}]({svg})\n\nData of this chart: [JSON]({data}).\n\n{chart_notes(chart)}"
+
+
+def _charts_section(
+    scenario: str, results: Results, machine: str, runs: Sequence[EnvRun], level: str
+) -> tuple[str, dict[str, bytes]]:
+    """The charts section of ``scenario`` on ``machine`` ("" when it has none)."""
+    charts = _sweeps(scenario, runs)
+    if not charts:
+        return "", {}
+    several = len(results.machines) > 1
+    prefix = f"{machine} " if several else ""
+    out = [
+        heading(level, CHARTS_TITLE[scenario], anchor(f"{prefix}charts")),
+        CHARTS_INTRO[scenario] + "\n",
+    ]
+    files: dict[str, bytes] = {}
+    sub = level + "#"
+    groups = list(dict.fromkeys(c.group for c in charts))
+    for group in groups:
+        if group:
+            title = params_title(group)
+            out.append(heading(sub, title, anchor(f"{prefix}charts {title}")))
+        for c in (c for c in charts if c.group == group):
+            svg, data = (chart_file(scenario, c, several, ext) for ext in ("svg", "json"))
+            render = render_bars_svg if c.kind == "bars" else render_sweep_svg
+            files[svg] = render(c)
+            files[data] = chart_json(c)
+            out.append(
+                chart_block(
+                    c, svg.removeprefix("leaderboards/"), data.removeprefix("leaderboards/")
+                )
+            )
+    return "\n".join(out), files
+
+
+def render_leaderboard_page(
+    scenario: str, results: Results, pages: Mapping[str, str] | None = None
+) -> LeaderboardPage:
+    """The leaderboard page of ``scenario`` (one of :data:`wsbench.scenarios.SCENARIOS`)
+    and its charts.
+
+    One table per machine and parameter set (:data:`TITLE_ORDER`), one row per
+    (configuration, version) named by its row name, with the scenario's columns
+    (:func:`columns_of`), sorted by its headline figure (best first: highest messages/s or
+    connections/s, lowest memory per connection or RSS growth), failed rows last; a Rank
+    column (:func:`ranks`); a line under each table naming its run(s) and settings. The
+    Concurrent clients page first charts throughput, p99 latency and errors against the
+    number of connections per (size, in flight) group, the Memory page memory per
+    connection as bars (:mod:`wsbench.site.sweeps`; SVG and JSON files under
+    ``leaderboards/<scenario>/``). No results at all: :data:`NO_RESULTS`; results, but
+    none of this scenario: :func:`not_measured`.
 
     Args:
-        scenario: ``"echo"`` or ``"stream"``.
+        scenario: the scenario.
         results: the current comparison group of every machine.
         pages: ``{implementation name: link to its framework page}`` (relative to the
             leaderboard page); names without a page are not linked.
@@ -228,21 +611,23 @@ def render_leaderboard(
     pages = pages or {}
     title = SCENARIO_TITLES.get(scenario, scenario)
     # The tables are wide: hide the table of contents to give them the page's full width.
-    out = [WIDE_PAGE, f"# {title} leaderboard\n", SCENARIO_INTROS.get(scenario, "") + "\n"]
+    out = [WIDE_PAGE, f"# {title} leaderboard\n", scenario_intro(scenario) + "\n"]
     rows = [(run, row) for run in results.runs for row in run.rows if row.scenario == scenario]
     if not rows:
-        out.append(NO_RESULTS)
-        return "\n".join(out)
-    latency = scenario == "echo"
-    out.append(_intro(any(run.socketio for run, _ in rows)))
-    headers = ["Rank", "Framework", "Version", "Messages/s", "MB/s"]
-    if latency:
-        headers += ["p50 latency (µs)", "p99 latency (µs)"]
-    headers += ["Server CPU (%)", "Server RSS (MiB)", "Flag"]
+        out.append(NO_RESULTS if results.empty or scenario not in SPECS else not_measured(scenario))
+        return LeaderboardPage("\n".join(out), {})
+    columns = columns_of(scenario)
+    out.append(_intro(scenario, any(run.socketio for run, _ in rows)))
+    headers = ["Rank", "Framework", "Version", *(c.header for c in columns), "Flag"]
     align = "rll" + "r" * (len(headers) - 4) + "l"
     level = "###" if len(results.machines) > 1 else "##"
+    files: dict[str, bytes] = {}
     for machine in results.machines:
         out.append(machine_heading(results, machine, "##"))
+        mine = [run for run in results.runs if run.machine == machine]
+        charts, chart_files = _charts_section(scenario, results, machine, mine, level)
+        out.append(charts)
+        files.update(chart_files)
         groups: dict[tuple[tuple[str, object], ...], list[tuple[EnvRun, Row]]] = {}
         for run, row in rows:
             if run.machine == machine:
@@ -252,9 +637,16 @@ def render_leaderboard(
             anchor_id = table_anchor(results, machine, params)
             out.append(heading(level, params_title(params), anchor_id))
             cells = (
-                _row_cells(r, w, rank, latency, pages.get(r.impl.name))
+                _row_cells(r, w, rank, columns, pages.get(r.impl.name))
                 for (r, w), rank in zip(group, ranks(group), strict=True)
             )
             out.append(table(headers, cells, align))
             out.append(source_line((r for r, _ in group), RUNS_PAGE))
-    return "\n".join(out)
+    return LeaderboardPage("\n".join(out), files)
+
+
+def render_leaderboard(
+    scenario: str, results: Results, pages: Mapping[str, str] | None = None
+) -> str:
+    """The markdown of :func:`render_leaderboard_page` (without its charts' files)."""
+    return render_leaderboard_page(scenario, results, pages).markdown

@@ -1,0 +1,344 @@
+"""Figures against the number of connections: what the charts of the many-connection
+scenarios plot, and each chart's data as JSON.
+
+A :class:`SweepChart` is one figure (:class:`SweepFigure`: throughput, round-trip p99,
+errors or memory per connection) of one scenario on one machine at one *group* (the
+parameter set without ``connections``, e.g. 16 B messages, 1 in flight), with one
+:class:`Series` per row (a (configuration, version) on a leaderboard; a version of a
+configuration on a framework page) and one :class:`SweepPoint` per measured number of
+connections. Every value comes from the row's usable samples as the leaderboards show it
+(:mod:`wsbench.site.rows`): the median with its 95 % interval, in the figure's unit; errors
+are the total over the row's usable windows (:func:`wsbench.site.rows.error_counts`), with
+no interval. The charts are drawn by :mod:`wsbench.site.charts` (lines against a log-scale
+number of connections; memory per connection as bars, one group per connection count), and
+:func:`chart_json` writes the same data beside each SVG.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from wsbench.metrics import BY_NAME, Metric
+from wsbench.site.headline import Headline
+from wsbench.site.markup import params_title, safe_name
+from wsbench.site.results import EnvRun
+from wsbench.site.rows import Params, Row, error_counts
+
+X_PARAM = "connections"
+"""The parameter on the x-axis of every sweep chart."""
+KIB = 1024.0
+
+
+@dataclass(frozen=True)
+class SweepFigure:
+    """What one sweep chart plots.
+
+    Attributes:
+        slug: file-name part, e.g. ``"throughput"``.
+        title: its name, e.g. ``"Throughput"``.
+        metric: the figure (:data:`wsbench.metrics.METRICS`).
+        unit: the unit it is shown in, e.g. ``"messages/s"``, ``"µs"``, ``"KiB"``.
+        scale: the metric's value divided by this is in ``unit``.
+        log_y: the y-axis is logarithmic (latencies spread over orders of magnitude).
+        total: the value is the total over the row's usable windows (errors), not a
+            median with an interval.
+    """
+
+    slug: str
+    title: str
+    metric: Metric
+    unit: str
+    scale: float = 1.0
+    log_y: bool = False
+    total: bool = False
+
+    @property
+    def higher_is_better(self) -> bool:
+        """The metric's direction."""
+        return self.metric.higher_is_better
+
+    @property
+    def better(self) -> str:
+        """``"higher is better"`` or ``"lower is better"``."""
+        return "higher is better" if self.higher_is_better else "lower is better"
+
+
+THROUGHPUT = SweepFigure("throughput", "Throughput", BY_NAME["messages_per_s"], "messages/s")
+LATENCY_P99 = SweepFigure(
+    "latency-p99", "Round-trip latency p99", BY_NAME["latency_p99"], "µs", 1e-6, log_y=True
+)
+ERRORS = SweepFigure(
+    "errors",
+    "Errors (failed connections and lost messages, all windows)",
+    BY_NAME["errors"],
+    "errors",
+    total=True,
+)
+MEMORY = SweepFigure(
+    "memory-per-connection", "Memory per connection", BY_NAME["bytes_per_connection"], "KiB", KIB
+)
+CLIENTS_FIGURES = (THROUGHPUT, LATENCY_P99, ERRORS)
+"""The clients leaderboard's charts against the number of connections, in page order."""
+FRAMEWORK_CLIENTS_FIGURES = (THROUGHPUT, LATENCY_P99)
+"""A framework page's clients charts (by version)."""
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One row's figure at one number of connections.
+
+    Attributes:
+        x: the number of connections.
+        value: the median (or the total, :attr:`SweepFigure.total`) in the figure's unit;
+            None when the row failed or the figure was not recorded.
+        status: ``"ok"`` or ``"failed"``.
+        error: why it failed, or None.
+        interval: the 95 % interval of the median in the figure's unit; None for a total,
+            a failure or a single sample.
+        unstable: the samples vary too much (coefficient of variation above 10 %).
+        client_bound: the load generator may have limited the figure.
+        run_id: the run it comes from.
+    """
+
+    x: int
+    value: float | None
+    status: str
+    error: str | None = None
+    interval: tuple[float, float] | None = None
+    unstable: bool = False
+    client_bound: bool = False
+    run_id: str = ""
+
+
+@dataclass(frozen=True)
+class Series:
+    """One row's points (a line, or a bar per group), in increasing ``x``.
+
+    Attributes:
+        label: its legend text.
+        config: the configuration id.
+        version: the framework's version.
+        socketio: a Socket.IO server (drawn dashed: another protocol).
+        reference: the native reference server (the ceiling).
+        points: one per measured number of connections.
+    """
+
+    label: str
+    config: str
+    version: str | None
+    socketio: bool
+    reference: bool
+    points: tuple[SweepPoint, ...]
+
+
+Kind = Literal["lines", "bars"]
+
+
+@dataclass(frozen=True)
+class SweepChart:
+    """One figure against the number of connections.
+
+    Attributes:
+        figure: what is plotted.
+        scenario: the scenario (``"clients"``, ``"memory"``).
+        machine: the machine the figures were measured on.
+        group: the parameters every point shares (all but ``connections``).
+        xs: every measured number of connections, increasing.
+        series: one per row, in the page's order.
+        kind: ``"lines"`` (x on a log scale) or ``"bars"`` (one group per connection count).
+    """
+
+    figure: SweepFigure
+    scenario: str
+    machine: str
+    group: Params
+    xs: tuple[int, ...]
+    series: tuple[Series, ...]
+    kind: Kind = "lines"
+
+    @property
+    def title(self) -> str:
+        """E.g. ``"Throughput against connections, 16 B messages, 1 in flight per
+        connection"``."""
+        tail = f", {params_title(self.group)}" if self.group else ""
+        return f"{self.figure.title} against connections{tail}"
+
+
+def group_of(params: Params) -> Params:
+    """``params`` without the number of connections (the chart group it belongs to)."""
+    return tuple((k, v) for k, v in params if k != X_PARAM)
+
+
+def group_slug(group: Params) -> str:
+    """A file-name part for a group, e.g. ``"size-bytes-16-in-flight-1"``; ``"all"`` for
+    the empty group."""
+    parts = [f"{k.replace('_', '-')}-{v}" for k, v in group]
+    return safe_name("-".join(parts)) if parts else "all"
+
+
+def point_of(figure: SweepFigure, row: Row, run_id: str) -> SweepPoint | None:
+    """``figure`` of ``row`` (one benchmark with a ``connections`` parameter) as a point;
+    None when the row has no number of connections."""
+    x = dict(row.params).get(X_PARAM)
+    if x is None:
+        return None
+    if not row.ok:
+        return SweepPoint(x, None, row.status, row.error, run_id=run_id)
+    if figure.total:
+        counts = error_counts(row.samples)
+        value = None if counts is None else float(sum(counts.values())) / figure.scale
+        return SweepPoint(x, value, "ok", client_bound=row.client_bound, run_id=run_id)
+    summary = row.summary(figure.metric)
+    if summary is None:
+        return SweepPoint(x, None, "ok", client_bound=row.client_bound, run_id=run_id)
+    low_high = summary.interval
+    scale = figure.scale
+    return SweepPoint(
+        x,
+        summary.median / scale,
+        "ok",
+        interval=(low_high[0] / scale, low_high[1] / scale) if low_high else None,
+        unstable=summary.unstable,
+        client_bound=row.client_bound,
+        run_id=run_id,
+    )
+
+
+def row_label(run: EnvRun) -> str:
+    """A leaderboard row's legend text: its name and version, ``(reference)`` for the
+    native reference server, ``(Socket.IO)`` for a Socket.IO server (whose row name does
+    not say so)."""
+    name = run.label.removesuffix(" · Socket.IO")
+    text = f"{name} {run.impl.version or ''}".strip()
+    tags = [t for t, on in (("reference", run.impl.reference), ("Socket.IO", run.socketio)) if on]
+    return f"{text} ({', '.join(tags)})" if tags else text
+
+
+def sweep_charts(
+    scenario: str,
+    runs: Sequence[EnvRun],
+    figures: Sequence[SweepFigure],
+    label: Callable[[EnvRun], str] = row_label,
+    kind: Kind = "lines",
+) -> list[SweepChart]:
+    """The charts of ``scenario`` from ``runs`` (one machine's runs, in the page's order):
+    per group (:func:`group_of`, in increasing parameter order), one chart per figure of
+    ``figures``, one series per run that measured the group (named by ``label``).
+
+    Returns:
+        ``[SweepChart]``, group by group, the figures of a group in ``figures`` order;
+        empty when no run measured ``scenario`` with a number of connections.
+    """
+    groups: dict[Params, list[tuple[EnvRun, Row]]] = {}
+    for run in runs:
+        for row in run.rows:
+            if row.scenario == scenario and X_PARAM in dict(row.params):
+                groups.setdefault(group_of(row.params), []).append((run, row))
+    out = []
+    for group in sorted(groups, key=lambda g: tuple((k, v) for k, v in g)):
+        members = groups[group]
+        xs = tuple(sorted({dict(row.params)[X_PARAM] for _, row in members}))
+        machine = members[0][0].machine
+        for figure in figures:
+            series = []
+            for run in runs:
+                found = [
+                    p
+                    for _, row in sorted(
+                        ((r, w) for r, w in members if r is run),
+                        key=lambda item: dict(item[1].params)[X_PARAM],
+                    )
+                    if (p := point_of(figure, row, run.run_id)) is not None
+                ]
+                if found:
+                    series.append(
+                        Series(
+                            label(run),
+                            run.impl.config,
+                            run.impl.version,
+                            run.socketio,
+                            run.impl.reference,
+                            tuple(found),
+                        )
+                    )
+            out.append(SweepChart(figure, scenario, machine, group, xs, tuple(series), kind))
+    return out
+
+
+def memory_headline(connections: int) -> Headline:
+    """Memory per connection with ``connections`` idle connections, as a headline figure a
+    framework page charts against the version (:func:`wsbench.site.headline.chart`), in
+    KiB (2^10 bytes)."""
+    return Headline(
+        f"memory-per-connection-{connections}",
+        f"Memory per connection, {connections:,} idle connections",
+        f"KiB per connection, {connections:,} connections",
+        "memory",
+        {X_PARAM: connections},
+        "KiB",
+        MEMORY.metric,
+        KIB,
+    )
+
+
+def chart_data(chart: SweepChart) -> dict[str, object]:
+    """``chart`` as plain data (what :func:`chart_json` writes)::
+
+        {"kind": "lines" | "bars", "scenario", "machine", "title",
+         "figure": {"name", "unit", "higher_is_better", "total", "log_y"},
+         "group": {parameter: value}, "x": {"parameter": "connections", "log": bool,
+         "values": [...]},
+         "series": [{"label", "configuration", "version", "socketio", "reference",
+                     "points": [{"x", "y", "interval": [low, high] | null, "status",
+                                 "error", "unstable", "client_bound", "run_id"}]}]}
+
+    ``y`` and ``interval`` are in the figure's unit (``figure.unit``).
+    """
+    f = chart.figure
+    return {
+        "kind": chart.kind,
+        "scenario": chart.scenario,
+        "machine": chart.machine,
+        "title": chart.title,
+        "figure": {
+            "name": f.metric.name,
+            "unit": f.unit,
+            "higher_is_better": f.higher_is_better,
+            "total": f.total,
+            "log_y": f.log_y,
+        },
+        "group": dict(chart.group),
+        "x": {"parameter": X_PARAM, "log": chart.kind == "lines", "values": list(chart.xs)},
+        "series": [
+            {
+                "label": s.label,
+                "configuration": s.config,
+                "version": s.version,
+                "socketio": s.socketio,
+                "reference": s.reference,
+                "points": [
+                    {
+                        "x": p.x,
+                        "y": p.value,
+                        "interval": list(p.interval) if p.interval else None,
+                        "status": p.status,
+                        "error": p.error,
+                        "unstable": p.unstable,
+                        "client_bound": p.client_bound,
+                        "run_id": p.run_id,
+                    }
+                    for p in s.points
+                ],
+            }
+            for s in chart.series
+        ],
+    }
+
+
+def chart_json(chart: SweepChart) -> bytes:
+    """:func:`chart_data` of ``chart`` as indented JSON (UTF-8 bytes, ending with a
+    newline)."""
+    return (json.dumps(chart_data(chart), indent=1, ensure_ascii=False) + "\n").encode()
