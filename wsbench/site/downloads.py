@@ -28,9 +28,10 @@ from dataclasses import dataclass
 import msgspec
 
 from wsbench import runformat
-from wsbench.measure import PARAMS
 from wsbench.metrics import METRICS, Metric
 from wsbench.runformat import Benchmark, FormatError, Run, Sample
+from wsbench.scenarios import PARAM_DOCS as PARAM_MEANINGS
+from wsbench.scenarios import PARAM_NAMES, SCENARIOS
 from wsbench.site.markup import safe_name
 
 DOWNLOADS_DIR = "downloads"
@@ -158,21 +159,30 @@ def _metric(metric: Metric) -> Callable[[Record], Value]:
 
 def _metric_meaning(metric: Metric) -> str:
     better = "higher" if metric.higher_is_better else "lower"
-    only = f", {' and '.join(metric.scenarios)} only" if len(metric.scenarios) == 1 else ""
-    return f"{metric.label} ({better} is better{only}); the site's figure is its median"
+    names = list(metric.scenarios)
+    listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+    only = f", {listed} only" if len(names) <= 3 else ""
+    shown = (
+        "the site shows its total over the windows, by kind (errors_by_kind)"
+        if metric.name == "errors"
+        else "the site's figure is its median"
+    )
+    return f"{metric.label} ({better} is better{only}); {shown}"
 
 
 def _latency(key: str) -> Callable[[Record], Value]:
     return _sample_field(lambda s: getattr(s.latency_s, key) if s.latency_s else None)
 
 
-PARAM_MEANINGS = {
-    "size_bytes": ("bytes", "message size (payload bytes of one message or event)"),
-    "in_flight": ("messages", "messages each connection keeps in flight (echo only)"),
-}
-"""Unit and meaning of each parameter of :data:`wsbench.measure.PARAMS`."""
-PARAM_NAMES = tuple(dict.fromkeys(name for params in PARAMS.values() for name in params))
-"""Every parameter of the scenarios (:data:`wsbench.measure.PARAMS`), one column each."""
+def _handshake(key: str) -> Callable[[Record], Value]:
+    return _sample_field(lambda s: getattr(s.handshake_s, key) if s.handshake_s else None)
+
+
+def _errors_by_kind(sample: Sample) -> Value:
+    if sample.errors is None:
+        return None
+    return json.dumps(dict(sorted(sample.errors.items())), separators=(",", ":"))
+
 
 COLUMNS: tuple[Column, ...] = (
     Column("machine", "", "the machine's name", lambda r: r.doc.machine.name),
@@ -194,7 +204,8 @@ COLUMNS: tuple[Column, ...] = (
            lambda r: r.doc.impl.reference),
     Column("install_error", "", "why the environment did not install (empty when it did)",
            lambda r: r.doc.environment.install_error),
-    Column("scenario", "", "echo or stream", _bench_field(lambda b: b.scenario)),
+    Column("scenario", "", "the scenario: " + ", ".join(SCENARIOS),
+           _bench_field(lambda b: b.scenario)),
     *(Column(name, *PARAM_MEANINGS.get(name, ("", f"parameter {name}")), _param(name))
       for name in PARAM_NAMES),
     Column("params", "", "the whole parameter set as a JSON object",
@@ -219,12 +230,23 @@ COLUMNS: tuple[Column, ...] = (
     Column("messages_received", "messages", "messages received in the window",
            _sample_field(lambda s: s.messages_received)),
     Column("window_s", "s", "the window's length", _sample_field(lambda s: s.window_s)),
-    Column("latency_p90", "s", "round trip p90 (echo only)", _latency("p90")),
-    Column("latency_max", "s", "round trip maximum (echo only)", _latency("max")),
+    Column("latency_p90", "s", "round trip p90 (the scenarios with round trips)",
+           _latency("p90")),
+    Column("connections_ok", "connections", "connections established (connect: cycles "
+           "completed in the window)", _sample_field(lambda s: s.connections_ok)),
+    Column("errors_by_kind", "count", "failed connections and lost messages by kind, as a "
+           "JSON object, e.g. {\"timeout\":90,\"lost\":0} (the many-connection scenarios; "
+           "errors is their total)", _sample_field(_errors_by_kind)),
+    Column("handshake_p90", "s", "handshake (TCP connect + WebSocket upgrade) p90",
+           _handshake("p90")),
+    Column("handshake_p99_9", "s", "handshake p99.9", _handshake("p99_9")),
+    Column("handshake_max", "s", "handshake maximum", _handshake("max")),
     Column("other_cpu_percent", "%", "CPU other work used on the measured CPUs (percent of "
            "one core)", _sample_field(lambda s: s.other_cpu_percent)),
     Column("steal_percent", "%", "the hypervisor's steal time on the measured CPUs",
            _sample_field(lambda s: s.steal_percent)),
+    Column("open_files", "files", "the open-file limit (RLIMIT_NOFILE) of the server and the "
+           "load generator (empty when not recorded)", lambda r: r.doc.settings.open_files),
 )  # fmt: skip
 """The CSV download's columns, in order; every metric of :data:`wsbench.metrics.METRICS`
 is one, under its name and in its unit."""

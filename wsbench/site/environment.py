@@ -90,6 +90,13 @@ def _facts(runs: Sequence[EnvRun], infos: Sequence[RunInfo]) -> str:
         ["Harness commit(s)", _distinct(commit_text(d.harness.commit) for d in docs)],
         ["Samples", cell(settings_text(s) + f", {s.connections} connection(s)")],
         [
+            "Open-file limit (RLIMIT_NOFILE)",
+            _distinct(
+                f"{d.settings.open_files:,}" if d.settings.open_files else "not recorded"
+                for d in docs
+            ),
+        ],
+        [
             "Disturbed window",
             cell(
                 f"other work above {s.max_other_cpu_percent:g} % CPU or steal time above "
