@@ -14,13 +14,16 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 try:
     from wsbench.site.frameworks import load_frameworks
+    from wsbench.site.methodology import fill_markers
     from wsbench.site.pages import STYLESHEET, expand_nav, generate_pages, resolve_inputs
 except ImportError:  # pragma: no cover - package not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from wsbench.site.frameworks import load_frameworks
+    from wsbench.site.methodology import fill_markers
     from wsbench.site.pages import STYLESHEET, expand_nav, generate_pages, resolve_inputs
 
 
@@ -30,8 +33,8 @@ def _root(config: MkDocsConfig) -> Path:
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """List every framework page in the nav, under the Frameworks index; use the generated
-    stylesheet."""
+    """List every framework page in the nav, under the Frameworks index, and every
+    scenario's leaderboard under the Leaderboards; use the generated stylesheet."""
     if STYLESHEET not in config.extra_css:
         config.extra_css.append(STYLESHEET)
     if config.nav:
@@ -52,6 +55,12 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             raise PluginError(f"{path} is generated from results; remove the hand-written file")
         files.append(File.generated(config, path, content=content))
     return files
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Replace the generated parts' markers of a hand-written page (the Methodology page's
+    list of scenarios, :func:`wsbench.site.methodology.fill_markers`)."""
+    return fill_markers(page.file.src_uri, markdown)
 
 
 def on_serve(server: Any, config: MkDocsConfig, builder: Any) -> Any:

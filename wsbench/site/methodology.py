@@ -1,0 +1,168 @@
+"""The generated parts of the hand-written Methodology page (``site/methodology.md``).
+
+The page holds :data:`SCENARIOS_MARKER` where the list of every scenario belongs; the mkdocs
+hook replaces it with :func:`render_scenarios` (:func:`fill_markers`), so the scenarios, their
+parameter sets in both grids and the many-connection settings are always those of
+:mod:`wsbench.scenarios`, never typed by hand.
+"""
+
+from __future__ import annotations
+
+from wsbench.metrics import SCENARIO_HEADLINES
+from wsbench.scenarios import (
+    CONNECT_MESSAGE_BYTES,
+    PARAM_DOCS,
+    SCENARIOS,
+    SOAK_CONNECTIONS,
+    SOAK_SIZE_BYTES,
+    SOURCE_ADDRESSES,
+    SPECS,
+    Grid,
+    spec,
+)
+from wsbench.site.markup import cell, code, heading, params_title, table
+from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES
+
+METHODOLOGY_PAGE = "methodology.md"
+"""The Methodology page, relative to the docs dir."""
+SCENARIOS_MARKER = "<!-- wsbench: scenarios -->"
+"""Where :func:`render_scenarios` goes on the Methodology page (on a line of its own)."""
+OPEN_FILES_CAP = 1_048_576
+"""The highest open-file limit the harness sets (:func:`wsbench.cpus.open_files_limit`)."""
+ERROR_KINDS = (
+    "connection_refused",
+    "handshake_failed",
+    "closed_early",
+    "timeout",
+    "socketio_connect_error",
+    "other",
+    "lost",
+)
+"""The kinds of errors a many-connection sample counts (``Sample.errors``)."""
+
+
+def _sets(scenario: str, which: Grid) -> str:
+    found = spec(scenario).grid(which)
+    return "; ".join(cell(params_title(tuple(p.items()))) for p in found) or "not measured"
+
+
+def _ranked_by(scenario: str) -> str:
+    metric = SCENARIO_HEADLINES[scenario]
+    return f"{metric.label} ({'higher' if metric.higher_is_better else 'lower'} is better)"
+
+
+def scenario_table() -> str:
+    """Every scenario of :data:`wsbench.scenarios.SPECS` as a table: its title (linked to
+    its leaderboard), what it measures, the figure its leaderboard ranks by, its endpoint,
+    and its parameter sets in the full and the default grid."""
+    rows = [
+        [
+            f"[{cell(SCENARIO_TITLES[s])}]({LEADERBOARD_PAGES[s]})",
+            cell(SPECS[s].summary),
+            cell(_ranked_by(s)),
+            code(SPECS[s].endpoint),
+            _sets(s, "full"),
+            _sets(s, "default"),
+        ]
+        for s in SCENARIOS
+    ]
+    headers = [
+        "Scenario",
+        "What is measured",
+        "Ranked by",
+        "Endpoint",
+        "Full grid (`./bench run --grid full`, the nightly)",
+        "Default grid (`./bench run`, the main job)",
+    ]
+    return table(headers, rows)
+
+
+def parameter_table() -> str:
+    """Every parameter of the scenarios with its unit and meaning
+    (:data:`wsbench.scenarios.PARAM_DOCS`)."""
+    rows = [[code(name), cell(unit), cell(meaning)] for name, (unit, meaning) in PARAM_DOCS.items()]
+    return table(["Parameter", "Unit", "Meaning"], rows)
+
+
+def _max_connections() -> int:
+    return max(v for s in SPECS.values() for v in s.axes.get("connections", (0,)))
+
+
+def many_connections() -> str:
+    """The Many connections section: source addresses, the open-file limit, when the CPU
+    window opens, errors as figures, memory per connection, the soak run (every number
+    from :mod:`wsbench.scenarios`)."""
+    many = [SCENARIO_TITLES[s] for s in SCENARIOS if SPECS[s].many_connections]
+    kinds = ", ".join(code(k) for k in ERROR_KINDS)
+    return "\n".join(
+        [
+            heading("###", "Many connections", "many-connections"),
+            f"The many-connection scenarios ({cell(', '.join(many))}) open up to "
+            f"{_max_connections():,} connections at once.\n",
+            f"- **Source addresses.** The load generator spreads their connections over "
+            f"{SOURCE_ADDRESSES} loopback source addresses (127.0.0.1 to "
+            f"127.0.0.{SOURCE_ADDRESSES}). One source address offers only the ephemeral "
+            "port range, and every connection the client closes first keeps its port in "
+            "TIME_WAIT for 60 s, so repeated windows of many connections, or a connect "
+            "storm, would run out of ports from one address.",
+            "- **Open files.** Every connection is a file descriptor in the server and in the "
+            "load generator. The harness raises the open-file limit (`RLIMIT_NOFILE`) of both "
+            "to its own hard limit (at most "
+            f"{OPEN_FILES_CAP:,}) before they start, and the load generator refuses to start "
+            "when the limit is below the connections it is asked for. Every run records the "
+            "limit in its settings (`open_files`); the "
+            "[Runs and environment](environment.md) page shows it.",
+            "- **The CPU window opens after the connect phase.** The connections open first "
+            "(their handshake latencies and connections/s are that phase's figures); when "
+            "every connection attempt has ended, the load generator prints a line saying its "
+            "traffic starts, and the warm-up and then the measurement window, over which the "
+            "server's CPU and memory are sampled, follow that line. The CPU figure is that of "
+            "the traffic, not of accepting connections.",
+            "- **Errors are figures.** A connection that fails and a message that is lost are "
+            f"counted by kind ({kinds}) as figures of the window, not as a failure of the "
+            "benchmark: a window fails only when no connection succeeds. The leaderboards "
+            "show the total over a row's windows with its non-zero kinds.",
+            "- **Memory per connection** = (the server's RSS with N idle connections open "
+            "\u2212 its RSS before they opened) / the connections established. The RSS is "
+            "read before the load generator connects, and then sampled while the N "
+            "connections are held open and idle after their handshake (its peak over that "
+            "hold).",
+            f"- **Connection setup**: each worker repeats connect, handshake, one "
+            f"{CONNECT_MESSAGE_BYTES}-byte message and close; connections/s counts the cycles "
+            "completed in the window.",
+            f"- **RSS growth** (soak): echo on {SOAK_CONNECTIONS} connections with "
+            f"{SOAK_SIZE_BYTES:,}-byte messages, ping-pong, for a long window; the figure is "
+            "the server's RSS at the window's end minus at its start.",
+            "",
+        ]
+    )
+
+
+def render_scenarios() -> str:
+    """The generated part of the Methodology page's Scenarios section: every scenario with
+    its parameter sets in both grids (:func:`scenario_table`), the parameters
+    (:func:`parameter_table`) and the Many connections section (:func:`many_connections`)."""
+    return "\n".join(
+        [
+            heading("###", "Every scenario and its parameter sets", "every-scenario"),
+            "Generated from the harness's one definition of the scenarios "
+            "([`wsbench/scenarios.py`](https://github.com/wsbench/wsbench/blob/main/"
+            "wsbench/scenarios.py)). The **full grid** is what the nightly measures; the "
+            "**default grid** is the main job's, a subset that fits its time budget. A "
+            "scenario without a set in the default grid is measured only by the full grid; "
+            "its leaderboard says so when no shown run has it.\n",
+            scenario_table(),
+            heading("###", "Parameters", "scenario-parameters"),
+            parameter_table(),
+            many_connections(),
+        ]
+    )
+
+
+def fill_markers(src_uri: str, markdown: str) -> str:
+    """``markdown`` of the page at ``src_uri`` (relative to the docs dir) with its markers
+    replaced: the Methodology page's :data:`SCENARIOS_MARKER` by :func:`render_scenarios`;
+    other pages unchanged."""
+    if src_uri != METHODOLOGY_PAGE or SCENARIOS_MARKER not in markdown:
+        return markdown
+    return markdown.replace(SCENARIOS_MARKER, render_scenarios())
