@@ -28,10 +28,30 @@ python-socketio 5.14.0            12,500   25,000   Socket.IO
 Besides the current run :data:`CURRENT`: :data:`OLD_RUN` (same settings, websockets 15.0.1
 at 2,500 msg/s: superseded, never shown) and :data:`OTHER_RUN` (5 s windows, aiohttp at
 77,777 msg/s: another comparison group, listed but never shown).
+
+The many-connection scenarios (:data:`CLIENTS`, :data:`MEMORY`, :data:`CONNECT`), measured by
+the shown documents of these environments only (every other scenario has no result):
+
+========================  =============================  ===================  ============
+environment and version   clients msg/s at 10/100/1000   memory KiB/conn      connect
+                          connections (16 B, 1 in        at 1000 (10000)      conn/s, 16
+                          flight)                                             workers
+========================  =============================  ===================  ============
+native (reference) 0.1.0  60,000 / 120,000 / 110,000     8.0 (8.0)            20,000
+aiohttp 3.13.2            30,000 / 40,000 / 35,000 [1]   20.0 [2] (21.0)      3,000
+websockets 14.2           20,000 / 22,000 / 18,000       42.5                 -
+websockets 15.0.1         24,000 / 26,000 / failed [3]   40.0 (41.0)          4,000
+python-socketio 5.14.0    8,000 / 9,000 / 8,500          60.0                 -
+========================  =============================  ===================  ============
+
+[1] 93 errors over its 6 windows at 1,000 connections: timeout 15 in each, closed_early 1 in
+three of them. [2] 990 of 1,000 connections established, timeout 10 in each window.
+[3] :data:`NO_CONNECTION`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
@@ -40,7 +60,17 @@ from tests.runs import benchmark, failed, run
 from wsbench import store
 from wsbench.impls import load_impl
 from wsbench.provenance import impl_info
-from wsbench.runformat import Benchmark, CheckItem, Machine, Run, Settings, SystemCheck
+from wsbench.runformat import (
+    Benchmark,
+    CheckItem,
+    Latency,
+    Machine,
+    Run,
+    Sample,
+    Settings,
+    Spread,
+    SystemCheck,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPLS = ROOT / "tests" / "fixtures" / "site" / "impls"
@@ -62,7 +92,7 @@ OTHER_RUN = "20261120T120000Z-0e4e00"
 SETTINGS = Settings(
     warmup_s=1.0, window_s=3.0, processes=3, windows_per_process=2, connections=1,
     server_cpus=(0,), loadgen_cpus=(1,), max_other_cpu_percent=10.0, max_steal_percent=5.0,
-    retries=2,
+    retries=2, open_files=65_536,
 )  # fmt: skip
 OTHER_SETTINGS = msgspec.structs.replace(SETTINGS, window_s=5.0)
 SPREAD = (0.98, 0.99, 0.999, 1.001, 1.01, 1.02)
@@ -88,6 +118,89 @@ def rates(rate: float, spread: tuple[float, ...] = SPREAD) -> list[float]:
     return [rate * f for f in spread]
 
 
+CLIENTS = [{"connections": n, "size_bytes": 16, "in_flight": 1} for n in (10, 100, 1000)]
+"""The clients parameter sets of the fixture (the full grid's ping-pong at 16 B, 10 to 1,000
+connections)."""
+MEMORY = [{"connections": n} for n in (1000, 10000)]
+CONNECT = {"workers": 16}
+IDLE_RSS = 5 * 2**20
+"""The server's RSS before the memory scenario's connections, bytes."""
+NO_CONNECTION = "no connection succeeded: timeout=1000"
+"""Why websockets 15.0.1's clients benchmark at 1,000 connections failed."""
+CLIENT_ERRORS = [
+    {"timeout": 15, "closed_early": 1 if i % 2 == 0 else 0, "connection_refused": 0, "lost": 0}
+    for i in range(6)
+]
+"""aiohttp's errors at 1,000 connections, window by window: 93 (timeout 90, closed_early 3)."""
+
+
+def _windows(make: Callable[[int, float], Sample], rate: float) -> list[Sample]:
+    """Six windows (3 processes x 2) at ``rate`` times :data:`SPREAD`."""
+    return [make(i, rate * f) for i, f in enumerate(SPREAD)]
+
+
+def clients(
+    params: dict[str, int], rate: float, errors: list[dict[str, int]] | None = None
+) -> Benchmark:
+    """A clients benchmark at ``rate`` messages/s over all connections: closed-loop latency
+    p50 = connections / rate, p99 = 1.5 x that; each connection at rate / connections
+    (min 0.8 x, max 1.2 x); handshakes p50 100 µs, p99 = connections x 10 µs; errors
+    window by window (default none)."""
+    n = params["connections"]
+
+    def window(i: int, r: float) -> Sample:
+        each = r / n
+        return Sample(
+            process=i // 2, window=i % 2, status="ok", messages_per_s=r, bytes_per_s=16 * r,
+            messages_received=int(r), window_s=3.0,
+            latency_s=Latency(p50=n / r, p90=1.2 * n / r, p99=1.5 * n / r, p99_9=2 * n / r,
+                              max=4 * n / r),
+            server_cpu_percent=99.0, server_rss_bytes=40_000_000, loadgen_cpu_percent=40.0,
+            other_cpu_percent=1.0, steal_percent=0.0, connections_ok=n,
+            connections_per_s=5_000.0,
+            handshake_s=Latency(p50=1e-4, p90=2e-4, p99=n * 1e-5, p99_9=n * 2e-5, max=n * 3e-5),
+            per_connection_messages_per_s=Spread(min=0.8 * each, median=each, max=1.2 * each),
+            errors=(errors[i] if errors else {"timeout": 0, "lost": 0}),
+        )  # fmt: skip
+
+    return Benchmark("clients", dict(params), "ok", None, _windows(window, rate))
+
+
+def memory(
+    params: dict[str, int], kib: float, ok: int | None = None, timeouts: int = 0
+) -> Benchmark:
+    """A memory benchmark: ``kib`` KiB per established connection (times :data:`SPREAD`),
+    ``ok`` of the connections established (default all), ``timeouts`` failed ones in each
+    window."""
+    n = params["connections"]
+    held = ok if ok is not None else n
+
+    def window(i: int, per: float) -> Sample:
+        return Sample(
+            process=i // 2, window=i % 2, status="ok", connections_ok=held,
+            connections_per_s=4_000.0, handshake_s=Latency(1e-4, 2e-4, 3e-4, 4e-4, 5e-4),
+            errors={"timeout": timeouts, "lost": 0}, rss_idle_bytes=IDLE_RSS,
+            rss_held_bytes=IDLE_RSS + round(held * per * 1024),
+        )  # fmt: skip
+
+    return Benchmark("memory", dict(params), "ok", None, _windows(window, kib))
+
+
+def connect(rate: float) -> Benchmark:
+    """A connect benchmark (16 workers) at ``rate`` completed cycles per second."""
+
+    def window(i: int, r: float) -> Sample:
+        return Sample(
+            process=i // 2, window=i % 2, status="ok", window_s=3.0, server_cpu_percent=99.0,
+            server_rss_bytes=30_000_000, loadgen_cpu_percent=30.0, other_cpu_percent=1.0,
+            steal_percent=0.0, connections_ok=int(3 * r), connections_per_s=r,
+            handshake_s=Latency(p50=16 / r, p90=20 / r, p99=32 / r, p99_9=40 / r, max=50 / r),
+            errors={"timeout": 0, "lost": 0},
+        )  # fmt: skip
+
+    return Benchmark("connect", dict(CONNECT), "ok", None, _windows(window, rate))
+
+
 def env_name(name: str, config: str, version: str | None) -> str:
     """An asv environment name in the harness's shape."""
     return f"uvpip-py3.11-{name}{version or ''}-WSBENCH_CONFIG{config}-WSBENCH_IMPL{name}"
@@ -105,10 +218,11 @@ def environment(
     special: dict[tuple[str, int, int], Benchmark] | None = None,
     echo_spread: tuple[float, ...] = SPREAD,
     install_error: str | None = None,
+    extra: Sequence[Benchmark] = (),
 ) -> Run:
     """One environment's document: every echo benchmark at ``echo`` msg/s and every stream
     benchmark at ``stream``, except those ``special`` names by (scenario, size, in flight)
-    (in flight 0 for stream)."""
+    (in flight 0 for stream), then the ``extra`` benchmarks."""
     impl = load_impl(IMPLS / name)
     info = impl_info(impl, impl.config(config), version)
     special = special or {}
@@ -116,14 +230,18 @@ def environment(
         benchmarks = [failed("echo", p, install_error) for p in ECHO]
         benchmarks += [failed("stream", p, install_error) for p in STREAM]
     else:
-        benchmarks = [
-            special.get(("echo", p["size_bytes"], p["in_flight"]))
-            or benchmark("echo", p, rates(echo, echo_spread))
-            for p in ECHO
-        ] + [
-            special.get(("stream", p["size_bytes"], 0)) or benchmark("stream", p, rates(stream))
-            for p in STREAM
-        ]
+        benchmarks = (
+            [
+                special.get(("echo", p["size_bytes"], p["in_flight"]))
+                or benchmark("echo", p, rates(echo, echo_spread))
+                for p in ECHO
+            ]
+            + [
+                special.get(("stream", p["size_bytes"], 0)) or benchmark("stream", p, rates(stream))
+                for p in STREAM
+            ]
+            + list(extra)
+        )
     doc = run(
         [], run_id=run_id, impl_info=info, settings=settings, machine=MACHINE.name,
         benchmarks=benchmarks, env_name=env_name(name, config, version),
@@ -164,11 +282,55 @@ def _site_runs() -> list[Run]:
     stream_64k = STREAM[2]
     sio = {("stream", 65536, 0): benchmark("stream", stream_64k, [], disturbed=rates(20_000))}
     st = "starlette"
+    c10, c100, c1000 = CLIENTS
+    m1000, m10000 = MEMORY
+    native = [
+        clients(c10, 60_000),
+        clients(c100, 120_000),
+        clients(c1000, 110_000),
+        memory(m1000, 8.0),
+        memory(m10000, 8.0),
+        connect(20_000),
+    ]
+    aiohttp_many = [
+        clients(c10, 30_000),
+        clients(c100, 40_000),
+        clients(c1000, 35_000, CLIENT_ERRORS),
+        memory(m1000, 20.0, ok=990, timeouts=10),
+        memory(m10000, 21.0),
+        connect(3_000),
+    ]
+    ws14 = [
+        clients(c10, 20_000),
+        clients(c100, 22_000),
+        clients(c1000, 18_000),
+        memory(m1000, 42.5),
+    ]
+    ws15 = [
+        clients(c10, 24_000),
+        clients(c100, 26_000),
+        failed("clients", c1000, NO_CONNECTION),
+        memory(m1000, 40.0),
+        memory(m10000, 41.0),
+        connect(4_000),
+    ]
+    sio_many = [
+        clients(c10, 8_000),
+        clients(c100, 9_000),
+        clients(c1000, 8_500),
+        memory(m1000, 60.0),
+    ]
     return [
-        environment("native", "default", "0.1.0", 100_000, 500_000, run_id=REFERENCE_RUN),
-        environment("aiohttp", "default", "3.13.2", 50_000, 200_000, special=aiohttp),
-        environment("websockets", "default", "14.2", 20_000, 80_000),
-        environment("websockets", "default", "15.0.1", 25_000, 100_000, special=ws_failed),
+        environment(
+            "native", "default", "0.1.0", 100_000, 500_000, run_id=REFERENCE_RUN, extra=native
+        ),
+        environment(
+            "aiohttp", "default", "3.13.2", 50_000, 200_000, special=aiohttp, extra=aiohttp_many
+        ),
+        environment("websockets", "default", "14.2", 20_000, 80_000, extra=ws14),
+        environment(
+            "websockets", "default", "15.0.1", 25_000, 100_000, special=ws_failed, extra=ws15
+        ),
         environment(st, "websockets-asyncio", "0.37.2", 20_000, 80_000),
         environment(st, "websockets-asyncio", "0.46.2", 25_000, 100_000),
         environment(st, "websockets-asyncio", "1.10.0", 25_400, 110_000),
@@ -177,7 +339,7 @@ def _site_runs() -> list[Run]:
         environment(st, "websockets-uvloop", "1.10.0", 50_000, 160_000, special=uvloop_bound),
         environment(st, "wsproto-asyncio", "1.10.0", 16_667, 66_667, echo_spread=WIDE),
         environment("python-socketio", "default", "5.11.4", 10_000, 20_000, special=sio),
-        environment("python-socketio", "default", "5.14.0", 12_500, 25_000),
+        environment("python-socketio", "default", "5.14.0", 12_500, 25_000, extra=sio_many),
         environment("websockets", "default", "15.0.1", 2_500, 10_000, run_id=OLD_RUN),
         environment(
             "aiohttp",

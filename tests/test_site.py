@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -425,8 +426,10 @@ def test_significant_release_changes_are_marked_and_insignificant_ones_not(site:
         "<strong>+25 %</strong> (p = 0.0022)."
     ) in websockets
     # 64 KiB failed at 15.0.1 (nothing to compare) and RSS did not change: no list under
-    # their charts, and no change written on them.
-    assert websockets.count("Significant changes between consecutive releases") == 3
+    # their charts, and no change written on them. The fourth list is memory per connection
+    # (42.5 -> 40.0 KiB at 1,000 connections, in the Many connections section).
+    assert websockets.count("Significant changes between consecutive releases") == 4
+    assert "14.2 → 15.0.1: <strong>−6 %</strong> (p = 0.0022)." in websockets
     for slug in ("echo-rss-16b", "echo-throughput-64kib"):
         svg = (site / "frameworks" / "websockets" / f"{slug}.svg").read_text()
         assert " %</text>" not in svg, slug
@@ -639,3 +642,130 @@ def test_empty_store_build_says_so(tmp_path: Path) -> None:
     for meta in sorted((ROOT / "impls").glob("*/meta.toml")):
         name = meta.parent.name
         assert "No results for this framework yet" in text(out, f"frameworks/{name}"), name
+
+
+CLIENTS_1000 = "1,000 connections, 16 B messages, 1 in flight per connection"
+NEW_LEADERBOARDS = ("clients", "connect", "memory", "text", "json", "soak")
+
+
+def test_every_scenario_has_a_leaderboard_in_the_nav(site: Path) -> None:
+    nav = page(site, "").links
+    for scenario in ("echo", "stream", *NEW_LEADERBOARDS):
+        assert f"leaderboards/{scenario}/" in nav, scenario
+        assert (site / "leaderboards" / scenario / "index.html").is_file(), scenario
+    assert nav.index("leaderboards/stream/") < nav.index("leaderboards/clients/")
+    assert nav.index("leaderboards/soak/") < nav.index("findings/")
+
+
+def test_clients_leaderboard_page(site: Path) -> None:
+    parsed = page(site, "leaderboards/clients")
+    assert [title for title, _ in parsed.tables] == [
+        "10 connections, 16 B messages, 1 in flight per connection",
+        "100 connections, 16 B messages, 1 in flight per connection",
+        CLIENTS_1000,
+    ]
+    rows = board(parsed, CLIENTS_1000)
+    assert list(rows) == [
+        f"{NATIVE} 0.1.0",
+        f"{AIOHTTP} 3.13.2",
+        f"{WS} 14.2",
+        f"{SIO_NEW} 5.14.0",
+        f"{WS} 15.0.1",
+    ]
+    assert [row["Rank"] for row in rows.values()] == ["—", "1", "2", "3", "—"]
+    aiohttp = rows[f"{AIOHTTP} 3.13.2"]
+    assert aiohttp["Messages/s"] == "35,000 (34,475–35,525)"
+    assert aiohttp["Errors (all windows)"] == "93 (timeout 90, closed_early 3)"
+    assert aiohttp["Per-connection messages/s (min / median / max)"] == "28 / 35 / 42"
+    assert rows[f"{WS} 15.0.1"]["Flag"] == "failed: no connection succeeded: timeout=1000"
+    # Three charts, each beside the page with its data.
+    assert parsed.images == [
+        f"size-bytes-16-in-flight-1-{slug}.svg" for slug in ("throughput", "latency-p99", "errors")
+    ]
+    folder = site / "leaderboards" / "clients"
+    for src in parsed.images:
+        assert (folder / src).is_file(), src
+        data = src.removesuffix(".svg") + ".json"
+        assert data in parsed.links and (folder / data).is_file(), data
+    series = json.loads((folder / "size-bytes-16-in-flight-1-throughput.json").read_text())
+    assert len(series["series"]) == 5
+    assert [p["x"] for p in series["series"][1]["points"]] == [10, 100, 1000]
+    assert small_run_lines(parsed) == 3
+
+
+def small_run_lines(parsed: _Page) -> int:
+    """How many tables of a page name their runs and settings under them."""
+    return sum(1 for line in parsed.small if line.startswith("Runs "))
+
+
+def test_memory_leaderboard_page(site: Path) -> None:
+    parsed = page(site, "leaderboards/memory")
+    rows = board(parsed, "1,000 connections")
+    assert [
+        (name, row["Rank"], row["Memory per connection (KiB)"]) for name, row in rows.items()
+    ] == [
+        (f"{NATIVE} 0.1.0", "—", "8.0 (7.9–8.1)"),
+        (f"{AIOHTTP} 3.13.2", "1", "20.0 (19.7–20.3)"),
+        (f"{WS} 15.0.1", "2", "40.0 (39.4–40.6)"),
+        (f"{WS} 14.2", "3", "42.5 (41.9–43.1)"),
+        (f"{SIO_NEW} 5.14.0", "4", "60.0 (59.1–60.9)"),
+    ]
+    assert rows[f"{AIOHTTP} 3.13.2"]["Connections ok"] == "990 of 1,000"
+    assert parsed.images == ["memory-per-connection.svg"]
+    assert (site / "leaderboards" / "memory" / "memory-per-connection.svg").is_file()
+    assert "memory-per-connection.json" in parsed.links
+
+
+def test_scenarios_without_results_say_where_they_are_measured(site: Path) -> None:
+    for scenario in ("text", "json", "soak"):
+        html = text(site, f"leaderboards/{scenario}")
+        assert "Not measured in the shown runs" in html, scenario
+        assert "<code>./bench run --grid full</code>, which the nightly runs" in html, scenario
+        assert "<table>" not in html, scenario
+    assert "Not measured" not in text(site, "leaderboards/connect")
+
+
+def test_framework_page_many_connections_by_version(site: Path) -> None:
+    parsed = page(site, "frameworks/websockets")
+    html = text(site, "frameworks/websockets")
+    assert 'id="many-connections"' in html
+    many = [src for src in parsed.images if "clients-" in src or "memory-" in src]
+    assert many == [
+        "clients-size-bytes-16-in-flight-1-throughput.svg",
+        "clients-size-bytes-16-in-flight-1-latency-p99.svg",
+        "memory-per-connection-1000.svg",
+        "memory-per-connection-10000.svg",
+    ]
+    for src in many:
+        svg = (site / "frameworks" / "websockets" / src).read_text(encoding="utf-8")
+        assert ">15.0.1</text>" in svg, src
+    assert 'id="many-connections"' not in text(site, "frameworks/starlette")
+
+
+def test_methodology_lists_every_scenario(site: Path) -> None:
+    html = text(site, "methodology")
+    assert "wsbench: scenarios" not in html  # the marker was replaced
+    assert 'id="every-scenario"' in html and 'id="many-connections"' in html
+    parsed = page(site, "methodology")
+    listed = table(parsed, "Every scenario and its parameter sets")
+    assert list(listed) == [
+        "Echo", "Stream (server push)", "Concurrent clients", "Connection setup",
+        "Memory per connection", "Echo, text frames", "JSON request/reply", "RSS growth",
+    ]  # fmt: skip
+    clients = listed["Concurrent clients"]
+    assert clients["Default grid (./bench run, the main job)"] == (
+        "100 connections, 16 B messages, 1 in flight per connection; "
+        "1,000 connections, 16 B messages, 1 in flight per connection"
+    )
+    assert listed["Connection setup"]["Default grid (./bench run, the main job)"] == "not measured"
+    assert listed["Memory per connection"]["Ranked by"] == "memory per connection (lower is better)"
+    assert "over 16 loopback source addresses" in html and "RLIMIT_NOFILE" in html
+    assert "../leaderboards/clients/" in parsed.links
+
+
+def test_runs_page_shows_the_open_file_limit(site: Path) -> None:
+    facts = {
+        name: row[""]
+        for name, row in table(page(site, "environment"), "Machine and software").items()
+    }
+    assert facts["Open-file limit (RLIMIT_NOFILE)"] == "65,536"

@@ -16,6 +16,7 @@ from tests.site_runs import site_runs as fixture_runs
 from wsbench import runformat
 from wsbench.metrics import METRICS
 from wsbench.runformat import FormatError, Run
+from wsbench.scenarios import PARAM_NAMES
 from wsbench.site.downloads import (
     COLUMNS,
     HEADER,
@@ -108,8 +109,8 @@ def test_the_csv_has_one_row_per_sample_with_its_values() -> None:
         assert row["configuration"] == doc.impl.config
         assert row["version"] == (doc.impl.version or "")
         assert row["scenario"] == bench.scenario
-        assert row["size_bytes"] == str(bench.params["size_bytes"])
-        assert row["in_flight"] == str(bench.params.get("in_flight", ""))
+        for name in PARAM_NAMES:
+            assert row[name] == str(bench.params.get(name, "")), name
         assert json.loads(row["params"]) == bench.params
         if sample is None:
             assert row["sample"] == row["process"] == row["messages_per_s"] == ""
@@ -128,7 +129,11 @@ def test_the_csv_values_of_one_sample() -> None:
     rows = _rows(samples_csv(_current()))
     aiohttp = [r for r in rows if r["implementation"] == "aiohttp"]
     # Echo 16 B x 1: six windows, then one disturbed window at 9,000 msg/s.
-    ping_pong = [r for r in aiohttp if r["size_bytes"] == "16" and r["in_flight"] == "1"]
+    ping_pong = [
+        r
+        for r in aiohttp
+        if r["scenario"] == "echo" and r["size_bytes"] == "16" and r["in_flight"] == "1"
+    ]
     assert [r["sample"] for r in ping_pong] == ["0", "1", "2", "3", "4", "5", "6"]
     assert [(r["process"], r["window"]) for r in ping_pong[:3]] == [
         ("0", "0"),

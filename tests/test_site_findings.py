@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from tests.runs import ECHO_16_64, failed, impl, run
-from tests.site_runs import CURRENT, IMPLS, REFERENCE_RUN, TOO_BIG, site_runs
+from tests.site_runs import CURRENT, IMPLS, NO_CONNECTION, REFERENCE_RUN, TOO_BIG, site_runs
 from wsbench import stats
 from wsbench.impls import load_impl
 from wsbench.provenance import impl_info
@@ -318,7 +318,9 @@ def test_findings_of_the_site_store() -> None:
     # Failures with their reason; flagged figures.
     failures = {(r.impl.name, r.impl.version, w.scenario, w.error) for r, w in findings.failures}
     assert ("websockets", "15.0.1", "echo", TOO_BIG) in failures
-    assert len(findings.failures) == 1 + 1 + 9  # 64 KiB echo, disturbed push, install
+    assert ("websockets", "15.0.1", "clients", NO_CONNECTION) in failures
+    # 64 KiB echo, disturbed push, install, clients at 1,000 connections.
+    assert len(findings.failures) == 1 + 1 + 9 + 1
     flagged = [
         (r.impl.name, r.impl.config, w.client_bound, w.unstable) for r, w in findings.flagged
     ]
