@@ -102,12 +102,16 @@ def placement_from(server: str | None, loadgen: str | None) -> CpuPlacement:
     )
 
 
+OPEN_FILES_CAP = 1_048_576
+"""The highest open-file limit the harness sets (Linux's default ``fs.nr_open``)."""
+
+
 def open_files_limit() -> int:
     """The open-file limit servers and the load generator run with: this process's hard
     ``RLIMIT_NOFILE`` (an unprivileged process may raise its soft limit up to it), capped at
-    1,048,576. Recorded in every run's settings (``open_files``)."""
+    :data:`OPEN_FILES_CAP`. Recorded in every run's settings (``open_files``)."""
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return 1_048_576 if hard == resource.RLIM_INFINITY else min(hard, 1_048_576)
+    return OPEN_FILES_CAP if hard == resource.RLIM_INFINITY else min(hard, OPEN_FILES_CAP)
 
 
 PR_SET_PDEATHSIG = 1

@@ -103,7 +103,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     Metric("handshake_p50", "handshake p50", "s", False, CONNECTING, _handshake("p50")),
     Metric("handshake_p99", "handshake p99", "s", False, CONNECTING, _handshake("p99")),
-    Metric("errors", "errors", "count", False, CONNECTING, _errors_total),
+    Metric("errors", "errors", "count", False, (*CONNECTING, "soak"), _errors_total),
     Metric(
         "bytes_per_connection", "memory per connection", "bytes", False, ("memory",),
         _bytes_per_connection,

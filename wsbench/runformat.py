@@ -161,6 +161,19 @@ class Latency(msgspec.Struct, frozen=True):
     max: float
 
 
+ERROR_KINDS = (
+    "connection_refused",
+    "handshake_failed",
+    "closed_early",
+    "timeout",
+    "socketio_connect_error",
+    "other",
+    "lost",
+)
+"""The kinds of :attr:`Sample.errors`: the load generator's connection errors
+(``loadgen/README.md``) and its lost messages."""
+
+
 class Spread(msgspec.Struct, frozen=True):
     """Smallest, median and largest of one value over the connections of a window."""
 

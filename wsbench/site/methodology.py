@@ -8,7 +8,9 @@ parameter sets in both grids and the many-connection settings are always those o
 
 from __future__ import annotations
 
+from wsbench.cpus import OPEN_FILES_CAP
 from wsbench.metrics import SCENARIO_HEADLINES
+from wsbench.runformat import ERROR_KINDS
 from wsbench.scenarios import (
     CONNECT_MESSAGE_BYTES,
     PARAM_DOCS,
@@ -27,18 +29,6 @@ METHODOLOGY_PAGE = "methodology.md"
 """The Methodology page, relative to the docs dir."""
 SCENARIOS_MARKER = "<!-- wsbench: scenarios -->"
 """Where :func:`render_scenarios` goes on the Methodology page (on a line of its own)."""
-OPEN_FILES_CAP = 1_048_576
-"""The highest open-file limit the harness sets (:func:`wsbench.cpus.open_files_limit`)."""
-ERROR_KINDS = (
-    "connection_refused",
-    "handshake_failed",
-    "closed_early",
-    "timeout",
-    "socketio_connect_error",
-    "other",
-    "lost",
-)
-"""The kinds of errors a many-connection sample counts (``Sample.errors``)."""
 
 
 def _sets(scenario: str, which: Grid) -> str:
