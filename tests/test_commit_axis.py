@@ -58,8 +58,9 @@ def test_asv_over_two_commits_measures_each_commits_own_code(tmp_path: Path) -> 
     env.pop(loadgen.BINARY_ENV, None)
     proc = subprocess.run(
         [sys.executable, "-m", "wsbench.cli", "run", "--impl", "native", "--config", "websocket",
-         "--scenario", "stream", "--commits", "HEAD~2..HEAD", "--processes", "1", "--windows",
-         "1", "--warmup", "0.05", "--window", "0.1", "--machine", "e2e", "--no-site"],
+         "--scenario", "stream", "--grid", "full", "--commits", "HEAD~2..HEAD", "--processes",
+         "1", "--windows", "1", "--warmup", "0.05", "--window", "0.1", "--machine", "e2e",
+         "--no-site"],
         cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import clean_clone_env
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import load
+from wsbench.scenarios import in_grid, params_key, spec
 from wsbench.stats import median
 
 
@@ -46,7 +47,13 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
         assert doc.impl.name == "native"
         assert doc.harness.commit == commit
         assert (doc.settings.processes, doc.settings.windows_per_process) == (2, 2)
-        assert len(doc.benchmarks) == 9  # echo 3 sizes x 2 windows, stream 3 sizes
+        # The default grid of every scenario that has one (asv runs them in name order).
+        assert sorted((b.scenario, params_key(b.params)) for b in doc.benchmarks) == sorted(
+            (scenario, params_key(params))
+            for scenario in in_grid("default")
+            for params in spec(scenario).grid("default")
+        )
+        assert doc.settings.open_files is not None and doc.settings.open_files >= 1024
         for bench in doc.benchmarks:
             assert bench.status == "ok", bench.error
             assert {s.process for s in bench.samples} == {0, 1}
@@ -59,10 +66,20 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
         )
         asv = json.loads(asv_file.read_text())
         result = asv["results"]["echo.Echo.track_seconds_per_message"][0]
-        bench = doc.benchmarks[0]  # 16 B, 1 in flight: asv's first parameter combination
+        bench = next(b for b in doc.benchmarks if b.scenario == "echo")  # 16 B x 1: asv's first
         assert bench.params == {"size_bytes": 16, "in_flight": 1}
         rates = [s.messages_per_s for s in bench.usable() if s.messages_per_s]
         assert result[0] == pytest.approx(1 / median(rates))
+        # asv's parameter combinations outside the default grid were skipped, not measured:
+        # size (16, 1024, 65536) x in flight (1, 64), so 1 KiB x 1 and 64 KiB x 1.
+        assert [_missing(r) for r in result] == [False, False, True, False, True, False]
+        memory = asv["results"]["memory.Memory.track_bytes_per_connection"][0]
+        assert [_missing(r) for r in memory] == [False, True] and memory[0] > 0
 
     echo_page = (clone / "public" / "leaderboards" / "echo" / "index.html").read_text()
     assert "Native reference (Rust)" in echo_page
+
+
+def _missing(value: float | None) -> bool:
+    """asv's record of a skipped combination: null, or NaN."""
+    return value is None or value != value
