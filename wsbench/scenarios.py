@@ -224,18 +224,29 @@ def params_key(params: Params) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(params.items()))
 
 
+PARAM_WORDS: dict[str, tuple[str, str]] = {
+    "connections": ("{} conns", "{:,} connections"),
+    "workers": ("{} workers", "{:,} workers"),
+    "size_bytes": ("{} B", "{:,} B messages"),
+    "in_flight": ("x{}", "{} in flight per connection"),
+    "seconds": ("{} s", "{:,} s window"),
+}
+"""How a parameter reads, short (tables, the CLI) and in words (headings), in the order a
+label puts them."""
+
+
+def params_words(params: Params, *, short: bool) -> list[str]:
+    """The parameters of :data:`PARAM_WORDS` in ``params``, worded, in that order (others
+    are left out): e.g. ``["1000 conns", "16 B", "x1"]`` or ``["1,000 connections",
+    "16 B messages", "1 in flight per connection"]``."""
+    return [
+        words[0 if short else 1].format(params[name])
+        for name, words in PARAM_WORDS.items()
+        if name in params
+    ]
+
+
 def params_label(params: Params) -> str:
     """A short label for tables, e.g. ``"16 B x64"``, ``"1000 conns 16 B x1"``,
     ``"16 workers"``, ``"10 s"``."""
-    parts = []
-    if "connections" in params:
-        parts.append(f"{params['connections']} conns")
-    if "workers" in params:
-        parts.append(f"{params['workers']} workers")
-    if "size_bytes" in params:
-        parts.append(f"{params['size_bytes']} B")
-    if "in_flight" in params:
-        parts.append(f"x{params['in_flight']}")
-    if "seconds" in params:
-        parts.append(f"{params['seconds']} s")
-    return " ".join(parts)
+    return " ".join(params_words(params, short=True))

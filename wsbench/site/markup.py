@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from wsbench.scenarios import PARAM_WORDS, params_words
 from wsbench.stats import UNSTABLE_CV, Summary
 
 DASH = "—"
@@ -76,32 +77,14 @@ def heading(level: str, text: str, anchor_id: str) -> str:
     return f"{level} {text} {{ #{anchor_id} }}\n"
 
 
-def _count(value: object) -> str:
-    return f"{value:,}" if isinstance(value, int) else str(value)
-
-
-_TITLED = ("connections", "workers", "size_bytes", "in_flight", "seconds")
-"""The parameters :func:`params_title` words itself, in the order it puts them."""
-
-
 def params_title(params: Sequence[tuple[str, object]]) -> str:
     """A parameter set in words, in a fixed order whatever the order of ``params``: e.g.
     ``"16 B messages, 64 in flight per connection"``, ``"1,000 connections, 16 B messages,
     1 in flight per connection"``, ``"16 workers"``, ``"10 s window"``; any other parameter
     as ``"name = value"``; ``"No parameters"`` for none."""
-    named = dict(params)
-    parts = []
-    if "connections" in named:
-        parts.append(f"{_count(named['connections'])} connections")
-    if "workers" in named:
-        parts.append(f"{_count(named['workers'])} workers")
-    if "size_bytes" in named:
-        parts.append(f"{_count(named['size_bytes'])} B messages")
-    if "in_flight" in named:
-        parts.append(f"{named['in_flight']} in flight per connection")
-    if "seconds" in named:
-        parts.append(f"{_count(named['seconds'])} s window")
-    parts += [f"{k} = {v}" for k, v in params if k not in _TITLED]
+    named = {k: v for k, v in params if isinstance(v, int) and k in PARAM_WORDS}
+    parts = params_words(named, short=False)
+    parts += [f"{k} = {v}" for k, v in params if k not in named]
     return ", ".join(parts) or "No parameters"
 
 
