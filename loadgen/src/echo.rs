@@ -206,6 +206,8 @@ struct EchoConn {
     p: Params,
     template: Vec<u8>,
     masks: MaskGen,
+    /// This connection's index (its shard of the shared latency histogram).
+    index: usize,
     /// Sequence numbers in flight with their send instants; always the contiguous range
     /// `front.0 .. next_seq`.
     inflight: VecDeque<(u64, Instant)>,
@@ -236,6 +238,7 @@ impl EchoConn {
             ctl,
             template,
             masks: MaskGen::new(i as u64 + 1),
+            index: i,
             inflight: VecDeque::with_capacity(p.w),
             skipped: Vec::new(),
             next_seq: 0,
@@ -410,7 +413,9 @@ impl EchoConn {
             None
         };
         if let (Some(t), true) = (sent_at, measuring) {
-            self.res.latency.record(now.saturating_duration_since(t));
+            self.ctl
+                .latency
+                .record(self.index, now.saturating_duration_since(t));
         }
     }
 }

@@ -142,7 +142,7 @@ where
         cfg.source_addresses,
     )
     .await;
-    let phase = ConnectPhase::new(connect_time, sockets.len());
+    let phase = ConnectPhase::new(connect_time, sockets.len(), &handshake);
     let first = HoldOpened {
         tool: TOOL,
         version: VERSION,
@@ -159,7 +159,7 @@ where
         errors,
         connect_s: phase.connect_s,
         connections_per_s: phase.connections_per_s,
-        handshake_us: handshake.summary_us(),
+        handshake_us: phase.handshake_us,
         rlimit_nofile: nofile_limit(),
     };
     let held_from = Instant::now();

@@ -22,7 +22,7 @@ use crate::report::{
 };
 use crate::socketio::SioReader;
 use crate::source::source_address;
-use crate::stats::{cpu_time_s, Hist};
+use crate::stats::{cpu_time_s, Hist, SharedHist, Summary};
 use crate::url::WsUrl;
 
 /// Settings of an `echo` or `stream` run (durations as [`Duration`], sizes in bytes).
@@ -158,12 +158,16 @@ pub(crate) const MEASURE: u8 = 1;
 /// Phase: window over; stop sending, collect outstanding replies.
 pub(crate) const DRAIN: u8 = 2;
 
-/// The measurement window, fixed before traffic starts. Connections derive the phase
-/// from the timestamps they take anyway (one per reply), so the window is exactly
-/// `[start, end)` however late a timer task gets scheduled.
+/// What every connection task of a run shares: the measurement window, fixed before
+/// traffic starts, and the histogram of round trips read inside it.
+///
+/// Connections derive the phase from the timestamps they take anyway (one per reply),
+/// so the window is exactly `[start, end)` however late a timer task gets scheduled.
 pub(crate) struct Control {
     start: Instant,
     end: Option<Instant>,
+    /// Round-trip latency of the replies read inside the window (echo only).
+    pub(crate) latency: SharedHist,
 }
 
 impl Control {
@@ -192,7 +196,6 @@ pub(crate) struct ConnResult {
     pub received: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
-    pub latency: Hist,
     pub integrity: Integrity,
     pub error: Option<ErrorKind>,
     /// When the connection's traffic ended (before its close handshake).
@@ -283,21 +286,24 @@ where
         cfg.source_addresses,
     )
     .await;
-    let phase = ConnectPhase::new(connect_time, sockets.len());
+    let phase = ConnectPhase::new(connect_time, sockets.len(), &handshake);
     announce_traffic(sockets.len());
 
     let count_mode = cfg.count.is_some() || sockets.is_empty();
     let begin = Instant::now();
+    let latency = SharedHist::new(cfg.threads);
     let ctl = Arc::new(if count_mode {
         Control {
             start: begin,
             end: None,
+            latency,
         }
     } else {
         let start = begin + cfg.warmup;
         Control {
             start,
             end: Some(start + cfg.duration),
+            latency,
         }
     });
     // The connect phase is over: CPU is sampled from here on (count mode) or over the
@@ -330,7 +336,7 @@ where
             cpu_interval: window,
         }
     });
-    Ok(build(cfg, echo, results, handshake, errors, phase, timing))
+    Ok(build(cfg, echo, results, &ctl, errors, phase, timing))
 }
 
 /// The line printed on stderr when the traffic phase starts (every connection attempt has
@@ -410,15 +416,20 @@ pub(crate) struct ConnectPhase {
     pub connections_ok: u64,
     /// `connections_ok / connect_s`, connections per second (0 when `connect_s` is 0).
     pub connections_per_s: f64,
+    /// Handshake time of the connections established, µs.
+    pub handshake_us: Summary,
 }
 
 impl ConnectPhase {
-    pub(crate) fn new(connect_time: Duration, ok: usize) -> Self {
+    /// The figures of a connect phase that took `connect_time`, established `ok`
+    /// connections and recorded their handshake times in `handshake`.
+    pub(crate) fn new(connect_time: Duration, ok: usize, handshake: &Hist) -> Self {
         let connect_s = connect_time.as_secs_f64();
         ConnectPhase {
             connect_s,
             connections_ok: ok as u64,
             connections_per_s: rate(ok as u64, connect_s),
+            handshake_us: handshake.summary_us(),
         }
     }
 }
@@ -472,7 +483,7 @@ fn build(
     cfg: &LoadConfig,
     echo: bool,
     results: Vec<Result<ConnResult, tokio::task::JoinError>>,
-    handshake: Hist,
+    ctl: &Control,
     mut errors: Errors,
     phase: ConnectPhase,
     timing: Timing,
@@ -481,7 +492,6 @@ fn build(
     let Timing { window, cpu_s, .. } = timing;
     let window_s = window.as_secs_f64();
     let mut per_connection = Vec::with_capacity(results.len());
-    let mut latency = Hist::default();
     let mut integrity = Integrity::default();
     let (mut sent, mut received, mut bytes_sent, mut bytes_received) = (0, 0, 0, 0);
     for r in results {
@@ -492,7 +502,6 @@ fn build(
                 bytes_sent += r.bytes_sent;
                 bytes_received += r.bytes_received;
                 per_connection.push(rate(r.received, window_s));
-                latency.merge(&r.latency);
                 integrity += r.integrity;
                 if let Some(k) = r.error {
                     errors.add(k);
@@ -517,8 +526,8 @@ fn build(
         per_connection_messages_per_s: (window_s > 0.0)
             .then(|| Spread::of(per_connection))
             .flatten(),
-        latency_us: echo.then(|| latency.summary_us()),
-        handshake_us: handshake.summary_us(),
+        latency_us: echo.then(|| ctl.latency.merged().summary_us()),
+        handshake_us: phase.handshake_us,
         connect_s: phase.connect_s,
         connections_ok: phase.connections_ok,
         connections_per_s: phase.connections_per_s,
