@@ -29,13 +29,13 @@ def test_default_grid_is_in_the_full_grid_which_is_in_the_asv_product(scenario: 
 
 def test_clients_full_grid_has_64_in_flight_at_100_connections_only() -> None:
     full = spec("clients").grid("full")
-    assert len(full) == 10
+    assert len(full) == 12
     pipelined = [p for p in full if p["in_flight"] == 64]
     assert pipelined == [
         {"connections": 100, "size_bytes": 16, "in_flight": 64},
         {"connections": 100, "size_bytes": 1024, "in_flight": 64},
     ]
-    assert sorted({p["connections"] for p in full}) == [1, 10, 100, 1000]
+    assert sorted({p["connections"] for p in full}) == [1, 10, 100, 1000, 10000]
 
 
 def test_the_default_grid_keeps_the_headline_figures_and_some_scenarios_only() -> None:

@@ -105,12 +105,7 @@ def _sets(
 _ECHO_AXES: dict[str, tuple[int, ...]] = {"size_bytes": (16, 1024, 65536), "in_flight": (1, 64)}
 _STREAM_AXES: dict[str, tuple[int, ...]] = {"size_bytes": (16, 1024, 65536)}
 _CLIENTS_AXES: dict[str, tuple[int, ...]] = {
-    # Not 10,000 yet: the load generator keeps one HDR histogram per connection, and from
-    # about 5,000 connections on, allocating and zeroing them (page faults) takes its whole
-    # core: against the reference server, 2,000 connections gave 72,254 messages/s and
-    # 5,000 gave 5,611, with the server at 11 % CPU. Idle connections (memory) are not
-    # affected: 19,900 were held at once.
-    "connections": (1, 10, 100, 1000),
+    "connections": (1, 10, 100, 1000, 10000),
     "size_bytes": (16, 1024),
     "in_flight": (1, 64),
 }
