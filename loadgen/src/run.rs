@@ -365,6 +365,11 @@ pub(crate) struct Connected {
 /// Connects `n` connections to `addr` (at most [`CONNECT_CONCURRENCY`] attempts at once,
 /// connection `i` from source address `i` of `source_addresses`, see
 /// [`crate::source`]), each bounded by `timeout`, and waits until every attempt ended.
+///
+/// A server that stops accepting (e.g. a connection cap) would otherwise make the phase
+/// last `n / CONNECT_CONCURRENCY × timeout`: once an attempt fails when no attempt has
+/// succeeded for `timeout`, the attempts not yet ended are abandoned and count as
+/// `timeout` errors, so the phase ends about `timeout` after the last success.
 pub(crate) async fn connect_all(
     addr: SocketAddr,
     url: &WsUrl,
@@ -388,14 +393,24 @@ pub(crate) async fn connect_all(
         });
     }
     let mut sockets = Vec::with_capacity(n);
+    let mut last_success = start;
+    let mut ended = 0;
     while let Some(j) = connecting.join_next().await {
+        ended += 1;
         match j {
             Ok((i, Ok(client))) => {
                 handshake.record(client.handshake);
                 sockets.push((i, client));
+                last_success = Instant::now();
+                continue;
             }
             Ok((_, Err(k))) => errors.add(k),
             Err(_) => errors.add(ErrorKind::Other),
+        }
+        if last_success.elapsed() >= timeout {
+            connecting.abort_all();
+            errors.timeout += (n - ended) as u64;
+            break;
         }
     }
     sockets.sort_by_key(|(i, _)| *i);

@@ -20,6 +20,7 @@ use wsbench_loadgen::integrity::Integrity;
 use wsbench_loadgen::jsonmsg::JsonRequest;
 use wsbench_loadgen::payload::parse_seq;
 use wsbench_loadgen::report::Errors;
+use wsbench_loadgen::run::CONNECT_CONCURRENCY;
 use wsbench_loadgen::serve::{handle, BackgroundServer};
 use wsbench_loadgen::ws::read_message;
 use wsbench_loadgen::{
@@ -116,6 +117,44 @@ fn failed_connections_still_give_a_report() {
     assert_eq!(r.messages_received, 100);
     let p = r.per_connection_messages_per_s.unwrap();
     assert!(p.min > 0.0, "{p:?}");
+}
+
+#[test]
+fn a_server_that_stops_accepting_ends_the_connect_phase() {
+    // The first 10 connections are served; every later one is accepted by TCP but never
+    // answered (a connection cap). Without the stall rule the 190 others would time out
+    // in 3 rounds of 64 attempts; with it, the attempts not yet made are abandoned.
+    const SERVED: usize = 10;
+    const N: usize = 200;
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let seen = accepted.clone();
+    let server = BackgroundServer::start(move |tcp| {
+        let k = seen.fetch_add(1, Ordering::SeqCst);
+        async move {
+            if k < SERVED {
+                handle(tcp).await
+            } else {
+                let _held = tcp;
+                std::future::pending::<()>().await
+            }
+        }
+    })
+    .unwrap();
+    let mut cfg = LoadConfig::count_mode(server.url("/echo"), N, 5, 16);
+    cfg.timeout = Duration::from_millis(500);
+    let r = run_echo(&cfg).unwrap();
+    assert_eq!(r.connections_ok, SERVED as u64, "{r:?}");
+    assert_eq!(r.messages_received, 5 * SERVED as u64);
+    assert_eq!(r.errors.timeout, (N - SERVED) as u64, "{r:?}");
+    assert_eq!(r.errors.total(), (N - SERVED) as u64, "{r:?}");
+    assert_eq!(r.integrity, Integrity::default());
+    // The served ones, one round of 64 stalled attempts, and at most one more attempt
+    // started per stalled one as it released its slot, before the rest were abandoned.
+    let reached = accepted.load(Ordering::SeqCst);
+    assert!(
+        reached <= SERVED + 2 * CONNECT_CONCURRENCY,
+        "{reached} reached the server"
+    );
 }
 
 /// The reference server, recording the source address of every connection.
