@@ -29,7 +29,10 @@ def test_default_grid_is_in_the_full_grid_which_is_in_the_asv_product(scenario: 
 
 def test_clients_full_grid_has_64_in_flight_at_100_connections_only() -> None:
     full = spec("clients").grid("full")
-    assert len(full) == 12
+    assert len(full) == 11
+    assert [p for p in full if p["connections"] == 10000] == [
+        {"connections": 10000, "size_bytes": 16, "in_flight": 1}
+    ]
     pipelined = [p for p in full if p["in_flight"] == 64]
     assert pipelined == [
         {"connections": 100, "size_bytes": 16, "in_flight": 64},
