@@ -4,7 +4,7 @@ with ``in_flight`` messages of ``size_bytes`` in flight.
 Every figure is lower-is-better, as asv assumes: seconds per message (the inverse of the
 aggregate messages/s), round-trip p99 in seconds, failed connections and lost messages as a
 count. Only these headline figures are asv benchmarks (asv runs each ``track_*`` in a
-process of its own, about a second each); every other figure (per-connection spread,
+process of its own); every other figure (per-connection spread,
 handshakes, connections/s, errors by kind, CPU and memory) is in the run documents, which
 the site and the comparisons read.
 """

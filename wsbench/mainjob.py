@@ -167,8 +167,16 @@ def asv_command(
     config: Path | None = None,
 ) -> list[str]:
     """The ``asv run`` command line for these environments, scenarios and commits (with
-    ``config`` instead of ``asv.conf.json`` when given)."""
-    argv = ["asv", "run", commits, "--machine", machine_name, "--launch-method", "spawn"]
+    ``config`` instead of ``asv.conf.json`` when given).
+
+    ``--launch-method forkserver``: asv imports the benchmark suite once per environment
+    and forks a process for each ``track_*`` method, instead of starting a Python
+    interpreter for each (``spawn``). With one configuration of websockets over the
+    default grid (15 ``track_*`` methods), ``spawn`` took 74.8 s and ``forkserver``
+    49.5 s, with the same figures: the measurement itself runs once per class, in
+    ``setup_cache``, in a fresh fork either way.
+    """
+    argv = ["asv", "run", commits, "--machine", machine_name, "--launch-method", "forkserver"]
     scenarios = [s for s in scenarios or () if s]
     if config is not None:
         argv += ["--config", str(config)]
