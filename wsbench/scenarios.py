@@ -9,10 +9,10 @@ Grids. The **full grid** is what the nightly run measures (``./bench run --grid 
 the **default grid** is the main job's (``./bench run``), chosen so that 25 configurations
 stay within its 30-minute budget on 2 cores: the echo and push figures the site's headlines
 use (echo 16 B at 1 and 64 in flight, 1 KiB and 64 KiB at 64 in flight; push 16 B),
-concurrent clients at 100 and 1,000 connections and memory with 1,000 connections. Measured
-with websockets on this kind of machine: about 45 s per configuration, as much as the
-earlier echo-and-push-only grid took; the JSON, text, connection-setup and soak scenarios
-alone would add about 23 s per configuration, about 10 minutes. asv's ``params`` are
+concurrent clients at 100 and 1,000 connections and memory with 1,000 connections. From a
+clean clone on 2 cores the main job took 23 min 10 s over this grid (about 50 s per
+configuration); the JSON, text, connection-setup and soak scenarios would add about 23 s per
+configuration, about 10 minutes. asv's ``params`` are
 the product of each axis's values (:attr:`ScenarioSpec.axes`); a combination outside the
 grid that was measured is skipped (asv shows it as n/a), so the one asv benchmark
 definition serves both grids.
