@@ -11,8 +11,9 @@ stay within its 30-minute budget on 2 cores: the echo and push figures the site'
 use (echo 16 B at 1 and 64 in flight, 1 KiB and 64 KiB at 64 in flight; push 16 B),
 concurrent clients at 100 and 1,000 connections and memory with 1,000 connections. From a
 clean clone on 2 cores the main job took 23 min 10 s over this grid (about 50 s per
-configuration); the JSON, text, connection-setup and soak scenarios would add about 23 s per
-configuration, about 10 minutes. asv's ``params`` are
+configuration); the JSON, text, connection-setup and soak scenarios would add more than
+that: their full grids took 17 min for 25 configurations with one server process each
+instead of three. asv's ``params`` are
 the product of each axis's values (:attr:`ScenarioSpec.axes`); a combination outside the
 grid that was measured is skipped (asv shows it as n/a), so the one asv benchmark
 definition serves both grids.
