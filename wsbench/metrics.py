@@ -30,6 +30,11 @@ class Metric:
     scenarios: tuple[str, ...]
     of: Callable[[Sample], float | None]
 
+    @property
+    def better(self) -> str:
+        """Its direction in words: ``"higher is better"`` or ``"lower is better"``."""
+        return "higher is better" if self.higher_is_better else "lower is better"
+
 
 def _latency(key: str) -> Callable[[Sample], float | None]:
     def value(sample: Sample) -> float | None:

@@ -55,7 +55,7 @@ class Headline:
     @property
     def better(self) -> str:
         """``"higher is better"`` or ``"lower is better"``."""
-        return "higher is better" if self.higher_is_better else "lower is better"
+        return self.metric.better
 
     def matches(self, row: Row) -> bool:
         """True when ``row`` is this figure's scenario and parameter set."""

@@ -63,7 +63,7 @@ class SweepFigure:
     @property
     def better(self) -> str:
         """``"higher is better"`` or ``"lower is better"``."""
-        return "higher is better" if self.higher_is_better else "lower is better"
+        return self.metric.better
 
 
 THROUGHPUT = SweepFigure("throughput", "Throughput", BY_NAME["messages_per_s"], "messages/s")
