@@ -14,10 +14,7 @@ from wsbench.cpus import CpuPlacement, default_placement
 from wsbench.impls import Impl, get_impl
 from wsbench.sampler import CpuActivity, ServerUsage, WindowSampler, tree_rss
 from wsbench.scenarios import (
-    CONNECT_MESSAGE_BYTES,
     SCENARIOS,
-    SOAK_CONNECTIONS,
-    SOAK_SIZE_BYTES,
     SOURCE_ADDRESSES,
     Params,
     Scenario,
@@ -89,16 +86,14 @@ class MeasureConfig:
         (:mod:`wsbench.scenarios`), with the plan's warm-up and window (the soak scenario's
         window is its ``seconds`` parameter)."""
         defined = spec(scenario)
+        params = {**defined.fixed, **params}
         return cls(
             impl=impl,
             config=config,
             scenario=scenario,
-            size_bytes=params.get(
-                "size_bytes",
-                {"connect": CONNECT_MESSAGE_BYTES, "soak": SOAK_SIZE_BYTES}.get(scenario, 16),
-            ),
+            size_bytes=params.get("size_bytes", 16),
             in_flight=params.get("in_flight", 1),
-            connections=params.get("connections", SOAK_CONNECTIONS if scenario == "soak" else 1),
+            connections=params.get("connections", 1),
             workers=params.get("workers", 1),
             warmup_s=warmup_s,
             duration_s=float(params.get("seconds", window_s)),

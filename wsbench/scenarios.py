@@ -22,7 +22,7 @@ definition serves both grids.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import product
 from typing import Literal, get_args
 
@@ -68,6 +68,8 @@ class ScenarioSpec:
         many_connections: spread connections over :data:`SOURCE_ADDRESSES` addresses, and
             count connection failures and lost messages as figures rather than failing the
             sample (a run fails only when no connection succeeds).
+        fixed: values of parameters that are not axes but differ from the defaults
+            (16 B, 1 in flight, 1 connection), e.g. the soak run's 100 connections.
     """
 
     name: Scenario
@@ -81,6 +83,7 @@ class ScenarioSpec:
     text: bool = False
     json: bool = False
     many_connections: bool = False
+    fixed: Mapping[str, int] = field(default_factory=dict)
 
     def grid(self, which: Grid = "full") -> list[Params]:
         """The parameter sets of the ``which`` grid, as dicts."""
@@ -153,7 +156,7 @@ SPECS: dict[Scenario, ScenarioSpec] = {
             "handshake latency.",
             "connect", "/echo", {"workers": (1, 16)},
             _sets({"workers": (1, 16)}), (),
-            many_connections=True,
+            many_connections=True, fixed={"size_bytes": CONNECT_MESSAGE_BYTES},
         ),
         ScenarioSpec(
             "memory", "Memory per connection",
@@ -182,6 +185,7 @@ SPECS: dict[Scenario, ScenarioSpec] = {
             "long window: the growth of the server's RSS over it (a leak shows as growth).",
             "echo", "/echo", {"seconds": (10,)}, _sets({"seconds": (10,)}), (),
             many_connections=True,
+            fixed={"connections": SOAK_CONNECTIONS, "size_bytes": SOAK_SIZE_BYTES},
         ),
     )
 }  # fmt: skip
