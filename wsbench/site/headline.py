@@ -23,8 +23,25 @@ from wsbench.site.rows import Row
 from wsbench.stats import Summary
 
 
+class ShowsMetric:
+    """Mixin of what a chart or a column shows of one metric (:attr:`metric`): its
+    direction, as a flag and in words."""
+
+    metric: Metric
+
+    @property
+    def higher_is_better(self) -> bool:
+        """The metric's direction: True for throughput, False for latency and memory."""
+        return self.metric.higher_is_better
+
+    @property
+    def better(self) -> str:
+        """``"higher is better"`` or ``"lower is better"``."""
+        return self.metric.better
+
+
 @dataclass(frozen=True)
-class Headline:
+class Headline(ShowsMetric):
     """One headline figure.
 
     Attributes:
@@ -46,16 +63,6 @@ class Headline:
     unit: str
     metric: Metric
     scale: float = 1.0
-
-    @property
-    def higher_is_better(self) -> bool:
-        """The metric's direction: True for throughput, False for latency and memory."""
-        return self.metric.higher_is_better
-
-    @property
-    def better(self) -> str:
-        """``"higher is better"`` or ``"lower is better"``."""
-        return self.metric.better
 
     def matches(self, row: Row) -> bool:
         """True when ``row`` is this figure's scenario and parameter set."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from wsbench.metrics import BY_NAME, Metric
-from wsbench.site.headline import Headline
+from wsbench.site.headline import Headline, ShowsMetric
 from wsbench.site.markup import params_title, safe_name
 from wsbench.site.results import EnvRun
 from wsbench.site.rows import Params, Row, error_counts
@@ -33,7 +33,7 @@ KIB = 1024.0
 
 
 @dataclass(frozen=True)
-class SweepFigure:
+class SweepFigure(ShowsMetric):
     """What one sweep chart plots.
 
     Attributes:
@@ -54,16 +54,6 @@ class SweepFigure:
     scale: float = 1.0
     log_y: bool = False
     total: bool = False
-
-    @property
-    def higher_is_better(self) -> bool:
-        """The metric's direction."""
-        return self.metric.higher_is_better
-
-    @property
-    def better(self) -> str:
-        """``"higher is better"`` or ``"lower is better"``."""
-        return self.metric.better
 
 
 THROUGHPUT = SweepFigure("throughput", "Throughput", BY_NAME["messages_per_s"], "messages/s")
