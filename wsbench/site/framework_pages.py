@@ -360,23 +360,35 @@ def _chart_notes(c: Chart) -> str:
     return "\n".join(notes) + "\n" if notes else ""
 
 
+def _by_version(
+    framework: Framework,
+    runs: Sequence[EnvRun],
+    headline: Headline,
+    where: str | None,
+    level: str,
+    files: dict[str, bytes],
+) -> list[str]:
+    """One figure by version: its heading, its chart (the SVG added to ``files`` under its
+    path), its significant changes and its notes, as Markdown parts."""
+    c = chart(framework, runs, headline)
+    path = chart_path(framework.name, headline.slug, where)
+    files[path] = render_svg(c, f"{framework.package or framework.name} version (oldest first)")
+    title = f"{headline.title} ({headline.unit}, {headline.better})"
+    return [
+        heading(level, title, chart_anchor(headline.slug, where)),
+        f"![{cell(title + ' by version')}]({path.removeprefix('frameworks/')})\n",
+        _changes(c),
+        _chart_notes(c),
+    ]
+
+
 def _charts(
     framework: Framework, runs: Sequence[EnvRun], machine: str | None, level: str
 ) -> tuple[str, dict[str, bytes]]:
     out: list[str] = []
     files: dict[str, bytes] = {}
-    axis_label = f"{framework.package or framework.name} version (oldest first)"
     for headline in HEADLINES:
-        c = chart(framework, runs, headline)
-        path = chart_path(framework.name, headline.slug, machine)
-        files[path] = render_svg(c, axis_label)
-        rel = path.removeprefix("frameworks/")
-        alt = f"{headline.title} ({headline.unit}, {headline.better}) by version"
-        title = f"{headline.title} ({headline.unit}, {headline.better})"
-        out.append(heading(level, title, chart_anchor(headline.slug, machine)))
-        out.append(f"![{cell(alt)}]({rel})\n")
-        out.append(_changes(c))
-        out.append(_chart_notes(c))
+        out += _by_version(framework, runs, headline, machine, level, files)
     return "\n".join(out), files
 
 
@@ -431,17 +443,8 @@ def _many_machine(
         out.append(heading(level, f"{title} ({f.unit}, {f.better})", chart_anchor(slug, where)))
         rel = (path.removeprefix("frameworks/") for path in (svg, data))
         out.append(chart_block(c, next(rel), next(rel)))
-    axis_label = f"{framework.package or framework.name} version (oldest first)"
     for count in counts:
-        headline = memory_headline(count)
-        by_version = chart(framework, ordered, headline)
-        path = chart_path(name, headline.slug, where)
-        files[path] = render_svg(by_version, axis_label)
-        title = f"{headline.title} ({headline.unit}, {headline.better})"
-        out.append(heading(level, title, chart_anchor(headline.slug, where)))
-        out.append(f"![{cell(title + ' by version')}]({path.removeprefix('frameworks/')})\n")
-        out.append(_changes(by_version))
-        out.append(_chart_notes(by_version))
+        out += _by_version(framework, ordered, memory_headline(count), where, level, files)
     return "\n".join(out), files
 
 
