@@ -24,7 +24,7 @@ use crate::handshake::Client;
 use crate::limits::nofile_limit;
 use crate::proto::{Incoming, Protocol};
 use crate::report::{Errors, TOOL, VERSION};
-use crate::run::{block_on, connect_all, resolve, ConnectPhase, Connected, RunError};
+use crate::run::{block_on, connect_all, resolve, Connected, RunError};
 use crate::stats::Summary;
 use crate::url::WsUrl;
 use crate::ws::close_gracefully;
@@ -130,9 +130,8 @@ where
     let addr = resolve(&cfg.url).await?;
     let Connected {
         sockets,
-        handshake,
         errors,
-        connect_time,
+        phase,
     } = connect_all(
         addr,
         &cfg.url,
@@ -142,7 +141,6 @@ where
         cfg.source_addresses,
     )
     .await;
-    let phase = ConnectPhase::new(connect_time, sockets.len(), &handshake);
     let first = HoldOpened {
         tool: TOOL,
         version: VERSION,

@@ -274,9 +274,8 @@ where
     let addr = resolve(&cfg.url).await?;
     let Connected {
         sockets,
-        handshake,
         errors,
-        connect_time,
+        phase,
     } = connect_all(
         addr,
         &cfg.url,
@@ -286,7 +285,6 @@ where
         cfg.source_addresses,
     )
     .await;
-    let phase = ConnectPhase::new(connect_time, sockets.len(), &handshake);
     announce_traffic(sockets.len());
 
     let count_mode = cfg.count.is_some() || sockets.is_empty();
@@ -354,12 +352,11 @@ pub(crate) fn announce_traffic(connections: usize) {
 pub(crate) struct Connected {
     /// The connections established, with their index, in index order.
     pub sockets: Vec<(usize, Client)>,
-    /// Handshake time of each connection established.
-    pub handshake: Hist,
     /// Failed attempts by cause.
     pub errors: Errors,
-    /// From the first connection attempt until every attempt has ended.
-    pub connect_time: Duration,
+    /// The phase in figures: its wall time (from the first attempt until every attempt
+    /// has ended), connections established and per second, handshake times.
+    pub phase: ConnectPhase,
 }
 
 /// Connects `n` connections to `addr` (at most [`CONNECT_CONCURRENCY`] attempts at once,
@@ -415,10 +412,9 @@ pub(crate) async fn connect_all(
     }
     sockets.sort_by_key(|(i, _)| *i);
     Connected {
+        phase: ConnectPhase::new(start.elapsed(), sockets.len(), &handshake),
         sockets,
-        handshake,
         errors,
-        connect_time: start.elapsed(),
     }
 }
 
