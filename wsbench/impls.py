@@ -92,6 +92,9 @@ class Impl:
         reference: True for the native reference server (the ceiling, not a Python framework).
         configurations: the ways of running it (at least one; ``default`` when the metadata
             lists none).
+        slow_subscriber: what its broadcast (``/broadcast``, ``/market``) does with a
+            subscriber slower than the messages: waits, buffers or drops, and how
+            (impls/PROTOCOL.md); shown beside every fan-out figure. Empty when not stated.
     """
 
     name: str
@@ -107,6 +110,7 @@ class Impl:
     deviations: dict[str, str]
     reference: bool
     configurations: tuple[ImplConfig, ...] = ()
+    slow_subscriber: str = ""
 
     @property
     def configs(self) -> tuple[ImplConfig, ...]:
@@ -316,6 +320,7 @@ def load_impl(directory: Path) -> Impl:
         deviations={str(k): str(v) for k, v in meta.get("deviations", {}).items()},
         reference=bool(meta.get("reference", False)),
         configurations=configs,
+        slow_subscriber=_str(meta, "slow_subscriber", path, ""),
     )
 
 
