@@ -99,6 +99,12 @@ pub struct EchoArgs {
     /// frames, each answer parsed and checked. Not with --text or another --size.
     #[arg(long, conflicts_with = "text")]
     pub json: bool,
+    /// Fixed offered load: send R messages per second over all connections (each
+    /// connection R/N, on a fixed schedule, whatever the replies do) and measure each
+    /// round trip from the message's intended send time (no coordinated omission);
+    /// replaces the window of --in-flight messages.
+    #[arg(long, value_parser = positive_rate, conflicts_with = "in_flight")]
+    pub rate: Option<f64>,
 }
 
 /// `stream` options.
@@ -206,6 +212,7 @@ impl LoadArgs {
             threads: self.threads as usize,
             protocol: self.protocol,
             source_addresses: self.source_addresses,
+            rate: None,
         }
     }
 }
@@ -215,6 +222,7 @@ impl EchoArgs {
     pub fn to_config(&self) -> LoadConfig {
         LoadConfig {
             json: self.json,
+            rate: self.rate,
             ..self.load.to_config(self.in_flight)
         }
     }
@@ -281,6 +289,13 @@ fn source_addresses(s: &str) -> Result<usize, String> {
         _ => Err(format!(
             "`{s}` is not a number of source addresses from 1 to {MAX_SOURCE_ADDRESSES}"
         )),
+    }
+}
+
+fn positive_rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1e8 => Ok(v),
+        _ => Err(format!("`{s}` is not a rate in messages per second (> 0)")),
     }
 }
 

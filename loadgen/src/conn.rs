@@ -171,6 +171,9 @@ impl Conn {
             return;
         };
         let mut ob = outbox.lock().unwrap_or_else(|e| e.into_inner());
+        if ob.is_empty() {
+            return;
+        }
         self.out.append(&mut ob);
     }
 
@@ -257,6 +260,9 @@ impl AsyncRead for Conn {
             }
             return Poll::Ready(Ok(()));
         }
+        // Frames queued in the outbox while this read was pending (a fixed-rate sender
+        // queues there rather than cancel the read) leave before the task waits again.
+        this.take_outbox();
         if this.pending() > 0 {
             match this.poll_drain(cx) {
                 Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),

@@ -19,6 +19,17 @@
 //! their argument goes through exactly the same checks ("frame type" = string vs binary
 //! attachment; another event or argument count is `corrupted`).
 //!
+//! Fixed offered load (`--rate R`, wrk2's method): instead of a window, connection `i` of
+//! N sends message `k` at its **intended** time `t0 + (i / N + k) × N / R` (the
+//! connections' schedules interleaved evenly), whatever the replies do, and a round trip
+//! is measured from that intended time, so a server that stalls is charged for every
+//! message that queued behind the stall (no coordinated omission). Messages due together
+//! leave in one write. A message counts in the window when it was due inside it; after
+//! the window the connection stops sending and waits for every reply still owed (up to
+//! `--timeout` without one). The read in progress is never cancelled to send: the
+//! messages due are queued in the connection's outbox, which its next read system call
+//! writes out first.
+//!
 //! JSON (`--json`, endpoint `/json`, see [`crate::jsonmsg`]): message `i` is the 97-byte
 //! price object with `seq` = `i` in 16 hex digits, in a text frame (Socket.IO: the event
 //! `json` with that object as its argument). A reply must be a text frame (Socket.IO: a
@@ -47,6 +58,7 @@ use crate::run::{block_on, drive, ConnResult, Control, LoadConfig, RunError, DRA
 use crate::socketio::{
     binary_event_header, string_event_prefix, Kind, ECHO_EVENT, STRING_EVENT_SUFFIX,
 };
+use crate::timer::PreciseTimer;
 use crate::ws::{close_gracefully, encode_client_frame, encode_client_frame_premasked, MaskGen};
 
 /// Runs the echo scenario on its own runtime and returns the report.
@@ -65,6 +77,10 @@ pub async fn echo(cfg: &LoadConfig) -> Result<Report, RunError> {
         framing: Arc::new(Framing::new(cfg.protocol, cfg.text, cfg.json, cfg.size)),
         count: cfg.count,
         timeout: cfg.timeout,
+        interval: cfg
+            .rate
+            .map(|r| Duration::from_secs_f64(cfg.connections.max(1) as f64 / r)),
+        connections: cfg.connections.max(1),
     };
     drive(cfg, true, move |i, client, ctl| {
         EchoConn::new(i, client, ctl, params.clone()).run()
@@ -84,6 +100,10 @@ struct Params {
     framing: Arc<Framing>,
     count: Option<u64>,
     timeout: Duration,
+    /// Fixed offered load: the interval between one connection's intended sends.
+    interval: Option<Duration>,
+    /// Connections of the run (spreads the connections' schedules).
+    connections: usize,
 }
 
 /// How one message is framed on the wire, and, for large messages, its body masked in
@@ -258,7 +278,10 @@ impl EchoConn {
     }
 
     async fn run(mut self) -> ConnResult {
-        let outcome = self.traffic().await;
+        let outcome = match self.p.interval {
+            Some(interval) => self.traffic_at_rate(interval).await,
+            None => self.traffic().await,
+        };
         self.res.traffic_end = Some(Instant::now());
         self.res.integrity.lost += (self.inflight.len() + self.skipped.len()) as u64;
         match outcome {
@@ -294,6 +317,95 @@ impl EchoConn {
                 let k = self.quota(self.p.b);
                 self.send(k).await?;
             }
+        }
+    }
+
+    /// Fixed offered load: sends on the schedule of the module documentation while
+    /// reading replies.
+    async fn traffic_at_rate(&mut self, interval: Duration) -> Result<(), ErrorKind> {
+        let spread = interval.mul_f64(self.index as f64 / self.p.connections as f64);
+        let schedule = Schedule {
+            t0: Instant::now() + spread,
+            interval,
+        };
+        self.last_progress = Instant::now();
+        let sleep = tokio::time::sleep(self.p.timeout);
+        tokio::pin!(sleep);
+        let due = PreciseTimer::new().map_err(|_| ErrorKind::Other)?;
+        due.set(schedule.t0).map_err(|_| ErrorKind::Other)?;
+        loop {
+            let more = self.more_at_rate(&schedule, self.next_seq);
+            if !more && self.inflight.is_empty() && self.skipped.is_empty() {
+                return Ok(());
+            }
+            let read = {
+                let fut = self.transport.read(&mut self.ws);
+                tokio::pin!(fut);
+                loop {
+                    tokio::select! {
+                        biased;
+                        r = &mut fut => break r.map(Read::Msg),
+                        _ = due.wait() => {
+                            let now = Instant::now();
+                            let mut out = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+                            let mut seq_hex = [0u8; 16];
+                            while schedule.at(self.next_seq) <= now
+                                && self.p.count.is_none_or(|c| self.next_seq < c)
+                                && (self.p.count.is_some()
+                                    || self.ctl.phase_at(schedule.at(self.next_seq)) < DRAIN)
+                            {
+                                let seq = self.next_seq;
+                                let intended = schedule.at(seq);
+                                write_seq(&mut seq_hex, seq);
+                                self.p.framing.encode(&mut out, &seq_hex, &self.template, &mut self.masks);
+                                self.inflight.push_back((seq, intended));
+                                self.next_seq += 1;
+                                if self.ctl.phase_at(intended) == MEASURE {
+                                    self.res.sent += 1;
+                                    self.res.bytes_sent += self.p.size as u64;
+                                }
+                            }
+                            drop(out);
+                            if self.inflight.len() == 1 {
+                                // Nothing was owed before: the reply deadline starts now.
+                                self.last_progress = now;
+                            }
+                            let next = schedule.at(self.next_seq);
+                            let more = match self.p.count {
+                                Some(c) => self.next_seq < c,
+                                None => self.ctl.phase_at(next) < DRAIN,
+                            };
+                            // Past the last message, wake only for the reply deadline.
+                            let wake = if more { next } else { now + Duration::from_secs(86_400) };
+                            due.set(wake).map_err(|_| ErrorKind::Other)?;
+                        }
+                        _ = &mut sleep => {
+                            let deadline = self.last_progress + self.p.timeout;
+                            if Instant::now() >= deadline {
+                                break Ok(Read::Timeout);
+                            }
+                            sleep.as_mut().reset(deadline.into());
+                        }
+                    }
+                }
+            };
+            let msg = match read? {
+                Read::Msg(Incoming::Close) => return Err(ErrorKind::ClosedEarly),
+                Read::Msg(m) => m,
+                Read::Timeout if self.inflight.is_empty() && self.skipped.is_empty() => continue,
+                Read::Timeout => return Err(ErrorKind::Timeout),
+            };
+            let (len, ins) = self.check(&msg);
+            self.on_reply(len, ins);
+        }
+    }
+
+    /// Fixed offered load: whether message `seq` is still to be sent (count mode: below
+    /// the count; duration mode: due before the window ends).
+    fn more_at_rate(&self, schedule: &Schedule, seq: u64) -> bool {
+        match self.p.count {
+            Some(c) => seq < c,
+            None => self.ctl.phase_at(schedule.at(seq)) < DRAIN,
         }
     }
 
@@ -412,10 +524,30 @@ impl EchoConn {
             }
             None
         };
-        if let (Some(t), true) = (sent_at, measuring) {
+        // Fixed offered load: a round trip counts when its message was due in the window.
+        let counted = match (sent_at, self.p.interval) {
+            (Some(t), Some(_)) => self.ctl.phase_at(t) == MEASURE,
+            _ => measuring,
+        };
+        if let (Some(t), true) = (sent_at, counted) {
             self.ctl
                 .latency
                 .record(self.index, now.saturating_duration_since(t));
         }
+    }
+}
+
+/// One connection's send schedule at a fixed offered load.
+struct Schedule {
+    /// Intended send time of message 0.
+    t0: Instant,
+    /// Between two of this connection's messages.
+    interval: Duration,
+}
+
+impl Schedule {
+    /// Intended send time of message `seq`.
+    fn at(&self, seq: u64) -> Instant {
+        self.t0 + self.interval.mul_f64(seq as f64)
     }
 }

@@ -36,6 +36,7 @@ pub mod socketio;
 pub mod source;
 pub mod stats;
 pub mod stream;
+pub mod timer;
 pub mod url;
 pub mod ws;
 

@@ -70,6 +70,53 @@ pub struct Report {
     /// The open-file limit (`RLIMIT_NOFILE` soft limit, after raising it to the hard
     /// limit at start-up), descriptors; see [`crate::limits`].
     pub rlimit_nofile: u64,
+    /// `broadcast` and `market` only: what fan-out adds (absent from other reports).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fanout: Option<Fanout>,
+}
+
+/// The figures of a fan-out run (`broadcast`, `market`) beyond those of [`Report`], whose
+/// `messages_sent` are then the messages published inside the window, `messages_received`
+/// their deliveries (one per subscriber that got it), `latency_us` the delivery latency
+/// (from the instant the publisher sent the message, or was due to send it at a fixed
+/// rate, to the subscriber's read) and `per_connection_messages_per_s` each subscriber's
+/// deliveries per second.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fanout {
+    /// Subscribers that carried traffic.
+    pub subscribers: u64,
+    /// Messages published inside the window (a message is inside when it was sent, or
+    /// due, inside it), counted once.
+    pub published: u64,
+    /// `published / window_s`, messages per second.
+    pub published_per_s: f64,
+    /// For each message delivered to every live subscriber: the delivery latency of the
+    /// last subscriber to get it, µs.
+    pub last_latency_us: Summary,
+    /// Each subscriber's messages published inside the window that it never received.
+    pub per_subscriber_lost: Option<Spread>,
+    /// Each subscriber's messages received after a later one.
+    pub per_subscriber_out_of_order: Option<Spread>,
+    /// `market` only: the orders the clients sent in answer to ticks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub orders: Option<Orders>,
+}
+
+/// The orders of a `market` run (all clients together).
+#[derive(Debug, Clone, Serialize)]
+pub struct Orders {
+    /// Orders sent inside the window.
+    pub sent: u64,
+    /// Acknowledgements of those orders received.
+    pub acked: u64,
+    /// `acked / window_s`, orders per second.
+    pub acked_per_s: f64,
+    /// Round trip of each order sent inside the window, from its send to its
+    /// acknowledgement's read, µs.
+    pub round_trip_us: Summary,
+    /// Acknowledgements that did not match the oldest order in flight (another id, or
+    /// not an acknowledgement of this layout).
+    pub mismatched: u64,
 }
 
 /// Smallest, median and largest of a set of values (here: messages per second).
@@ -132,6 +179,12 @@ pub struct ReportConfig {
     /// Loopback source addresses the connections were spread over (1: the kernel's
     /// choice); see [`crate::source`].
     pub source_addresses: usize,
+    /// Fixed offered load, messages per second over all connections (echo: latency is
+    /// then measured from each message's intended send time; broadcast, market: the
+    /// publisher's rate); absent when the load is closed-loop (a window of messages in
+    /// flight).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_per_s: Option<f64>,
 }
 
 /// Connection failures by cause. Each failed connection counts once.

@@ -56,6 +56,9 @@ pub struct LoadConfig {
     /// Loopback source addresses connections are spread over (1 = the kernel's choice);
     /// see [`crate::source`].
     pub source_addresses: usize,
+    /// Echo only: a fixed offered load, messages per second over all connections, instead
+    /// of a window of `in_flight` messages (see [`crate::echo`], "Fixed offered load").
+    pub rate: Option<f64>,
 }
 
 impl LoadConfig {
@@ -75,6 +78,7 @@ impl LoadConfig {
             threads: 1,
             protocol: Protocol::Websocket,
             source_addresses: 1,
+            rate: None,
         }
     }
 
@@ -97,8 +101,8 @@ impl LoadConfig {
             url: self.url.to_string(),
             protocol: self.protocol.name(),
             connections: self.connections,
-            in_flight: echo.then_some(self.in_flight),
-            burst: echo.then(|| self.burst()),
+            in_flight: (echo && self.rate.is_none()).then_some(self.in_flight),
+            burst: (echo && self.rate.is_none()).then(|| self.burst()),
             size_bytes: self.size_bytes(),
             message_type: match (self.json, self.text) {
                 (true, _) => "json",
@@ -110,6 +114,7 @@ impl LoadConfig {
             count: self.count,
             threads: self.threads,
             source_addresses: self.source_addresses,
+            rate_per_s: self.rate,
         }
     }
 }
@@ -548,5 +553,6 @@ fn build(
         loadgen_cpu_percent: cpu_percent,
         client_bound: cpu_percent > CLIENT_BOUND_PERCENT,
         rlimit_nofile: nofile_limit(),
+        fanout: None,
     }
 }
