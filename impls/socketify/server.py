@@ -1,4 +1,4 @@
-"""wsbench server for socketify: /echo, /push and /json (see impls/PROTOCOL.md).
+"""wsbench server for socketify: /echo, /push, /json, /broadcast, /market (impls/PROTOCOL.md).
 
 A socketify App (uWebSockets through CFFI) with one app.ws() route per endpoint. socketify
 runs its own libuv loop (uWebSockets' sockets) and drives it from an asyncio loop it creates:
@@ -12,6 +12,17 @@ right after being set). So a push is an async handler that, after a send returni
 BACKPRESSURE, yields to the loop until get_buffered_amount() is back under 64 KiB, and
 yields every 64 messages as every implementation does. On SIGTERM the server sends a 1001
 close to every open connection, closes the listening socket and stops the loop.
+
+/broadcast and /market use uWebSockets' pub/sub: each connection subscribes to the
+endpoint's topic in `open` (uWebSockets unsubscribes it when it closes) and a message is
+published as that connection, with uWebSockets' WebSocket::publish, which skips the sender.
+socketify's own WebSocket.publish cannot skip it: from 0.0.6 to 0.0.31 it calls App.publish,
+which sends to every subscriber, the sender too (socketify.py: "publish in app just send to
+everyone"). So publish() calls the C API function that socketify binds but leaves unused,
+uws_ws_publish_with_options, through socketify's CFFI library. uWebSockets queues a publish
+and writes it to each subscriber at the end of the loop iteration; a subscriber with more
+than max_backpressure bytes buffered (socketify's default, 64 KiB, on these two routes) is
+skipped: the message is dropped for it.
 """
 
 import argparse
@@ -20,9 +31,11 @@ import json
 import signal
 
 from socketify import App, AppListenOptions, CompressOptions, OpCode, SendStatus
+from socketify.native import lib  # socketify's CFFI binding of uWebSockets' C API
 
 LOW_WATER = 64 * 1024  # bytes left in socketify's buffer under which a push goes on
 open_sockets = {}  # native WebSocket pointer -> the wrapper socketify passed to `open`
+BROADCAST, MARKET = b"broadcast", b"market"  # pub/sub topics (one topic tree per App)
 
 
 def opened(ws):
@@ -31,6 +44,46 @@ def opened(ws):
 
 def closed(ws, code, message):
     open_sockets.pop(ws.ws, None)
+
+
+def subscriber(topic):
+    def opened_and_subscribed(ws):
+        opened(ws)
+        ws.subscribe(topic)  # unsubscribed by uWebSockets when the connection closes
+
+    return opened_and_subscribed
+
+
+def publish(ws, topic, message, opcode):
+    # uWebSockets' WebSocket::publish: to every subscriber of topic but ws (see docstring)
+    data = message.encode() if isinstance(message, str) else message  # text arrives as str
+    lib.uws_ws_publish_with_options(
+        ws.app.SSL, ws.ws, topic, len(topic), data, len(data), int(opcode), False
+    )
+
+
+def broadcast(ws, message, opcode):
+    publish(ws, BROADCAST, message, opcode)
+
+
+def market(ws, message, opcode):
+    # A tick goes to every other subscriber unchanged; an order gets its ack (PROTOCOL.md)
+    if opcode != OpCode.TEXT:
+        ws.end(1003, b"text messages only")
+        return
+    try:
+        data = json.loads(message)
+        kind = data["type"]
+        if kind == "order":
+            ack = json.dumps({"type": "ack", "id": data["id"], "ok": True})
+    except (ValueError, KeyError, TypeError):
+        kind = None
+    if kind == "tick":
+        publish(ws, MARKET, message, OpCode.TEXT)
+    elif kind == "order":
+        ws.send(ack, OpCode.TEXT)
+    else:
+        ws.end(1007, b"not a tick or an order")
 
 
 def echo(ws, message, opcode):
@@ -75,7 +128,7 @@ async def push(ws, message, opcode):
             await asyncio.sleep(0)  # yield every 64 messages, as in every impl (PROTOCOL.md)
 
 
-def behavior(message_handler):
+def behavior(message_handler, **options):
     return {
         "compression": CompressOptions.DISABLED,
         "max_payload_length": 2**24,  # 16 MiB (default 16 KiB)
@@ -88,6 +141,7 @@ def behavior(message_handler):
         "open": opened,
         "message": message_handler,
         "close": closed,
+        **options,
     }
 
 
@@ -96,6 +150,11 @@ def main(host, port):
     app.ws("/echo", behavior(echo))
     app.ws("/push", behavior(push))
     app.ws("/json", behavior(json_answer))
+    # Pub/sub at socketify's default max_backpressure (64 KiB), which socketify's docs call
+    # essential for pub/sub: past it a publish (or send) skips the slow subscriber
+    pubsub = {"max_backpressure": 64 * 1024}
+    app.ws("/broadcast", behavior(broadcast, open=subscriber(BROADCAST), **pubsub))
+    app.ws("/market", behavior(market, open=subscriber(MARKET), **pubsub))
     app.listen(AppListenOptions(port=port, host=host))
 
     def shutdown():
