@@ -1,19 +1,28 @@
-"""wsbench server for python-socketio: events echo, push and json (see impls/PROTOCOL.md).
+"""wsbench server for python-socketio: events echo, push, json, subscribe, broadcast, tick,
+order (see impls/PROTOCOL.md).
 
 A socketio.AsyncServer (async_mode="asgi") wrapped in socketio.ASGIApp, served by uvicorn
 on the asyncio or uvloop event loop (--loop). Clients use the Engine.IO websocket transport
 at /socket.io/. uvicorn's WebSocket backend is its default with the websockets library
 installed: "websockets" up to uvicorn 0.49, "websockets-sansio" from 0.50.
+
+Fan-out uses Socket.IO rooms: `subscribe` enters the client in a room ("broadcast" or
+"market"); `broadcast` and `tick` are emitted to that room with skip_sid=sid (not back to
+the sender). emit() puts the packet on each recipient's Engine.IO queue (an unbounded
+asyncio.Queue) and returns; each connection's writer task sends from its queue, so a slow
+subscriber's queue grows while the others go on.
 """
 
 import argparse
 import asyncio
+from importlib.metadata import version
 
 import socketio
 import uvicorn
 
 UVICORN_VERSION = tuple(int(part) for part in uvicorn.__version__.split(".")[:2])
 WS_BACKEND = "websockets-sansio" if UVICORN_VERSION >= (0, 50) else "websockets"
+SOCKETIO_VERSION = tuple(int(part) for part in version("python-socketio").split(".")[:2])
 
 sio = socketio.AsyncServer(
     async_mode="asgi",
@@ -60,6 +69,30 @@ async def push(sid, request):
             await asyncio.sleep(0)  # yield every 64 messages, as in every impl (PROTOCOL.md)
             if sid not in connected:
                 return  # the client went away, possibly mid-push
+
+
+@sio.event
+async def subscribe(sid, room):
+    if SOCKETIO_VERSION >= (5, 10):
+        await sio.enter_room(sid, room)  # a coroutine from python-socketio 5.10
+    else:
+        sio.enter_room(sid, room)  # a plain method before (5.7.2)
+
+
+@sio.event
+async def broadcast(sid, data):
+    # to every client in the room but the sender, the argument unchanged (str or bytes)
+    await sio.emit("broadcast", data, room="broadcast", skip_sid=sid)
+
+
+@sio.event
+async def tick(sid, data):
+    await sio.emit("tick", data, room="market", skip_sid=sid)
+
+
+@sio.event
+async def order(sid, data):
+    await sio.emit("ack", {"type": "ack", "id": data["id"], "ok": True}, to=sid)
 
 
 app = socketio.ASGIApp(sio)
