@@ -1,5 +1,6 @@
-"""wsbench server for python-socketio: events echo, push, json, subscribe, broadcast, tick,
-order (see impls/PROTOCOL.md).
+"""wsbench server for python-socketio: the Socket.IO events of impls/PROTOCOL.md.
+
+Events: echo, push, json, subscribe, broadcast, tick, order.
 
 A socketio.AsyncServer (async_mode="asgi") wrapped in socketio.ASGIApp, served by uvicorn
 on the asyncio or uvloop event loop (--loop). Clients use the Engine.IO websocket transport
