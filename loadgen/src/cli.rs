@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::connect::ConnectConfig;
+use crate::fanout::{FanoutConfig, Workload};
 use crate::hold::HoldConfig;
 use crate::limits::check_fits;
 use crate::payload::{MAX_SIZE, MIN_SIZE};
@@ -39,6 +40,12 @@ pub enum Command {
     /// Memory per connection: open N connections, print a JSON line, hold them idle until
     /// --hold-s passes or stdin reaches EOF, close them, print a second JSON line.
     Hold(HoldArgs),
+    /// Fan-out: N subscribers and one publisher on /broadcast; delivery latency of every
+    /// message to every subscriber; prints a JSON report.
+    Broadcast(BroadcastArgs),
+    /// Market data: a feed publishing JSON ticks on /market to N clients that answer each
+    /// tick with an order; tick latency and order round trips; prints a JSON report.
+    Market(MarketArgs),
     /// Run the native reference server (single thread) until SIGTERM/SIGINT.
     Serve(ServeArgs),
     /// One connect + WebSocket handshake attempt; exit 0 on success, 1 otherwise.
@@ -105,6 +112,88 @@ pub struct EchoArgs {
     /// replaces the window of --in-flight messages.
     #[arg(long, value_parser = positive_rate, conflicts_with = "in_flight")]
     pub rate: Option<f64>,
+}
+
+/// Options shared by `broadcast` and `market`.
+#[derive(Debug, Clone, Args)]
+pub struct FanoutArgs {
+    /// Target URL, ws://HOST:PORT/broadcast or /market (Socket.IO:
+    /// ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
+    #[arg(long)]
+    pub url: WsUrl,
+    /// Number of subscribers (market: clients); the publisher is one more connection.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub subscribers: u32,
+    /// Publish R messages per second, each due at its own instant (latency measured from
+    /// it); without it, publish as fast as the window of --in-flight messages allows.
+    #[arg(long, value_parser = positive_rate)]
+    pub rate: Option<f64>,
+    /// Without --rate: messages published but not yet delivered to every subscriber, at most.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub in_flight: u32,
+    /// Warm-up before the measurement window, seconds (duration mode).
+    #[arg(long, default_value = "1", value_parser = non_negative_secs)]
+    pub warmup: Duration,
+    /// Measurement window, seconds (duration mode).
+    #[arg(long, default_value = "3", value_parser = positive_secs)]
+    pub duration: Duration,
+    /// Count mode: exactly this many counted messages, no warm-up or window.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
+    /// Limit for connect + handshake, for priming and for waiting on messages, seconds.
+    #[arg(long, default_value = "10", value_parser = positive_secs)]
+    pub timeout: Duration,
+    /// Runtime worker threads (1 = current-thread runtime).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+    /// Wire protocol: plain WebSocket, or Socket.IO rooms and events.
+    #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
+    pub protocol: Protocol,
+    /// Loopback source addresses to spread the connections over.
+    #[arg(long, default_value_t = 1, value_parser = source_addresses)]
+    pub source_addresses: usize,
+}
+
+/// `broadcast` options.
+#[derive(Debug, Clone, Args)]
+pub struct BroadcastArgs {
+    #[command(flatten)]
+    pub fanout: FanoutArgs,
+    /// Message size in bytes (at least 16: the sequence number).
+    #[arg(long, default_value_t = DEFAULT_SIZE, value_parser = clap::value_parser!(u64).range(MIN_SIZE as u64..=MAX_SIZE as u64))]
+    pub size: u64,
+    /// Send text frames instead of binary frames.
+    #[arg(long)]
+    pub text: bool,
+}
+
+/// `market` options.
+#[derive(Debug, Clone, Args)]
+pub struct MarketArgs {
+    #[command(flatten)]
+    pub fanout: FanoutArgs,
+}
+
+impl FanoutArgs {
+    /// Converts to a [`FanoutConfig`] for `workload`.
+    pub fn to_config(&self, workload: Workload, size: usize, text: bool) -> FanoutConfig {
+        FanoutConfig {
+            url: self.url.clone(),
+            workload,
+            subscribers: self.subscribers as usize,
+            size,
+            text,
+            rate: self.rate,
+            in_flight: self.in_flight as usize,
+            warmup: self.warmup,
+            duration: self.duration,
+            count: self.count,
+            timeout: self.timeout,
+            threads: self.threads as usize,
+            protocol: self.protocol,
+            source_addresses: self.source_addresses,
+        }
+    }
 }
 
 /// `stream` options.
@@ -278,6 +367,12 @@ impl Command {
             Command::Stream(a) => check_fits("--connections", a.load.connections.into(), nofile),
             Command::Connect(a) => check_fits("--workers", a.workers.into(), nofile),
             Command::Hold(a) => check_fits("--connections", a.connections.into(), nofile),
+            Command::Broadcast(a) => {
+                check_fits("--subscribers", u64::from(a.fanout.subscribers) + 1, nofile)
+            }
+            Command::Market(a) => {
+                check_fits("--subscribers", u64::from(a.fanout.subscribers) + 1, nofile)
+            }
             Command::Serve(_) | Command::Probe(_) => Ok(()),
         }
     }

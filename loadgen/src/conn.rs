@@ -160,6 +160,13 @@ impl Conn {
         }
     }
 
+    /// The socket and the bytes read past the HTTP upgrade not yet consumed; anything
+    /// written but not yet sent is dropped (call after a flush).
+    pub fn into_parts(self) -> (TcpStream, Vec<u8>) {
+        let pre = self.pre[self.pre_pos..].to_vec();
+        (self.io, pre)
+    }
+
     /// The client's outbox (`None` on the server side).
     pub fn outbox(&self) -> Option<Outbox> {
         self.outbox.clone()

@@ -74,7 +74,13 @@ pub async fn echo(cfg: &LoadConfig) -> Result<Report, RunError> {
         size: cfg.size_bytes(),
         kind: if cfg.text { Kind::Text } else { Kind::Binary },
         json: cfg.json,
-        framing: Arc::new(Framing::new(cfg.protocol, cfg.text, cfg.json, cfg.size)),
+        framing: Arc::new(Framing::new(
+            cfg.protocol,
+            cfg.text,
+            cfg.json,
+            cfg.size,
+            ECHO_EVENT,
+        )),
         count: cfg.count,
         timeout: cfg.timeout,
         interval: cfg
@@ -109,7 +115,7 @@ struct Params {
 /// How one message is framed on the wire, and, for large messages, its body masked in
 /// advance (shared by every connection of the run).
 #[derive(Debug)]
-struct Framing {
+pub(crate) struct Framing {
     kind: FrameKind,
     premasked: Option<PremaskedBodies>,
 }
@@ -130,7 +136,14 @@ enum FrameKind {
 }
 
 impl Framing {
-    fn new(protocol: Protocol, text: bool, json: bool, size: usize) -> Self {
+    /// The framing of messages of `size` bytes (Socket.IO: arguments of the event `event`).
+    pub(crate) fn new(
+        protocol: Protocol,
+        text: bool,
+        json: bool,
+        size: usize,
+        event: &str,
+    ) -> Self {
         let kind = match (protocol, text) {
             (Protocol::Websocket, _) if json => FrameKind::TextWrapped {
                 prefix: json_prefix().to_vec(),
@@ -143,11 +156,11 @@ impl Framing {
             (Protocol::Websocket, true) => FrameKind::Ws(OpCode::Text),
             (Protocol::Websocket, false) => FrameKind::Ws(OpCode::Binary),
             (Protocol::Socketio, true) => FrameKind::TextWrapped {
-                prefix: string_event_prefix(ECHO_EVENT),
+                prefix: string_event_prefix(event),
                 suffix: STRING_EVENT_SUFFIX,
             },
             (Protocol::Socketio, false) => FrameKind::SioBinary {
-                header: binary_event_header(ECHO_EVENT),
+                header: binary_event_header(event),
             },
         };
         let premasked = (size >= PREMASK_MIN_SIZE && !json).then(|| {
@@ -159,7 +172,13 @@ impl Framing {
     }
 
     /// Appends message `seq` (its 16 hex digits in `seq_hex`), masked, to `out`.
-    fn encode(&self, out: &mut OutQueue, seq_hex: &[u8; 16], template: &[u8], masks: &mut MaskGen) {
+    pub(crate) fn encode(
+        &self,
+        out: &mut OutQueue,
+        seq_hex: &[u8; 16],
+        template: &[u8],
+        masks: &mut MaskGen,
+    ) {
         if let FrameKind::SioBinary { header } = &self.kind {
             append_frame(out, OpCode::Text, header, None, b"", masks.next_mask());
         }

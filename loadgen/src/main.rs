@@ -6,8 +6,11 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 use serde::Serialize;
+use wsbench_loadgen::cli::DEFAULT_SIZE;
 use wsbench_loadgen::cli::{Cli, Command};
-use wsbench_loadgen::{connect, hold, limits, probe, run_echo, run_stream, serve, RunError};
+use wsbench_loadgen::{
+    connect, fanout, hold, limits, probe, run_echo, run_stream, serve, RunError,
+};
 
 /// Prints `value` as one JSON line on stdout and flushes.
 fn print_json<T: Serialize>(value: &T) -> Result<(), String> {
@@ -72,6 +75,16 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Echo(a) => print_report(run_echo(&a.to_config())),
         Command::Stream(a) => print_report(run_stream(&a.load.to_config(1))),
+        Command::Broadcast(a) => print_report(fanout::run_fanout(&a.fanout.to_config(
+            fanout::Workload::Broadcast,
+            a.size as usize,
+            a.text,
+        ))),
+        Command::Market(a) => print_report(fanout::run_fanout(&a.fanout.to_config(
+            fanout::Workload::Market,
+            DEFAULT_SIZE as usize,
+            false,
+        ))),
         Command::Connect(a) => print_report(connect::run_connect(&a.to_config())),
         Command::Hold(a) => run_hold(&a),
         Command::Serve(a) => match serve::run_serve(&a.host, a.port) {

@@ -28,6 +28,7 @@ use crate::conn::Conn;
 use crate::handshake::accept;
 use crate::jsonmsg::{json_reply, JsonRequest, JSON_PATH};
 use crate::payload::{template, write_seq, MIN_SIZE};
+use crate::serve_fanout::{fanout_loop, BROADCAST_PATH, MARKET_PATH};
 use crate::serve_sio::{sio_loop, SioOptions};
 use crate::url::WsUrl;
 use crate::ws::{read_message, MAX_MESSAGE_SIZE};
@@ -113,11 +114,21 @@ where
 /// The reference handler for one TCP connection: upgrade, then `/echo`, `/push`, `/json`
 /// or `/socket.io/` (Socket.IO, see [`crate::serve_sio`]).
 pub async fn handle(tcp: TcpStream) {
-    if let Some((ws, up)) = accept(tcp, &["/echo", "/push", JSON_PATH, SOCKETIO_PATH]).await {
+    let paths = [
+        "/echo",
+        "/push",
+        JSON_PATH,
+        SOCKETIO_PATH,
+        BROADCAST_PATH,
+        MARKET_PATH,
+    ];
+    if let Some((ws, up)) = accept(tcp, &paths).await {
         match up.path.as_str() {
             "/echo" => echo_loop(ws).await,
             "/push" => push_loop(ws).await,
             JSON_PATH => json_loop(ws).await,
+            BROADCAST_PATH => fanout_loop(ws, BROADCAST_PATH).await,
+            MARKET_PATH => fanout_loop(ws, MARKET_PATH).await,
             _ => sio_loop(ws, SioOptions::default()).await,
         }
     }
