@@ -1,8 +1,12 @@
-"""wsbench server for websockets: /echo, /push and /json (see impls/PROTOCOL.md).
+"""wsbench server for websockets: /echo, /push, /json, /broadcast and /market (see
+impls/PROTOCOL.md).
 
 Uses the asyncio implementation (websockets.asyncio.server, websockets >= 13.0) and falls
 back to the legacy implementation (websockets.serve) on older versions. Both accept a
 handler with one argument (legacy: since 10.1); the path is read from the connection.
+/broadcast and /market keep their open connections in a set and fan out with the
+implementation's own broadcast() (websockets.asyncio.server.broadcast, legacy:
+websockets.broadcast), which writes to every open connection without waiting.
 """
 
 import argparse
@@ -13,16 +17,24 @@ import signal
 from websockets.exceptions import ConnectionClosed
 
 try:  # websockets >= 13.0
-    from websockets.asyncio.server import serve
+    from websockets.asyncio.server import broadcast, serve
 
     def request_path(ws):
         return ws.request.path
 
 except ImportError:  # websockets < 13.0: legacy implementation only
-    from websockets import serve
+    from websockets import broadcast, serve
 
     def request_path(ws):
         return ws.path
+
+
+broadcast_connections = set()  # the open connections on /broadcast
+market_connections = set()  # the open connections on /market
+
+
+def others(connections, ws):
+    return (other for other in connections if other is not ws)
 
 
 async def echo(ws):
@@ -67,6 +79,42 @@ async def push(ws):
                     )  # yield every 64 messages, as in every impl (PROTOCOL.md)
 
 
+async def fan_out(ws):
+    # Every message goes to every other connection on /broadcast (PROTOCOL.md)
+    async for message in ws:
+        broadcast(others(broadcast_connections, ws), message)
+
+
+async def market(ws):
+    # Ticks go to every other connection on /market; orders are acknowledged (PROTOCOL.md)
+    async for message in ws:
+        if not isinstance(message, str):
+            await ws.close(1003, "text messages only")
+            return
+        try:
+            request = json.loads(message)
+            kind = request["type"]
+            if kind == "order":
+                ack = json.dumps({"type": "ack", "id": request["id"], "ok": True})
+            elif kind != "tick":
+                raise ValueError(kind)
+        except (ValueError, KeyError, TypeError):
+            await ws.close(1007, "not a tick or an order")
+            return
+        if kind == "tick":
+            broadcast(others(market_connections, ws), message)  # the received text
+        else:
+            await ws.send(ack)
+
+
+async def subscribed(ws, connections, serve_connection):
+    connections.add(ws)  # a subscriber from the handshake until it closes
+    try:
+        await serve_connection(ws)
+    finally:
+        connections.discard(ws)
+
+
 async def handler(ws):
     path = request_path(ws)
     try:
@@ -76,6 +124,10 @@ async def handler(ws):
             await push(ws)
         elif path == "/json":
             await json_answer(ws)
+        elif path == "/broadcast":
+            await subscribed(ws, broadcast_connections, fan_out)
+        elif path == "/market":
+            await subscribed(ws, market_connections, market)
         else:
             await ws.close(1008, "unknown path")
     except ConnectionClosed:
