@@ -271,6 +271,13 @@ pub struct ServeArgs {
     /// Port to bind (0 = any free port, printed on stderr).
     #[arg(long)]
     pub port: u16,
+    /// A deliberately stalling server (for checking that latency under a fixed offered
+    /// load shows stalls): block the server's thread this many milliseconds...
+    #[arg(long, default_value_t = 0)]
+    pub stall_ms: u64,
+    /// ...once every this many milliseconds.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub stall_every_ms: u64,
 }
 
 /// `probe` options.
@@ -314,6 +321,18 @@ impl EchoArgs {
             rate: self.rate,
             ..self.load.to_config(self.in_flight)
         }
+    }
+}
+
+impl ServeArgs {
+    /// The stall asked for: (how long, how often); `None` without `--stall-ms`.
+    pub fn stall(&self) -> Option<(Duration, Duration)> {
+        (self.stall_ms > 0).then(|| {
+            (
+                Duration::from_millis(self.stall_ms),
+                Duration::from_millis(self.stall_every_ms),
+            )
+        })
     }
 }
 

@@ -18,6 +18,7 @@ use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
 use serde::Deserialize;
@@ -34,8 +35,10 @@ use crate::url::WsUrl;
 use crate::ws::{read_message, MAX_MESSAGE_SIZE};
 
 /// Runs the reference server on `host:port` with a current-thread runtime until SIGTERM
-/// or SIGINT, then returns `Ok(())`.
-pub fn run_serve(host: &str, port: u16) -> io::Result<()> {
+/// or SIGINT, then returns `Ok(())`. With `stall = Some((d, every))` the server's one
+/// thread blocks for `d` once every `every` (a deliberately stalling server: nothing is
+/// read or written meanwhile).
+pub fn run_serve(host: &str, port: u16, stall: Option<(Duration, Duration)>) -> io::Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -46,6 +49,16 @@ pub fn run_serve(host: &str, port: u16) -> io::Result<()> {
             "wsbench-loadgen serve: listening on {}",
             listener.local_addr()?
         );
+        if let Some((d, every)) = stall {
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(every);
+                tick.tick().await;
+                loop {
+                    tick.tick().await;
+                    std::thread::sleep(d);
+                }
+            });
+        }
         let mut term = signal(SignalKind::terminate())?;
         let mut int = signal(SignalKind::interrupt())?;
         serve(listener, handle, async move {
