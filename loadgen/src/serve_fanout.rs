@@ -30,11 +30,13 @@ pub const BROADCAST_PATH: &str = "/broadcast";
 pub const MARKET_PATH: &str = "/market";
 
 type Writer = Arc<tokio::sync::Mutex<OwnedWriteHalf>>;
+/// (server port, endpoint path).
+type Topic = (u16, &'static str);
 
 /// Subscribers by (server port, endpoint): several servers may run in one process (tests).
 #[derive(Default)]
 struct Hub {
-    subscribers: Mutex<HashMap<(u16, &'static str), Vec<(u64, Writer)>>>,
+    subscribers: Mutex<HashMap<Topic, Vec<(u64, Writer)>>>,
     next_id: AtomicU64,
 }
 
@@ -44,14 +46,14 @@ fn hub() -> &'static Hub {
 }
 
 impl Hub {
-    fn join(&self, key: (u16, &'static str), w: Writer) -> u64 {
+    fn join(&self, key: Topic, w: Writer) -> u64 {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut subs = self.subscribers.lock().unwrap_or_else(|e| e.into_inner());
         subs.entry(key).or_default().push((id, w));
         id
     }
 
-    fn leave(&self, key: (u16, &'static str), id: u64) {
+    fn leave(&self, key: Topic, id: u64) {
         let mut subs = self.subscribers.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(v) = subs.get_mut(&key) {
             v.retain(|(i, _)| *i != id);
@@ -59,7 +61,7 @@ impl Hub {
     }
 
     /// Every subscriber of `key` but `except`.
-    fn others(&self, key: (u16, &'static str), except: u64) -> Vec<(u64, Writer)> {
+    fn others(&self, key: Topic, except: u64) -> Vec<(u64, Writer)> {
         let subs = self.subscribers.lock().unwrap_or_else(|e| e.into_inner());
         subs.get(&key)
             .map(|v| v.iter().filter(|(i, _)| *i != except).cloned().collect())
