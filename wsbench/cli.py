@@ -59,9 +59,20 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument(
         "--connections",
         type=int,
-        default=1,
-        help="connections (clients, memory: the number held open; default 1)",
+        help="connections (clients, memory: the number held open; default 1, offered: 10)",
     )
+    m.add_argument(
+        "--subscribers", type=int, default=10, help="broadcast, market: subscribers (10)"
+    )
+    m.add_argument(
+        "--rate", type=float, default=0.0,
+        help="messages/s: offered (echo at that rate), broadcast (published; 0: as fast as "
+        "delivered), market (ticks; default 100)",
+    )  # fmt: skip
+    m.add_argument(
+        "--load-percent", type=int, default=0,
+        help="offered: the rate as a percentage of the capacity measured first",
+    )  # fmt: skip
     m.add_argument(
         "--workers", type=int, default=16, help="connect scenario: concurrent workers (16)"
     )
@@ -122,16 +133,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _measure(args: argparse.Namespace) -> int:
+    rate = args.rate or (100.0 if args.scenario == "market" else 0.0)
     params = {
-        "size_bytes": args.size, "in_flight": args.in_flight,
-        "connections": args.connections, "workers": args.workers,
+        "size_bytes": args.size, "in_flight": args.in_flight, "workers": args.workers,
+        "subscribers": args.subscribers, "load_percent": args.load_percent,
     }  # fmt: skip
+    if args.connections is not None:
+        params["connections"] = args.connections
     config = dataclasses.replace(
         MeasureConfig.for_params(
             args.impl, args.config, args.scenario, params,
             warmup_s=args.warmup, window_s=args.duration,
         ),
-        duration_s=args.duration, text=args.text, count=args.count,
+        duration_s=args.duration, text=args.text, count=args.count, rate=rate,
     )  # fmt: skip
     result = measure(
         config, python=args.python, placement=placement_from(args.server_cpus, args.loadgen_cpus)

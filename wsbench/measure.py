@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import psutil
@@ -14,6 +14,8 @@ from wsbench.cpus import CpuPlacement, default_placement
 from wsbench.impls import Impl, get_impl
 from wsbench.sampler import CpuActivity, ServerUsage, WindowSampler, tree_rss
 from wsbench.scenarios import (
+    BROADCAST_IN_FLIGHT,
+    CAPACITY_IN_FLIGHT,
     SCENARIOS,
     SOURCE_ADDRESSES,
     Params,
@@ -56,6 +58,12 @@ class MeasureConfig:
             (used by correctness tests; every message is counted).
         workers: concurrent workers of the connect scenario.
         source_addresses: loopback source addresses the connections are spread over.
+        subscribers: subscribers (market: clients) of the fan-out scenarios.
+        rate: a fixed offered load in messages/s (echo: over all connections; broadcast,
+            market: the publisher's); 0 = none (closed loop; broadcast: as fast as
+            delivered).
+        load_percent: offered scenario: the rate as a percentage of the capacity measured
+            first in the same server process (:meth:`ServerSession.capacity`); 0 = none.
     """
 
     impl: str
@@ -70,6 +78,9 @@ class MeasureConfig:
     count: int | None = None
     workers: int = 1
     source_addresses: int = 1
+    subscribers: int = 1
+    rate: float = 0.0
+    load_percent: int = 0
 
     @classmethod
     def for_params(
@@ -98,6 +109,9 @@ class MeasureConfig:
             warmup_s=warmup_s,
             duration_s=float(params.get("seconds", window_s)),
             source_addresses=SOURCE_ADDRESSES if defined.many_connections else 1,
+            subscribers=params.get("subscribers", 1),
+            rate=float(params.get("rate", 0)),
+            load_percent=params.get("load_percent", 0),
         )
 
     def validate(self) -> None:
@@ -112,8 +126,14 @@ class MeasureConfig:
             raise ConfigError("warm-up must be >= 0 s and the window > 0 s")
         if self.count is not None and self.count < 1:
             raise ConfigError("count must be at least 1")
-        if self.workers < 1 or self.source_addresses < 1:
-            raise ConfigError("workers and source addresses must be at least 1")
+        if self.workers < 1 or self.source_addresses < 1 or self.subscribers < 1:
+            raise ConfigError("workers, subscribers and source addresses must be at least 1")
+        if self.rate < 0 or not 0 <= self.load_percent <= 1000:
+            raise ConfigError("the rate must be >= 0 messages/s and the load 0-1000 %")
+        if spec(self.scenario).pinned_rate and not (self.rate or self.load_percent):
+            raise ConfigError(f"the {self.scenario} scenario needs a rate or a load percentage")
+        if self.scenario == "market" and not self.rate:
+            raise ConfigError("the market scenario needs a tick rate (rate > 0)")
 
     def loadgen_args(self, url: str, protocol: str = "websocket") -> list[str]:
         """The load generator's command line for this configuration against ``url``, in
@@ -125,13 +145,23 @@ class MeasureConfig:
             args += ["--connections", str(self.connections), "--hold-s", f"{self.bound_s:g}"]
         elif defined.mode == "connect":
             args += ["--workers", str(self.workers), "--size", str(self.size_bytes)]
+        elif defined.mode in ("broadcast", "market"):
+            args += ["--subscribers", str(self.subscribers)]
+            if defined.mode == "broadcast":
+                args += ["--size", str(self.size_bytes)]
+            if self.rate:
+                args += ["--rate", f"{self.rate:g}"]
+            else:
+                args += ["--in-flight", str(BROADCAST_IN_FLIGHT)]
         else:
             args += ["--connections", str(self.connections)]
             if not defined.json:
                 args += ["--size", str(self.size_bytes)]
         if defined.mode != "hold":
             args += ["--warmup", str(self.warmup_s), "--duration", str(self.duration_s)]
-        if defined.mode == "echo":
+        if defined.mode == "echo" and self.rate:
+            args += ["--rate", f"{self.rate:g}"]
+        elif defined.mode == "echo":
             args += ["--in-flight", str(self.in_flight)]
         if defined.json:
             args.append("--json")
@@ -154,6 +184,9 @@ class MeasureConfig:
             "connections": self.connections,
             "workers": self.workers,
             "seconds": round(self.duration_s),
+            "subscribers": self.subscribers,
+            "rate": round(self.rate) if not self.load_percent else 0,
+            "load_percent": self.load_percent,
         }
         return {name: values[name] for name in spec(self.scenario).axes}
 
@@ -213,7 +246,7 @@ class Measurement:
         lat = self.report.get("latency_us") if self.report else None
         if not lat:
             return None
-        return {k: float(lat[k]) / 1e6 for k in ("p50", "p90", "p99", "p99_9", "max")}
+        return seconds_summary(lat)
 
     @property
     def loadgen_cpu_percent(self) -> float | None:
@@ -294,11 +327,31 @@ def check_report(report: dict[str, Any], config: MeasureConfig) -> str | None:
         expected = config.count * config.connections
         if report["messages_received"] != expected:
             return f"received {report['messages_received']} of {expected} messages"
+    if config.count is not None and defined.mode in ("broadcast", "market"):
+        expected = config.count * config.subscribers
+        if report["messages_received"] != expected:
+            return f"subscribers received {report['messages_received']} of {expected} messages"
+        orders = report["fanout"].get("orders")
+        if orders and (orders["acked"] != orders["sent"] or orders["mismatched"]):
+            return (
+                f"{orders['acked']} of {orders['sent']} orders acknowledged, "
+                f"{orders['mismatched']} acknowledgements mismatched"
+            )
     return None
 
 
 def _float(value: object) -> float | None:
     return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+LATENCY_KEYS = ("p50", "p90", "p99", "p99_9", "max", "mean", "min", "stdev")
+"""The figures of a load generator latency summary kept, in seconds (the summary is in µs;
+older load generators report no ``min`` or ``stdev``)."""
+
+
+def seconds_summary(summary: dict[str, float]) -> dict[str, float]:
+    """A load generator µs summary's figures (:data:`LATENCY_KEYS` it has) in seconds."""
+    return {k: float(summary[k]) / 1e6 for k in LATENCY_KEYS if k in summary}
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -350,6 +403,7 @@ class ServerSession:
         self.server = ServerProcess(argv, cpus=self.placement.server, name=label or impl.name)
         self.start_error: str | None = None
         self.exit_code: int | None = None
+        self._capacity: dict[tuple[int, int], Measurement] = {}
 
     def url(self, scenario: Scenario) -> str:
         """The URL the load generator connects to for ``scenario``."""
@@ -394,6 +448,14 @@ class ServerSession:
             ConfigError: the configuration is invalid.
         """
         config.validate()
+        if config.load_percent and not config.rate:
+            measured = self.capacity(config)
+            if measured.status != "ok" or not measured.messages_per_s:
+                result = Measurement(config=config, placement=self.placement)
+                why = f"the capacity run before the fixed-load windows failed: {measured.error}"
+                result.fail(why)
+                return result
+            config = replace(config, rate=measured.messages_per_s * config.load_percent / 100)
         result = Measurement(config=config, placement=self.placement)
         result.server_pid = self.server.proc.pid if self.server.proc else None
         if self.start_error is not None:
@@ -415,6 +477,21 @@ class ServerSession:
                 tail = self.server.log_tail() or "(no output)"
                 result.fail(f"{reason}\n--- server log (tail) ---\n{tail}")
         return result
+
+    def capacity(self, config: MeasureConfig) -> Measurement:
+        """The closed-loop echo run that gives this server's capacity for ``config``'s
+        connections and message size (:data:`wsbench.scenarios.CAPACITY_IN_FLIGHT` messages
+        in flight per connection, the same warm-up and window), measured once per server
+        process and kept: the fixed-load windows at a percentage of it
+        (``load_percent``) all take the same capacity."""
+        key = (config.connections, config.size_bytes)
+        if key not in self._capacity:
+            closed = replace(
+                config, scenario="echo", rate=0.0, load_percent=0, in_flight=CAPACITY_IN_FLIGHT,
+                count=None,
+            )  # fmt: skip
+            self._capacity[key] = self.run(closed)
+        return self._capacity[key]
 
     def _traffic(self, config: MeasureConfig, result: Measurement) -> None:
         """One load generator run with traffic; the sampler's window opens ``warmup_s`` after

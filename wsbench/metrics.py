@@ -62,6 +62,16 @@ def _per_connection(key: str) -> Callable[[Sample], float | None]:
     return value
 
 
+def _of(field: str, key: str) -> Callable[[Sample], float | None]:
+    """The figure ``key`` of the sample's :class:`~wsbench.runformat.Latency` ``field``."""
+
+    def value(sample: Sample) -> float | None:
+        latency = getattr(sample, field)
+        return None if latency is None else getattr(latency, key)
+
+    return value
+
+
 def _errors_total(sample: Sample) -> float | None:
     return None if sample.errors is None else float(sum(sample.errors.values()))
 
@@ -73,13 +83,15 @@ def _bytes_per_connection(sample: Sample) -> float | None:
     return (held - idle) / ok
 
 
-MESSAGING = ("echo", "stream", "clients", "text", "json", "soak")
+FANOUT = ("broadcast", "market")
+"""The scenarios with one publisher and many subscribers (deliveries, not round trips)."""
+MESSAGING = ("echo", "stream", "clients", "text", "json", "soak", "offered", *FANOUT)
 """The scenarios whose windows carry messages."""
-ROUND_TRIPS = ("echo", "clients", "text", "json", "soak")
+ROUND_TRIPS = ("echo", "clients", "text", "json", "soak", "offered")
 """The scenarios with round-trip latencies."""
 WINDOWED = (*MESSAGING, "connect")
 """The scenarios with a measurement window the server's CPU is sampled over."""
-CONNECTING = ("clients", "connect", "memory")
+CONNECTING = ("clients", "connect", "memory", *FANOUT)
 """The scenarios whose connect phase (or cycles) is a figure."""
 METRICS: tuple[Metric, ...] = (
     Metric(
@@ -89,7 +101,37 @@ METRICS: tuple[Metric, ...] = (
     Metric("latency_p50", "round trip p50", "s", False, ROUND_TRIPS, _latency("p50")),
     Metric("latency_p99", "round trip p99", "s", False, ROUND_TRIPS, _latency("p99")),
     Metric("latency_p99_9", "round trip p99.9", "s", False, ROUND_TRIPS, _latency("p99_9")),
-    Metric("latency_max", "round trip max", "s", False, ("clients",), _latency("max")),
+    Metric("latency_max", "round trip max", "s", False, ("clients", "offered"), _latency("max")),
+    Metric(
+        "offered_per_s", "offered load", "messages/s", True, ("offered", *FANOUT),
+        lambda s: s.offered_per_s,
+    ),
+    Metric("delivery_p50", "delivery p50", "s", False, FANOUT, _latency("p50")),
+    Metric("delivery_p99", "delivery p99", "s", False, FANOUT, _latency("p99")),
+    Metric("delivery_p99_9", "delivery p99.9", "s", False, FANOUT, _latency("p99_9")),
+    Metric("delivery_max", "delivery max", "s", False, FANOUT, _latency("max")),
+    Metric(
+        "last_delivery_p50", "last subscriber p50", "s", False, FANOUT,
+        _of("last_delivery_s", "p50"),
+    ),
+    Metric(
+        "last_delivery_p99", "last subscriber p99", "s", False, FANOUT,
+        _of("last_delivery_s", "p99"),
+    ),
+    Metric(
+        "published_per_s", "published", "messages/s", True, FANOUT, lambda s: s.published_per_s
+    ),
+    Metric("orders_per_s", "orders", "orders/s", True, ("market",), lambda s: s.orders_per_s),
+    *(
+        Metric(
+            f"order_round_trip_{key}", f"order round trip {label}", "s", False, ("market",),
+            _of("order_round_trip_s", key),
+        )
+        for key, label in (
+            ("mean", "avg"), ("min", "min"), ("p50", "p50"), ("p99", "p99"),
+            ("p99_9", "p99.9"), ("max", "max"), ("stdev", "std dev"),
+        )
+    ),
     Metric(
         "per_connection_min", "per-connection min", "messages/s", True, ("clients",),
         _per_connection("min"),
@@ -148,6 +190,9 @@ SCENARIO_HEADLINES: dict[str, Metric] = {
     "connect": BY_NAME["connections_per_s"],
     "memory": BY_NAME["bytes_per_connection"],
     "soak": BY_NAME["server_rss_growth_bytes"],
+    "broadcast": BY_NAME["delivery_p99"],
+    "market": BY_NAME["order_round_trip_p99"],
+    "offered": BY_NAME["latency_p99"],
 }
 """The figure each scenario's leaderboard ranks by."""
 

@@ -152,13 +152,18 @@ class Environment(msgspec.Struct, frozen=True):
 
 
 class Latency(msgspec.Struct, frozen=True):
-    """Latency percentiles of one window, seconds: round trips, or handshakes."""
+    """Latency percentiles of one window, seconds: round trips, deliveries, or handshakes.
+    ``mean``, ``min`` and ``stdev`` (population standard deviation) come with the fan-out
+    scenarios' figures (seed-shaped tables show them); older documents lack them."""
 
     p50: float
     p90: float
     p99: float
     p99_9: float
     max: float
+    mean: float | None = None
+    min: float | None = None
+    stdev: float | None = None
 
 
 ERROR_KINDS = (
@@ -217,6 +222,15 @@ class Sample(msgspec.Struct, frozen=True):
         rss_idle_bytes: the server's RSS before the connections of the memory scenario.
         rss_held_bytes: its RSS with them open and idle.
         server_rss_growth_bytes: its RSS at the window's end minus at its start.
+        offered_per_s: a fixed offered load's rate, messages/s (the offered scenario's
+            percentage of capacity resolved; broadcast and market: the publisher's rate).
+        published_per_s: broadcast, market: messages published per second in the window
+            (``messages_per_s`` are then deliveries per second, ``latency_s`` delivery
+            latency from the send, or the intended send at a fixed rate, to each read).
+        last_delivery_s: broadcast, market: for each message delivered to every
+            subscriber, the latency of the last one to get it.
+        order_round_trip_s: market: each order's round trip (send to acknowledgement).
+        orders_per_s: market: orders acknowledged per second in the window.
     """
 
     process: int
@@ -242,6 +256,11 @@ class Sample(msgspec.Struct, frozen=True):
     rss_idle_bytes: int | None = None
     rss_held_bytes: int | None = None
     server_rss_growth_bytes: int | None = None
+    offered_per_s: float | None = None
+    published_per_s: float | None = None
+    last_delivery_s: Latency | None = None
+    order_round_trip_s: Latency | None = None
+    orders_per_s: float | None = None
 
     @property
     def usable(self) -> bool:

@@ -25,7 +25,7 @@ from typing import Any
 
 from wsbench.cpus import CpuPlacement, open_files_limit
 from wsbench.impls import Impl
-from wsbench.measure import MeasureConfig, Measurement, ServerSession
+from wsbench.measure import MeasureConfig, Measurement, ServerSession, seconds_summary
 from wsbench.runformat import Benchmark, Latency, Sample, Settings, Spread
 from wsbench.scenarios import Params, Scenario, spec
 
@@ -136,6 +136,8 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
         steal is not None and steal > plan.max_steal_percent
     )
     defined = spec(m.config.scenario)
+    fanout = report.get("fanout") or {}
+    orders = fanout.get("orders") or {}
     return Sample(
         process=process,
         window=window,
@@ -161,6 +163,11 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
         server_rss_growth_bytes=(
             m.server.rss_growth_bytes if m.server and m.config.scenario == "soak" else None
         ),
+        offered_per_s=_float(report.get("config", {}).get("rate_per_s")),
+        published_per_s=_float(fanout.get("published_per_s")),
+        last_delivery_s=_summary_s(fanout.get("last_latency_us")),
+        order_round_trip_s=_summary_s(orders.get("round_trip_us")),
+        orders_per_s=_float(orders.get("acked_per_s")),
     )
 
 
@@ -173,7 +180,7 @@ def _summary_s(summary: dict[str, float] | None) -> Latency | None:
     it holds no value."""
     if not summary or not summary.get("count"):
         return None
-    return Latency(**{k: float(summary[k]) / 1e6 for k in ("p50", "p90", "p99", "p99_9", "max")})
+    return Latency(**seconds_summary(summary))
 
 
 def _spread(spread: dict[str, float] | None) -> Spread | None:

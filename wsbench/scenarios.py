@@ -26,14 +26,17 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Literal, get_args
 
-Scenario = Literal["echo", "stream", "clients", "connect", "memory", "text", "json", "soak"]
+Scenario = Literal[
+    "echo", "stream", "clients", "connect", "memory", "text", "json", "soak",
+    "broadcast", "market", "offered",
+]  # fmt: skip
 SCENARIOS: tuple[Scenario, ...] = get_args(Scenario)
 """Every scenario, in the order tables and pages list them."""
 Params = dict[str, int]
 """One parameter set, e.g. ``{"size_bytes": 16, "in_flight": 64}``."""
 Grid = Literal["default", "full"]
 GRIDS: tuple[Grid, ...] = get_args(Grid)
-LoadgenMode = Literal["echo", "stream", "connect", "hold"]
+LoadgenMode = Literal["echo", "stream", "connect", "hold", "broadcast", "market"]
 
 SOURCE_ADDRESSES = 16
 """Loopback source addresses (127.0.0.1-16) the load generator spreads the connections of
@@ -47,6 +50,17 @@ SOAK_CONNECTIONS = 100
 """Connections of the soak run (RSS growth during a long echo run)."""
 SOAK_SIZE_BYTES = 1024
 """Message size of the soak run, bytes."""
+OFFERED_CONNECTIONS = 10
+"""Connections of the fixed-offered-load scenario (each sends its share of the rate)."""
+CAPACITY_IN_FLIGHT = 16
+"""Messages in flight per connection of the closed-loop echo run that measures a server's
+capacity before its windows at a percentage of it (``load_percent``): enough to keep every
+server busy, so that the run reads its throughput, not its latency."""
+BROADCAST_IN_FLIGHT = 16
+"""Without a fixed rate (``rate`` 0), the broadcast publisher keeps at most this many
+messages not yet delivered to every subscriber (the load generator's ``--in-flight``)."""
+MARKET_SIZE_BYTES = 152
+"""Size of one market tick (the JSON object of impls/PROTOCOL.md), bytes."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +79,10 @@ class ScenarioSpec:
         default: the default grid's parameter sets (a subset of ``full``).
         text: text frames instead of binary.
         json: the JSON workload (``--json``; the message size is fixed).
+        pinned_rate: a fixed offered load whose rate is a parameter (``rate`` messages/s,
+            or ``load_percent`` of the capacity measured first in the same server process;
+            0 = not that one): the load generator's ``--rate``, latency measured from each
+            message's intended send time.
         many_connections: spread connections over :data:`SOURCE_ADDRESSES` addresses, and
             count connection failures and lost messages as figures rather than failing the
             sample (a run fails only when no connection succeeds).
@@ -82,6 +100,7 @@ class ScenarioSpec:
     default: tuple[tuple[tuple[str, int], ...], ...]
     text: bool = False
     json: bool = False
+    pinned_rate: bool = False
     many_connections: bool = False
     fixed: Mapping[str, int] = field(default_factory=dict)
 
@@ -108,6 +127,23 @@ def _sets(
 
 _ECHO_AXES: dict[str, tuple[int, ...]] = {"size_bytes": (16, 1024, 65536), "in_flight": (1, 64)}
 _STREAM_AXES: dict[str, tuple[int, ...]] = {"size_bytes": (16, 1024, 65536)}
+_BROADCAST_AXES: dict[str, tuple[int, ...]] = {
+    "subscribers": (1, 10, 100, 1000),
+    "rate": (0, 1000),
+    "size_bytes": (16, 1024),
+}
+_MARKET_AXES: dict[str, tuple[int, ...]] = {"subscribers": (1, 10, 100, 1000), "rate": (100, 1000)}
+_OFFERED_AXES: dict[str, tuple[int, ...]] = {
+    "rate": (0, 1000, 5000, 20000),
+    "load_percent": (0, 25, 50, 75, 90),
+}
+
+
+def _offered_full(p: Params) -> bool:
+    """Exactly one of an absolute rate and a percentage of the capacity."""
+    return (p["rate"] == 0) != (p["load_percent"] == 0)
+
+
 _CLIENTS_AXES: dict[str, tuple[int, ...]] = {
     "connections": (1, 10, 100, 1000, 10000),
     "size_bytes": (16, 1024),
@@ -187,6 +223,35 @@ SPECS: dict[Scenario, ScenarioSpec] = {
             many_connections=True,
             fixed={"connections": SOAK_CONNECTIONS, "size_bytes": SOAK_SIZE_BYTES},
         ),
+        ScenarioSpec(
+            "broadcast", "Broadcast fan-out",
+            "One publisher, N subscribers: each message relayed to every subscriber with the "
+            "framework's broadcast; delivery latency from the publisher's send (or the instant "
+            "it was due, at a fixed rate) to each subscriber's read, and of the last subscriber.",
+            "broadcast", "/broadcast", _BROADCAST_AXES,
+            _sets(_BROADCAST_AXES, lambda p: p["size_bytes"] == 16 or p["subscribers"] == 100),
+            _sets({"subscribers": (100,), "rate": (1000,), "size_bytes": (16,)}),
+            many_connections=True,
+        ),
+        ScenarioSpec(
+            "market", "Market data with orders",
+            f"A feed publishes {MARKET_SIZE_BYTES}-byte JSON price ticks at a fixed rate to N "
+            "clients; each client answers every tick with an order the server acknowledges: "
+            "order round trips and tick delivery latency.",
+            "market", "/market", _MARKET_AXES, _sets(_MARKET_AXES),
+            _sets({"subscribers": (10,), "rate": (100,)}),
+            many_connections=True, fixed={"size_bytes": MARKET_SIZE_BYTES},
+        ),
+        ScenarioSpec(
+            "offered", "Latency under a fixed offered load",
+            f"Echo on {OFFERED_CONNECTIONS} connections at a fixed send rate (absolute, or a "
+            "percentage of the capacity measured first): latency from each message's intended "
+            "send time, so a server that stalls is charged for every message queued behind "
+            "the stall (no coordinated omission).",
+            "echo", "/echo", _OFFERED_AXES, _sets(_OFFERED_AXES, _offered_full),
+            _sets({"rate": (1000,), "load_percent": (0,)}),
+            pinned_rate=True, fixed={"connections": OFFERED_CONNECTIONS},
+        ),
     )
 }  # fmt: skip
 """Every scenario's definition, by name."""
@@ -220,6 +285,9 @@ PARAM_DOCS: dict[str, tuple[str, str]] = {
     "connections": ("connections", "concurrent WebSocket connections"),
     "workers": ("workers", "concurrent connect-exchange-close workers"),
     "seconds": ("s", "length of the soak run's measurement window"),
+    "subscribers": ("subscribers", "connections receiving every published message"),
+    "rate": ("messages/s", "messages published or sent per second (0: as fast as delivered)"),
+    "load_percent": ("%", "offered load as a percentage of the capacity measured first"),
 }
 """Unit and meaning of every parameter of :data:`SPECS`."""
 PARAM_NAMES: tuple[str, ...] = tuple(dict.fromkeys(name for s in SPECS.values() for name in s.axes))
@@ -237,7 +305,15 @@ PARAM_WORDS: dict[str, tuple[str, str]] = {
     "size_bytes": ("{} B", "{:,} B messages"),
     "in_flight": ("x{}", "{} in flight per connection"),
     "seconds": ("{} s", "{:,} s window"),
+    "subscribers": ("{} subs", "{:,} subscribers"),
+    "rate": ("{}/s", "{:,} messages/s"),
+    "load_percent": ("{}% load", "{}% of capacity"),
 }
+ZERO_WORDS: dict[str, tuple[str, str] | None] = {
+    "rate": ("max", "as fast as delivered"),
+    "load_percent": None,
+}
+"""How a parameter whose value 0 means "not used" reads then (None: left out)."""
 """How a parameter reads, short (tables, the CLI) and in words (headings), in the order a
 label puts them."""
 
@@ -246,11 +322,17 @@ def params_words(params: Params, *, short: bool) -> list[str]:
     """The parameters of :data:`PARAM_WORDS` in ``params``, worded, in that order (others
     are left out): e.g. ``["1000 conns", "16 B", "x1"]`` or ``["1,000 connections",
     "16 B messages", "1 in flight per connection"]``."""
-    return [
-        words[0 if short else 1].format(params[name])
-        for name, words in PARAM_WORDS.items()
-        if name in params
-    ]
+    worded = []
+    for name, words in PARAM_WORDS.items():
+        if name not in params:
+            continue
+        if params[name] == 0 and name in ZERO_WORDS:
+            zero = ZERO_WORDS[name]
+            if zero is not None and not (name == "rate" and params.get("load_percent")):
+                worded.append(zero[0 if short else 1])
+            continue
+        worded.append(words[0 if short else 1].format(params[name]))
+    return worded
 
 
 def params_label(params: Params) -> str:

@@ -63,7 +63,9 @@ impl Hist {
             p99: us(h.value_at_quantile(0.99)),
             p99_9: us(h.value_at_quantile(0.999)),
             max: us(h.max()),
+            min: us(h.min()),
             mean: h.mean() / 1000.0,
+            stdev: h.stdev() / 1000.0,
             count: h.len(),
         }
     }
@@ -121,8 +123,12 @@ pub struct Summary {
     pub p99_9: f64,
     /// Largest value, µs.
     pub max: f64,
+    /// Smallest value, µs.
+    pub min: f64,
     /// Arithmetic mean, µs.
     pub mean: f64,
+    /// Standard deviation (population), µs.
+    pub stdev: f64,
     /// Number of values.
     pub count: u64,
 }

@@ -1,0 +1,30 @@
+"""Latency under a fixed offered load: echo on 10 connections at ``rate`` messages/s, or at
+``load_percent`` of the capacity measured first in the same server process (wrk2's method:
+latency from each message's intended send time, no coordinated omission).
+
+Every figure is lower-is-better, as asv assumes: latency percentiles in seconds, seconds
+per message (the inverse of the achieved rate). The offered rate itself is in the run
+documents.
+"""
+
+from typing import ClassVar
+
+from wsbench.suite import Figures, asv_params, measure_grid, tracker
+from wsbench.suite import MessagingSuite as _MessagingSuite
+
+
+class Offered(_MessagingSuite):
+    """Echo at a fixed rate against ``/echo`` (see impls/PROTOCOL.md)."""
+
+    params: ClassVar[list[list[int]]]
+    param_names: ClassVar[list[str]]
+    params, param_names = asv_params("offered")
+
+    def setup_cache(self) -> dict[str, Figures]:
+        return measure_grid("offered")
+
+    setup_cache.timeout = 3600  # type: ignore[attr-defined]
+
+    track_latency_p50 = tracker("latency_p50", "seconds")
+    track_latency_p99 = tracker("latency_p99", "seconds")
+    track_latency_p99_9 = tracker("latency_p99_9", "seconds")
