@@ -1,4 +1,6 @@
-"""wsbench server for Flask-SocketIO: Socket.IO events echo, push, json (impls/PROTOCOL.md).
+"""wsbench server for Flask-SocketIO: the Socket.IO events of impls/PROTOCOL.md.
+
+Events: echo, push, json, subscribe, broadcast, tick, order.
 
 A Flask app with a flask_socketio.SocketIO, started by socketio.run() in one async mode:
 - threading: Flask's app.run, i.e. Werkzeug's development server (a thread per connection),
@@ -10,6 +12,11 @@ A Flask app with a flask_socketio.SocketIO, started by socketio.run() in one asy
 With eventlet and gevent the standard library is monkey-patched first, as their docs advise.
 Events run in the order received (async_handlers=False); each push runs in a background task
 so that the connection keeps reading and notices a client that leaves.
+
+Fan-out uses Socket.IO rooms: `subscribe` joins a room (join_room); `broadcast` and `tick`
+are emitted to the room with include_self=False (not back to the sender). emit() puts the
+packet on each recipient's Engine.IO queue (unbounded: queue.Queue, eventlet's or gevent's
+queue) and returns; each connection's writer thread or greenlet sends from its queue.
 """
 
 import argparse
@@ -36,7 +43,7 @@ import socket  # noqa: E402
 from importlib.metadata import version  # noqa: E402
 
 from flask import Flask, request  # noqa: E402
-from flask_socketio import SocketIO, emit  # noqa: E402
+from flask_socketio import SocketIO, emit, join_room  # noqa: E402
 
 FLASK_SOCKETIO_VERSION = tuple(int(part) for part in version("flask-socketio").split(".")[:2])
 
@@ -73,6 +80,27 @@ def echo(data):
 def json_answer(data):
     # data: the object python-socketio decoded from the packet (standard library json)
     emit("json", {"seq": data["seq"], "ok": True})  # to the sender only
+
+
+@socketio.on("subscribe")
+def subscribe(room):
+    join_room(room)
+
+
+@socketio.on("broadcast")
+def broadcast(data):
+    # to every client in the room but the sender, the argument unchanged (str or bytes)
+    emit("broadcast", data, to="broadcast", include_self=False)
+
+
+@socketio.on("tick")
+def tick(data):
+    emit("tick", data, to="market", include_self=False)
+
+
+@socketio.on("order")
+def order(data):
+    emit("ack", {"type": "ack", "id": data["id"], "ok": True})  # to the sender only
 
 
 @socketio.on("push")
