@@ -1,4 +1,5 @@
-"""wsbench server for picows: /echo, /push and /json (see impls/PROTOCOL.md).
+"""wsbench server for picows: /echo, /push, /json, /broadcast and /market (see
+impls/PROTOCOL.md).
 
 picows is callback-based: ws_create_server() calls a factory with the parsed upgrade request
 (WSUpgradeRequest) and the factory returns the WSListener for that connection, chosen here by
@@ -12,6 +13,10 @@ as one message (the load generator sends one frame per message). Sends are synch
 which picows forwards to WSListener.pause_writing()/resume_writing(). A push runs in an
 asyncio task that, after a send that crossed the write buffer's high-water mark, awaits
 resume_writing(), and yields every 64 messages as every implementation does.
+
+/broadcast and /market keep the transports of their open connections in a set and fan out
+with a loop over it, as picows's own broadcast example (examples/broadcast_server.py) does:
+each send() is synchronous, so every subscriber's transport buffers what it cannot send yet.
 """
 
 import argparse
@@ -26,6 +31,8 @@ from picows import WSCloseCode, WSListener, WSMsgType, ws_create_server
 
 DATA_FRAMES = (WSMsgType.TEXT, WSMsgType.BINARY, WSMsgType.CONTINUATION)
 open_transports = set()
+broadcast_subscribers = set()  # transports of the open /broadcast connections
+market_subscribers = set()  # transports of the open /market connections
 # max_frame_size exists from picows 1.8 (default 10 MiB); before, the limit is a fixed 1 MiB.
 if "max_frame_size" in inspect.signature(ws_create_server).parameters:
     SERVER_OPTIONS = {"max_frame_size": 2**24}  # 16 MiB
@@ -51,6 +58,69 @@ class Listener(WSListener):
                 transport.send_pong(frame.get_payload_as_bytes())
         except OSError:  # some picows 1.x (1.8, 1.10) raise from send() after a reset
             transport.disconnect()
+
+
+def publish(subscribers, sender, msg_type, payload, fin=True):
+    """Send one frame to every subscriber but its sender (the frame's payload is only valid
+    during on_ws_frame(); send() copies it at once)."""
+    gone = []
+    for transport in subscribers:
+        # is_closing(): closed but not yet disconnected (picows < 1.20 would still write)
+        if transport is sender or transport.underlying_transport.is_closing():
+            continue
+        try:
+            transport.send(msg_type, payload, fin)
+        except OSError:  # some picows 1.x (1.8, 1.10) raise from send() after a reset
+            gone.append(transport)
+    for transport in gone:
+        transport.disconnect()
+
+
+class Subscriber(Listener):
+    subscribers = None  # the set this endpoint's connections are kept in
+
+    def on_ws_connected(self, transport):
+        super().on_ws_connected(transport)
+        self.subscribers.add(transport)  # a subscriber from the handshake until it closes
+
+    def on_ws_disconnected(self, transport):
+        super().on_ws_disconnected(transport)
+        self.subscribers.discard(transport)
+
+
+class Broadcast(Subscriber):
+    subscribers = broadcast_subscribers
+
+    def on_data_frame(self, transport, frame):
+        # Every frame goes to every other connection, with its own type and fin bit
+        payload = frame.get_payload_as_memoryview()
+        publish(self.subscribers, transport, frame.msg_type, payload, frame.fin)
+
+
+class Market(Subscriber):
+    subscribers = market_subscribers
+
+    def on_data_frame(self, transport, frame):
+        # Ticks go to every other connection, unchanged; orders are acknowledged
+        if frame.msg_type != WSMsgType.TEXT or not frame.fin:
+            transport.send_close(WSCloseCode.UNSUPPORTED_DATA, b"one text frame per message")
+            transport.disconnect()
+            return
+        try:
+            message = json.loads(frame.get_payload_as_utf8_text())
+            kind = message["type"]
+            if kind == "order":
+                ack = json.dumps({"type": "ack", "id": message["id"], "ok": True})
+            elif kind != "tick":
+                raise ValueError(kind)
+        except (ValueError, KeyError, TypeError):
+            transport.send_close(WSCloseCode.INVALID_TEXT, b"not a tick or an order")
+            transport.disconnect()
+            return
+        if kind == "tick":
+            publish(self.subscribers, transport, WSMsgType.TEXT, frame.get_payload_as_memoryview())
+        else:
+            transport.send(WSMsgType.TEXT, ack.encode())
 
 
 class Echo(Listener):
@@ -126,6 +196,10 @@ def route(request):
         return Push()
     if path == b"/json":
         return Json()
+    if path == b"/broadcast":
+        return Broadcast()
+    if path == b"/market":
+        return Market()
     return None  # 404 Not Found
 
 
