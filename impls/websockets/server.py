@@ -34,7 +34,10 @@ market_connections = set()  # the open connections on /market
 
 
 def others(connections, ws):
-    return (other for other in connections if other is not ws)
+    # Skip a transport already closing: after a reset, broadcast() still sees the connection
+    # open until connection_lost() runs, and asyncio logs every write to it from the 5th on
+    # ("socket.send() raised exception.").
+    return (c for c in connections if c is not ws and not c.transport.is_closing())
 
 
 async def echo(ws):
