@@ -105,7 +105,12 @@ def test_connect_fails_without_a_completed_cycle_and_memory_without_a_connection
 
 @pytest.mark.parametrize(
     ("changes", "message"),
-    [({"workers": 0}, "workers and source addresses"), ({"scenario": "fanout"}, "fanout")],
+    [
+        ({"workers": 0}, "workers, subscribers and source addresses"),
+        ({"scenario": "fanout"}, "fanout"),
+        ({"scenario": "offered"}, "needs a rate or a load percentage"),
+        ({"scenario": "market"}, "needs a tick rate"),
+    ],
 )
 def test_bad_options_are_named(changes: dict[str, Any], message: str) -> None:
     import dataclasses

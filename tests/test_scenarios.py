@@ -10,6 +10,7 @@ from wsbench.scenarios import (
     in_grid,
     params_key,
     params_label,
+    params_words,
     spec,
 )
 
@@ -43,7 +44,20 @@ def test_clients_full_grid_has_64_in_flight_at_100_connections_only() -> None:
 
 def test_the_default_grid_keeps_the_headline_figures_and_some_scenarios_only() -> None:
     assert in_grid("full") == list(SCENARIOS)
-    assert in_grid("default") == ["echo", "stream", "clients", "memory"]
+    assert in_grid("default") == [
+        "echo",
+        "stream",
+        "clients",
+        "memory",
+        "broadcast",
+        "market",
+        "offered",
+    ]
+    assert spec("broadcast").grid("default") == [
+        {"subscribers": 100, "rate": 1000, "size_bytes": 16}
+    ]
+    assert spec("market").grid("default") == [{"subscribers": 10, "rate": 100}]
+    assert spec("offered").grid("default") == [{"rate": 1000, "load_percent": 0}]
     assert {"size_bytes": 65536, "in_flight": 64} in spec("echo").grid("default")
     assert spec("clients").grid("default") == [
         {"connections": 100, "size_bytes": 16, "in_flight": 1},
@@ -68,3 +82,18 @@ def test_unknown_scenario_names_the_known_ones() -> None:
 def test_every_scenario_has_a_title_and_one_spec() -> None:
     assert list(SPECS) == list(SCENARIOS)
     assert all(SPECS[s].title and SPECS[s].summary for s in SCENARIOS)
+
+
+def test_a_fixed_offered_load_is_an_absolute_rate_or_a_share_of_the_capacity_never_both() -> None:
+    full = spec("offered").grid("full")
+    assert all((p["rate"] == 0) != (p["load_percent"] == 0) for p in full)
+    assert sorted(p["load_percent"] for p in full if p["load_percent"]) == [25, 50, 75, 90]
+    assert params_label({"rate": 0, "load_percent": 50}) == "50% load"
+    assert params_label({"rate": 5000, "load_percent": 0}) == "5000/s"
+
+
+def test_broadcast_without_a_rate_reads_as_fast_as_delivered() -> None:
+    assert params_label({"subscribers": 100, "rate": 0, "size_bytes": 16}) == "16 B 100 subs max"
+    assert params_words({"subscribers": 10, "rate": 0}, short=False) == [
+        "10 subscribers", "as fast as delivered",
+    ]  # fmt: skip

@@ -751,6 +751,7 @@ def test_methodology_lists_every_scenario(site: Path) -> None:
     assert list(listed) == [
         "Echo", "Stream (server push)", "Concurrent clients", "Connection setup",
         "Memory per connection", "Echo, text frames", "JSON request/reply", "RSS growth",
+        "Broadcast fan-out", "Market data with orders", "Latency under a fixed offered load",
     ]  # fmt: skip
     clients = listed["Concurrent clients"]
     assert clients["Default grid (./bench run, the main job)"] == (

@@ -371,6 +371,9 @@ def test_every_scenario_has_its_columns_first_the_figure_it_ranks_by() -> None:
         "text": "Messages/s",
         "json": "Messages/s",
         "soak": "RSS growth (KiB)",
+        "broadcast": "Delivery p99 (µs)",
+        "market": "Order round trip p99 (µs)",
+        "offered": "p99 latency (µs)",
     }
 
 
@@ -457,6 +460,9 @@ def test_nav_lists_every_leaderboard() -> None:
         {"Echo, text frames": "leaderboards/text.md"},
         {"JSON request/reply": "leaderboards/json.md"},
         {"RSS growth": "leaderboards/soak.md"},
+        {"Broadcast fan-out": "leaderboards/broadcast.md"},
+        {"Market data with orders": "leaderboards/market.md"},
+        {"Latency under a fixed offered load": "leaderboards/offered.md"},
     ]
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wsbench.paths import IMPLS_DIR
+from wsbench.scenarios import SCENARIOS
 
 DEFAULT_COMMAND = ("{python}", "{dir}/server.py", "--host", "{host}", "--port", "{port}")
 """How a Python implementation is started unless its ``meta.toml`` says otherwise."""
@@ -56,6 +57,10 @@ class ImplConfig:
         requires: extra pins ``{distribution: version}`` (e.g. ``{"uvloop": "0.23.0"}``).
         versions: the package versions this configuration exists at; None means all.
         command: replaces the implementation's command when set.
+        unsupported: scenarios this configuration cannot run, with the reason
+            (``{scenario: why}``, meta.toml's ``unsupported`` table, per configuration or at
+            the top level for all of them): recorded as failures with that reason, never
+            run.
     """
 
     id: str
@@ -67,6 +72,7 @@ class ImplConfig:
     requires: dict[str, str] = field(default_factory=dict)
     versions: tuple[str, ...] | None = None
     command: tuple[str, ...] | None = None
+    unsupported: dict[str, str] = field(default_factory=dict)
 
     def supports(self, version: str | None) -> bool:
         """True when this configuration exists at package version ``version``."""
@@ -234,6 +240,28 @@ def _strings(entry: dict[str, object], key: str, path: Path) -> tuple[str, ...] 
     return tuple(value)
 
 
+_CONFIG_KEYS = frozenset(
+    ("id", "server", "event_loop", "ws_backend", "protocol", "args", "requires", "versions",
+     "command", "unsupported")
+)  # fmt: skip
+"""The keys a ``[[configurations]]`` table may have."""
+
+
+def _unsupported(table: dict[str, object], path: Path) -> dict[str, str]:
+    """The ``unsupported`` table of ``table``: ``{scenario: why}``.
+
+    Raises:
+        ImplError: not a table of strings, or an unknown scenario.
+    """
+    found = table.get("unsupported", {})
+    if not isinstance(found, dict) or not all(isinstance(v, str) for v in found.values()):
+        raise ImplError(f"{path}: 'unsupported' must be a table of scenario = \"why\"")
+    unknown = sorted(set(found) - set(SCENARIOS))
+    if unknown:
+        raise ImplError(f"{path}: 'unsupported' names unknown scenarios {unknown}")
+    return {str(k): str(v) for k, v in found.items()}
+
+
 def _load_configs(
     meta: dict[str, object], path: Path, defaults: ImplConfig, versions: list[str]
 ) -> tuple[ImplConfig, ...]:
@@ -243,6 +271,13 @@ def _load_configs(
     configs: list[ImplConfig] = []
     for entry in entries:
         config_id = entry.get("id")
+        unknown_keys = sorted(set(entry) - _CONFIG_KEYS)
+        if unknown_keys:
+            raise ImplError(
+                f"{path}: configuration {config_id!r} has unknown keys {unknown_keys} (a "
+                "top-level key written after a [[configurations]] table belongs to it: move "
+                "it above the first one)"
+            )
         if not isinstance(config_id, str) or not _CONFIG_ID.fullmatch(config_id):
             raise ImplError(f"{path}: configuration id {config_id!r} must match [a-z0-9-]+")
         if any(c.id == config_id for c in configs):
@@ -264,6 +299,7 @@ def _load_configs(
                 requires=_pins(entry, path),
                 versions=only,
                 command=_strings(entry, "command", path),
+                unsupported={**defaults.unsupported, **_unsupported(entry, path)},
             )
         )
     for config in [*configs, defaults]:
@@ -304,6 +340,7 @@ def load_impl(directory: Path) -> Impl:
         server=_str(meta, "server", path, name),
         event_loop=_str(meta, "event_loop", path, "asyncio"),
         protocol=_str(meta, "protocol", path, "websocket"),
+        unsupported=_unsupported(meta, path),
     )
     configs = _load_configs(meta, path, defaults, [v.version for v in versions])
     return Impl(

@@ -258,6 +258,14 @@ def sample_scenario(
     """
     plan.validate()
     collected = [_Collected(params) for params in grid]
+    why = impl.config(config_id).unsupported.get(scenario)
+    if why is not None:
+        for entry in collected:
+            entry.samples.append(Sample(0, 0, "failed", error=f"not supported: {why}"))
+        progress_now = [c.benchmark(scenario) for c in collected]
+        if on_progress is not None:
+            on_progress(progress_now)
+        return progress_now
 
     def progress() -> None:
         if on_progress is not None:

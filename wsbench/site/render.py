@@ -255,6 +255,33 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
         _P99,
         *_ERRORS_AND_SERVER,
     ),
+    "broadcast": (
+        _spread_column("Delivery p99 (µs)", BY_NAME["delivery_p99"], ",.1f", 1e-6),
+        _median_column("Delivery p50 (µs)", BY_NAME["delivery_p50"], ",.1f", 1e-6),
+        _median_column("Last subscriber p99 (µs)", BY_NAME["last_delivery_p99"], ",.1f", 1e-6),
+        _median_column("Deliveries/s", MESSAGES, ",.0f"),
+        _median_column("Published/s", BY_NAME["published_per_s"], ",.0f"),
+        *_ERRORS_AND_SERVER,
+    ),
+    "market": (
+        _spread_column("Order round trip p99 (µs)", BY_NAME["order_round_trip_p99"], ",.1f",
+                       1e-6),
+        _median_column("Order round trip p50 (µs)", BY_NAME["order_round_trip_p50"], ",.1f",
+                       1e-6),
+        _median_column("Tick delivery p99 (µs)", BY_NAME["delivery_p99"], ",.1f", 1e-6),
+        _median_column("Orders/s", BY_NAME["orders_per_s"], ",.0f"),
+        *_ERRORS_AND_SERVER,
+    ),
+    "offered": (
+        _spread_column("p99 latency (µs)", BY_NAME["latency_p99"], ",.1f", 1e-6),
+        _median_column("p50 latency (µs)", BY_NAME["latency_p50"], ",.1f", 1e-6),
+        _median_column("p99.9 latency (µs)", BY_NAME["latency_p99_9"], ",.1f", 1e-6),
+        _median_column("Max latency (µs)", BY_NAME["latency_max"], ",.1f", 1e-6),
+        _median_column("Offered messages/s", BY_NAME["offered_per_s"], ",.0f"),
+        _median_column("Achieved messages/s", MESSAGES, ",.0f"),
+        _CPU,
+        _RSS,
+    ),
 }  # fmt: skip
 """Each scenario's figure columns, in order; the first is the figure it ranks by
 (:data:`wsbench.metrics.SCENARIO_HEADLINES`)."""
