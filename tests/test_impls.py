@@ -33,6 +33,10 @@ COUNT = 200
 """Messages per connection in the echo cases."""
 PUSH_COUNT = 1000
 """Messages pushed in the push cases."""
+SUBSCRIBERS = 10
+"""Subscribers (market: clients) of the fan-out cases."""
+FANOUT_COUNT = 100
+"""Messages published in the fan-out cases."""
 CLIENTS = 20
 """Connections of the many-connection cases (the 1,000-connection case is
 tests/test_many_connections.py, against one server)."""
@@ -133,6 +137,59 @@ def test_json_replies_are_exact(server: ConfigServer) -> None:
     what = f"{server.label}, json"
     assert m.report["config"]["message_type"] == "json", what
     assert m.report["messages_sent"] == 2 * COUNT, what
+    assert m.report["messages_received"] == 2 * COUNT, what
+    check_counters(m.report, what)
+
+
+def skip_if_unsupported(server: ConfigServer, scenario: str) -> None:
+    """Skip, with the reason its metadata gives, a scenario the configuration does not run."""
+    why = get_impl(server.impl).config(server.config_id).unsupported.get(scenario)
+    if why is not None:
+        pytest.skip(f"{server.label} does not support {scenario}: {why}")
+
+
+@TEXT
+def test_every_subscriber_gets_every_broadcast_message(server: ConfigServer, text: bool) -> None:
+    """/broadcast (Socket.IO: the room): each published message reaches every subscriber
+    exactly once, in order, byte for byte, and never the publisher."""
+    skip_if_unsupported(server, "broadcast")
+    what = f"{server.label}, broadcast {'text' if text else 'binary'}"
+    m = server.run(
+        what, scenario="broadcast", subscribers=SUBSCRIBERS, count=FANOUT_COUNT, text=text,
+        size_bytes=64,
+    )  # fmt: skip
+    assert m.report is not None
+    fanout = m.report["fanout"]
+    assert (fanout["subscribers"], fanout["published"]) == (SUBSCRIBERS, FANOUT_COUNT), what
+    assert m.report["messages_received"] == SUBSCRIBERS * FANOUT_COUNT, what
+    assert fanout["last_latency_us"]["count"] == FANOUT_COUNT, what
+    check_counters(m.report, what)
+
+
+def test_market_ticks_reach_every_client_and_every_order_is_acknowledged(
+    server: ConfigServer,
+) -> None:
+    """/market: every tick relayed to every client (fields checked), every order answered
+    with its own acknowledgement, in order."""
+    skip_if_unsupported(server, "market")
+    what = f"{server.label}, market"
+    m = server.run(
+        what, scenario="market", subscribers=SUBSCRIBERS, count=FANOUT_COUNT, rate=500.0
+    )
+    assert m.report is not None
+    orders = m.report["fanout"]["orders"]
+    assert m.report["messages_received"] == SUBSCRIBERS * FANOUT_COUNT, what
+    assert (orders["sent"], orders["acked"]) == (SUBSCRIBERS * FANOUT_COUNT,) * 2, what
+    assert orders["mismatched"] == 0, what
+    check_counters(m.report, what)
+
+
+def test_echo_at_a_fixed_offered_load_is_exact(server: ConfigServer) -> None:
+    """The offered scenario's open-loop sender: every message answered, exactly."""
+    what = f"{server.label}, echo at a fixed rate"
+    m = server.run(what, scenario="offered", connections=2, count=COUNT, rate=2000.0)
+    assert m.report is not None
+    assert m.report["config"]["rate_per_s"] == 2000.0, what
     assert m.report["messages_received"] == 2 * COUNT, what
     check_counters(m.report, what)
 
