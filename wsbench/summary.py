@@ -21,10 +21,18 @@ def summarize(m: Measurement) -> str:
         else f"{c.warmup_s:g} s warm-up, {c.duration_s:g} s window"
     )
     defined = spec(c.scenario)
-    frames = "JSON" if defined.json else "text" if c.text or defined.text else "binary"
+    frames = (
+        "JSON" if defined.json or defined.mode == "market"
+        else "text" if c.text or defined.text else "binary"
+    )  # fmt: skip
+    who = (
+        f"{c.subscribers} subscriber(s) + 1 publisher"
+        if defined.mode in ("broadcast", "market")
+        else f"{c.connections} connection(s)"
+    )
+    load = f" · {c.rate:,.0f} messages/s offered" if c.rate else ""
     lines = [
-        f"{c.impl} · {c.scenario} · {params_label(c.params())} · {frames} · "
-        f"{c.connections} connection(s) · {mode}",
+        f"{c.impl} · {c.scenario} · {params_label(c.params())} · {frames} · {who}{load} · {mode}",
         f"CPUs: server {list(m.placement.server)}, load generator {list(m.placement.loadgen)}",
     ]
     if m.status != "ok":
@@ -61,6 +69,8 @@ def summarize(m: Measurement) -> str:
             )
         if c.connections > 1:
             lines += _connect_lines(r)
+    if r and defined.mode in ("broadcast", "market"):
+        lines += _fanout_lines(r)
     if r and defined.mode != "hold":
         integrity = ", ".join(f"{k} {v}" for k, v in r["integrity"].items())
         errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items())
@@ -72,6 +82,30 @@ def summarize(m: Measurement) -> str:
             f"server: CPU {m.server.cpu_percent:.0f}%, peak RSS {_mib(m.server.rss_bytes)}"
         )
     return "\n".join(lines)
+
+
+def _percentiles(summary: dict[str, float]) -> str:
+    return ", ".join(
+        f"{k.replace('_', '.')} {summary[k]:,.0f}" for k in ("p50", "p90", "p99", "p99_9", "max")
+    )
+
+
+def _fanout_lines(r: dict[str, Any]) -> list[str]:
+    fanout = r["fanout"]
+    lines = [
+        f"published: {fanout['published_per_s']:,.0f} messages/s; delivered: "
+        f"{r['messages_per_s']:,.0f} messages/s to {fanout['subscribers']} subscribers "
+        f"({r['messages_received']:,} deliveries in {r['window_s']:.2f} s)",
+        f"delivery latency (µs): {_percentiles(r['latency_us'])}",
+        f"last subscriber (µs): {_percentiles(fanout['last_latency_us'])}",
+    ]
+    orders = fanout.get("orders")
+    if orders:
+        lines.append(
+            f"orders: {orders['acked_per_s']:,.0f}/s acknowledged ({orders['acked']:,} of "
+            f"{orders['sent']:,}); round trip (µs): {_percentiles(orders['round_trip_us'])}"
+        )
+    return lines
 
 
 def _connect_lines(r: dict[str, Any]) -> list[str]:
