@@ -327,6 +327,9 @@ def check_report(report: dict[str, Any], config: MeasureConfig) -> str | None:
         expected = config.count * config.connections
         if report["messages_received"] != expected:
             return f"received {report['messages_received']} of {expected} messages"
+    echoed = (report.get("fanout") or {}).get("publisher_received")
+    if echoed:
+        return f"the server sent {echoed} message(s) back to the publisher (never the sender)"
     if config.count is not None and defined.mode in ("broadcast", "market"):
         expected = config.count * config.subscribers
         if report["messages_received"] != expected:

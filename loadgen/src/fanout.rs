@@ -65,6 +65,10 @@ use crate::ws::{close_gracefully, encode_client_frame, MaskGen};
 /// Interval between priming messages.
 pub const PRIME_EVERY: Duration = Duration::from_millis(10);
 
+/// How long the publisher reads, at the end, until nothing more comes (messages a server
+/// wrongly relayed back to it are already queued on its socket by then).
+pub const ECHO_QUIET: Duration = Duration::from_millis(100);
+
 /// Socket.IO event of a broadcast message.
 pub const BROADCAST_EVENT: &str = "broadcast";
 /// Socket.IO event of a market tick.
@@ -298,15 +302,15 @@ pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
         results.push(j);
     }
     let mut errors = errors;
-    let (published, timing) = match published {
-        Ok(Ok(p)) => (p.published, p.timing),
+    let (published, timing, echoed) = match published {
+        Ok(Ok(p)) => (p.published, p.timing, p.echoed),
         Ok(Err(k)) => {
             errors.add(k);
-            (0, None)
+            (0, None, 0)
         }
         Err(_) => {
             errors.add(ErrorKind::Other);
-            (0, None)
+            (0, None, 0)
         }
     };
     // Count mode: the window is the whole traffic phase, priming included.
@@ -318,7 +322,11 @@ pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
             cpu_interval: window,
         }
     });
-    Ok(build(cfg, results, &hub, errors, phase, timing, published))
+    let mut report = build(cfg, results, &hub, errors, phase, timing, published);
+    if let Some(f) = report.fanout.as_mut() {
+        f.publisher_received = echoed;
+    }
+    Ok(report)
 }
 
 fn zero_timing() -> Timing {
@@ -335,6 +343,8 @@ struct Published {
     published: u64,
     /// Duration mode: the window and the CPU sampled over it.
     timing: Option<Timing>,
+    /// Messages the server sent the publisher (the protocol sends it none).
+    echoed: u64,
 }
 
 /// The publisher: priming, then the traffic phase (see the module documentation).
@@ -457,14 +467,26 @@ async fn publish(client: Client, hub: Arc<Hub>, cfg: FanoutConfig) -> Result<Pub
         Some(h) => Some(h.await.map_err(|_| ErrorKind::Other)?),
         None => None,
     };
-    // Stay connected until every subscriber is done: a Socket.IO server would otherwise
-    // see the publisher's session end mid-delivery (harmless) and close quietly.
-    let _ = &mut transport;
-    let grace = cfg.timeout.min(Duration::from_secs(2));
-    close_gracefully(&mut ws, grace).await;
+    // Stay connected until every subscriber is done, then close and read what the server
+    // sent the publisher meanwhile: nothing, by the protocol (a relay back to the sender
+    // would otherwise go unseen).
+    let until = Instant::now() + cfg.timeout * 2;
+    while hub.live.load(Ordering::Acquire) > 0 && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Whatever arrived is queued on the socket by now: read until it stays quiet.
+    let mut echoed = 0;
+    while let Ok(Ok(m)) = tokio::time::timeout(ECHO_QUIET, transport.read(&mut ws)).await {
+        match m {
+            Incoming::Close => break,
+            _ => echoed += 1,
+        }
+    }
+    close_gracefully(&mut ws, cfg.timeout.min(Duration::from_secs(2))).await;
     Ok(Published {
         published: hi - lo,
         timing,
+        echoed,
     })
 }
 
@@ -916,6 +938,7 @@ fn build(
                 .summary_us(),
             per_subscriber_lost: Spread::of(lost),
             per_subscriber_out_of_order: Spread::of(ooo),
+            publisher_received: 0,
             orders: market.then(|| Orders {
                 sent: orders_sent,
                 acked,

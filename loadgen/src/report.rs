@@ -97,6 +97,10 @@ pub struct Fanout {
     pub per_subscriber_lost: Option<Spread>,
     /// Each subscriber's messages received after a later one.
     pub per_subscriber_out_of_order: Option<Spread>,
+    /// Messages the server sent to the publisher (read when it closes, after every
+    /// subscriber is done): the protocol relays to every connection but the sender, so
+    /// any is a violation.
+    pub publisher_received: u64,
     /// `market` only: the orders the clients sent in answer to ticks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub orders: Option<Orders>,

@@ -102,3 +102,22 @@ fn echo_at_a_fixed_rate_sends_exactly_the_count_and_times_from_the_schedule() {
     // 200 messages per connection at 1,000/s each: the schedule spans about 0.2 s.
     assert!(r.window_s >= 0.19, "{}", r.window_s);
 }
+
+#[test]
+fn a_server_that_relays_back_to_the_publisher_is_caught() {
+    // An echo server on /broadcast sends every message back to its sender only.
+    let server = BackgroundServer::start(|tcp| async move {
+        if let Some((ws, _)) = wsbench_loadgen::handshake::accept(tcp, &["/broadcast"]).await {
+            wsbench_loadgen::serve::echo_loop(ws).await;
+        }
+    })
+    .unwrap();
+    let cfg = FanoutConfig {
+        timeout: Duration::from_millis(500),
+        ..fanout_cfg(server.url("/broadcast"), Workload::Broadcast, 2, 20)
+    };
+    let r = run_fanout(&cfg).unwrap();
+    let f = r.fanout.as_ref().unwrap();
+    assert!(f.publisher_received > 0, "{f:?}");
+    assert_eq!(r.messages_received, 0);
+}
