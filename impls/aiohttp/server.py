@@ -1,11 +1,15 @@
-"""wsbench server for aiohttp: /echo, /push and /json (see impls/PROTOCOL.md).
+"""wsbench server for aiohttp: /echo, /push, /json, /broadcast and /market (see
+impls/PROTOCOL.md).
 
-A web.Application with three WebSocketResponse handlers, run by web.run_app. Sends await
-send_bytes()/send_str(): every 64 KiB written, aiohttp waits while the transport is paused.
+A web.Application with five WebSocketResponse handlers, run by web.run_app. Sends await
+send_bytes()/send_str(): every 64 KiB written (256 KiB in aiohttp 3.14), aiohttp waits
+while the transport is paused. /broadcast and /market fan out with the loop over the open
+WebSockets that aiohttp's example shows (examples/web_ws.py), awaiting each send in turn.
 """
 
 import argparse
 import asyncio
+import contextlib
 import json
 import weakref
 
@@ -13,6 +17,8 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 WS_OPTIONS = dict(compress=False, heartbeat=None, max_msg_size=2**24)
 open_sockets = weakref.WeakSet()
+broadcast_sockets = set()  # the open WebSockets on /broadcast
+market_sockets = set()  # the open WebSockets on /market
 
 
 async def open_websocket(request):
@@ -83,6 +89,63 @@ async def push(request):
     return ws
 
 
+async def send_to_others(subscribers, sender, data, binary):
+    # A copy: the set changes while a send waits for a subscriber's flow control
+    for ws in tuple(subscribers):
+        if ws is sender or ws.closed:
+            continue
+        # ConnectionError: that subscriber's transport closed under the send (its handler
+        # removes it)
+        with contextlib.suppress(ConnectionError):
+            await (ws.send_bytes(data) if binary else ws.send_str(data))
+
+
+async def broadcast(request):
+    ws = await open_websocket(request)
+    broadcast_sockets.add(ws)  # a subscriber from the handshake until it closes
+    try:
+        # Every message goes to every other connection on /broadcast (PROTOCOL.md)
+        async for msg in ws:
+            if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                binary = msg.type == WSMsgType.BINARY
+                await send_to_others(broadcast_sockets, ws, msg.data, binary)
+    finally:
+        broadcast_sockets.discard(ws)
+    return ws
+
+
+async def market(request):
+    ws = await open_websocket(request)
+    market_sockets.add(ws)  # a subscriber from the handshake until it closes
+    try:
+        # Ticks go to every other connection on /market; orders are acknowledged (PROTOCOL.md)
+        async for msg in ws:
+            if msg.type == WSMsgType.BINARY:
+                await ws.close(code=WSCloseCode.UNSUPPORTED_DATA, message=b"text messages only")
+                break
+            if msg.type != WSMsgType.TEXT:
+                continue
+            try:
+                message = json.loads(msg.data)
+                kind = message["type"]
+                if kind == "order":
+                    ack = json.dumps({"type": "ack", "id": message["id"], "ok": True})
+                elif kind != "tick":
+                    raise ValueError(kind)
+            except (ValueError, KeyError, TypeError):
+                await ws.close(code=WSCloseCode.INVALID_TEXT, message=b"not a tick or an order")
+                break
+            if kind == "tick":
+                await send_to_others(market_sockets, ws, msg.data, False)  # the received text
+            else:
+                await ws.send_str(ack)
+    except ConnectionError:
+        pass  # the transport closed under a send: the client left with orders in flight
+    finally:
+        market_sockets.discard(ws)
+    return ws
+
+
 async def close_open_sockets(app):
     for ws in set(open_sockets):
         await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
@@ -90,7 +153,15 @@ async def close_open_sockets(app):
 
 def make_app():
     app = web.Application()
-    app.add_routes([web.get("/echo", echo), web.get("/push", push), web.get("/json", json_answer)])
+    app.add_routes(
+        [
+            web.get("/echo", echo),
+            web.get("/push", push),
+            web.get("/json", json_answer),
+            web.get("/broadcast", broadcast),
+            web.get("/market", market),
+        ]
+    )
     app.on_shutdown.append(close_open_sockets)
     return app
 
