@@ -184,6 +184,9 @@ struct Table {
     sent_ns: Vec<u64>,
     delivered: Vec<u32>,
     worst_ns: Vec<u64>,
+    /// Whether the message has reached every live subscriber (recorded once: the number
+    /// of live subscribers falls as they finish).
+    complete: Vec<bool>,
     /// One past the highest sequence number delivered to every live subscriber.
     complete_to: u64,
 }
@@ -201,6 +204,7 @@ impl Hub {
             .push(at.saturating_duration_since(self.base).as_nanos() as u64);
         t.delivered.push(0);
         t.worst_ns.push(0);
+        t.complete.push(false);
     }
 
     /// Records the delivery of `seq` at `now` to subscriber `i`; returns its latency, or
@@ -213,7 +217,8 @@ impl Hub {
         let latency = Duration::from_nanos(now_ns.saturating_sub(t.sent_ns[k]));
         t.delivered[k] += 1;
         t.worst_ns[k] = t.worst_ns[k].max(latency.as_nanos() as u64);
-        if t.delivered[k] as usize >= self.live.load(Ordering::Acquire) {
+        if !t.complete[k] && t.delivered[k] as usize >= self.live.load(Ordering::Acquire) {
+            t.complete[k] = true;
             if counted {
                 let worst = Duration::from_nanos(t.worst_ns[k]);
                 self.last
