@@ -1,10 +1,12 @@
-"""wsbench server for tornado: /echo, /push and /json (see impls/PROTOCOL.md).
+"""wsbench server for tornado: /echo, /push, /json, /broadcast and /market (impls/PROTOCOL.md).
 
-A tornado.web.Application with three WebSocketHandlers. The echo and the JSON answers write
+A tornado.web.Application with five WebSocketHandlers. The echo and the JSON answers write
 as tornado's docs show (write_message() not awaited; the client's in-flight window bounds
 the buffer). The push awaits the future returned by write_message(), which resolves once the
-data is flushed: that is tornado's backpressure. Every handler turns Nagle's algorithm off
-(set_nodelay(True)).
+data is flushed: that is tornado's backpressure. /broadcast and /market relay as tornado's
+websocket chat demo does: a class-level set of open handlers, write_message() on each, not
+awaited (so a slow subscriber's messages queue in its stream's write buffer). Every handler
+turns Nagle's algorithm off (set_nodelay(True)).
 """
 
 import argparse
@@ -12,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import signal
+from typing import ClassVar
 
 import tornado.web
 import tornado.websocket
@@ -92,15 +95,81 @@ class PushHandler(tornado.websocket.WebSocketHandler):
             pass
 
 
+class BroadcastHandler(tornado.websocket.WebSocketHandler):
+    subscribers: ClassVar[set] = set()  # the open connections, as in tornado's chat demo
+
+    def get_compression_options(self):
+        return None
+
+    def open(self):
+        self.set_nodelay(True)
+        self.subscribers.add(self)
+
+    def on_close(self):
+        self.subscribers.discard(self)
+
+    def on_message(self, message):
+        self.relay(message, isinstance(message, bytes))
+
+    def relay(self, message, binary):
+        # As in tornado's chat demo: write_message() on every other subscriber, not awaited
+        for subscriber in list(self.subscribers):
+            if subscriber is not self:
+                with contextlib.suppress(WebSocketClosedError):  # it is leaving
+                    subscriber.write_message(message, binary=binary)
+
+
+class MarketHandler(BroadcastHandler):
+    subscribers: ClassVar[set] = set()  # the open connections of /market
+
+    def on_message(self, message):
+        # A message that is not a tick or an order closes the connection (PROTOCOL.md)
+        if isinstance(message, bytes):
+            self.close(1003, "text messages only")
+            return
+        try:
+            data = json.loads(message)
+            kind = data["type"]
+            if kind == "order":
+                ack = json.dumps({"type": "ack", "id": data["id"], "ok": True})
+            elif kind != "tick":
+                raise ValueError(kind)
+        except (ValueError, KeyError, TypeError):
+            self.close(1007, "not a tick or an order")
+            return
+        if kind == "tick":
+            self.relay(message, False)  # the received text, unchanged
+        else:
+            # Not awaited, as the JSON answers
+            with contextlib.suppress(WebSocketClosedError):
+                self.write_message(ack)
+
+
+def ignore_closed_writes(loop, context):
+    # A write_message() future not awaited (echo, JSON answers, relays) fails with
+    # WebSocketClosedError when its client leaves with the write pending, and asyncio logs it
+    # with a traceback ("Task exception was never retrieved"): harmless, as tornado's
+    # maintainers say (tornado issue #2568). Everything else goes to the default handler.
+    if not isinstance(context.get("exception"), WebSocketClosedError):
+        loop.default_exception_handler(context)
+
+
 async def main(host, port):
     app = tornado.web.Application(
-        [(r"/echo", EchoHandler), (r"/push", PushHandler), (r"/json", JsonHandler)],
+        [
+            (r"/echo", EchoHandler),
+            (r"/push", PushHandler),
+            (r"/json", JsonHandler),
+            (r"/broadcast", BroadcastHandler),
+            (r"/market", MarketHandler),
+        ],
         websocket_max_message_size=2**24,  # 16 MiB
         # no websocket_ping_interval: tornado sends no keepalive pings
     )
     server = app.listen(port, address=host)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    loop.set_exception_handler(ignore_closed_writes)
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     loop.add_signal_handler(signal.SIGINT, stop.set)
     await stop.wait()
