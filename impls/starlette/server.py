@@ -1,8 +1,11 @@
-"""wsbench server for Starlette on uvicorn: /echo, /push and /json (see impls/PROTOCOL.md).
+"""wsbench server for Starlette on uvicorn: /echo, /push, /json, /broadcast, /market.
 
-A Starlette app with three WebSocketRoutes served by uvicorn.run. The WebSocket backend
-(--ws: uvicorn's "websockets", "websockets-sansio" from uvicorn 0.35, or "wsproto") and the
-event loop (--loop: asyncio or uvloop) are the configuration; see meta.toml.
+See impls/PROTOCOL.md. A Starlette app with five WebSocketRoutes served by uvicorn.run. The
+WebSocket backend (--ws: uvicorn's "websockets", "websockets-sansio" from uvicorn 0.35, or
+"wsproto") and the event loop (--loop: asyncio or uvloop) are the configuration; see
+meta.toml. Starlette has no broadcast helper: /broadcast and /market keep a set of their
+open WebSockets and relay a message by awaiting each subscriber's send in turn, the
+connection-manager pattern of the Starlette/FastAPI docs.
 """
 
 import argparse
@@ -77,11 +80,84 @@ async def push(websocket: WebSocket):
         pass  # the client went away, possibly mid-push
 
 
+# The open connections of /broadcast and of /market (PROTOCOL.md): subscribers from accept()
+# until they leave.
+broadcast_subscribers: set[WebSocket] = set()
+market_subscribers: set[WebSocket] = set()
+
+
+async def relay(subscribers: set[WebSocket], sender: WebSocket, message: dict):
+    """Send a received message to every subscriber but its sender, awaiting each send."""
+    for subscriber in list(subscribers):  # a copy: subscribers leave while a send awaits
+        if subscriber is sender or subscriber not in subscribers:
+            continue  # the sender, or a subscriber that left during an earlier send
+        try:
+            if message.get("bytes") is not None:
+                await subscriber.send_bytes(message["bytes"])
+            else:
+                await subscriber.send_text(message["text"])
+        except Exception:
+            # The subscriber is leaving: its own handler removes it when it sees the
+            # disconnect. What the send raises depends on the versions: WebSocketDisconnect
+            # (Starlette >= 0.37.2), websockets' ConnectionClosed or wsproto's
+            # LocalProtocolError straight through older Starlette, RuntimeError once uvicorn
+            # has seen the close.
+            continue
+
+
+async def broadcast(websocket: WebSocket):
+    await websocket.accept()
+    broadcast_subscribers.add(websocket)
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            await relay(broadcast_subscribers, websocket, message)
+    finally:
+        broadcast_subscribers.discard(websocket)
+
+
+async def market(websocket: WebSocket):
+    await websocket.accept()
+    market_subscribers.add(websocket)
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            # A message that is not a tick or an order closes the connection (PROTOCOL.md)
+            if message.get("text") is None:
+                await websocket.close(1003, "text messages only")
+                return
+            try:
+                data = json.loads(message["text"])
+                kind = data["type"]
+                if kind == "order":
+                    ack = json.dumps({"type": "ack", "id": data["id"], "ok": True})
+                elif kind != "tick":
+                    raise ValueError(kind)
+            except (ValueError, KeyError, TypeError):
+                await websocket.close(1007, "not a tick or an order")
+                return
+            if kind == "tick":
+                await relay(market_subscribers, websocket, message)  # the text unchanged
+            else:
+                try:
+                    await websocket.send_text(ack)
+                except WebSocketDisconnect:
+                    return  # the client left with orders in flight (as in json_answer)
+    finally:
+        market_subscribers.discard(websocket)
+
+
 app = Starlette(
     routes=[
         WebSocketRoute("/echo", echo),
         WebSocketRoute("/push", push),
         WebSocketRoute("/json", json_answer),
+        WebSocketRoute("/broadcast", broadcast),
+        WebSocketRoute("/market", market),
     ]
 )
 
