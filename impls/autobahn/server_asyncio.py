@@ -1,6 +1,9 @@
-"""wsbench server for autobahn on asyncio or uvloop: /echo, /push, /json (impls/PROTOCOL.md).
+"""wsbench server for autobahn on asyncio or uvloop: /echo, /push, /json, /broadcast, /market.
 
-One WebSocketServerFactory serves every path on one port: onConnect routes by request.path.
+See impls/PROTOCOL.md. One WebSocketServerFactory serves every path on one port: onConnect
+routes by request.path. /broadcast and /market relay as autobahn's broadcast example does:
+the factory keeps the open connections and calls sendMessage() on each (no waiting: a slow
+subscriber's frames queue in its transport).
 autobahn's sendMessage() writes straight to the transport and returns nothing to await, and
 its asyncio adapter ignores asyncio's flow control. So the protocol implements asyncio's
 pause_writing()/resume_writing() callbacks (the transport calls them around its 64 KiB
@@ -10,27 +13,52 @@ asyncio's StreamWriter.drain() does. It also yields every 64 messages (asyncio.s
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 
 import txaio
 from autobahn.asyncio.websocket import WebSocketServerFactory, WebSocketServerProtocol
+from autobahn.exception import Disconnected
 from autobahn.websocket.types import ConnectionDeny
+
+
+class BenchFactory(WebSocketServerFactory):
+    """The factory keeps the open connections of /broadcast and /market and relays to them,
+    as autobahn's broadcast example (examples/twisted/websocket/broadcast) does."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.subscribers = {"/broadcast": set(), "/market": set()}
+
+    def broadcast(self, sender, payload, isBinary):
+        # sendMessage() never yields to the event loop, so the set cannot change meanwhile
+        for subscriber in sender.subscribers:
+            # Not to a connection asyncio has lost but not yet reported (onClose removes it)
+            if subscriber is not sender and not subscriber.transport.is_closing():
+                with contextlib.suppress(Disconnected):  # closing: onClose removes it
+                    subscriber.sendMessage(payload, isBinary)
 
 
 class BenchProtocol(WebSocketServerProtocol):
     is_echo = False
     is_push = False
+    is_market = False
+    subscribers = None  # /broadcast and /market: the endpoint's open connections
     pusher = None  # the /push task
     writable = None  # a future while the transport's write buffer is above its high-water mark
 
     def onConnect(self, request):
-        if request.path not in ("/echo", "/push", "/json"):
+        if request.path not in ("/echo", "/push", "/json", "/broadcast", "/market"):
             raise ConnectionDeny(404, "unknown path")
         self.is_echo = request.path == "/echo"
         self.is_push = request.path == "/push"
+        self.is_market = request.path == "/market"
+        self.subscribers = self.factory.subscribers.get(request.path)
 
     def onOpen(self):
+        if self.subscribers is not None:
+            self.subscribers.add(self)
         if self.is_push:
             self.requests = asyncio.Queue()
             self.pusher = asyncio.get_running_loop().create_task(self.push())
@@ -40,8 +68,12 @@ class BenchProtocol(WebSocketServerProtocol):
             self.sendMessage(payload, isBinary)
         elif self.is_push:
             self.requests.put_nowait(json.loads(payload))
-        else:
+        elif self.subscribers is None:
             self.answer_json(payload, isBinary)
+        elif self.is_market:
+            self.market(payload, isBinary)
+        else:
+            self.factory.broadcast(self, payload, isBinary)
 
     def answer_json(self, payload, isBinary):
         # A message that is not a JSON request closes the connection (PROTOCOL.md), with
@@ -59,7 +91,31 @@ class BenchProtocol(WebSocketServerProtocol):
             return
         self.sendMessage(json.dumps({"seq": seq, "ok": True}).encode(), False)  # bytes only
 
+    def market(self, payload, isBinary):
+        # A message that is not a tick or an order closes the connection (PROTOCOL.md)
+        if self.state != self.STATE_OPEN:
+            return  # a message read after this side's close frame (below)
+        if isBinary:
+            self.sendCloseFrame(code=1003, reasonUtf8=b"text messages only")
+            return
+        try:
+            data = json.loads(payload)  # a text message's UTF-8 bytes, validated by autobahn
+            kind = data["type"]
+            if kind == "order":
+                ack = json.dumps({"type": "ack", "id": data["id"], "ok": True})
+            elif kind != "tick":
+                raise ValueError(kind)
+        except (ValueError, KeyError, TypeError):
+            self.sendCloseFrame(code=1007, reasonUtf8=b"not a tick or an order")
+            return
+        if kind == "tick":
+            self.factory.broadcast(self, payload, False)  # the received text, unchanged
+        else:
+            self.sendMessage(ack.encode(), False)
+
     def onClose(self, wasClean, code, reason):
+        if self.subscribers is not None:
+            self.subscribers.discard(self)
         if self.pusher is not None:
             self.pusher.cancel()  # the client went away, possibly mid-push: stop quietly
 
@@ -88,7 +144,7 @@ class BenchProtocol(WebSocketServerProtocol):
 async def main(host, port):
     loop = asyncio.get_running_loop()
     txaio.config.loop = loop  # txaio's timers (handshake timeouts) on this loop
-    factory = WebSocketServerFactory(loop=loop)
+    factory = BenchFactory(loop=loop)
     factory.protocol = BenchProtocol
     factory.setProtocolOptions(
         perMessageCompressionAccept=lambda offers: None,  # no permessage-deflate (default)

@@ -1,17 +1,22 @@
-"""wsbench server for autobahn on Twisted: /echo, /push and /json (see impls/PROTOCOL.md).
+"""wsbench server for autobahn on Twisted: /echo, /push, /json, /broadcast and /market.
 
-One WebSocketServerFactory on Twisted's default reactor (epoll on Linux) serves every path
-on one port: onConnect routes by request.path. autobahn's sendMessage() writes straight to
-the transport and never waits, so /push uses Twisted's producer/consumer API: the protocol
-registers itself as a streaming producer on its transport, which calls pauseProducing()
-once its write buffer holds more than 64 KiB and resumeProducing() when it has drained.
-The push loop also yields to the reactor after every 64 messages (reactor.callLater(0)).
+See impls/PROTOCOL.md. One WebSocketServerFactory on Twisted's default reactor (epoll on
+Linux) serves every path on one port: onConnect routes by request.path. /broadcast and
+/market relay as autobahn's broadcast example does: the factory keeps the open connections
+and calls sendMessage() on each (no waiting: a slow subscriber's frames queue in its
+transport). autobahn's sendMessage() writes straight to the transport and never waits, so
+/push uses Twisted's producer/consumer API: the protocol registers itself as a streaming
+producer on its transport, which calls pauseProducing() once its write buffer holds more
+than 64 KiB and resumeProducing() when it has drained. The push loop also yields to the
+reactor after every 64 messages (reactor.callLater(0)).
 """
 
 import argparse
+import contextlib
 import json
 from collections import deque
 
+from autobahn.exception import Disconnected
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
 from autobahn.websocket.types import ConnectionDeny
 from twisted.internet import reactor
@@ -19,28 +24,56 @@ from twisted.internet.interfaces import IPushProducer
 from zope.interface import implementer
 
 
+class BenchFactory(WebSocketServerFactory):
+    """The factory keeps the open connections of /broadcast and /market and relays to them,
+    as autobahn's broadcast example (examples/twisted/websocket/broadcast) does."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.subscribers = {"/broadcast": set(), "/market": set()}
+
+    def broadcast(self, sender, payload, isBinary):
+        # sendMessage() never yields to the event loop, so the set cannot change meanwhile
+        for subscriber in sender.subscribers:
+            if subscriber is not sender:
+                with contextlib.suppress(Disconnected):  # closing: onClose removes it
+                    subscriber.sendMessage(payload, isBinary)
+
+
 @implementer(IPushProducer)
 class BenchProtocol(WebSocketServerProtocol):
     is_echo = False
     is_push = False
+    is_market = False
+    subscribers = None  # /broadcast and /market: the endpoint's open connections
     paused = False  # set by the transport while its write buffer is full
     later = None  # the scheduled continuation of the push loop
     sent = 0  # messages of the current request sent so far
 
     def onConnect(self, request):
-        if request.path not in ("/echo", "/push", "/json"):
+        if request.path not in ("/echo", "/push", "/json", "/broadcast", "/market"):
             raise ConnectionDeny(404, "unknown path")
         self.is_echo = request.path == "/echo"
         self.is_push = request.path == "/push"
+        self.is_market = request.path == "/market"
+        self.subscribers = self.factory.subscribers.get(request.path)
         self.requests = deque()  # [count, filler, binary], the first one in progress
 
     def onOpen(self):
+        if self.subscribers is not None:
+            self.subscribers.add(self)
         if self.is_push:
             self.registerProducer(self, True)
 
     def onMessage(self, payload, isBinary):
         if self.is_echo:
             self.sendMessage(payload, isBinary)
+            return
+        if self.subscribers is not None:
+            if self.is_market:
+                self.market(payload, isBinary)
+            else:
+                self.factory.broadcast(self, payload, isBinary)
             return
         if not self.is_push:
             self.answer_json(payload, isBinary)
@@ -66,6 +99,28 @@ class BenchProtocol(WebSocketServerProtocol):
             self.sendCloseFrame(code=1007, reasonUtf8=b"not a JSON request")
             return
         self.sendMessage(json.dumps({"seq": seq, "ok": True}).encode(), False)  # bytes only
+
+    def market(self, payload, isBinary):
+        # A message that is not a tick or an order closes the connection (PROTOCOL.md)
+        if self.state != self.STATE_OPEN:
+            return  # a message read after this side's close frame (below)
+        if isBinary:
+            self.sendCloseFrame(code=1003, reasonUtf8=b"text messages only")
+            return
+        try:
+            data = json.loads(payload)  # a text message's UTF-8 bytes, validated by autobahn
+            kind = data["type"]
+            if kind == "order":
+                ack = json.dumps({"type": "ack", "id": data["id"], "ok": True})
+            elif kind != "tick":
+                raise ValueError(kind)
+        except (ValueError, KeyError, TypeError):
+            self.sendCloseFrame(code=1007, reasonUtf8=b"not a tick or an order")
+            return
+        if kind == "tick":
+            self.factory.broadcast(self, payload, False)  # the received text, unchanged
+        else:
+            self.sendMessage(ack.encode(), False)
 
     def push(self):
         self.later = None
@@ -95,6 +150,8 @@ class BenchProtocol(WebSocketServerProtocol):
             self.later.cancel()
 
     def onClose(self, wasClean, code, reason):
+        if self.subscribers is not None:
+            self.subscribers.discard(self)
         if self.is_push:
             self.stopProducing()
 
@@ -104,7 +161,7 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     args = parser.parse_args()
-    factory = WebSocketServerFactory()
+    factory = BenchFactory()
     factory.protocol = BenchProtocol
     factory.setProtocolOptions(
         perMessageCompressionAccept=lambda offers: None,  # no permessage-deflate (default)
