@@ -173,9 +173,7 @@ def test_market_ticks_reach_every_client_and_every_order_is_acknowledged(
     with its own acknowledgement, in order."""
     skip_if_unsupported(server, "market")
     what = f"{server.label}, market"
-    m = server.run(
-        what, scenario="market", subscribers=SUBSCRIBERS, count=FANOUT_COUNT, rate=500.0
-    )
+    m = server.run(what, scenario="market", subscribers=SUBSCRIBERS, count=FANOUT_COUNT, rate=500.0)
     assert m.report is not None
     orders = m.report["fanout"]["orders"]
     assert m.report["messages_received"] == SUBSCRIBERS * FANOUT_COUNT, what
