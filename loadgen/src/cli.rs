@@ -52,6 +52,38 @@ pub enum Command {
     Probe(ProbeArgs),
 }
 
+/// The phases and transport options shared by `echo`, `stream`, `broadcast` and `market`.
+#[derive(Debug, Clone, Args)]
+pub struct PhaseArgs {
+    /// Warm-up before the measurement window, seconds (duration mode).
+    #[arg(long, default_value = "1", value_parser = non_negative_secs)]
+    pub warmup: Duration,
+    /// Measurement window, seconds (duration mode).
+    #[arg(long, default_value = "3", value_parser = positive_secs)]
+    pub duration: Duration,
+    /// Count mode: exactly this many messages per connection (broadcast, market: messages
+    /// published), all counted, no warm-up or window.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
+    /// Limit for connect + handshake, for waiting on replies or messages (and for
+    /// priming), seconds.
+    #[arg(long, default_value = "10", value_parser = positive_secs)]
+    pub timeout: Duration,
+    /// Runtime worker threads (1 = current-thread runtime).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: u32,
+    /// Wire protocol: plain WebSocket messages, or Socket.IO events (`echo`, `push`,
+    /// `json`; rooms and `broadcast`, `tick`, `order`) over Engine.IO's websocket transport
+    /// (then --url is ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
+    #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
+    pub protocol: Protocol,
+    /// Loopback source addresses to spread the connections over (127.0.0.1 to
+    /// 127.0.0.N, connection k from 127.0.0.(1 + k % N)) when the target is a loopback
+    /// IPv4 address; 1 = the kernel's choice.
+    #[arg(long, default_value_t = 1, value_parser = source_addresses)]
+    pub source_addresses: usize,
+}
+
 /// Options shared by `echo` and `stream`.
 #[derive(Debug, Clone, Args)]
 pub struct LoadArgs {
@@ -67,31 +99,8 @@ pub struct LoadArgs {
     /// Send text frames instead of binary frames.
     #[arg(long)]
     pub text: bool,
-    /// Warm-up before the measurement window, seconds (duration mode).
-    #[arg(long, default_value = "1", value_parser = non_negative_secs)]
-    pub warmup: Duration,
-    /// Measurement window, seconds (duration mode).
-    #[arg(long, default_value = "3", value_parser = positive_secs)]
-    pub duration: Duration,
-    /// Count mode: exactly this many messages per connection, no warm-up or window.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub count: Option<u64>,
-    /// Limit for connect + handshake and for waiting on replies, seconds.
-    #[arg(long, default_value = "10", value_parser = positive_secs)]
-    pub timeout: Duration,
-    /// Runtime worker threads (1 = current-thread runtime).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
-    pub threads: u32,
-    /// Wire protocol: plain WebSocket messages, or Socket.IO events `echo` / `push` over
-    /// Engine.IO's websocket transport (then --url is
-    /// ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
-    #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
-    pub protocol: Protocol,
-    /// Loopback source addresses to spread the connections over (127.0.0.1 to
-    /// 127.0.0.N, connection k from 127.0.0.(1 + k % N)) when the target is a loopback
-    /// IPv4 address; 1 = the kernel's choice.
-    #[arg(long, default_value_t = 1, value_parser = source_addresses)]
-    pub source_addresses: usize,
+    #[command(flatten)]
+    pub phase: PhaseArgs,
 }
 
 /// `echo` options.
@@ -131,27 +140,8 @@ pub struct FanoutArgs {
     /// Without --rate: messages published but not yet delivered to every subscriber, at most.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub in_flight: u32,
-    /// Warm-up before the measurement window, seconds (duration mode).
-    #[arg(long, default_value = "1", value_parser = non_negative_secs)]
-    pub warmup: Duration,
-    /// Measurement window, seconds (duration mode).
-    #[arg(long, default_value = "3", value_parser = positive_secs)]
-    pub duration: Duration,
-    /// Count mode: exactly this many counted messages, no warm-up or window.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub count: Option<u64>,
-    /// Limit for connect + handshake, for priming and for waiting on messages, seconds.
-    #[arg(long, default_value = "10", value_parser = positive_secs)]
-    pub timeout: Duration,
-    /// Runtime worker threads (1 = current-thread runtime).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
-    pub threads: u32,
-    /// Wire protocol: plain WebSocket, or Socket.IO rooms and events.
-    #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
-    pub protocol: Protocol,
-    /// Loopback source addresses to spread the connections over.
-    #[arg(long, default_value_t = 1, value_parser = source_addresses)]
-    pub source_addresses: usize,
+    #[command(flatten)]
+    pub phase: PhaseArgs,
 }
 
 /// `broadcast` options.
@@ -185,13 +175,13 @@ impl FanoutArgs {
             text,
             rate: self.rate,
             in_flight: self.in_flight as usize,
-            warmup: self.warmup,
-            duration: self.duration,
-            count: self.count,
-            timeout: self.timeout,
-            threads: self.threads as usize,
-            protocol: self.protocol,
-            source_addresses: self.source_addresses,
+            warmup: self.phase.warmup,
+            duration: self.phase.duration,
+            count: self.phase.count,
+            timeout: self.phase.timeout,
+            threads: self.phase.threads as usize,
+            protocol: self.phase.protocol,
+            source_addresses: self.phase.source_addresses,
         }
     }
 }
@@ -301,13 +291,13 @@ impl LoadArgs {
             size: self.size as usize,
             text: self.text,
             json: false,
-            warmup: self.warmup,
-            duration: self.duration,
-            count: self.count,
-            timeout: self.timeout,
-            threads: self.threads as usize,
-            protocol: self.protocol,
-            source_addresses: self.source_addresses,
+            warmup: self.phase.warmup,
+            duration: self.phase.duration,
+            count: self.phase.count,
+            timeout: self.phase.timeout,
+            threads: self.phase.threads as usize,
+            protocol: self.phase.protocol,
+            source_addresses: self.phase.source_addresses,
             rate: None,
         }
     }

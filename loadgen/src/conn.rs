@@ -128,6 +128,22 @@ fn set_recv_low_water(io: &TcpStream, bytes: usize) -> io::Result<()> {
     }
 }
 
+/// Serves a read from `pre[*pos..]`, the bytes that arrived with the HTTP upgrade, and
+/// frees them once all are read; returns false (nothing read) when none are left.
+pub(crate) fn read_leftover(pre: &mut Vec<u8>, pos: &mut usize, buf: &mut ReadBuf<'_>) -> bool {
+    if *pos >= pre.len() {
+        return false;
+    }
+    let n = buf.remaining().min(pre.len() - *pos);
+    buf.put_slice(&pre[*pos..*pos + n]);
+    *pos += n;
+    if *pos == pre.len() {
+        *pre = Vec::new();
+        *pos = 0;
+    }
+    true
+}
+
 /// Buffered, write-batching wrapper around a [`TcpStream`]; see the module documentation.
 pub struct Conn {
     io: TcpStream,
@@ -257,14 +273,7 @@ impl AsyncRead for Conn {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if this.pre_pos < this.pre.len() {
-            let n = buf.remaining().min(this.pre.len() - this.pre_pos);
-            buf.put_slice(&this.pre[this.pre_pos..this.pre_pos + n]);
-            this.pre_pos += n;
-            if this.pre_pos == this.pre.len() {
-                this.pre = Vec::new();
-                this.pre_pos = 0;
-            }
+        if read_leftover(&mut this.pre, &mut this.pre_pos, buf) {
             return Poll::Ready(Ok(()));
         }
         // Frames queued in the outbox while this read was pending (a fixed-rate sender

@@ -497,7 +497,6 @@ async fn publish(client: Client, hub: Arc<Hub>, cfg: FanoutConfig) -> Result<Pub
 
 /// Encodes published messages into the publisher's outbox.
 struct Sender {
-    workload: Workload,
     framing: Option<Framing>,
     template: Vec<u8>,
     protocol: Protocol,
@@ -509,7 +508,6 @@ struct Sender {
 impl Sender {
     fn new(cfg: &FanoutConfig, outbox: Outbox) -> Self {
         Sender {
-            workload: cfg.workload,
             framing: (cfg.workload == Workload::Broadcast)
                 .then(|| Framing::new(cfg.protocol, cfg.text, false, cfg.size, BROADCAST_EVENT)),
             template: template(cfg.size.max(16)),
@@ -538,7 +536,6 @@ impl Sender {
                 append_text(&mut out, &payload, &mut self.masks);
             }
         }
-        let _ = self.workload;
         self.next += 1;
     }
 }

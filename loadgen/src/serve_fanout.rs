@@ -21,7 +21,7 @@ use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
-use crate::conn::Conn;
+use crate::conn::{read_leftover, Conn};
 use crate::ws::MAX_MESSAGE_SIZE;
 
 /// The path of the fan-out endpoint.
@@ -112,10 +112,7 @@ impl AsyncRead for ReadSide {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
-        if this.pos < this.pre.len() {
-            let n = buf.remaining().min(this.pre.len() - this.pos);
-            buf.put_slice(&this.pre[this.pos..this.pos + n]);
-            this.pos += n;
+        if read_leftover(&mut this.pre, &mut this.pos, buf) {
             return Poll::Ready(Ok(()));
         }
         Pin::new(&mut this.rd).poll_read(cx, buf)
