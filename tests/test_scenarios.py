@@ -44,20 +44,9 @@ def test_clients_full_grid_has_64_in_flight_at_100_connections_only() -> None:
 
 def test_the_default_grid_keeps_the_headline_figures_and_some_scenarios_only() -> None:
     assert in_grid("full") == list(SCENARIOS)
-    assert in_grid("default") == [
-        "echo",
-        "stream",
-        "clients",
-        "memory",
-        "broadcast",
-        "market",
-        "offered",
-    ]
-    assert spec("broadcast").grid("default") == [
-        {"subscribers": 100, "rate": 1000, "size_bytes": 16}
-    ]
-    assert spec("market").grid("default") == [{"subscribers": 10, "rate": 100}]
-    assert spec("offered").grid("default") == [{"rate": 1000, "load_percent": 0}]
+    assert in_grid("default") == ["echo", "stream", "clients", "memory"]
+    # In the full grid only, until a main job with them has been timed (scenarios.py).
+    assert {"broadcast", "market", "offered"} <= set(in_grid("full"))
     assert {"size_bytes": 65536, "in_flight": 64} in spec("echo").grid("default")
     assert spec("clients").grid("default") == [
         {"connections": 100, "size_bytes": 16, "in_flight": 1},
