@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from wsbench.scenarios import (
+    FANOUT_MAX_CLIENT_MESSAGES_PER_S,
     SCENARIOS,
     SPECS,
+    client_messages_per_s,
     in_grid,
     params_key,
     params_label,
@@ -86,3 +88,23 @@ def test_broadcast_without_a_rate_reads_as_fast_as_delivered() -> None:
     assert params_words({"subscribers": 10, "rate": 0}, short=False) == [
         "10 subscribers", "as fast as delivered",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("scenario", ["broadcast", "market"])
+def test_fan_out_sets_stay_within_the_load_generators_share_and_reach_1000_subscribers(
+    scenario: str,
+) -> None:
+    full = spec(scenario).grid("full")
+    assert all(client_messages_per_s(scenario, p) <= FANOUT_MAX_CLIENT_MESSAGES_PER_S for p in full)
+    assert sorted({p["subscribers"] for p in full}) == [1, 10, 100, 1000]
+    # Outside the share: a million deliveries/s would measure the client, not the server.
+    assert {"subscribers": 1000, "rate": 1000, "size_bytes": 16} not in spec("broadcast").grid(
+        "full"
+    )
+    assert client_messages_per_s("market", {"subscribers": 1000, "rate": 100}) == 300_000
+
+
+def test_market_runs_seed_002s_100_ticks_a_second_up_to_100_clients() -> None:
+    full = spec("market").grid("full")
+    assert [p["subscribers"] for p in full if p["rate"] == 100] == [1, 10, 100]
+    assert [p for p in full if p["rate"] == 10] == [{"subscribers": 1000, "rate": 10}]

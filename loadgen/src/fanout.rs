@@ -307,15 +307,16 @@ pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
         results.push(j);
     }
     let mut errors = errors;
-    let (published, timing, echoed) = match published {
-        Ok(Ok(p)) => (p.published, p.timing, p.echoed),
+    let none = (0, None, 0, (0, Duration::ZERO));
+    let (published, timing, echoed, priming) = match published {
+        Ok(Ok(p)) => (p.published, p.timing, p.echoed, p.priming),
         Ok(Err(k)) => {
             errors.add(k);
-            (0, None, 0)
+            none
         }
         Err(_) => {
             errors.add(ErrorKind::Other);
-            (0, None, 0)
+            none
         }
     };
     // Count mode: the window is the whole traffic phase, priming included.
@@ -330,6 +331,8 @@ pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
     let mut report = build(cfg, results, &hub, errors, phase, timing, published);
     if let Some(f) = report.fanout.as_mut() {
         f.publisher_received = echoed;
+        f.priming_messages = priming.0;
+        f.priming_s = priming.1.as_secs_f64();
     }
     Ok(report)
 }
@@ -350,6 +353,8 @@ struct Published {
     timing: Option<Timing>,
     /// Messages the server sent the publisher (the protocol sends it none).
     echoed: u64,
+    /// Messages sent while priming, and how long it took.
+    priming: (u64, Duration),
 }
 
 /// The publisher: priming, then the traffic phase (see the module documentation).
@@ -363,15 +368,25 @@ async fn publish(client: Client, hub: Arc<Hub>, cfg: FanoutConfig) -> Result<Pub
     let mut sender = Sender::new(&cfg, outbox);
     let subscribers = hub.live.load(Ordering::Acquire);
     // Priming.
-    let prime_until = Instant::now() + cfg.timeout;
+    let priming_began = Instant::now();
+    let prime_until = priming_began + cfg.timeout;
+    // One message per PRIME_EVERY at most: a subscriber priming wakes this loop only to
+    // check whether every one has, never to send early (with 1,000 subscribers, a message
+    // per wake-up queued a million deliveries before the first counted one).
+    let mut next_prime = Instant::now();
     while hub.primed.load(Ordering::Acquire) < hub.live.load(Ordering::Acquire)
         && Instant::now() < prime_until
     {
         let now = Instant::now();
-        sender.queue(&hub, now);
-        ws.flush().await.map_err(|e| classify_ws_error(&e))?;
-        let _ = tokio::time::timeout(PRIME_EVERY, hub.progress.notified()).await;
+        if now >= next_prime {
+            sender.queue(&hub, now);
+            ws.flush().await.map_err(|e| classify_ws_error(&e))?;
+            next_prime = now + PRIME_EVERY;
+        }
+        let wait = next_prime.saturating_duration_since(Instant::now());
+        let _ = tokio::time::timeout(wait, hub.progress.notified()).await;
     }
+    let priming = (sender.next, priming_began.elapsed());
     announce_traffic(subscribers);
     let begin = Instant::now();
     let (start, end) = match cfg.count {
@@ -492,6 +507,7 @@ async fn publish(client: Client, hub: Arc<Hub>, cfg: FanoutConfig) -> Result<Pub
         published: hi - lo,
         timing,
         echoed,
+        priming,
     })
 }
 
@@ -941,6 +957,8 @@ fn build(
             per_subscriber_lost: Spread::of(lost),
             per_subscriber_out_of_order: Spread::of(ooo),
             publisher_received: 0,
+            priming_messages: 0,
+            priming_s: 0.0,
             orders: market.then(|| Orders {
                 sent: orders_sent,
                 acked,

@@ -101,6 +101,11 @@ pub struct Fanout {
     /// subscriber is done): the protocol relays to every connection but the sender, so
     /// any is a violation.
     pub publisher_received: u64,
+    /// Messages the publisher sent while priming (at most one per 10 ms), before the
+    /// traffic phase; none is counted.
+    pub priming_messages: u64,
+    /// How long priming took, seconds.
+    pub priming_s: f64,
     /// `market` only: the orders the clients sent in answer to ticks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub orders: Option<Orders>,

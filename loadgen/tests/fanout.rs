@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use wsbench_loadgen::fanout::{run_fanout, FanoutConfig, Workload};
+use wsbench_loadgen::fanout::{run_fanout, FanoutConfig, Workload, PRIME_EVERY};
 use wsbench_loadgen::serve::BackgroundServer;
 use wsbench_loadgen::{run_echo, Protocol, Report, WsUrl};
 
@@ -53,6 +53,10 @@ fn every_subscriber_gets_every_broadcast_message() {
         assert_eq!(f.last_latency_us.count, 150);
         assert!(f.last_latency_us.max >= r.latency_us.unwrap().p50);
         assert_eq!(f.per_subscriber_lost.unwrap().max, 0.0);
+        // Priming sends one message per PRIME_EVERY at most, never one per wake-up.
+        assert!(f.priming_messages >= 1);
+        let allowed = 1.0 + f.priming_s / PRIME_EVERY.as_secs_f64();
+        assert!(f.priming_messages as f64 <= allowed.ceil(), "{f:?}");
         assert_eq!(r.config.rate_per_s, rate);
         assert_eq!(r.config.in_flight, rate.is_none().then_some(8));
     }
