@@ -178,7 +178,10 @@ def test_clients_charts_one_series_per_row_against_connections(
     ]
     data = _json(clients_page, f"{CLIENTS_GROUP}-throughput.json")
     assert data["kind"] == "lines" and data["scenario"] == "clients"
-    assert data["x"] == {"parameter": "connections", "log": True, "values": [10, 100, 1000]}
+    assert data["x"] == {
+        "parameter": "connections", "label": "connections", "measured": False, "log": True,
+        "values": [10, 100, 1000],
+    }  # fmt: skip
     assert data["group"] == {"size_bytes": 16, "in_flight": 1}
     assert data["figure"]["name"] == "messages_per_s" and data["figure"]["unit"] == "messages/s"
     by_label = {s["label"]: s for s in data["series"]}
@@ -286,7 +289,10 @@ def test_memory_chart_is_bars_one_group_per_connection_count(
     ]
     data = _json(memory_page, "leaderboards/memory/memory-per-connection.json")
     assert data["kind"] == "bars" and data["figure"]["unit"] == "KiB"
-    assert data["x"] == {"parameter": "connections", "log": False, "values": [1000, 10000]}
+    assert data["x"] == {
+        "parameter": "connections", "label": "connections", "measured": False, "log": False,
+        "values": [1000, 10000],
+    }  # fmt: skip
     values = {s["label"]: {p["x"]: p["y"] for p in s["points"]} for s in data["series"]}
     assert values == {
         NATIVE: {1000: pytest.approx(8.0), 10000: pytest.approx(8.0)},

@@ -154,4 +154,5 @@ def impl_info(impl: Impl, config: ImplConfig, version: str | None = None) -> Imp
         protocol=config.protocol,
         reference=impl.reference,
         deviations=dict(impl.deviations),
+        slow_subscriber=impl.slow_subscriber,
     )

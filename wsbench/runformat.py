@@ -127,7 +127,9 @@ class Settings(msgspec.Struct, frozen=True):
 
 class ImplInfo(msgspec.Struct, frozen=True):
     """What ran: the implementation in one configuration at one version (from its
-    ``meta.toml``; ``version`` is the installed one)."""
+    ``meta.toml``; ``version`` is the installed one). ``slow_subscriber``: what its
+    broadcast does with a subscriber slower than the messages (waits, buffers or drops,
+    and how; impls/PROTOCOL.md), "" in documents from before the fan-out scenarios."""
 
     name: str
     display_name: str
@@ -141,6 +143,7 @@ class ImplInfo(msgspec.Struct, frozen=True):
     protocol: str
     reference: bool
     deviations: dict[str, str]
+    slow_subscriber: str = ""
 
 
 class Environment(msgspec.Struct, frozen=True):

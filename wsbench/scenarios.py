@@ -172,6 +172,8 @@ def _market_full(p: Params) -> bool:
     cannot have 100: 1 and 10 clients at 100 and 1,000 ticks/s, 100 at 100, 1,000 at 10."""
     within = client_messages_per_s("market", p) <= FANOUT_MAX_CLIENT_MESSAGES_PER_S
     return within and (p["rate"] != 10 or p["subscribers"] == 1000)
+
+
 _OFFERED_AXES: dict[str, tuple[int, ...]] = {
     "rate": (0, 1000, 5000, 20000),
     "load_percent": (0, 25, 50, 75, 90),

@@ -422,8 +422,8 @@ def _draw_sweep_series(ax: Axes, series: Series, n: int) -> Line2D:
     """One row's line through its medians, with whiskers, hollow client-bound markers, ≈
     beside unstable points and ✕ on the x-axis at failed points; returns its legend entry."""
     color, marker = _sweep_style(n)
-    ok = [p for p in series.points if p.value is not None]
-    xs = [p.x for p in ok]
+    ok = [p for p in series.points if p.value is not None and p.x is not None]
+    xs = [p.x or 0.0 for p in ok]
     ys = [p.value or 0.0 for p in ok]
     if any(p.interval for p in ok):
         whiskers = [_whiskers(_Drawn(p.value, p.interval)) for p in ok]
@@ -436,7 +436,7 @@ def _draw_sweep_series(ax: Axes, series: Series, n: int) -> Line2D:
         xs, ys, color=color, marker=marker, markersize=6, linewidth=1.8, linestyle=style,
         label=series.label,
     )  # fmt: skip
-    bound = [(p.x, p.value or 0.0) for p in ok if p.client_bound]
+    bound = [(p.x or 0.0, p.value or 0.0) for p in ok if p.client_bound]
     if bound:
         ax.plot(
             [x for x, _ in bound], [y for _, y in bound], linestyle="none", marker=marker,
@@ -445,10 +445,11 @@ def _draw_sweep_series(ax: Axes, series: Series, n: int) -> Line2D:
     for p in ok:
         if p.unstable:
             ax.annotate(
-                UNSTABLE, xy=(p.x, p.value or 0.0), xytext=(7, 0), textcoords="offset points",
-                ha="left", va="center", color=color, fontsize=11,
+                UNSTABLE, xy=(p.x or 0.0, p.value or 0.0), xytext=(7, 0),
+                textcoords="offset points", ha="left", va="center", color=color, fontsize=11,
             )  # fmt: skip
-    failed = [p.x for p in series.points if p.status != "ok"]
+    # A failed row on a measured axis has no x: it is only listed under the chart.
+    failed = [p.x for p in series.points if p.status != "ok" and p.x is not None]
     if failed:
         ax.plot(
             failed, [0.0] * len(failed), transform=ax.get_xaxis_transform(), linestyle="none",
@@ -498,9 +499,11 @@ def _sweep_y(ax: Axes, chart: SweepChart) -> None:
 
 
 def render_sweep_svg(chart: SweepChart) -> bytes:
-    """A figure against the number of connections (:class:`wsbench.site.sweeps.SweepChart`,
-    ``kind == "lines"``) as SVG bytes: the measured numbers of connections on a log-scale
-    x-axis, one line per series through its medians (a Socket.IO server's dashed) with
+    """A figure against its x-axis (:class:`wsbench.site.sweeps.SweepChart`,
+    ``kind == "lines"``) as SVG bytes: the x-axis on a log scale (a parameter's measured
+    values as its ticks, e.g. the numbers of connections; a measured axis such as the
+    offered load with log-scale ticks), one line per series through its medians (a
+    Socket.IO server's dashed) with
     whiskers from the 95 % intervals, a hollow marker where the load generator may have
     limited the figure, ≈ beside an unstable point and ✕ on the x-axis where the row
     failed; the y-axis is logarithmic when the figure says so (latency), else from 0."""
@@ -514,16 +517,20 @@ def render_sweep_svg(chart: SweepChart) -> bytes:
         ]
         handles += keys
         ax.set_xscale("log")
-        xs = list(chart.xs) or [1]
-        ax.set_xlim(min(xs) / 2, max(xs) * 2)
-        ax.set_xticks(xs, [_count(x) for x in xs])
+        xs = [x for x in chart.xs if x > 0] or [1.0]
+        if chart.x.metric is None:
+            ax.set_xlim(min(xs) / 2, max(xs) * 2)
+            ax.set_xticks(xs, [_count(x) for x in xs])
+        else:
+            ax.set_xlim(min(xs) / 1.5, max(xs) * 1.5)
+            ax.xaxis.set_major_formatter(FuncFormatter(_count))
         ax.xaxis.set_minor_locator(NullLocator())
         _sweep_y(ax, chart)
         ax.grid(axis="y", color="#ddd", linewidth=0.8)
         ax.set_axisbelow(True)
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
-        ax.set_xlabel("connections (log scale)")
+        ax.set_xlabel(f"{chart.x.label} (log scale)")
         return _save(fig, handles)
 
 
@@ -592,7 +599,7 @@ def render_bars_svg(chart: SweepChart) -> bytes:
                         ha="left", fontsize=8)  # fmt: skip
             ax.set_yticks(range(len(members)), [s.label for s, _ in members], fontsize=8)
             ax.set_ylim(max(len(members), 1) - 0.5, -0.5)
-            ax.set_title(f"{_count(x)} connections", fontsize=10, loc="left")
+            ax.set_title(f"{_count(x)} {chart.x.label}", fontsize=10, loc="left")
             ax.grid(axis="x", color="#ddd", linewidth=0.8)
             ax.set_axisbelow(True)
             for side in ("top", "right"):

@@ -53,10 +53,20 @@ from wsbench.site.markup import (
 from wsbench.site.results import EnvRun, Results, natural_key
 from wsbench.site.rows import MESSAGES, Row, error_counts, headline_of
 from wsbench.site.sources import source_line
+from wsbench.site.studies import Study, load_studies, round_trip_section
 from wsbench.site.sweeps import (
+    BROADCAST_FIGURES,
     CLIENTS_FIGURES,
+    CONNECTIONS,
+    MARKET_FIGURES,
     MEMORY,
+    OFFERED_FIGURES,
+    OFFERED_LOAD,
+    SUBSCRIBERS,
+    Kind,
     SweepChart,
+    SweepFigure,
+    XAxis,
     chart_json,
     group_slug,
     sweep_charts,
@@ -297,10 +307,49 @@ def columns_of(scenario: str) -> tuple[Column, ...]:
     return (_spread_column(f"{metric.label} ({metric.unit})", metric, ",.2f"), _CPU, _RSS)
 
 
+POLICY_SCENARIOS = ("broadcast", "market")
+"""The scenarios whose tables show each row's slow-subscriber policy."""
+POLICY_HEADER = "Slow subscriber"
+
+
+def policy_word(text: str) -> str:
+    """A slow-subscriber policy's first word (``"waits"``, ``"buffers"``, ``"drops"``; the
+    text before its colon, impls/PROTOCOL.md), or a dash when none is stated."""
+    return cell(text.partition(":")[0].strip()) or DASH
+
+
+def policies(runs: Sequence[EnvRun]) -> str:
+    """Markdown: each implementation's slow-subscriber policy in full, one bullet per
+    implementation and stated text (its rows' ``slow_subscriber``), sorted by name; "" when
+    none states one."""
+    stated = sorted(
+        {(run.impl.display_name, run.impl.slow_subscriber) for run in runs}, key=lambda t: t[0]
+    )
+    lines = [f"- **{cell(name)}** {cell(text)}" for name, text in stated if text]
+    if not lines:
+        return ""
+    return (
+        "*Slow subscriber*: what each server's broadcast does with a subscriber that reads "
+        "slower than the messages come (impls/PROTOCOL.md): **waits** (the relay awaits "
+        "each subscriber in turn, so one slow reader slows every other), **buffers** (the "
+        "server queues without bound: memory grows) or **drops** (messages past a limit "
+        "are lost: they show as lost counts). As each implementation states it:\n\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+
+
 def _row_cells(
-    run: EnvRun, row: Row, rank: int | None, columns: Sequence[Column], page: str | None
+    run: EnvRun,
+    row: Row,
+    rank: int | None,
+    columns: Sequence[Column],
+    page: str | None,
+    policy: bool = False,
 ) -> list[str]:
     cells = [str(rank) if rank else DASH, row_name_cell(run, page), cell(run.impl.version or DASH)]
+    if policy:
+        cells.append(policy_word(run.impl.slow_subscriber))
     if not row.ok:
         figures = [row.status] + [DASH] * (len(columns) - 1)
     else:
@@ -519,25 +568,71 @@ class LeaderboardPage:
     files: dict[str, bytes]
 
 
-CHARTS_TITLE = {
-    "clients": "Throughput, p99 latency and errors against the number of connections",
-    "memory": "Memory per connection by number of connections",
-}
-"""The heading of the charts section of the scenarios that have one."""
-CHARTS_INTRO = {
-    "clients": (
-        "One line per row (configuration and version) through its medians, with whiskers "
-        "from the 95 % intervals; the number of connections on a log scale, p99 latency on "
-        "a log scale too. Errors are totals over the row's windows. Socket.IO servers' "
-        "lines are dashed; ✕ on the x-axis marks a failed row, a hollow marker a "
-        "client-bound figure. Under each chart, its data as JSON."
+@dataclass(frozen=True)
+class Charts:
+    """A leaderboard's charts: what they plot, against what, and how they read.
+
+    Attributes:
+        title: the heading of the charts section.
+        intro: the paragraph under it.
+        figures: one chart per figure and group.
+        x: the x-axis.
+        kind: lines or bars.
+    """
+
+    title: str
+    intro: str
+    figures: tuple[SweepFigure, ...]
+    x: XAxis = CONNECTIONS
+    kind: Kind = "lines"
+
+
+LINES_INTRO = (
+    "One line per row (configuration and version) through its medians, with whiskers from "
+    "the 95 % intervals; the x-axis on a log scale, latency on a log scale too. Socket.IO "
+    "servers' lines are dashed; ✕ on the x-axis marks a failed row, a hollow marker a "
+    "client-bound figure. Under each chart, its data as JSON."
+)
+CHARTS: dict[str, Charts] = {
+    "clients": Charts(
+        "Throughput, p99 latency and errors against the number of connections",
+        f"{LINES_INTRO} Errors are totals over the row's windows.",
+        CLIENTS_FIGURES,
     ),
-    "memory": (
+    "memory": Charts(
+        "Memory per connection by number of connections",
         "One bar per row (configuration and version), one group per number of idle "
         "connections, best (least memory) first, with whiskers from the 95 % intervals. "
-        "Under the chart, its data as JSON."
+        "Under the chart, its data as JSON.",
+        (MEMORY,),
+        kind="bars",
+    ),
+    "broadcast": Charts(
+        "Delivery latency and deliveries against the number of subscribers",
+        f"{LINES_INTRO} One chart per publishing rate and message size.",
+        BROADCAST_FIGURES,
+        SUBSCRIBERS,
+    ),
+    "market": Charts(
+        "Order round trip and tick delivery against the number of clients",
+        f"{LINES_INTRO} One chart per tick rate.",
+        MARKET_FIGURES,
+        SUBSCRIBERS,
+    ),
+    "offered": Charts(
+        "Latency against offered load",
+        "Latency percentiles against the offered load (wrk2's curves): one line per row "
+        "through its medians at each fixed rate, the absolute rates and the percentages of "
+        "that server's own capacity together, placed at the offered load each achieved "
+        "(messages/s, log scale; latency on a log scale too), with whiskers from the 95 % "
+        "intervals. Where a line turns up steeply, the server stopped keeping up. Socket.IO "
+        "servers' lines are dashed; a hollow marker is a client-bound figure; failed rows "
+        "are listed under each chart. Under each chart, its data as JSON.",
+        OFFERED_FIGURES,
+        OFFERED_LOAD,
     ),
 }
+"""The charts of the scenarios that have them."""
 
 
 def chart_file(scenario: str, chart: SweepChart, several_machines: bool, ext: str) -> str:
@@ -552,18 +647,16 @@ def chart_file(scenario: str, chart: SweepChart, several_machines: bool, ext: st
 
 
 def _sweeps(scenario: str, runs: Sequence[EnvRun]) -> list[SweepChart]:
-    if scenario == "clients":
-        return sweep_charts(scenario, runs, CLIENTS_FIGURES)
-    if scenario == "memory":
-        return sweep_charts(scenario, runs, (MEMORY,), kind="bars")
-    return []
+    charts = CHARTS.get(scenario)
+    if charts is None:
+        return []
+    return sweep_charts(scenario, runs, charts.figures, kind=charts.kind, x=charts.x)
 
 
 def chart_notes(chart: SweepChart) -> str:
     """The failed points of ``chart`` as a list (the start of each reason), "" for none."""
     notes = [
-        f"- ✕ {cell(series.label)} at {point.x:,} connections: "
-        f"{cell(first_line(point.error or point.status))}"
+        f"- ✕ {cell(series.label)} at {point.at}: {cell(first_line(point.error or point.status))}"
         for series in chart.series
         for point in series.points
         if point.status != "ok"
@@ -589,8 +682,8 @@ def _charts_section(
     several = len(results.machines) > 1
     prefix = f"{machine} " if several else ""
     out = [
-        heading(level, CHARTS_TITLE[scenario], anchor(f"{prefix}charts")),
-        CHARTS_INTRO[scenario] + "\n",
+        heading(level, CHARTS[scenario].title, anchor(f"{prefix}charts")),
+        CHARTS[scenario].intro + "\n",
     ]
     files: dict[str, bytes] = {}
     sub = level + "#"
@@ -613,7 +706,10 @@ def _charts_section(
 
 
 def render_leaderboard_page(
-    scenario: str, results: Results, pages: Mapping[str, str] | None = None
+    scenario: str,
+    results: Results,
+    pages: Mapping[str, str] | None = None,
+    studies: Sequence[Study] | None = None,
 ) -> LeaderboardPage:
     """The leaderboard page of ``scenario`` (one of :data:`wsbench.scenarios.SCENARIOS`)
     and its charts.
@@ -626,16 +722,25 @@ def render_leaderboard_page(
     Concurrent clients page first charts throughput, p99 latency and errors against the
     number of connections per (size, in flight) group, the Memory page memory per
     connection as bars (:mod:`wsbench.site.sweeps`; SVG and JSON files under
-    ``leaderboards/<scenario>/``). No results at all: :data:`NO_RESULTS`; results, but
-    none of this scenario: :func:`not_measured`.
+    ``leaderboards/<scenario>/``); the fan-out pages chart delivery latency against the
+    number of subscribers and the offered-load page latency against the offered load
+    (:data:`CHARTS`). The fan-out tables show each row's slow-subscriber policy
+    (:data:`POLICY_SCENARIOS`), listed in full under the intro; a study whose closest
+    conditions are of this scenario gets its table beside ours (:mod:`wsbench.site.studies`).
+    No results at all: :data:`NO_RESULTS`; results, but none of this scenario:
+    :func:`not_measured`.
 
     Args:
         scenario: the scenario.
         results: the current comparison group of every machine.
         pages: ``{implementation name: link to its framework page}`` (relative to the
             leaderboard page); names without a page are not linked.
+        studies: the published studies (default: :func:`wsbench.site.studies.load_studies`).
     """
     pages = pages or {}
+    mine_studies = [
+        s for s in (load_studies() if studies is None else studies) if s.scenario == scenario
+    ]
     title = SCENARIO_TITLES.get(scenario, scenario)
     # The tables are wide: hide the table of contents to give them the page's full width.
     out = [WIDE_PAGE, f"# {title} leaderboard\n", scenario_intro(scenario) + "\n"]
@@ -645,8 +750,14 @@ def render_leaderboard_page(
         return LeaderboardPage("\n".join(out), {})
     columns = columns_of(scenario)
     out.append(_intro(scenario, any(run.socketio for run, _ in rows)))
-    headers = ["Rank", "Framework", "Version", *(c.header for c in columns), "Flag"]
-    align = "rll" + "r" * (len(headers) - 4) + "l"
+    policy = scenario in POLICY_SCENARIOS
+    if policy:
+        out.append(policies([run for run, _ in rows]))
+    headers = [
+        "Rank", "Framework", "Version", *([POLICY_HEADER] if policy else []),
+        *(c.header for c in columns), "Flag",
+    ]  # fmt: skip
+    align = "rll" + ("l" if policy else "") + "r" * len(columns) + "l"
     level = "###" if len(results.machines) > 1 else "##"
     files: dict[str, bytes] = {}
     for machine in results.machines:
@@ -655,6 +766,8 @@ def render_leaderboard_page(
         charts, chart_files = _charts_section(scenario, results, machine, mine, level)
         out.append(charts)
         files.update(chart_files)
+        for study in mine_studies:
+            out.append(round_trip_section(study, mine, level))
         groups: dict[tuple[tuple[str, object], ...], list[tuple[EnvRun, Row]]] = {}
         for run, row in rows:
             if run.machine == machine:
@@ -664,7 +777,7 @@ def render_leaderboard_page(
             anchor_id = table_anchor(results, machine, params)
             out.append(heading(level, params_title(params), anchor_id))
             cells = (
-                _row_cells(r, w, rank, columns, pages.get(r.impl.name))
+                _row_cells(r, w, rank, columns, pages.get(r.impl.name), policy)
                 for (r, w), rank in zip(group, ranks(group), strict=True)
             )
             out.append(table(headers, cells, align))

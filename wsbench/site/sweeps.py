@@ -1,17 +1,20 @@
-"""Figures against the number of connections: what the charts of the many-connection
-scenarios plot, and each chart's data as JSON.
+"""Figures against a swept quantity: what the charts of the many-connection, fan-out and
+fixed-offered-load scenarios plot, and each chart's data as JSON.
 
 A :class:`SweepChart` is one figure (:class:`SweepFigure`: throughput, round-trip p99,
-errors or memory per connection) of one scenario on one machine at one *group* (the
-parameter set without ``connections``, e.g. 16 B messages, 1 in flight), with one
-:class:`Series` per row (a (configuration, version) on a leaderboard; a version of a
-configuration on a framework page) and one :class:`SweepPoint` per measured number of
-connections. Every value comes from the row's usable samples as the leaderboards show it
-(:mod:`wsbench.site.rows`): the median with its 95 % interval, in the figure's unit; errors
-are the total over the row's usable windows (:func:`wsbench.site.rows.error_counts`), with
-no interval. The charts are drawn by :mod:`wsbench.site.charts` (lines against a log-scale
-number of connections; memory per connection as bars, one group per connection count), and
-:func:`chart_json` writes the same data beside each SVG.
+errors, memory per connection, delivery latency...) of one scenario on one machine at one
+*group* (the parameter set without the swept ones, e.g. 16 B messages, 1 in flight), with
+one :class:`Series` per row (a (configuration, version) on a leaderboard; a version of a
+configuration on a framework page) and one :class:`SweepPoint` per measured value of the
+x-axis (:class:`XAxis`): a parameter (connections, subscribers) or a measured figure (the
+offered load in messages/s, which a percentage of each server's capacity sets apart per
+server, as wrk2's latency-against-load curves plot it). Every value comes from the row's
+usable samples as the leaderboards show it (:mod:`wsbench.site.rows`): the median with its
+95 % interval, in the figure's unit; errors are the total over the row's usable windows
+(:func:`wsbench.site.rows.error_counts`), with no interval. The charts are drawn by
+:mod:`wsbench.site.charts` (lines against a log-scale x-axis; memory per connection as
+bars, one group per connection count), and :func:`chart_json` writes the same data beside
+each SVG.
 """
 
 from __future__ import annotations
@@ -28,8 +31,40 @@ from wsbench.site.results import EnvRun
 from wsbench.site.rows import Params, Row, error_counts
 
 X_PARAM = "connections"
-"""The parameter on the x-axis of every sweep chart."""
+"""The parameter on the x-axis of the many-connection scenarios' charts."""
 KIB = 1024.0
+
+
+@dataclass(frozen=True)
+class XAxis:
+    """What a sweep chart's x-axis is (always on a log scale for lines).
+
+    Attributes:
+        name: the parameter whose value is x (e.g. ``"connections"``), or the metric's
+            name when ``metric`` is set.
+        label: the axis in words, e.g. ``"connections"``, ``"offered messages/s"``.
+        replaces: the parameters the axis stands for, left out of a chart's group (a
+            parameter axis: itself; the offered load: ``rate`` and ``load_percent``).
+        metric: x is the median of this measured figure, not a parameter (a failed row
+            then has no x: it is listed under the chart, not drawn).
+    """
+
+    name: str
+    label: str
+    replaces: tuple[str, ...]
+    metric: Metric | None = None
+
+    def at(self, params: Params) -> str:
+        """Where a row of ``params`` sits on the axis, in words, e.g. ``"1,000
+        connections"``, ``"50% of capacity"``."""
+        return params_title(tuple((k, v) for k, v in params if k in self.replaces))
+
+
+CONNECTIONS = XAxis(X_PARAM, "connections", (X_PARAM,))
+SUBSCRIBERS = XAxis("subscribers", "subscribers", ("subscribers",))
+OFFERED_LOAD = XAxis(
+    "offered_per_s", "offered messages/s", ("rate", "load_percent"), BY_NAME["offered_per_s"]
+)
 
 
 @dataclass(frozen=True)
@@ -74,14 +109,49 @@ CLIENTS_FIGURES = (THROUGHPUT, LATENCY_P99, ERRORS)
 """The clients leaderboard's charts against the number of connections, in page order."""
 FRAMEWORK_CLIENTS_FIGURES = (THROUGHPUT, LATENCY_P99)
 """A framework page's clients charts (by version)."""
+_US = 1e-6
+DELIVERY_P99 = SweepFigure(
+    "delivery-p99", "Delivery latency p99", BY_NAME["delivery_p99"], "µs", _US, log_y=True
+)
+BROADCAST_FIGURES = (
+    DELIVERY_P99,
+    SweepFigure(
+        "last-delivery-p99", "Last subscriber's delivery latency p99",
+        BY_NAME["last_delivery_p99"], "µs", _US, log_y=True,
+    ),
+    SweepFigure("deliveries", "Deliveries", BY_NAME["messages_per_s"], "deliveries/s"),
+)  # fmt: skip
+"""The broadcast leaderboard's charts against the number of subscribers."""
+MARKET_FIGURES = (
+    SweepFigure(
+        "order-round-trip-p99", "Order round trip p99", BY_NAME["order_round_trip_p99"], "µs",
+        _US, log_y=True,
+    ),
+    SweepFigure(
+        "tick-delivery-p99", "Tick delivery latency p99", BY_NAME["delivery_p99"], "µs", _US,
+        log_y=True,
+    ),
+)  # fmt: skip
+"""The market leaderboard's charts against the number of clients."""
+OFFERED_FIGURES = tuple(
+    SweepFigure(
+        f"latency-{slug}", f"Latency {label} (from the intended send)",
+        BY_NAME[f"latency_{key}"], "µs", _US, log_y=True,
+    )
+    for key, slug, label in (("p50", "p50", "p50"), ("p99", "p99", "p99"),
+                             ("p99_9", "p99-9", "p99.9"))
+)  # fmt: skip
+"""The offered-load leaderboard's latency-against-load curves (p50, p99, p99.9)."""
 
 
 @dataclass(frozen=True)
 class SweepPoint:
-    """One row's figure at one number of connections.
+    """One row's figure at one value of the x-axis.
 
     Attributes:
-        x: the number of connections.
+        x: the value of the x-axis (a number of connections or subscribers, an offered
+            load in messages/s); None for a failed row on a measured axis.
+        at: where the row sits on the axis in words (:meth:`XAxis.at`).
         value: the median (or the total, :attr:`SweepFigure.total`) in the figure's unit;
             None when the row failed or the figure was not recorded.
         status: ``"ok"`` or ``"failed"``.
@@ -93,7 +163,8 @@ class SweepPoint:
         run_id: the run it comes from.
     """
 
-    x: int
+    x: float | None
+    at: str
     value: float | None
     status: str
     error: str | None = None
@@ -113,7 +184,8 @@ class Series:
         version: the framework's version.
         socketio: a Socket.IO server (drawn dashed: another protocol).
         reference: the native reference server (the ceiling).
-        points: one per measured number of connections.
+        points: one per measured value of the x-axis, in increasing x (a failed row
+            without x last).
     """
 
     label: str
@@ -129,37 +201,40 @@ Kind = Literal["lines", "bars"]
 
 @dataclass(frozen=True)
 class SweepChart:
-    """One figure against the number of connections.
+    """One figure against the x-axis.
 
     Attributes:
         figure: what is plotted.
-        scenario: the scenario (``"clients"``, ``"memory"``).
+        scenario: the scenario (``"clients"``, ``"memory"``, ``"broadcast"``...).
         machine: the machine the figures were measured on.
-        group: the parameters every point shares (all but ``connections``).
-        xs: every measured number of connections, increasing.
+        group: the parameters every point shares (all but the axis's
+            :attr:`XAxis.replaces`).
+        xs: every measured value of the x-axis, increasing.
         series: one per row, in the page's order.
-        kind: ``"lines"`` (x on a log scale) or ``"bars"`` (one group per connection count).
+        kind: ``"lines"`` (x on a log scale) or ``"bars"`` (one group per x).
+        x: the x-axis (default: the number of connections).
     """
 
     figure: SweepFigure
     scenario: str
     machine: str
     group: Params
-    xs: tuple[int, ...]
+    xs: tuple[float, ...]
     series: tuple[Series, ...]
     kind: Kind = "lines"
+    x: XAxis = CONNECTIONS
 
     @property
     def title(self) -> str:
         """E.g. ``"Throughput against connections, 16 B messages, 1 in flight per
         connection"``."""
         tail = f", {params_title(self.group)}" if self.group else ""
-        return f"{self.figure.title} against connections{tail}"
+        return f"{self.figure.title} against {self.x.label}{tail}"
 
 
-def group_of(params: Params) -> Params:
-    """``params`` without the number of connections (the chart group it belongs to)."""
-    return tuple((k, v) for k, v in params if k != X_PARAM)
+def group_of(params: Params, x: XAxis = CONNECTIONS) -> Params:
+    """``params`` without the parameters ``x`` stands for (the chart group it belongs to)."""
+    return tuple((k, v) for k, v in params if k not in x.replaces)
 
 
 def group_slug(group: Params) -> str:
@@ -169,25 +244,42 @@ def group_slug(group: Params) -> str:
     return safe_name("-".join(parts)) if parts else "all"
 
 
-def point_of(figure: SweepFigure, row: Row, run_id: str) -> SweepPoint | None:
-    """``figure`` of ``row`` (one benchmark with a ``connections`` parameter) as a point;
-    None when the row has no number of connections."""
-    x = dict(row.params).get(X_PARAM)
-    if x is None:
+def x_of(row: Row, x: XAxis = CONNECTIONS) -> float | None:
+    """``row``'s value on the axis ``x``: its parameter, or the median of the axis's
+    metric (None when the row failed or did not record it); None when the row has no
+    such parameter."""
+    if x.metric is None:
+        value = dict(row.params).get(x.name)
+        return None if value is None else value
+    summary = row.summary(x.metric) if row.ok else None
+    return None if summary is None else summary.median
+
+
+def point_of(
+    figure: SweepFigure, row: Row, run_id: str, x: XAxis = CONNECTIONS
+) -> SweepPoint | None:
+    """``figure`` of ``row`` as a point on the axis ``x``; None when the row is not on it
+    (no such parameter; on a measured axis, an ok row without the figure)."""
+    where = x_of(row, x)
+    on_axis = where is not None or (x.metric is not None and not row.ok)
+    if not on_axis:
         return None
+    at = x.at(row.params)
     if not row.ok:
-        return SweepPoint(x, None, row.status, row.error, run_id=run_id)
+        return SweepPoint(where, at, None, row.status, row.error, run_id=run_id)
+    bound = row.client_bound
     if figure.total:
         counts = error_counts(row.samples)
         value = None if counts is None else float(sum(counts.values())) / figure.scale
-        return SweepPoint(x, value, "ok", client_bound=row.client_bound, run_id=run_id)
+        return SweepPoint(where, at, value, "ok", client_bound=bound, run_id=run_id)
     summary = row.summary(figure.metric)
     if summary is None:
-        return SweepPoint(x, None, "ok", client_bound=row.client_bound, run_id=run_id)
+        return SweepPoint(where, at, None, "ok", client_bound=bound, run_id=run_id)
     low_high = summary.interval
     scale = figure.scale
     return SweepPoint(
-        x,
+        where,
+        at,
         summary.median / scale,
         "ok",
         interval=(low_high[0] / scale, low_high[1] / scale) if low_high else None,
@@ -213,36 +305,38 @@ def sweep_charts(
     figures: Sequence[SweepFigure],
     label: Callable[[EnvRun], str] = row_label,
     kind: Kind = "lines",
+    x: XAxis = CONNECTIONS,
 ) -> list[SweepChart]:
-    """The charts of ``scenario`` from ``runs`` (one machine's runs, in the page's order):
-    per group (:func:`group_of`, in increasing parameter order), one chart per figure of
-    ``figures``, one series per run that measured the group (named by ``label``).
+    """The charts of ``scenario`` from ``runs`` (one machine's runs, in the page's order)
+    against the axis ``x``: per group (:func:`group_of`, in increasing parameter order), one
+    chart per figure of ``figures``, one series per run that measured the group (named by
+    ``label``), its points in increasing x.
 
     Returns:
         ``[SweepChart]``, group by group, the figures of a group in ``figures`` order;
-        empty when no run measured ``scenario`` with a number of connections.
+        empty when no run measured ``scenario`` on the axis (a parameter axis: no row has
+        the parameter).
     """
     groups: dict[Params, list[tuple[EnvRun, Row]]] = {}
     for run in runs:
         for row in run.rows:
-            if row.scenario == scenario and X_PARAM in dict(row.params):
-                groups.setdefault(group_of(row.params), []).append((run, row))
+            on_axis = x.metric is not None or x.name in dict(row.params)
+            if row.scenario == scenario and on_axis:
+                groups.setdefault(group_of(row.params, x), []).append((run, row))
     out = []
     for group in sorted(groups, key=lambda g: tuple((k, v) for k, v in g)):
         members = groups[group]
-        xs = tuple(sorted({dict(row.params)[X_PARAM] for _, row in members}))
+        xs = tuple(sorted({v for _, row in members if (v := x_of(row, x)) is not None}))
         machine = members[0][0].machine
         for figure in figures:
             series = []
             for run in runs:
-                found = [
+                points = [
                     p
-                    for _, row in sorted(
-                        ((r, w) for r, w in members if r is run),
-                        key=lambda item: dict(item[1].params)[X_PARAM],
-                    )
-                    if (p := point_of(figure, row, run.run_id)) is not None
+                    for r, row in members
+                    if r is run and (p := point_of(figure, row, run.run_id, x)) is not None
                 ]
+                found = sorted(points, key=lambda p: (p.x is None, p.x or 0.0))
                 if found:
                     series.append(
                         Series(
@@ -254,7 +348,7 @@ def sweep_charts(
                             tuple(found),
                         )
                     )
-            out.append(SweepChart(figure, scenario, machine, group, xs, tuple(series), kind))
+            out.append(SweepChart(figure, scenario, machine, group, xs, tuple(series), kind, x))
     return out
 
 
@@ -279,10 +373,12 @@ def chart_data(chart: SweepChart) -> dict[str, object]:
 
         {"kind": "lines" | "bars", "scenario", "machine", "title",
          "figure": {"name", "unit", "higher_is_better", "total", "log_y"},
-         "group": {parameter: value}, "x": {"parameter": "connections", "log": bool,
+         "group": {parameter: value}, "x": {"parameter": "connections" (or the metric
+         of a measured axis, e.g. "offered_per_s"), "label", "measured": bool, "log": bool,
          "values": [...]},
          "series": [{"label", "configuration", "version", "socketio", "reference",
-                     "points": [{"x", "y", "interval": [low, high] | null, "status",
+                     "points": [{"x" (null: failed, no measured x), "at", "y",
+                                 "interval": [low, high] | null, "status",
                                  "error", "unstable", "client_bound", "run_id"}]}]}
 
     ``y`` and ``interval`` are in the figure's unit (``figure.unit``).
@@ -301,7 +397,13 @@ def chart_data(chart: SweepChart) -> dict[str, object]:
             "log_y": f.log_y,
         },
         "group": dict(chart.group),
-        "x": {"parameter": X_PARAM, "log": chart.kind == "lines", "values": list(chart.xs)},
+        "x": {
+            "parameter": chart.x.name,
+            "label": chart.x.label,
+            "measured": chart.x.metric is not None,
+            "log": chart.kind == "lines",
+            "values": list(chart.xs),
+        },
         "series": [
             {
                 "label": s.label,
@@ -312,6 +414,7 @@ def chart_data(chart: SweepChart) -> dict[str, object]:
                 "points": [
                     {
                         "x": p.x,
+                        "at": p.at,
                         "y": p.value,
                         "interval": list(p.interval) if p.interval else None,
                         "status": p.status,
