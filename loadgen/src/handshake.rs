@@ -213,6 +213,9 @@ async fn connect_inner(
 pub struct Upgraded {
     /// Request path without the query string, e.g. `/echo`.
     pub path: String,
+    /// The server's port (the socket's local port): the reference server's fan-out
+    /// channels are per server, and several servers may run in one process (tests).
+    pub port: u16,
 }
 
 /// Server side: reads the HTTP request on `tcp`. If its path (query ignored) is one of
@@ -266,12 +269,13 @@ pub async fn accept(mut tcp: TcpStream, paths: &[&str]) -> Option<(WebSocket<Con
              Sec-WebSocket-Accept: {}\r\n\r\n",
             accept_key(key)
         );
+        let port = tcp.local_addr().ok()?.port();
         let leftover = buf[head_len..].to_vec();
         tcp.write_all(resp.as_bytes()).await.ok()?;
         let mut ws =
             WebSocket::after_handshake(Conn::new(tcp, leftover, Side::Server), Role::Server);
         configure(&mut ws);
-        return Some((ws, Upgraded { path }));
+        return Some((ws, Upgraded { path, port }));
     }
 }
 

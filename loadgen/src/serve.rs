@@ -10,6 +10,8 @@
 //!   `{"seq": "<seq>", "ok": true}`, spaced as Python's `json.dumps` (PROTOCOL.md,
 //!   "Endpoint /json"); a binary message is closed with 1003, undecodable JSON with 1007.
 //!   Answers are batched like echoes.
+//! - `/broadcast` and `/market`: fan-out to every other connection on the endpoint, and
+//!   market orders acknowledged (PROTOCOL.md), see [`crate::serve_fanout`].
 //! - `/socket.io/`: Socket.IO events `echo`, `push` and `json` (PROTOCOL.md, "Socket.IO
 //!   servers"), see [`crate::serve_sio`].
 //! - any other path: HTTP 404.
@@ -124,8 +126,8 @@ where
     }
 }
 
-/// The reference handler for one TCP connection: upgrade, then `/echo`, `/push`, `/json`
-/// or `/socket.io/` (Socket.IO, see [`crate::serve_sio`]).
+/// The reference handler for one TCP connection: upgrade, then `/echo`, `/push`, `/json`,
+/// `/broadcast`, `/market` or `/socket.io/` (Socket.IO, see [`crate::serve_sio`]).
 pub async fn handle(tcp: TcpStream) {
     let paths = [
         "/echo",
@@ -140,8 +142,8 @@ pub async fn handle(tcp: TcpStream) {
             "/echo" => echo_loop(ws).await,
             "/push" => push_loop(ws).await,
             JSON_PATH => json_loop(ws).await,
-            BROADCAST_PATH => fanout_loop(ws, BROADCAST_PATH).await,
-            MARKET_PATH => fanout_loop(ws, MARKET_PATH).await,
+            BROADCAST_PATH => fanout_loop(ws, up.port, BROADCAST_PATH).await,
+            MARKET_PATH => fanout_loop(ws, up.port, MARKET_PATH).await,
             _ => sio_loop(ws, SioOptions::default()).await,
         }
     }

@@ -1,5 +1,6 @@
 //! WebSocket settings and message-level reading on top of fastwebsockets frames.
 
+use std::future::Future;
 use std::time::Duration;
 
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket, WebSocketError};
@@ -31,11 +32,28 @@ pub struct Message {
     pub payload: Payload<'static>,
 }
 
+/// Where [`read_message`] reads frames from: a whole connection, or the read half of a
+/// split one (the reference server's fan-out subscribers, `crate::serve_fanout`).
+pub trait FrameSource {
+    /// The next frame; pings are answered and close frames replied to by whoever owns
+    /// the connection's writing side.
+    fn next_frame(&mut self)
+        -> impl Future<Output = Result<Frame<'static>, WebSocketError>> + Send;
+}
+
+impl FrameSource for WebSocket<Conn> {
+    fn next_frame(
+        &mut self,
+    ) -> impl Future<Output = Result<Frame<'static>, WebSocketError>> + Send {
+        self.read_frame()
+    }
+}
+
 /// Reads the next data message or close frame; pings and pongs are skipped (pings are
 /// answered by fastwebsockets), fragmented messages are reassembled.
-pub async fn read_message(ws: &mut WebSocket<Conn>) -> Result<Message, WebSocketError> {
+pub async fn read_message(ws: &mut impl FrameSource) -> Result<Message, WebSocketError> {
     loop {
-        let frame: Frame<'static> = ws.read_frame().await?;
+        let frame: Frame<'static> = ws.next_frame().await?;
         match frame.opcode {
             OpCode::Text | OpCode::Binary if frame.fin => {
                 return Ok(Message {
@@ -47,7 +65,7 @@ pub async fn read_message(ws: &mut WebSocket<Conn>) -> Result<Message, WebSocket
                 let opcode = frame.opcode;
                 let mut acc: Vec<u8> = frame.payload.to_vec();
                 loop {
-                    let f: Frame<'static> = ws.read_frame().await?;
+                    let f: Frame<'static> = ws.next_frame().await?;
                     match f.opcode {
                         OpCode::Continuation => {
                             acc.extend_from_slice(&f.payload);
