@@ -69,6 +69,8 @@ pub const PRIME_EVERY: Duration = Duration::from_millis(10);
 /// wrongly relayed back to it are already queued on its socket by then).
 pub const ECHO_QUIET: Duration = Duration::from_millis(100);
 
+/// Socket.IO event that joins a room (its one argument: `broadcast` or `market`).
+pub const SUBSCRIBE_EVENT: &str = "subscribe";
 /// Socket.IO event of a broadcast message.
 pub const BROADCAST_EVENT: &str = "broadcast";
 /// Socket.IO event of a market tick.
@@ -660,7 +662,7 @@ impl Subscriber {
             true,
             OpCode::Text,
             Some(self.masks.next_mask()),
-            Payload::Owned(json_event("subscribe", &room)),
+            Payload::Owned(json_event(SUBSCRIBE_EVENT, &room)),
         );
         self.ws
             .write_frame(frame)

@@ -11,8 +11,9 @@
 //! (Engine.IO v4 / Socket.IO v5 codec and client), [`integrity`] (counters), [`echo`] and [`stream`] (the
 //! scenarios), [`run`] (phases shared by both), [`connect`] and [`hold`] (connection
 //! setup and held connections), [`source`] (source addresses), [`limits`] (open-file
-//! limit), [`serve`] (reference server; its Socket.IO endpoint in [`serve_sio`]), [`probe`],
-//! [`stats`] (histograms, CPU time) and [`report`] (JSON output).
+//! limit), [`serve`] (reference server; its fan-out in [`serve_fanout`], its Socket.IO
+//! endpoint in [`serve_sio`]), [`probe`], [`stats`] (histograms, CPU time) and [`report`]
+//! (JSON output).
 
 pub mod cli;
 pub mod conn;

@@ -12,8 +12,9 @@
 //!   Answers are batched like echoes.
 //! - `/broadcast` and `/market`: fan-out to every other connection on the endpoint, and
 //!   market orders acknowledged (PROTOCOL.md), see [`crate::serve_fanout`].
-//! - `/socket.io/`: Socket.IO events `echo`, `push` and `json` (PROTOCOL.md, "Socket.IO
-//!   servers"), see [`crate::serve_sio`].
+//! - `/socket.io/`: Socket.IO events `echo`, `push` and `json`, and the rooms of
+//!   `subscribe`, `broadcast`, `tick` and `order` (PROTOCOL.md, "Socket.IO servers"), see
+//!   [`crate::serve_sio`].
 //! - any other path: HTTP 404.
 
 use std::future::Future;
@@ -144,7 +145,7 @@ pub async fn handle(tcp: TcpStream) {
             JSON_PATH => json_loop(ws).await,
             BROADCAST_PATH => fanout_loop(ws, up.port, BROADCAST_PATH).await,
             MARKET_PATH => fanout_loop(ws, up.port, MARKET_PATH).await,
-            _ => sio_loop(ws, SioOptions::default()).await,
+            _ => sio_loop(ws, up.port, SioOptions::default()).await,
         }
     }
 }

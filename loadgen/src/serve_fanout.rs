@@ -1,11 +1,13 @@
-//! The reference server's fan-out: the `/broadcast` and `/market` endpoints (PROTOCOL.md).
+//! The reference server's fan-out: the `/broadcast` and `/market` endpoints (PROTOCOL.md),
+//! and the rooms of its Socket.IO endpoint ([`crate::serve_sio`]), which share the hub,
+//! the split connections and the relay defined here.
 //!
 //! A subscriber's connection is split (`SplitConn`): its task reads frames (fastwebsockets
 //! over the read half; pings and close frames are answered through the writer), and its
-//! write half, behind an async lock, sits in the hub's list of members of its channel (its
-//! endpoint). A message to relay is encoded once (server frames are unmasked, so the same
-//! bytes go to everyone) and written to every other member in turn, each write awaiting
-//! that member's socket (`relay`): the reference server **waits**
+//! write half, behind an async lock, sits in the hub's list of members of its channel (an
+//! endpoint, or a Socket.IO room). A message to relay is encoded once (server frames are
+//! unmasked, so the same bytes go to everyone) and written to every other member in turn,
+//! each write awaiting that member's socket (`relay`): the reference server **waits**
 //! for a slow subscriber, and the publisher's next message waits with it. `/market`
 //! decodes each text message as JSON (serde_json): a `tick` is relayed like a broadcast
 //! message, an `order` is answered with its `ack`.
@@ -41,6 +43,8 @@ pub(crate) type Writer = Arc<tokio::sync::Mutex<OwnedWriteHalf>>;
 pub(crate) enum Channel {
     /// A plain WebSocket endpoint (every connection to it), by path.
     Endpoint(&'static str),
+    /// A Socket.IO room of the main namespace, by name.
+    Room(&'static str),
 }
 
 /// (server port, channel): several servers may run in one process (tests).

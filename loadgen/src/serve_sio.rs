@@ -1,6 +1,7 @@
 //! The reference server's Socket.IO endpoint `/socket.io/` (PROTOCOL.md, "Socket.IO
 //! servers"): Engine.IO v4 over the websocket transport only, the main namespace `/`,
-//! events `echo`, `push` and `json`.
+//! events `echo`, `push` and `json`, and the rooms of `subscribe`, `broadcast`, `tick` and
+//! `order` ("Socket.IO: fan-out and market data").
 //!
 //! - Open: sends the Engine.IO open packet, answers the client's `40` with
 //!   `40{"sid":…}` (another namespace: CONNECT_ERROR).
@@ -12,6 +13,22 @@
 //! - `json` with one argument, an object with a string `seq` (PROTOCOL.md, "Endpoint
 //!   /json"): emits `json` back with `{"seq":"<seq>","ok":true}` (compact, as
 //!   python-socketio's encoder writes it); another argument is ignored.
+//! - `subscribe` with one argument, `"broadcast"` or `"market"`: the client joins that
+//!   room (any other name is ignored: nothing is ever emitted to another room). Its
+//!   connection is then split (`serve_fanout::SplitConn`): its write half joins
+//!   the room in the hub `/broadcast` and `/market` use, and from then on everything sent
+//!   to it, its own replies as well, is written whole, one packet (with its attachments)
+//!   at a time, without write batching. A connection in no room keeps the batched writes.
+//! - `broadcast` (one argument: a string, or one binary attachment) and `tick` (one
+//!   argument: the tick object): the event is emitted with the same argument to every
+//!   member of the room `"broadcast"`, respectively `"market"`, but the sender (another
+//!   number of arguments is ignored: python-socketio's handler would raise). The packet,
+//!   without an acknowledgement id if it had one, and its attachments are encoded once
+//!   and written to each member in turn, each write awaiting that member's socket (the
+//!   reference server **waits** for a slow subscriber, as on `/broadcast`). The argument
+//!   is relayed as received (python-socketio decodes it and encodes it again, compact).
+//! - `order` with one argument, an object with an `id`: emits `ack` to the sender with
+//!   `{"type":"ack","id":<id>,"ok":true}` (compact, as python-socketio encodes it).
 //! - Heartbeat: a ping `2` every `ping_interval`, sent between messages (after a read,
 //!   and every 64 pushed events), so an idle connection gets none; pongs are counted, not
 //!   enforced.
@@ -21,17 +38,26 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket, WebSocketError};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
 
 use crate::conn::Conn;
+use crate::fanout::{ACK_EVENT, BROADCAST_EVENT, ORDER_EVENT, SUBSCRIBE_EVENT, TICK_EVENT};
 use crate::jsonmsg::{json_reply_compact, JsonRequest, JSON_EVENT};
 use crate::payload::{template, write_seq, MIN_SIZE};
 use crate::serve::PushRequest;
+use crate::serve_fanout::{ack_json, append_server_frame, relay, Channel, Member, SplitConn};
 use crate::socketio::{
-    binary_event_header, decode_packet, encode_packet, parse_event, string_event_prefix,
-    PacketType, ECHO_EVENT, EIO_CLOSE, EIO_MESSAGE, EIO_PING, EIO_PONG, PUSH_EVENT,
-    STRING_EVENT_SUFFIX,
+    binary_event_header, decode_packet, encode_packet, json_event, parse_event,
+    string_event_prefix, Arg, PacketType, ECHO_EVENT, EIO_CLOSE, EIO_MESSAGE, EIO_PING, EIO_PONG,
+    PUSH_EVENT, STRING_EVENT_SUFFIX,
 };
 use crate::ws::{read_message, Message, MAX_MESSAGE_SIZE};
+
+/// The room of the `broadcast` event (PROTOCOL.md, "Socket.IO: fan-out and market data").
+pub const BROADCAST_ROOM: &str = "broadcast";
+/// The room of the `tick` event.
+pub const MARKET_ROOM: &str = "market";
 
 /// Engine.IO ping interval of `serve` (python-engineio's default, 25 s).
 pub const DEFAULT_PING_INTERVAL: Duration = Duration::from_secs(25);
@@ -63,8 +89,97 @@ impl Default for SioOptions {
     }
 }
 
+/// How a session's frames travel.
+enum SioIo {
+    /// In no room: fastwebsockets over the write-batching [`Conn`].
+    Whole(WebSocket<Conn>),
+    /// In a room: split, its writer shared with the relays of the room's other members.
+    Split(SplitConn, Member),
+    /// While splitting, and after a split that failed.
+    Gone,
+}
+
+/// No attachment.
+const NONE: &[&[u8]] = &[];
+
+/// The frames of one packet, its text frame then its attachments, as one buffer.
+fn packet_frames(text: &[u8], attachments: &[&[u8]]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(text.len() + 10);
+    append_server_frame(&mut v, OpCode::Text, text);
+    for a in attachments {
+        append_server_frame(&mut v, OpCode::Binary, a);
+    }
+    v
+}
+
+impl SioIo {
+    async fn read(&mut self) -> Result<Message, WebSocketError> {
+        match self {
+            SioIo::Whole(ws) => read_message(ws).await,
+            SioIo::Split(conn, _) => read_message(conn).await,
+            SioIo::Gone => Err(WebSocketError::ConnectionClosed),
+        }
+    }
+
+    /// Writes one packet: its text frame, then its binary attachments (split: in one
+    /// write, so that no relay from another connection comes between them).
+    async fn send(&mut self, text: &[u8], attachments: &[&[u8]]) -> Res {
+        match self {
+            SioIo::Whole(ws) => {
+                let frame = Frame::new(true, OpCode::Text, None, Payload::Borrowed(text));
+                ws.write_frame(frame).await?;
+                for a in attachments {
+                    let frame = Frame::new(true, OpCode::Binary, None, Payload::Borrowed(a));
+                    ws.write_frame(frame).await?;
+                }
+                Ok(())
+            }
+            SioIo::Split(conn, _) => conn
+                .send(&packet_frames(text, attachments))
+                .await
+                .map_err(WebSocketError::IoError),
+            SioIo::Gone => Err(WebSocketError::ConnectionClosed),
+        }
+    }
+
+    async fn flush(&mut self) -> Res {
+        match self {
+            SioIo::Whole(ws) => ws.flush().await,
+            // Split: every write has reached the socket already.
+            _ => Ok(()),
+        }
+    }
+
+    /// This connection's place in the hub of the server listening on `port`; the first
+    /// call splits the connection.
+    async fn member(&mut self, port: u16) -> Result<&mut Member, WebSocketError> {
+        *self = match std::mem::replace(self, SioIo::Gone) {
+            SioIo::Whole(ws) => {
+                let conn = SplitConn::new(ws).await?;
+                let member = Member::new(port, &conn);
+                SioIo::Split(conn, member)
+            }
+            split_or_gone => split_or_gone,
+        };
+        match self {
+            SioIo::Split(_, m) => Ok(m),
+            _ => Err(WebSocketError::ConnectionClosed),
+        }
+    }
+
+    /// The id relays from this connection skip (`None`: in no room).
+    fn member_id(&self) -> Option<u64> {
+        match self {
+            SioIo::Split(_, m) => Some(m.id()),
+            _ => None,
+        }
+    }
+}
+
 struct SioServer {
-    ws: WebSocket<Conn>,
+    io: SioIo,
+    /// The server's port: rooms are per server.
+    port: u16,
     opts: SioOptions,
     sid: String,
     next_ping: Instant,
@@ -72,12 +187,27 @@ struct SioServer {
 
 type Res = Result<(), WebSocketError>;
 
-/// Serves one upgraded `/socket.io/` connection until the client goes away.
-pub async fn sio_loop(ws: WebSocket<Conn>, opts: SioOptions) {
+/// The argument of an `order` event: only `id` is used.
+#[derive(Deserialize)]
+struct Order {
+    id: serde_json::Value,
+}
+
+/// The room `subscribe` joins, for the names events are emitted to.
+fn room_named(name: &[u8]) -> Option<&'static str> {
+    [BROADCAST_ROOM, MARKET_ROOM]
+        .into_iter()
+        .find(|r| r.as_bytes() == name)
+}
+
+/// Serves one upgraded `/socket.io/` connection of the server listening on `port` (see
+/// [`crate::handshake::Upgraded`]) until the client goes away.
+pub async fn sio_loop(ws: WebSocket<Conn>, port: u16, opts: SioOptions) {
     static SESSIONS: AtomicU64 = AtomicU64::new(0);
     let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
     let mut s = SioServer {
-        ws,
+        io: SioIo::Whole(ws),
+        port,
         next_ping: Instant::now() + opts.ping_interval,
         opts,
         sid: format!("wsbench{n:013}"),
@@ -87,8 +217,7 @@ pub async fn sio_loop(ws: WebSocket<Conn>, opts: SioOptions) {
 
 impl SioServer {
     async fn text(&mut self, bytes: &[u8]) -> Res {
-        let frame = Frame::new(true, OpCode::Text, None, Payload::Borrowed(bytes));
-        self.ws.write_frame(frame).await
+        self.io.send(bytes, NONE).await
     }
 
     async fn maybe_ping(&mut self) -> Res {
@@ -99,7 +228,7 @@ impl SioServer {
                 st.pings.fetch_add(1, Ordering::Relaxed);
             }
             self.text(&[EIO_PING]).await?;
-            self.ws.flush().await?;
+            self.io.flush().await?;
         }
         Ok(())
     }
@@ -112,15 +241,15 @@ impl SioServer {
             MAX_MESSAGE_SIZE
         );
         self.text(open.as_bytes()).await?;
-        self.ws.flush().await?;
+        self.io.flush().await?;
         // A BINARY_EVENT waiting for its attachments.
         let mut pending: Option<(Message, usize)> = None;
         let mut attachments: Vec<Message> = Vec::new();
         loop {
             self.maybe_ping().await?;
-            let msg = read_message(&mut self.ws).await?;
+            let msg = self.io.read().await?;
             match msg.opcode {
-                OpCode::Close => return self.ws.flush().await,
+                OpCode::Close => return self.io.flush().await,
                 OpCode::Binary => {
                     let Some((_, expected)) = &pending else {
                         return Ok(()); // protocol error: drop the connection
@@ -184,7 +313,7 @@ impl SioServer {
 
     /// One event (`text` is its whole `4…` frame) with its attachments.
     async fn on_event(&mut self, text: Message, attachments: Vec<Message>) -> Res {
-        let (name, data_start) = {
+        let (name, argc, room, data_start) = {
             let s = &text.payload[1..];
             let Ok(p) = decode_packet(s) else {
                 return Ok(());
@@ -192,40 +321,73 @@ impl SioServer {
             let Ok(ev) = parse_event(p.data) else {
                 return Ok(());
             };
-            (ev.name.into_owned(), 1 + s.len() - p.data.len())
+            let room = match (&ev.first, ev.argc) {
+                (Some(Arg::Str(r)), 1) => room_named(r),
+                _ => None,
+            };
+            (
+                ev.name.into_owned(),
+                ev.argc,
+                room,
+                1 + s.len() - p.data.len(),
+            )
         };
-        if name == ECHO_EVENT.as_bytes() {
+        let data = &text.payload[data_start..];
+        let parts: Vec<&[u8]> = attachments.iter().map(|a| &a.payload[..]).collect();
+        match std::str::from_utf8(&name).unwrap_or("") {
             // Emit the same event with the same arguments: the same frames.
-            let frame = Frame::new(true, OpCode::Text, None, text.payload);
-            self.ws.write_frame(frame).await?;
-            for a in attachments {
-                let frame = Frame::new(true, OpCode::Binary, None, a.payload);
-                self.ws.write_frame(frame).await?;
-            }
-            Ok(())
-        } else if name == PUSH_EVENT.as_bytes() {
-            let req = serde_json::from_slice::<(String, PushRequest)>(&text.payload[data_start..]);
-            match req {
+            ECHO_EVENT => self.io.send(&text.payload, &parts).await,
+            PUSH_EVENT => match serde_json::from_slice::<(IgnoredAny, PushRequest)>(data) {
                 Ok((_, r)) if r.count >= 1 && (MIN_SIZE..=MAX_MESSAGE_SIZE).contains(&r.size) => {
                     self.push(r).await
                 }
                 _ => Ok(()),
-            }
-        } else if name == JSON_EVENT.as_bytes() {
-            let req =
-                serde_json::from_slice::<(String, JsonRequest<'_>)>(&text.payload[data_start..]);
-            match req {
+            },
+            JSON_EVENT => match serde_json::from_slice::<(IgnoredAny, JsonRequest<'_>)>(data) {
                 Ok((_, r)) => {
-                    let mut v = vec![EIO_MESSAGE];
-                    let data = format!(r#"["{JSON_EVENT}",{}]"#, json_reply_compact(&r.seq));
-                    encode_packet(&mut v, PacketType::Event, 0, "/", None, data.as_bytes());
-                    self.text(&v).await
+                    let reply = json_event(JSON_EVENT, &json_reply_compact(&r.seq));
+                    self.text(&reply).await
                 }
                 Err(_) => Ok(()),
+            },
+            SUBSCRIBE_EVENT => {
+                if let Some(room) = room {
+                    self.io.member(self.port).await?.join(Channel::Room(room));
+                }
+                Ok(())
             }
-        } else {
-            Ok(())
+            BROADCAST_EVENT if argc == 1 => {
+                self.relay(BROADCAST_ROOM, data, &parts).await;
+                Ok(())
+            }
+            TICK_EVENT if argc == 1 => {
+                self.relay(MARKET_ROOM, data, &parts).await;
+                Ok(())
+            }
+            ORDER_EVENT => match serde_json::from_slice::<(IgnoredAny, Order)>(data) {
+                Ok((_, order)) => {
+                    let ack = json_event(ACK_EVENT, &ack_json(&order.id, true));
+                    self.text(&ack).await
+                }
+                Err(_) => Ok(()),
+            },
+            _ => Ok(()),
         }
+    }
+
+    /// Emits the event whose JSON payload is `data` (name and arguments, placeholders for
+    /// the `attachments`) to every member of `room` but this connection.
+    async fn relay(&mut self, room: &'static str, data: &[u8], attachments: &[&[u8]]) {
+        let n = attachments.len();
+        let kind = if n == 0 {
+            PacketType::Event
+        } else {
+            PacketType::BinaryEvent
+        };
+        let mut packet = vec![EIO_MESSAGE];
+        encode_packet(&mut packet, kind, n, "/", None, data);
+        let bytes = packet_frames(&packet, attachments);
+        relay(self.port, Channel::Room(room), self.io.member_id(), &bytes).await;
     }
 
     async fn push(&mut self, req: PushRequest) -> Res {
@@ -235,10 +397,7 @@ impl SioServer {
             let mut buf = template(req.size);
             for i in 0..req.count {
                 write_seq(&mut buf, i);
-                let h = Frame::new(true, OpCode::Text, None, Payload::Borrowed(header));
-                self.ws.write_frame(h).await?;
-                let b = Frame::new(true, OpCode::Binary, None, Payload::Borrowed(&buf));
-                self.ws.write_frame(b).await?;
+                self.io.send(header, &[&buf]).await?;
                 if i % 64 == 63 {
                     self.maybe_ping().await?;
                 }
@@ -250,13 +409,12 @@ impl SioServer {
             buf.extend_from_slice(STRING_EVENT_SUFFIX);
             for i in 0..req.count {
                 write_seq(&mut buf[at..], i);
-                let f = Frame::new(true, OpCode::Text, None, Payload::Borrowed(&buf));
-                self.ws.write_frame(f).await?;
+                self.io.send(&buf, NONE).await?;
                 if i % 64 == 63 {
                     self.maybe_ping().await?;
                 }
             }
         }
-        self.ws.flush().await
+        self.io.flush().await
     }
 }

@@ -5,8 +5,14 @@ mod common;
 
 use std::time::Duration;
 
+use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
+use wsbench_loadgen::conn::Conn;
 use wsbench_loadgen::fanout::{run_fanout, FanoutConfig, Workload, PRIME_EVERY};
+use wsbench_loadgen::handshake::{connect, Client};
 use wsbench_loadgen::serve::BackgroundServer;
+use wsbench_loadgen::socketio::{
+    binary_event_header, json_event, parse_event, Kind, SioIncoming, SioReader,
+};
 use wsbench_loadgen::{run_echo, Protocol, Report, WsUrl};
 
 fn fanout_cfg(url: WsUrl, workload: Workload, subscribers: usize, count: u64) -> FanoutConfig {
@@ -81,6 +87,100 @@ fn market_clients_get_every_tick_and_every_ack() {
     assert_eq!(orders.round_trip_us.count, 500);
 }
 
+fn sio_fanout_cfg(
+    server: &BackgroundServer,
+    workload: Workload,
+    subscribers: usize,
+    count: u64,
+) -> FanoutConfig {
+    FanoutConfig {
+        protocol: Protocol::Socketio,
+        ..fanout_cfg(common::sio_url(server), workload, subscribers, count)
+    }
+}
+
+#[test]
+fn socketio_room_members_get_every_broadcast_event() {
+    let server = BackgroundServer::reference().unwrap();
+    for (text, rate, size) in [
+        (false, None, 64),
+        (true, None, 64),
+        (false, Some(2000.0), 64),
+        (false, None, 65536),
+        (true, None, 65536),
+    ] {
+        let cfg = FanoutConfig {
+            text,
+            rate,
+            size,
+            ..sio_fanout_cfg(&server, Workload::Broadcast, 7, 150)
+        };
+        let ctx = format!("text={text} rate={rate:?} size={size}");
+        let r = run_fanout(&cfg).unwrap();
+        assert_clean(&r);
+        assert_eq!(r.config.protocol, "socketio");
+        let f = r.fanout.as_ref().unwrap();
+        assert_eq!((f.subscribers, f.published), (7, 150), "{ctx}");
+        assert_eq!(r.messages_received, 7 * 150, "{ctx}");
+        // Payload bytes: the event's argument, not the Socket.IO framing.
+        assert_eq!(r.bytes_received, 7 * 150 * size as u64, "{ctx}");
+        assert_eq!(r.latency_us.unwrap().count, 7 * 150, "{ctx}");
+        assert_eq!(f.last_latency_us.count, 150, "{ctx}");
+        assert_eq!(f.per_subscriber_lost.unwrap().max, 0.0, "{ctx}");
+        // The publisher is in no room and is skipped anyway: nothing comes back to it.
+        assert_eq!(f.publisher_received, 0, "{ctx}");
+    }
+}
+
+#[test]
+fn socketio_market_clients_get_every_tick_and_every_ack() {
+    let server = BackgroundServer::reference().unwrap();
+    for rate in [500.0, 5000.0] {
+        let cfg = FanoutConfig {
+            rate: Some(rate),
+            ..sio_fanout_cfg(&server, Workload::Market, 5, 100)
+        };
+        let r = run_fanout(&cfg).unwrap();
+        assert_clean(&r);
+        assert_eq!((r.scenario, r.config.protocol), ("market", "socketio"));
+        assert_eq!(r.messages_received, 5 * 100, "rate {rate}");
+        let f = r.fanout.as_ref().unwrap();
+        assert_eq!(f.publisher_received, 0, "rate {rate}");
+        let orders = f.orders.as_ref().unwrap();
+        assert_eq!(
+            (orders.sent, orders.acked, orders.mismatched),
+            (500, 500, 0),
+            "rate {rate}"
+        );
+        assert_eq!(orders.round_trip_us.count, 500, "rate {rate}");
+    }
+}
+
+#[test]
+fn socketio_rooms_and_websocket_endpoints_do_not_mix() {
+    // Socket.IO's room "broadcast" and the endpoint /broadcast of the same server, at the
+    // same time: each run gets exactly its own messages.
+    let server = BackgroundServer::reference().unwrap();
+    let ws_cfg = fanout_cfg(server.url("/broadcast"), Workload::Broadcast, 4, 300);
+    let sio_cfg = sio_fanout_cfg(&server, Workload::Broadcast, 4, 300);
+    let market_cfg = FanoutConfig {
+        rate: Some(1000.0),
+        ..sio_fanout_cfg(&server, Workload::Market, 3, 100)
+    };
+    let reports: Vec<Report> = std::thread::scope(|s| {
+        let runs: Vec<_> = [&ws_cfg, &sio_cfg, &market_cfg]
+            .into_iter()
+            .map(|cfg| s.spawn(move || run_fanout(cfg).unwrap()))
+            .collect();
+        runs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (r, received) in reports.iter().zip([4 * 300, 4 * 300, 3 * 100]) {
+        assert_clean(r);
+        assert_eq!(r.messages_received, received, "{}", r.config.protocol);
+        assert_eq!(r.fanout.as_ref().unwrap().publisher_received, 0);
+    }
+}
+
 #[test]
 fn broadcast_with_no_subscriber_left_reports_the_failed_connections() {
     // Nothing listens on /broadcast at a closed port: every connection is refused.
@@ -124,4 +224,126 @@ fn a_server_that_relays_back_to_the_publisher_is_caught() {
     let f = r.fanout.as_ref().unwrap();
     assert!(f.publisher_received > 0, "{f:?}");
     assert_eq!(r.messages_received, 0);
+}
+
+/// A Socket.IO client of `server` with its session open.
+async fn sio_client(server: &BackgroundServer) -> (WebSocket<Conn>, SioReader) {
+    let Client { mut ws, .. } = connect(
+        server.addr,
+        &common::sio_url(server),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap();
+    let reader = SioReader::open(&mut ws).await.unwrap();
+    (ws, reader)
+}
+
+/// Queues one event with one binary argument (attachment 0).
+async fn emit_binary(ws: &mut WebSocket<Conn>, name: &str, bytes: Vec<u8>) {
+    let header = Frame::new(
+        true,
+        OpCode::Text,
+        None,
+        Payload::Owned(binary_event_header(name)),
+    );
+    ws.write_frame(header).await.unwrap();
+    let body = Frame::new(true, OpCode::Binary, None, Payload::Owned(bytes));
+    ws.write_frame(body).await.unwrap();
+}
+
+async fn emit_json(ws: &mut WebSocket<Conn>, name: &str, json: &str) {
+    let frame = Frame::new(
+        true,
+        OpCode::Text,
+        None,
+        Payload::Owned(json_event(name, json)),
+    );
+    ws.write_frame(frame).await.unwrap();
+}
+
+fn body(tag: u8, i: usize, size: usize) -> Vec<u8> {
+    (0..size).map(|k| tag ^ (i + k) as u8).collect()
+}
+
+#[test]
+fn a_room_member_gets_its_own_replies_whole_between_relays() {
+    // A member of the room "broadcast" echoes binary events while another client
+    // broadcasts binary events to the room: each packet reaches it whole (a relay never
+    // comes between an event's text frame and its attachment) and in order. Its first
+    // echoes leave in the same write as its `subscribe`, so the server reads them before
+    // it splits the connection for the room; its order is acknowledged exactly as
+    // python-socketio encodes the ack.
+    const N: usize = 200;
+    let server = BackgroundServer::reference().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (mut member, mut reader) = sio_client(&server).await;
+        let mut publisher = Some(sio_client(&server).await.0);
+        emit_json(&mut member, "subscribe", r#""broadcast""#).await;
+        for i in 0..3 {
+            emit_binary(&mut member, "echo", body(0x11, i, 20_000)).await;
+        }
+        member.flush().await.unwrap();
+        let mut echoes = 0;
+        let mut broadcasts = 0;
+        let mut acked = false;
+        let mut publishing = Vec::new();
+        while echoes < N || broadcasts < N || !acked {
+            let SioIncoming::Event(e) = reader.read(&mut member).await.unwrap() else {
+                panic!("closed");
+            };
+            let name = parse_event(e.data()).unwrap().name.into_owned();
+            match &name[..] {
+                b"echo" => {
+                    let (bytes, kind) = e.payload("echo");
+                    assert_eq!(kind, Kind::Binary);
+                    assert!(bytes[..] == body(0x11, echoes, 20_000)[..], "echo {echoes}");
+                    echoes += 1;
+                }
+                b"broadcast" => {
+                    let (bytes, kind) = e.payload("broadcast");
+                    assert_eq!(kind, Kind::Binary);
+                    assert!(bytes[..] == body(0x22, broadcasts, 30_000)[..], "broadcast {broadcasts}");
+                    broadcasts += 1;
+                }
+                b"ack" => {
+                    assert_eq!(
+                        e.data(),
+                        br#"["ack",{"type":"ack","id":"0000000000000007","ok":true}]"#
+                    );
+                    acked = true;
+                }
+                other => panic!("unexpected event {:?}", String::from_utf8_lossy(other)),
+            }
+            if let Some(mut ws) = publisher.take_if(|_| echoes == 1) {
+                // The member is in the room (its first echo came after `subscribe`):
+                // publish while it sends the rest of its echoes.
+                publishing.push(tokio::spawn(async move {
+                    for j in 0..N {
+                        emit_binary(&mut ws, "broadcast", body(0x22, j, 30_000)).await;
+                        if j % 8 == 7 {
+                            ws.flush().await.unwrap();
+                            tokio::task::yield_now().await;
+                        }
+                    }
+                    ws.flush().await.unwrap();
+                    ws
+                }));
+                for i in 3..N {
+                    emit_binary(&mut member, "echo", body(0x11, i, 20_000)).await;
+                }
+                let order = r#"{"type": "order", "id": "0000000000000007", "tick": "0000000000000001", "side": "buy", "price": 43262.88, "qty": 1}"#;
+                emit_json(&mut member, "order", order).await;
+                member.flush().await.unwrap();
+            }
+        }
+        assert_eq!((echoes, broadcasts), (N, N));
+        for p in publishing {
+            drop(p.await.unwrap());
+        }
+    });
 }

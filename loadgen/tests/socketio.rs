@@ -87,8 +87,8 @@ fn pinging_server(interval: Duration) -> (BackgroundServer, Arc<SioStats>) {
             stats: Some(st.clone()),
         };
         async move {
-            if let Some((ws, _)) = accept(tcp, &["/socket.io/"]).await {
-                sio_loop(ws, opts).await
+            if let Some((ws, up)) = accept(tcp, &["/socket.io/"]).await {
+                sio_loop(ws, up.port, opts).await
             }
         }
     })
