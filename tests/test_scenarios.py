@@ -48,9 +48,7 @@ def test_the_default_grid_keeps_the_headline_figures_and_some_scenarios_only() -
     assert in_grid("full") == list(SCENARIOS)
     assert in_grid("default") == ["echo", "stream", "clients", "memory", "broadcast"]
     # One fan-out set in the main job (its 30-minute budget); the rest nightly.
-    assert spec("broadcast").grid("default") == [
-        {"subscribers": 100, "rate": 0, "size_bytes": 16}
-    ]
+    assert spec("broadcast").grid("default") == [{"subscribers": 100, "rate": 0, "size_bytes": 16}]
     assert {"size_bytes": 65536, "in_flight": 64} in spec("echo").grid("default")
     assert spec("clients").grid("default") == [
         {"connections": 100, "size_bytes": 16, "in_flight": 1},

@@ -3,7 +3,6 @@ the number of subscribers, latency against the offered load (each row at the loa
 achieved, failed rows listed, not drawn), each row's slow-subscriber policy, and the
 order round-trip table beside the published study's."""
 
-
 from __future__ import annotations
 
 import json
