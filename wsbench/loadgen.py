@@ -25,6 +25,8 @@ BINARY_ENV = "WSBENCH_LOADGEN_BINARY"
 """Environment variable naming a prebuilt load generator to use instead of building one."""
 CACHE_ENV = "WSBENCH_CACHE"
 """Environment variable naming the build cache (default ``~/.cache/wsbench``)."""
+CRATE = "wsbench-loadgen"
+"""The load generator's cargo package (and binary) name."""
 SOURCE_PATTERNS = ("Cargo.toml", "Cargo.lock", "src/**/*.rs")
 """The load generator's build inputs, relative to its folder."""
 
@@ -53,7 +55,11 @@ def ensure_built(*, quiet: bool = False, root: Path = LOADGEN_DIR) -> Path:
     """The load generator built from ``root`` (default: this tree's ``loadgen/``), built
     with ``cargo build --release`` unless the cache already has a build of the same sources
     (:func:`cached_binary`). Builds share one cargo target folder in the cache, so a commit
-    that changes the load generator recompiles the crate, not its dependencies.
+    that changes the load generator recompiles the crate, not its dependencies. The crate
+    itself is cleaned first (``cargo clean -p wsbench-loadgen``): cargo judges freshness by
+    file times, so after a build from another tree it could take this tree's sources as up
+    to date and hand back the other tree's binary, which would then be cached under this
+    tree's source hash.
 
     When ``WSBENCH_LOADGEN_BINARY`` names a prebuilt binary, that one is used as it is.
 
@@ -78,12 +84,21 @@ def ensure_built(*, quiet: bool = False, root: Path = LOADGEN_DIR) -> Path:
     if not quiet:
         print("wsbench: building the load generator (cargo build --release)...", file=sys.stderr)
     target = cache_dir() / "cargo-target"
-    proc = subprocess.run(
-        [cargo, "build", "--release", "--quiet", "--manifest-path", str(root / "Cargo.toml")],
+    manifest = ["--manifest-path", str(root / "Cargo.toml")]
+    env = {**os.environ, "CARGO_TARGET_DIR": str(target)}
+    subprocess.run(
+        [cargo, "clean", "--release", "--quiet", "-p", CRATE, *manifest],
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "CARGO_TARGET_DIR": str(target)},
+        env=env,
+    )
+    proc = subprocess.run(
+        [cargo, "build", "--release", "--quiet", *manifest],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
     )
     built = target / "release" / "wsbench-loadgen"
     if proc.returncode != 0 or not built.exists():
