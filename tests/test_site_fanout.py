@@ -140,11 +140,11 @@ def test_offered_load_curves_place_each_row_at_the_load_it_achieved(results: Res
     assert p99.group == ()
     assert p99.xs == (1000.0, 20_000.0, 36_000.0)
     aiohttp, tornado = p99.series
-    assert [(p.x, p.at, p.value) for p in aiohttp.points] == [
-        (1000.0, "1,000 messages/s", pytest.approx(100.0)),
-        (20_000.0, "50% of capacity", pytest.approx(400.0)),
-        (36_000.0, "90% of capacity", pytest.approx(3000.0)),
-    ]
+    assert [(p.x, p.at) for p in aiohttp.points] == [
+        (1000.0, "1,000 messages/s"), (20_000.0, "50% of capacity"),
+        (36_000.0, "90% of capacity"),
+    ]  # fmt: skip
+    assert [p.value for p in aiohttp.points] == pytest.approx([100.0, 400.0, 3000.0])
     # The failed row has no measured load: last, without x, listed under the chart.
     assert [(p.x, p.status) for p in tornado.points] == [(1000.0, "ok"), (None, "failed")]
     page = render_leaderboard_page("offered", results, studies=())
