@@ -24,6 +24,7 @@ from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.history import history_of
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, render_leaderboard_page
 from wsbench.site.results import results_of
+from wsbench.site.studies import load_studies
 from wsbench.store import ROOT_ENV, load_store
 
 STORE_ENV = ROOT_ENV
@@ -91,8 +92,9 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     history = history_of(store.runs)
     links = {f.name: "../" + page_path(f.name) for f in frameworks}
     pages: dict[str, str | bytes] = {}
+    studies = load_studies()
     for scenario, path in LEADERBOARD_PAGES.items():
-        board = render_leaderboard_page(scenario, results, links)
+        board = render_leaderboard_page(scenario, results, links, studies)
         pages[path] = board.markdown
         pages.update(board.files)
     pages[FRAMEWORKS_PAGE] = render_index(frameworks, results)

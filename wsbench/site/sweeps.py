@@ -28,7 +28,7 @@ from wsbench.metrics import BY_NAME, Metric
 from wsbench.site.headline import Headline, ShowsMetric
 from wsbench.site.markup import params_title, safe_name
 from wsbench.site.results import EnvRun
-from wsbench.site.rows import Params, Row, error_counts
+from wsbench.site.rows import Params, Row, error_counts, median_of
 
 X_PARAM = "connections"
 """The parameter on the x-axis of the many-connection scenarios' charts."""
@@ -251,8 +251,8 @@ def x_of(row: Row, x: XAxis = CONNECTIONS) -> float | None:
     if x.metric is None:
         value = dict(row.params).get(x.name)
         return None if value is None else value
-    summary = row.summary(x.metric) if row.ok else None
-    return None if summary is None else summary.median
+    # The median only: the interval (a bootstrap) is not drawn for x.
+    return median_of(x.metric, row.samples) if row.ok else None
 
 
 def point_of(
