@@ -57,8 +57,10 @@ class BenchEnv:
 
     @property
     def env_vars(self) -> dict[str, str]:
-        """The variables that tell the benchmarks which server to run."""
-        return {"WSBENCH_IMPL": self.impl.name, "WSBENCH_CONFIG": self.config.id}
+        """The variables that tell the benchmarks which server to run (a client library's
+        environment: ``WSBENCH_CLIENT``, so that its name never equals a server's)."""
+        key = "WSBENCH_CLIENT" if self.impl.role == "client" else "WSBENCH_IMPL"
+        return {key: self.impl.name, "WSBENCH_CONFIG": self.config.id}
 
     @property
     def row_name(self) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from wsbench import (
     asvconf,
+    clientjob,
     comparejob,
     devtest,
     github,
@@ -28,7 +29,7 @@ from wsbench.cpus import CpuSetError, placement_from
 from wsbench.github import GitHubError
 from wsbench.impls import ImplError, all_impls
 from wsbench.measure import ConfigError, MeasureConfig, measure
-from wsbench.paths import SITE_DIR
+from wsbench.paths import CLIENTS_DIR, SITE_DIR
 from wsbench.scenarios import SCENARIOS
 from wsbench.summary import summarize
 from wsbench.venvs import VenvError
@@ -125,6 +126,11 @@ def _parser() -> argparse.ArgumentParser:
     chk.add_argument("--json", action="store_true", help="print the check as JSON")
     chk.add_argument("--require-tuned", action="store_true", help="exit 1 unless every item is ok")
 
+    cli_clients = sub.add_parser(
+        "clients", help="the client libraries (clients/) against the native reference server"
+    )
+    clientjob.add_arguments(cli_clients)
+
     sub.add_parser("list", help="implementations, their configurations and versions")
 
     conf = sub.add_parser("asv-conf", help="regenerate asv.conf.json from impls/*/meta.toml")
@@ -155,7 +161,7 @@ def _measure(args: argparse.Namespace) -> int:
 
 
 def _list() -> int:
-    for impl in all_impls():
+    for impl in [*all_impls(), *all_impls(CLIENTS_DIR)]:
         versions = ", ".join(v.version for v in impl.versions) or "(built from loadgen/)"
         print(f"{impl.name}: {versions}")
         for config in impl.configs:
@@ -199,6 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1 if args.require_tuned and not result.tuned else 0
         if args.command == "list":
             return _list()
+        if args.command == "clients":
+            return clientjob.run(args)
         if args.command == "noise":
             return noise.run(args)
         if args.command == "compare":

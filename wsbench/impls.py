@@ -1,7 +1,9 @@
-"""The implementations under ``impls/``: each folder holds a server and its ``meta.toml``.
+"""The implementations under ``impls/`` (servers) and ``clients/`` (client libraries): each
+folder holds a program and its ``meta.toml``.
 
-The metadata schema is documented in ``impls/PROTOCOL.md``. Adding a framework means adding
-one folder; nothing else in the repository lists frameworks.
+The metadata schema is documented in ``impls/PROTOCOL.md`` (clients: ``clients/README.md``).
+Adding a framework or a client library means adding one folder; nothing else in the
+repository lists them.
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from wsbench.scenarios import SCENARIOS
 
 DEFAULT_COMMAND = ("{python}", "{dir}/server.py", "--host", "{host}", "--port", "{port}")
 """How a Python implementation is started unless its ``meta.toml`` says otherwise."""
+DEFAULT_CLIENT_COMMAND = ("{python}", "{dir}/client.py")
+"""How a client program is started unless its ``meta.toml`` says otherwise; the load
+generator's arguments follow (``clients/README.md``)."""
+ROLES = ("server", "client")
+"""What an implementation is: a server under test (``impls/``), or a client library under
+test (``clients/``) that drives the native reference server."""
 
 
 class ImplError(ValueError):
@@ -52,6 +60,8 @@ class ImplConfig:
         server: the server that runs the app (e.g. ``"uvicorn"``).
         event_loop: ``"asyncio"``, ``"uvloop"``, ``"twisted"``...
         ws_backend: the server's WebSocket implementation, or "" when it has only one.
+        api: a client library's API this configuration uses (e.g. ``"sync client"``), ""
+            for servers.
         protocol: ``"websocket"`` or ``"socketio"``.
         args: appended to the implementation's command.
         requires: extra pins ``{distribution: version}`` (e.g. ``{"uvloop": "0.23.0"}``).
@@ -67,6 +77,7 @@ class ImplConfig:
     server: str
     event_loop: str
     ws_backend: str = ""
+    api: str = ""
     protocol: str = "websocket"
     args: tuple[str, ...] = ()
     requires: dict[str, str] = field(default_factory=dict)
@@ -101,6 +112,7 @@ class Impl:
         slow_subscriber: what its broadcast (``/broadcast``, ``/market``) does with a
             subscriber slower than the messages: waits, buffers or drops, and how
             (impls/PROTOCOL.md); shown beside every fan-out figure. Empty when not stated.
+        role: ``"server"`` or ``"client"`` (:data:`ROLES`).
     """
 
     name: str
@@ -117,6 +129,7 @@ class Impl:
     reference: bool
     configurations: tuple[ImplConfig, ...] = ()
     slow_subscriber: str = ""
+    role: str = "server"
 
     @property
     def configs(self) -> tuple[ImplConfig, ...]:
@@ -190,7 +203,7 @@ class Impl:
     def row_name(self, config: ImplConfig, version: ImplVersion | None = None) -> str:
         """The name of one (configuration, version) row wherever results are shown.
 
-        ``display_name · server [server version] · ws_backend · event_loop``, e.g.
+        ``display_name · server [server version] · ws_backend · api · event_loop``, e.g.
         ``"Starlette · uvicorn 0.54 · websockets-sansio · uvloop"``. The server's version
         (major.minor) appears when the version pins the server's distribution; a part equal
         to an earlier one or to its first word is left out (websockets served by websockets:
@@ -204,7 +217,8 @@ class Impl:
         parts = [self.display_name]
         protocol = "Socket.IO" if config.protocol == "socketio" else "WebSocket"
         other_protocol = protocol if config.protocol != self.protocol else ""
-        for part in (server, config.ws_backend, config.event_loop, other_protocol):
+        parts_after = (server, config.ws_backend, config.api, config.event_loop, other_protocol)
+        for part in parts_after:
             seen = {p.lower() for p in parts} | {p.split()[0].lower() for p in parts}
             if part and part.lower() not in seen:
                 parts.append(part)
@@ -241,8 +255,8 @@ def _strings(entry: dict[str, object], key: str, path: Path) -> tuple[str, ...] 
 
 
 _CONFIG_KEYS = frozenset(
-    ("id", "server", "event_loop", "ws_backend", "protocol", "args", "requires", "versions",
-     "command", "unsupported")
+    ("id", "server", "event_loop", "ws_backend", "api", "protocol", "args", "requires",
+     "versions", "command", "unsupported")
 )  # fmt: skip
 """The keys a ``[[configurations]]`` table may have."""
 
@@ -294,6 +308,7 @@ def _load_configs(
                 server=_str(entry, "server", path, defaults.server),
                 event_loop=_str(entry, "event_loop", path, defaults.event_loop),
                 ws_backend=_str(entry, "ws_backend", path, ""),
+                api=_str(entry, "api", path, defaults.api),
                 protocol=_str(entry, "protocol", path, defaults.protocol),
                 args=_strings(entry, "args", path) or (),
                 requires=_pins(entry, path),
@@ -335,9 +350,14 @@ def load_impl(directory: Path) -> Impl:
     name = _str(meta, "name", path, directory.name)
     if name != directory.name:
         raise ImplError(f"{path}: name {name!r} must equal the folder name {directory.name!r}")
+    role = _str(meta, "role", path, "server")
+    if role not in ROLES:
+        raise ImplError(f"{path}: unknown role {role!r} (known: {', '.join(ROLES)})")
+    client = role == "client"
     defaults = ImplConfig(
         id=DEFAULT_CONFIG,
-        server=_str(meta, "server", path, name),
+        server=_str(meta, "server", path, "" if client else name),
+        api=_str(meta, "api", path, ""),
         event_loop=_str(meta, "event_loop", path, "asyncio"),
         protocol=_str(meta, "protocol", path, "websocket"),
         unsupported=_unsupported(meta, path),
@@ -352,12 +372,13 @@ def load_impl(directory: Path) -> Impl:
         event_loop=defaults.event_loop,
         protocol=defaults.protocol,
         homepage=_str(meta, "homepage", path, ""),
-        command=tuple(meta.get("command", DEFAULT_COMMAND)),
+        command=tuple(meta.get("command", DEFAULT_CLIENT_COMMAND if client else DEFAULT_COMMAND)),
         versions=tuple(versions),
         deviations={str(k): str(v) for k, v in meta.get("deviations", {}).items()},
         reference=bool(meta.get("reference", False)),
         configurations=configs,
         slow_subscriber=_str(meta, "slow_subscriber", path, ""),
+        role=role,
     )
 
 

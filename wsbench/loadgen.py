@@ -247,11 +247,15 @@ def run_report(
     timeout_s: float,
     binary: Path,
     on_traffic: Callable[[], None] | None = None,
+    command: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Run ``wsbench-loadgen ARGS`` pinned to ``cpus`` and return its JSON report.
 
     Args:
         args: the subcommand and its options, e.g. ``["echo", "--url", ...]``.
+        command: a program that takes the load generator's place with the same arguments
+            and report (a client library's program, ``clients/README.md``); default the
+            load generator ``binary``.
         cpus: CPU numbers the load generator is pinned to.
         timeout_s: seconds after which the run is killed (a bound, never reached normally).
         on_traffic: called (from a reader thread) when the traffic phase starts
@@ -260,10 +264,12 @@ def run_report(
     Raises:
         LoadgenError: it exited non-zero, timed out, or printed no JSON object.
     """
-    run = _Pipes([str(binary), *args], cpus, on_traffic)
+    program = list(command) if command else [str(binary)]
+    run = _Pipes([*program, *args], cpus, on_traffic)
     code, out = run.wait(timeout_s)
     if code != 0:
-        raise LoadgenError(f"load generator exited {code}: {run.error_text()}")
+        who = "client program" if command else "load generator"
+        raise LoadgenError(f"{who} exited {code}: {run.error_text()}")
     return _json_object(out)
 
 

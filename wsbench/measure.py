@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
@@ -30,7 +31,11 @@ HOST = "127.0.0.1"
 STARTUP_TIMEOUT_S = 30.0
 """Seconds a server has to complete its first WebSocket handshake."""
 CLIENT_BOUND_CPU_PERCENT = 80.0
-"""A result whose load generator used more CPU than this is flagged as possibly client-bound."""
+"""A result whose load generator used more CPU than this is flagged as possibly client-bound;
+a client library's result whose server (the native reference) used more than this, as
+possibly server-bound."""
+CLIENT_MODES = ("echo", "stream")
+"""The load generator's subcommands a client program (``clients/``) implements."""
 
 
 class ConfigError(ValueError):
@@ -377,6 +382,9 @@ class ServerSession:
         placement: CPUs of server and load generator (default: :func:`default_placement`).
         label: the server's name in error messages (default: the implementation name).
         startup_timeout_s: seconds the server has to complete its first handshake.
+        client: the command of a client program (``clients/``) that drives the server in
+            the load generator's place, with its arguments and report (echo and stream
+            only); None: the load generator.
 
     Raises:
         wsbench.impls.ImplError: unknown configuration.
@@ -392,8 +400,10 @@ class ServerSession:
         placement: CpuPlacement | None = None,
         label: str | None = None,
         startup_timeout_s: float = STARTUP_TIMEOUT_S,
+        client: Sequence[str] | None = None,
     ) -> None:
         self.impl = impl
+        self.client = tuple(client) if client else None
         self.run_config = impl.config(config_id)
         self.placement = placement or default_placement()
         self.binary = loadgen.ensure_built()
@@ -451,6 +461,10 @@ class ServerSession:
             ConfigError: the configuration is invalid.
         """
         config.validate()
+        if self.client and spec(config.scenario).mode not in CLIENT_MODES:
+            raise ConfigError(
+                f"a client program runs {' and '.join(CLIENT_MODES)} only, not {config.scenario}"
+            )
         if config.load_percent and not config.rate:
             measured = self.capacity(config)
             if measured.status != "ok" or not measured.messages_per_s:
@@ -514,6 +528,7 @@ class ServerSession:
                 timeout_s=config.bound_s,
                 binary=self.binary,
                 on_traffic=sampler.traffic_started,
+                command=self.client,
             )
         finally:
             result.server = sampler.result()

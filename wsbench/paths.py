@@ -8,6 +8,10 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 IMPLS_DIR = REPO_ROOT / "impls"
 """One folder per implementation, each with a ``meta.toml``."""
 
+CLIENTS_DIR = REPO_ROOT / "clients"
+"""One folder per client library under test, each with a ``meta.toml``, beside the client
+kit (``clients/clientkit.py``)."""
+
 LOADGEN_DIR = REPO_ROOT / "loadgen"
 """The Cargo package of the native load generator."""
 
@@ -19,6 +23,7 @@ RESULTS_DIR = ASV_DIR / "results"
 
 RUNS_DIR = REPO_ROOT / "results"
 """The results store (:mod:`wsbench.store`): every run's documents; ignored by git."""
+
 
 SITE_DIR = REPO_ROOT / "public"
 """Where ``mkdocs build`` writes the site; ignored by git."""

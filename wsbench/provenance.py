@@ -155,4 +155,6 @@ def impl_info(impl: Impl, config: ImplConfig, version: str | None = None) -> Imp
         reference=impl.reference,
         deviations=dict(impl.deviations),
         slow_subscriber=impl.slow_subscriber,
+        role=impl.role,
+        api=config.api,
     )

@@ -19,7 +19,8 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
                   "connections", "server_cpus", "loadgen_cpus",
                   "max_other_cpu_percent", "max_steal_percent", "retries"},
      "impl": {"name", "display_name", "package", "version", "config", "row_name", "server",
-              "ws_backend", "event_loop", "protocol", "reference", "deviations"},
+              "ws_backend", "event_loop", "protocol", "reference", "deviations",
+              "slow_subscriber", "role", "api"},
      "environment": {"env_name", "python", "install_error"},
      "benchmarks": [
        {"scenario": "echo", "params": {"size_bytes": 16, "in_flight": 64},
@@ -129,7 +130,10 @@ class ImplInfo(msgspec.Struct, frozen=True):
     """What ran: the implementation in one configuration at one version (from its
     ``meta.toml``; ``version`` is the installed one). ``slow_subscriber``: what its
     broadcast does with a subscriber slower than the messages (waits, buffers or drops,
-    and how; impls/PROTOCOL.md), "" in documents from before the fan-out scenarios."""
+    and how; impls/PROTOCOL.md), "" in documents from before the fan-out scenarios.
+    ``role``: ``"server"``, or ``"client"`` for a client library that drove the native
+    reference server (``clients/``; a sample's ``loadgen_cpu_percent`` is then the client's
+    CPU), with the ``api`` it used (e.g. ``"sync client"``); both added within version 1."""
 
     name: str
     display_name: str
@@ -144,6 +148,8 @@ class ImplInfo(msgspec.Struct, frozen=True):
     reference: bool
     deviations: dict[str, str]
     slow_subscriber: str = ""
+    role: str = "server"
+    api: str = ""
 
 
 class Environment(msgspec.Struct, frozen=True):

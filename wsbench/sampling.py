@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,6 +231,7 @@ def sample_scenario(
     python: str = sys.executable,
     on_progress: ProgressCallback | None = None,
     log: Callable[[str], None] = lambda _: None,
+    client: Sequence[str] | None = None,
 ) -> list[Benchmark]:
     """Measure ``scenario`` at every parameter set of ``grid`` following ``plan``.
 
@@ -248,6 +249,9 @@ def sample_scenario(
         python: the interpreter that runs a Python server.
         on_progress: called with every benchmark so far after each window (to save them).
         log: progress lines.
+        client: a client program's command (``clients/``) that drives ``impl`` in the load
+            generator's place (:class:`wsbench.measure.ServerSession`); a fresh client
+            process runs every window.
 
     Returns:
         One benchmark per parameter set, in ``grid`` order, with every sample.
@@ -275,7 +279,9 @@ def sample_scenario(
         pending = list(collected)
         while pending:
             served: list[_Collected] = []
-            with ServerSession(impl, config_id, python=python, placement=placement) as session:
+            with ServerSession(
+                impl, config_id, python=python, placement=placement, client=client
+            ) as session:
                 if session.start_error is not None:
                     # Not started: every window this process was to serve fails with why.
                     for entry in pending:

@@ -17,6 +17,10 @@ instead of three. One fan-out set costs about 13 s per configuration (5.5 min ov
 against about 7 min of headroom, so the default grid has one: broadcast to 100
 subscribers, as fast as delivered, 16 B; the market and offered-load scenarios are in the
 full grid only (the nightly).
+Client libraries (``clients/``, ``./bench clients``) are measured at the parameter sets of
+:data:`CLIENT_GRID` (echo: ping-pong and pipelined; stream: receive throughput from a
+push), against the native reference server.
+
 asv's ``params`` are the product of each axis's values (:attr:`ScenarioSpec.axes`); a
 combination outside the grid that was measured is skipped (asv shows it as n/a), so the
 one asv benchmark definition serves both grids.
@@ -203,6 +207,24 @@ def _clients_full(p: Params) -> bool:
     if p["connections"] == 10000:
         return p["size_bytes"] == 16 and p["in_flight"] == 1
     return p["in_flight"] == 1 or p["connections"] == 100
+
+
+CLIENT_PING_PONG_SIZES = (16, 256, 1024, 65536)
+"""Message sizes of the client libraries' ping-pong and push sets, bytes: the servers' echo
+sizes and 256 B (the clients' headline size)."""
+CLIENT_PIPELINED_IN_FLIGHT = 64
+"""Messages in flight of the client libraries' pipelined echo (the servers' pipelined
+echo's)."""
+CLIENT_GRID: dict[Scenario, tuple[Params, ...]] = {
+    "echo": (
+        *({"size_bytes": s, "in_flight": 1} for s in CLIENT_PING_PONG_SIZES),
+        *({"size_bytes": s, "in_flight": CLIENT_PIPELINED_IN_FLIGHT} for s in (16, 1024)),
+    ),
+    "stream": tuple({"size_bytes": s} for s in CLIENT_PING_PONG_SIZES),
+}
+"""The parameter sets a client library is measured at, by scenario: echo ping-pong at
+:data:`CLIENT_PING_PONG_SIZES`, pipelined echo (:data:`CLIENT_PIPELINED_IN_FLIGHT` in
+flight) at 16 B and 1 KiB, receive throughput from a push at the ping-pong sizes."""
 
 
 SPECS: dict[Scenario, ScenarioSpec] = {

@@ -33,6 +33,17 @@ def root_from_env() -> Path:
     return Path(os.environ.get(ROOT_ENV) or RUNS_DIR)
 
 
+CLIENTS_SUBDIR = "clients"
+"""The folder of a results store that holds the client libraries' documents
+(``./bench clients``): a store of its own with the same layout, so that a client run never
+becomes the servers' newest run."""
+
+
+def client_store(root: Path) -> Path:
+    """The client store of the results store ``root``: ``<root>/clients``."""
+    return root / CLIENTS_SUBDIR
+
+
 def now_iso() -> str:
     """The current time in UTC, ISO 8601, to the second."""
     return datetime.now(UTC).isoformat(timespec="seconds")

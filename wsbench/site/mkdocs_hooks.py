@@ -39,7 +39,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         config.extra_css.append(STYLESHEET)
     if config.nav:
         inputs = resolve_inputs(_root(config), config.repo_url)
-        config.nav = expand_nav(config.nav, load_frameworks(inputs.impls_dir))
+        config.nav = expand_nav(config.nav, load_frameworks(inputs.impls_dir), inputs.clients())
     return config
 
 
@@ -66,7 +66,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 def on_serve(server: Any, config: MkDocsConfig, builder: Any) -> Any:
     """``mkdocs serve``: rebuild when the results store or the implementations change."""
     inputs = resolve_inputs(_root(config), config.repo_url)
-    for path in (inputs.store_root, inputs.impls_dir):
+    for path in (inputs.store_root, inputs.impls_dir, inputs.clients_dir):
         if path.exists():
             server.watch(str(path))
     return server

@@ -5,16 +5,25 @@ Inputs (relative paths are taken from the folder of ``mkdocs.yml``):
 - ``WSBENCH_RESULTS`` (default ``results``): the results store of run documents
   (:mod:`wsbench.store`), the one source of every figure.
 - ``WSBENCH_IMPLS_DIR`` (default ``impls``): the implementations' ``*/meta.toml``.
+- ``WSBENCH_CLIENTS_DIR`` (default ``clients``): the client libraries' ``*/meta.toml``; their
+  results are the store's ``clients/`` folder (:func:`wsbench.store.client_store`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wsbench.impls import Impl, all_impls
+from wsbench.site.clients import (
+    CLIENTS_INDEX,
+    client_page,
+    render_client,
+    render_clients_index,
+)
 from wsbench.site.downloads import render_downloads
 from wsbench.site.environment import ENVIRONMENT_PAGE, render_environment
 from wsbench.site.findings import findings_of
@@ -25,13 +34,15 @@ from wsbench.site.history import history_of
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, render_leaderboard_page
 from wsbench.site.results import results_of
 from wsbench.site.studies import load_studies
-from wsbench.store import ROOT_ENV, load_store
+from wsbench.store import ROOT_ENV, client_store, load_store
 
 STORE_ENV = ROOT_ENV
 """``WSBENCH_RESULTS``: the results store's root."""
 IMPLS_ENV = "WSBENCH_IMPLS_DIR"
+CLIENTS_ENV = "WSBENCH_CLIENTS_DIR"
 DEFAULT_STORE = "results"
 DEFAULT_IMPLS = "impls"
+DEFAULT_CLIENTS = "clients"
 DEFAULT_REPO_URL = "https://github.com/wsbench/wsbench"
 
 FRAMEWORKS_PAGE = INDEX_PAGE
@@ -54,11 +65,17 @@ class Inputs:
             results yet).
         impls_dir: the ``impls/`` folder.
         repo_url: the repository's web address (for links to implementation folders).
+        clients_dir: the ``clients/`` folder.
     """
 
     store_root: Path
     impls_dir: Path
     repo_url: str
+    clients_dir: Path = Path(DEFAULT_CLIENTS)
+
+    def clients(self) -> list[Impl]:
+        """The client libraries of :attr:`clients_dir` (none when it is missing)."""
+        return all_impls(self.clients_dir) if self.clients_dir.is_dir() else []
 
 
 def resolve_inputs(
@@ -66,14 +83,16 @@ def resolve_inputs(
 ) -> Inputs:
     """The inputs for a site whose ``mkdocs.yml`` is in ``root``.
 
-    ``environ`` (default ``os.environ``) may set ``WSBENCH_RESULTS`` and
-    ``WSBENCH_IMPLS_DIR``; relative paths are resolved against ``root``.
+    ``environ`` (default ``os.environ``) may set ``WSBENCH_RESULTS``,
+    ``WSBENCH_IMPLS_DIR`` and ``WSBENCH_CLIENTS_DIR``; relative paths are resolved against
+    ``root``.
     """
     env = os.environ if environ is None else environ
     return Inputs(
         store_root=root / (env.get(STORE_ENV) or DEFAULT_STORE),
         impls_dir=root / (env.get(IMPLS_ENV) or DEFAULT_IMPLS),
         repo_url=repo_url or DEFAULT_REPO_URL,
+        clients_dir=root / (env.get(CLIENTS_ENV) or DEFAULT_CLIENTS),
     )
 
 
@@ -105,6 +124,11 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     root_links = {f.name: page_path(f.name) for f in frameworks}
     pages[FINDINGS_PAGE] = render_findings(findings_of(results, frameworks), results, root_links)
     pages[ENVIRONMENT_PAGE] = render_environment(results)
+    clients = inputs.clients()
+    client_results = results_of(load_store(client_store(inputs.store_root)))
+    pages[CLIENTS_INDEX] = render_clients_index(client_results, clients, inputs.repo_url)
+    for client in clients:
+        pages[client_page(client.name)] = render_client(client, client_results, inputs.repo_url)
     pages.update(render_downloads(store.runs))
     pages[STYLESHEET] = STYLESHEET_CSS
     return pages
@@ -137,9 +161,12 @@ def _is_leaderboards(value: list[Any]) -> bool:
     )
 
 
-def expand_nav(nav: list[Any], frameworks: list[Framework]) -> list[Any]:
+def expand_nav(
+    nav: list[Any], frameworks: list[Framework], clients: Sequence[Impl] = ()
+) -> list[Any]:
     """``nav`` (mkdocs.yml's) with every framework page added to the section whose first
-    entry is the Frameworks index (``- Frameworks: [frameworks/index.md]``), and every
+    entry is the Frameworks index (``- Frameworks: [frameworks/index.md]``), every client
+    library's page to the section whose first entry is the Clients page, and every
     leaderboard page to the section that lists only leaderboard pages
     (:func:`leaderboard_nav`); a nav without those sections is returned unchanged."""
     out: list[Any] = []
@@ -148,9 +175,12 @@ def expand_nav(nav: list[Any], frameworks: list[Framework]) -> list[Any]:
             ((title, value),) = entry.items()
             if isinstance(value, list) and value and value[0] == FRAMEWORKS_PAGE:
                 entry = {title: [FRAMEWORKS_PAGE, *framework_nav(frameworks)]}
+            elif isinstance(value, list) and value and value[0] == CLIENTS_INDEX:
+                pages = [{c.display_name: client_page(c.name)} for c in clients]
+                entry = {title: [CLIENTS_INDEX, *pages]}
             elif isinstance(value, list) and value and _is_leaderboards(value):
                 entry = {title: leaderboard_nav(value)}
             elif isinstance(value, list):
-                entry = {title: expand_nav(value, frameworks)}
+                entry = {title: expand_nav(value, frameworks, clients)}
         out.append(entry)
     return out

@@ -1,0 +1,224 @@
+"""The Clients pages: the client libraries' leaderboards (one table per parameter set of
+:data:`wsbench.scenarios.CLIENT_GRID`, the 256 B ping-pong first) and one page per library
+with its figures by version.
+
+Every figure comes from the client store (``<store>/clients``, :mod:`wsbench.clientjob`)
+through the same rows as the servers' (:mod:`wsbench.site.rows`: medians with their 95 %
+interval). In a client's row the load generator's CPU is the client's own; the server's CPU
+is the native reference server's, and a figure whose server used more than
+:data:`wsbench.measure.CLIENT_BOUND_CPU_PERCENT` of its core is flagged as possibly
+server-bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wsbench.impls import Impl
+from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.scenarios import CLIENT_GRID, params_key
+from wsbench.site.markup import DASH, cell, link, num, short_reason, spread, table
+from wsbench.site.results import EnvRun, Results, natural_key
+from wsbench.site.rows import Row
+
+CLIENTS_INDEX = "clients/index.md"
+"""The Clients leaderboards."""
+HEADLINE = {"size_bytes": 256, "in_flight": 1}
+"""The parameter set of the first table (256 B ping-pong)."""
+SCENARIO_WORDS = {"echo": "Echo", "stream": "Receive from a push"}
+
+
+def client_page(name: str) -> str:
+    """The page of client library ``name``."""
+    return f"clients/{name}.md"
+
+
+def set_title(scenario: str, params: dict[str, int]) -> str:
+    """A table's title, e.g. ``"Ping-pong, 256 B"``, ``"Pipelined (64 in flight), 16 B"``,
+    ``"Receive from a push, 1,024 B"``."""
+    size = f"{params['size_bytes']:,} B"
+    if scenario == "stream":
+        return f"{SCENARIO_WORDS['stream']}, {size}"
+    if params.get("in_flight", 1) == 1:
+        return f"Ping-pong, {size}"
+    return f"Pipelined ({params['in_flight']} in flight), {size}"
+
+
+def ordered_sets() -> list[tuple[str, dict[str, int]]]:
+    """Every (scenario, parameter set) of the client grid, the headline first."""
+    sets: list[tuple[str, dict[str, int]]] = [
+        (s, dict(p)) for s, grid in CLIENT_GRID.items() for p in grid
+    ]
+    sets.sort(key=lambda item: not (item[0] == "echo" and item[1] == HEADLINE))
+    return sets
+
+
+def server_bound(row: Row) -> bool:
+    """The reference server used more than :data:`CLIENT_BOUND_CPU_PERCENT` of its core."""
+    cpu = row.server_cpu_percent
+    return cpu is not None and cpu > CLIENT_BOUND_CPU_PERCENT
+
+
+def flag(row: Row) -> str:
+    """What a row's reader must know: failed with the reason, or possibly server-bound."""
+    if not row.ok:
+        return f"**{row.status}**: {cell(short_reason(row.error or row.status, 200))}"
+    if server_bound(row):
+        return f"⚠ server-bound (reference server CPU {row.server_cpu_percent:.0f} %)"
+    return ""
+
+
+def row_for(run: EnvRun, scenario: str, params: dict[str, int]) -> Row | None:
+    """``run``'s row of ``scenario`` at ``params``, if it measured it."""
+    key = params_key(params)
+    for row in run.rows:
+        if row.scenario == scenario and params_key(dict(row.params)) == key:
+            return row
+    return None
+
+
+def latest_runs(results: Results) -> list[EnvRun]:
+    """Per machine and (library, configuration), the run of its newest version."""
+    newest: dict[tuple[str, str, str], EnvRun] = {}
+    for run in results.runs:
+        key = (run.machine, run.impl.name, run.impl.config)
+        known = newest.get(key)
+        if known is None or natural_key(run.impl.version or "") > natural_key(
+            known.impl.version or ""
+        ):
+            newest[key] = run
+    return list(newest.values())
+
+
+@dataclass(frozen=True)
+class _Line:
+    run: EnvRun
+    row: Row
+
+
+HEADERS = ["Rank", "Client", "Version", "messages/s (95 % CI)", "p50 µs", "p99 µs",
+           "client CPU %", "server CPU %", "n", "Flags"]  # fmt: skip
+
+
+def _cells(rank: str, line: _Line, linked: bool) -> list[str]:
+    run, row = line.run, line.row
+    name = (
+        link(run.label, client_page(run.impl.name).removeprefix("clients/"))
+        if linked
+        else (cell(run.label))
+    )
+    return [
+        rank, name, cell(run.impl.version or ""),
+        spread(row.messages_per_s, ",.0f"),
+        num(row.latency_p50_s.median if row.latency_p50_s else None, ",.0f", 1e-6),
+        num(row.latency_p99_s.median if row.latency_p99_s else None, ",.0f", 1e-6),
+        num(row.loadgen_cpu_percent, ".0f"), num(row.server_cpu_percent, ".0f"),
+        str(row.n) if row.ok else DASH, flag(row),
+    ]  # fmt: skip
+
+
+def leaderboard(runs: Sequence[EnvRun], scenario: str, params: dict[str, int]) -> str:
+    """One table: every run's row at this parameter set, ranked by messages/s (failed rows
+    last, unranked)."""
+    lines = [_Line(run, row) for run in runs if (row := row_for(run, scenario, params))]
+    lines.sort(
+        key=lambda x: (
+            not x.row.ok,
+            -(x.row.messages_per_s.median if x.row.ok and x.row.messages_per_s else 0),
+            natural_key(x.run.label),
+        )
+    )
+    if not lines:
+        return "Not measured yet.\n"
+    cells = [
+        _cells(str(i) if line.row.ok else DASH, line, linked=True)
+        for i, line in enumerate(lines, 1)
+    ]
+    return table(HEADERS, cells, "lllrrrrrrl")
+
+
+INTRO = """\
+Each client library drives the **native reference server** (Rust, one core) with one
+connection, exactly as the load generator drives a server: the same messages, the same
+checks of every message (sequence number, content, order) and the same report
+([clients/README.md]({repo}/blob/main/clients/README.md)). The server is never meant to be
+the bottleneck: its CPU is shown, and a figure where it exceeded
+{limit:.0f} % is flagged ⚠ server-bound. *client CPU* is the client process's own CPU over
+the window (100 = one core). Figures: the median of the windows (fresh server processes,
+one client process per window) with its 95 % confidence interval; latency is the round trip
+as the library's user sees it, from handing a message to the library to the library
+handing the reply back. Ping-pong: one message in flight; pipelined: the load generator's
+refill policy (64 in flight, bursts of 16); push: the server sends as fast as the client
+reads.
+"""
+
+
+def render_clients_index(results: Results, clients: Sequence[Impl], repo_url: str) -> str:
+    """The Clients page: the leaderboards, then the libraries and their pages."""
+    out = ["# Clients\n", INTRO.format(repo=repo_url, limit=CLIENT_BOUND_CPU_PERCENT)]
+    runs = latest_runs(results)
+    if not runs:
+        out.append(
+            "\nNo client results yet: `./bench clients` measures every client library "
+            "(documents in `results/clients/`).\n"
+        )
+    for machine in results.machines or [""]:
+        mine = [r for r in runs if r.machine == machine]
+        if len(results.machines) > 1:
+            out.append(f"\n## Machine {cell(machine)}\n")
+        for scenario, params in ordered_sets():
+            out.append(f"\n### {set_title(scenario, params)}\n\n")
+            out.append(leaderboard(mine, scenario, params))
+    out.append("\n## Libraries\n\n")
+    out.append(
+        table(
+            ["Library", "Configurations", "Versions"],
+            [
+                [
+                    link(c.display_name, client_page(c.name).removeprefix("clients/")),
+                    cell(", ".join(f"{cfg.api} · {cfg.event_loop}" for cfg in c.configs)),
+                    cell(", ".join(v.version for v in c.versions)),
+                ]
+                for c in clients
+            ],
+        )
+    )
+    return "".join(out)
+
+
+def render_client(client: Impl, results: Results, repo_url: str) -> str:
+    """A library's page: its configurations, its deviations, and per parameter set every
+    (configuration, version) it was measured at."""
+    runs = [r for r in results.runs if r.impl.name == client.name]
+    runs.sort(key=lambda r: (r.machine, r.impl.config, natural_key(r.impl.version or "")))
+    folder = f"{repo_url}/tree/main/clients/{client.name}"
+    out = [
+        f"# {cell(client.display_name)} (client)\n\n",
+        f"PyPI: `{client.package}` · [{client.homepage}]({client.homepage}) · "
+        f"program and metadata: [clients/{client.name}]({folder})\n\n",
+        table(
+            ["Configuration", "API", "Event loop", "Versions"],
+            [
+                [
+                    cell(c.id),
+                    cell(c.api),
+                    cell(c.event_loop),
+                    cell(", ".join(c.versions or [v.version for v in client.versions])),
+                ]
+                for c in client.configs
+            ],
+        ),
+    ]
+    if client.deviations:
+        out.append("\nSettings applied for fairness:\n\n")
+        out.extend(f"- **{cell(k)}**: {cell(v)}\n" for k, v in client.deviations.items())
+    if not runs:
+        out.append("\nNo results yet.\n")
+        return "".join(out)
+    for scenario, params in ordered_sets():
+        out.append(f"\n## {set_title(scenario, params)}\n\n")
+        lines = [_Line(r, row) for r in runs if (row := row_for(r, scenario, params))]
+        cells = [_cells(DASH, line, linked=False)[1:] for line in lines]
+        out.append(table(HEADERS[1:], cells, "llrrrrrrl") if cells else "Not measured yet.\n")
+    return "".join(out)
