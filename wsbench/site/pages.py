@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from wsbench.impls import Impl, all_impls
+from wsbench.site.claims import STUDIES_REVISITED, load_claims, render_studies
 from wsbench.site.clients import (
     CLIENTS_INDEX,
     client_page,
@@ -33,7 +34,7 @@ from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.history import history_of
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, render_leaderboard_page
 from wsbench.site.results import results_of
-from wsbench.site.studies import load_studies
+from wsbench.site.studies import STUDIES_FILE, load_studies
 from wsbench.store import ROOT_ENV, client_store, load_store
 
 STORE_ENV = ROOT_ENV
@@ -125,10 +126,13 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     pages[FINDINGS_PAGE] = render_findings(findings_of(results, frameworks), results, root_links)
     pages[ENVIRONMENT_PAGE] = render_environment(results)
     clients = inputs.clients()
-    client_results = results_of(load_store(client_store(inputs.store_root)))
+    client_docs = load_store(client_store(inputs.store_root))
+    client_results = results_of(client_docs)
     pages[CLIENTS_INDEX] = render_clients_index(client_results, clients, inputs.repo_url)
     for client in clients:
         pages[client_page(client.name)] = render_client(client, client_results, inputs.repo_url)
+    claims = load_claims(STUDIES_FILE)
+    pages[STUDIES_REVISITED] = render_studies(claims, store.runs, client_docs.runs, inputs.repo_url)
     pages.update(render_downloads(store.runs))
     pages[STYLESHEET] = STYLESHEET_CSS
     return pages

@@ -80,6 +80,7 @@ class StudiesError(ValueError):
 
 class _File(msgspec.Struct, forbid_unknown_fields=True):
     studies: tuple[Study, ...] = ()
+    claims: tuple[dict[str, object], ...] = ()  # read by wsbench.site.claims
 
 
 def load_studies(path: Path = STUDIES_FILE) -> tuple[Study, ...]:
