@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import errno
 import json
 import os
 import resource
@@ -205,7 +206,10 @@ class Driver:
     def connect_failed(self, exc: BaseException) -> None:
         """Call when connecting failed: the run ends with the error counted by kind."""
         self.connect_s = time.perf_counter() - self._connect_start
-        kind = "connection_refused" if isinstance(exc, ConnectionRefusedError) else "other"
+        refused = isinstance(exc, ConnectionRefusedError) or (
+            getattr(exc, "errno", None) == errno.ECONNREFUSED  # e.g. aiohttp's connector error
+        )
+        kind = "connection_refused" if refused else "other"
         self.errors[kind] = self.errors.get(kind, 0) + 1
         self.done = True
 

@@ -50,8 +50,9 @@ async def program(drv: clientkit.Driver) -> None:
         # close() reads until the server's close frame, its timeout (10 s) applying to each
         # read: a push still streaming (the reference server answers a close only after its
         # push) would keep it reading, so the wait is bounded (then aiohttp drops the socket)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(ws.close(), CLOSE_WAIT_S)
+        if drv.close_gracefully:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(ws.close(), CLOSE_WAIT_S)
 
 
 if __name__ == "__main__":

@@ -71,7 +71,8 @@ async def program(drv: clientkit.Driver) -> None:
     except Exception as exc:
         drv.closed(exc)
     watchdog.cancel()
-    await disconnect(sio)
+    if drv.close_gracefully:
+        await disconnect(sio)
 
 
 if __name__ == "__main__":

@@ -59,7 +59,8 @@ def program(drv: clientkit.Driver) -> None:
         finished.wait()
     except Exception as exc:
         drv.closed(exc)
-    sio.disconnect()
+    if drv.close_gracefully:
+        sio.disconnect()
 
 
 if __name__ == "__main__":

@@ -39,7 +39,8 @@ def program(drv: clientkit.Driver) -> None:
                 send(data)
     except Exception as exc:
         drv.closed(exc)
-    ws.close()
+    if drv.close_gracefully:
+        ws.close()
 
 
 if __name__ == "__main__":
