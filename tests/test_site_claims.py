@@ -93,6 +93,11 @@ def test_a_failed_row_is_not_comparable_with_its_reason() -> None:
     assert checked.reason == "c · asyncio 1.0 failed: server crashed"
 
 
+def test_large_ratios_read_as_whole_numbers() -> None:
+    c = claim("about", value=1.0, threshold=2.0, a=measure("a"))
+    assert check(c, SERVERS, []).reason.startswith("ours is 2,000× the claimed 1 messages/s")  # noqa: RUF001
+
+
 def test_the_rule_none_is_not_comparable_for_its_reading() -> None:
     checked = check(claim("none", reading="their rate is the feed's"), SERVERS, [])
     assert (checked.verdict, checked.reason) == ("not comparable", "their rate is the feed's")

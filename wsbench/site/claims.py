@@ -182,6 +182,12 @@ class Checked:
     reason: str
 
 
+def ratio_text(x: float) -> str:
+    """A ratio for a sentence: three significant digits, whole numbers from 100 (``"0.481"``,
+    ``"2.9"``, ``"3,308"``)."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
 def _within(x: float, target: float, factor: float) -> bool:
     return target / factor <= x <= target * factor
 
@@ -202,7 +208,7 @@ def check(claim: Claim, servers: Sequence[Run], clients: Sequence[Run]) -> Check
         ok = _within(a.value, claim.value, claim.threshold)
         ratio = a.value / claim.value
         reason = (
-            f"ours is {ratio:,.2g}× the claimed {shown(claim.value, metric)} "  # noqa: RUF001
+            f"ours is {ratio_text(ratio)}× the claimed {shown(claim.value, metric)} "  # noqa: RUF001
             f"({'within' if ok else 'outside'} a factor of {claim.threshold:g})"
         )
         return Checked(claim, ours, "confirmed" if ok else "contradicted", reason)
@@ -214,12 +220,14 @@ def check(claim: Claim, servers: Sequence[Run], clients: Sequence[Run]) -> Check
     ratio = a.value / b.value
     if claim.rule == "ratio_at_least":
         ok = ratio >= claim.threshold
-        reason = f"a / b = {ratio:,.3g} ({'at least' if ok else 'below'} {claim.threshold:g})"
+        reason = (
+            f"a / b = {ratio_text(ratio)} ({'at least' if ok else 'below'} {claim.threshold:g})"
+        )
     else:
         assert claim.value is not None
         ok = _within(ratio, claim.value, claim.threshold)
         reason = (
-            f"a / b = {ratio:,.3g} against the claimed {claim.value:g} "
+            f"a / b = {ratio_text(ratio)} against the claimed {claim.value:g} "
             f"({'within' if ok else 'outside'} a factor of {claim.threshold:g})"
         )
     return Checked(claim, ours, "confirmed" if ok else "contradicted", reason)
