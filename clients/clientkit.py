@@ -42,7 +42,7 @@ import threading
 import time
 from array import array
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 TRAFFIC_STARTS = "wsbench-loadgen: traffic starts"
 """The line printed on stderr when the traffic phase starts (the harness opens its window
@@ -541,6 +541,35 @@ def summary_us(values_ns: array[int]) -> dict[str, float] | None:
         "stdev": us(hist.get_stddev()),
         "count": hist.get_total_count(),
     }
+
+
+# connecting ------------------------------------------------------------------------------
+T = TypeVar("T")
+
+
+async def open_async(drv: Driver, connect: Callable[[], Awaitable[T]]) -> T | None:
+    """``await connect()`` (the library's connect call) with the handshake timed: the
+    connection, or None when it failed (the error counted by kind; the run is over)."""
+    drv.connecting()
+    try:
+        conn = await connect()
+    except Exception as exc:
+        drv.connect_failed(exc)
+        return None
+    drv.connected()
+    return conn
+
+
+def open_sync(drv: Driver, connect: Callable[[], T]) -> T | None:
+    """:func:`open_async` for a blocking library's connect call."""
+    drv.connecting()
+    try:
+        conn = connect()
+    except Exception as exc:
+        drv.connect_failed(exc)
+        return None
+    drv.connected()
+    return conn
 
 
 # watchdogs -------------------------------------------------------------------------------

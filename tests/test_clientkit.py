@@ -183,3 +183,23 @@ def test_report_has_the_load_generator_fields() -> None:
         "integrity", "loadgen_cpu_s", "loadgen_cpu_percent", "client_bound",
     ):  # fmt: skip
         assert key in report, key
+
+
+def test_open_times_the_handshake_and_counts_a_refusal() -> None:
+    import asyncio
+
+    drv = clientkit.driver(options("echo", "--count", "1"))
+
+    def refuse() -> object:
+        raise ConnectionRefusedError
+
+    assert clientkit.open_sync(drv, refuse) is None
+    assert drv.done and drv.errors == {"connection_refused": 1}
+
+    drv = clientkit.driver(options("echo", "--count", "1"))
+
+    async def connect() -> str:
+        return "conn"
+
+    assert asyncio.run(clientkit.open_async(drv, connect)) == "conn"
+    assert not drv.done and drv.handshake_ns is not None

@@ -2,7 +2,6 @@
 (clients/clientkit.py)."""
 
 import asyncio
-import contextlib
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -12,7 +11,6 @@ import aiohttp
 import clientkit
 
 DATA = (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
-CLOSE_WAIT_S = 1.0
 
 
 async def send(ws: aiohttp.ClientWebSocketResponse, data: clientkit.Message) -> None:
@@ -25,15 +23,14 @@ async def send(ws: aiohttp.ClientWebSocketResponse, data: clientkit.Message) -> 
 async def program(drv: clientkit.Driver) -> None:
     opts = drv.opts
     async with aiohttp.ClientSession() as session:
-        drv.connecting()
-        try:
-            ws = await session.ws_connect(
+        ws = await clientkit.open_async(
+            drv,
+            lambda: session.ws_connect(
                 opts.url, compress=0, autoping=True, heartbeat=None, max_msg_size=clientkit.MAX_SIZE
-            )
-        except Exception as exc:
-            drv.connect_failed(exc)
+            ),
+        )
+        if ws is None:
             return
-        drv.connected()
         watchdog = asyncio.ensure_future(clientkit.watch_async(drv, ws.close))
         try:
             for data in drv.start():
@@ -47,12 +44,8 @@ async def program(drv: clientkit.Driver) -> None:
         except Exception as exc:
             drv.closed(exc)
         watchdog.cancel()
-        # close() reads until the server's close frame, its timeout (10 s) applying to each
-        # read: a push still streaming (the reference server answers a close only after its
-        # push) would keep it reading, so the wait is bounded (then aiohttp drops the socket)
-        if drv.close_gracefully:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(ws.close(), CLOSE_WAIT_S)
+        if drv.close_gracefully:  # not after a push still streaming (Driver.close_gracefully)
+            await ws.close()
 
 
 if __name__ == "__main__":

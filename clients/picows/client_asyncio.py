@@ -60,13 +60,12 @@ class Listener(WSListener):
 
 
 async def program(drv: clientkit.Driver) -> None:
-    drv.connecting()
-    try:
-        transport, _ = await ws_connect(lambda: Listener(drv), drv.opts.url, **OPTIONS)
-    except Exception as exc:
-        drv.connect_failed(exc)
+    opened = await clientkit.open_async(
+        drv, lambda: ws_connect(lambda: Listener(drv), drv.opts.url, **OPTIONS)
+    )
+    if opened is None:
         return
-    drv.connected()
+    transport, _ = opened
     watchdog = asyncio.ensure_future(clientkit.watch_async(drv, transport.disconnect))
     try:
         for data in drv.start():

@@ -52,13 +52,9 @@ async def program(drv: clientkit.Driver) -> None:
         drv.closed()
         finished.set()
 
-    drv.connecting()
-    try:
-        await sio.connect(opts.http_base, transports=["websocket"])
-    except Exception as exc:
-        drv.connect_failed(exc)
+    await clientkit.open_async(drv, lambda: sio.connect(opts.http_base, transports=["websocket"]))
+    if drv.done:  # the connection failed
         return
-    drv.connected()
     watchdog = asyncio.ensure_future(clientkit.watch_async(drv, lambda: disconnect(sio)))
     try:
         if opts.scenario == "stream":

@@ -40,13 +40,9 @@ def program(drv: clientkit.Driver) -> None:
             drv.closed()
         finished.set()
 
-    drv.connecting()
-    try:
-        sio.connect(opts.http_base, transports=["websocket"])
-    except Exception as exc:
-        drv.connect_failed(exc)
+    clientkit.open_sync(drv, lambda: sio.connect(opts.http_base, transports=["websocket"]))
+    if drv.done:  # the connection failed
         return
-    drv.connected()
     clientkit.watch_thread(drv, sio.disconnect)
     try:
         with lock:

@@ -13,18 +13,17 @@ from tornado.websocket import websocket_connect
 
 async def program(drv: clientkit.Driver) -> None:
     opts = drv.opts
-    drv.connecting()
-    try:
-        conn = await websocket_connect(
+    conn = await clientkit.open_async(
+        drv,
+        lambda: websocket_connect(
             opts.url,
             compression_options=None,
             ping_interval=None,
             max_message_size=clientkit.MAX_SIZE,
-        )
-    except Exception as exc:
-        drv.connect_failed(exc)
+        ),
+    )
+    if conn is None:
         return
-    drv.connected()
     # TCP_NODELAY, as the other clients have it (asyncio sets it on its transports): tornado's
     # HTTP client turns it off again once the upgrade request is written
     conn.protocol.set_nodelay(True)

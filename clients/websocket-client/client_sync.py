@@ -13,15 +13,11 @@ import websocket
 
 def program(drv: clientkit.Driver) -> None:
     opts = drv.opts
-    drv.connecting()
-    try:
-        # No compression (the library has no permessage-deflate), no pings (only
-        # WebSocketApp.run_forever sends them), no maximum message size (none exists).
-        ws = websocket.create_connection(opts.url)
-    except Exception as exc:
-        drv.connect_failed(exc)
+    # No compression (the library has no permessage-deflate), no pings (only
+    # WebSocketApp.run_forever sends them), no maximum message size (none exists).
+    ws = clientkit.open_sync(drv, lambda: websocket.create_connection(opts.url))
+    if ws is None:
         return
-    drv.connected()
     clientkit.watch_thread(drv, lambda: ws.sock.shutdown(socket.SHUT_RDWR))
 
     def send(data: clientkit.Message) -> None:

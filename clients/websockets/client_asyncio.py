@@ -17,15 +17,14 @@ except ImportError:  # before 13.0
 
 async def program(drv: clientkit.Driver) -> None:
     opts = drv.opts
-    drv.connecting()
-    try:
-        ws = await connect(
+    ws = await clientkit.open_async(
+        drv,
+        lambda: connect(
             opts.url, compression=None, max_size=clientkit.MAX_SIZE, ping_interval=None
-        )
-    except Exception as exc:
-        drv.connect_failed(exc)
+        ),
+    )
+    if ws is None:
         return
-    drv.connected()
     watchdog = asyncio.ensure_future(clientkit.watch_async(drv, ws.close))
     try:
         for data in drv.start():

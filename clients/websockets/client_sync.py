@@ -17,13 +17,9 @@ def program(drv: clientkit.Driver) -> None:
     options = {"compression": None, "max_size": clientkit.MAX_SIZE}
     if "ping_interval" in inspect.signature(connect).parameters:  # keepalive since 15.0
         options["ping_interval"] = None
-    drv.connecting()
-    try:
-        ws = connect(opts.url, **options)
-    except Exception as exc:
-        drv.connect_failed(exc)
+    ws = clientkit.open_sync(drv, lambda: connect(opts.url, **options))
+    if ws is None:
         return
-    drv.connected()
     clientkit.watch_thread(drv, lambda: ws.socket.shutdown(socket.SHUT_RDWR))
     try:
         for data in drv.start():
