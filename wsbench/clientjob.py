@@ -34,7 +34,7 @@ from wsbench.measure import HOST
 from wsbench.paths import CLIENTS_DIR
 from wsbench.runformat import Benchmark, Run
 from wsbench.sampling import SamplingPlan, add_plan_arguments, plan_from_args, sample_scenario
-from wsbench.scenarios import CLIENT_GRID, Scenario
+from wsbench.scenarios import CLIENT_GRID, Scenario, params_key
 from wsbench.suite import default_machine_name
 
 KIT_REQUIRES = {"hdrhistogram": "0.10.8"}
@@ -84,7 +84,7 @@ def client_envs(
 @dataclass(frozen=True)
 class Outcome:
     """One client environment's result: the row name, the document's path, and the failed
-    benchmarks' reasons (``{"echo size_bytes=16,in_flight=1": reason}``; empty when all
+    benchmarks' reasons (``{"echo in_flight=1,size_bytes=16": reason}``; empty when all
     passed)."""
 
     row_name: str
@@ -124,10 +124,19 @@ def measure_env(
     reference = get_impl(REFERENCE)
     server_config = "socketio" if env.config.protocol == "socketio" else "websocket"
     install_error = None
+    command: list[str] = []
     try:
         python = venvs.ensure(env)
     except venvs.VenvError as exc:
         install_error = str(exc).split("\n", 1)[0]
+    else:
+        command = env.impl.argv(
+            python=str(python),
+            loadgen=loadgen.ensure_built(quiet=True),
+            host=HOST,
+            port=0,
+            config=env.config,
+        )
     run: Run = provenance.new_run(
         run_id=run_id,
         machine_name=machine,
@@ -157,10 +166,6 @@ def measure_env(
             why = f"does not install: {install_error}"
             found = [Benchmark(scenario, p, "failed", why, []) for p in grid]
         else:
-            command = env.impl.argv(
-                python=str(python), loadgen=loadgen.ensure_built(quiet=True), host=HOST,
-                port=0, config=env.config,
-            )  # fmt: skip
             found = sample_scenario(
                 reference, server_config, scenario, grid, plan,
                 placement=placement, on_progress=save, client=command,
@@ -169,7 +174,7 @@ def measure_env(
         benchmarks.extend(found)
         save([])
     failures = {
-        f"{b.scenario} {','.join(f'{k}={v}' for k, v in b.params.items())}": b.error or "failed"
+        f"{b.scenario} {params_key(b.params)}": b.error or "failed"
         for b in benchmarks
         if b.status != "ok"
     }
