@@ -20,6 +20,18 @@ from wsbench.releases import INDEX_ENV
 SERVERS = Path(__file__).parent / "fixtures" / "servers"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--server-python PATH``: the interpreter that runs the servers of
+    tests/test_impls.py (default: this one, with the latest release of every framework), e.g.
+    an environment holding a framework's oldest listed version with its pins (narrow the
+    run to that framework with ``-k``)."""
+    parser.addoption(
+        "--server-python",
+        default=sys.executable,
+        help="interpreter that runs the implementations' servers in tests/test_impls.py",
+    )
+
+
 @pytest.fixture(scope="session", autouse=True)
 def loadgen_binary() -> Path:
     """The release build of the load generator (built if missing or stale)."""

@@ -45,11 +45,11 @@ tests/test_many_connections.py, against one server)."""
 class ConfigServer:
     """One configuration's server, shared by all its cases, stopped once by :meth:`stop`."""
 
-    def __init__(self, impl: str, config_id: str) -> None:
+    def __init__(self, impl: str, config_id: str, python: str) -> None:
         self.impl = impl
         self.config_id = config_id
         self.label = f"{impl}:{config_id}"
-        self.session = ServerSession(get_impl(impl), config_id, label=self.label)
+        self.session = ServerSession(get_impl(impl), config_id, label=self.label, python=python)
         self.stopped = False
         self.log_tail = ""
 
@@ -79,7 +79,7 @@ class ConfigServer:
 def server(request: pytest.FixtureRequest) -> Iterator[ConfigServer]:
     """The configuration's server, started once for all its cases."""
     impl, config_id = request.param
-    srv = ConfigServer(impl, config_id)
+    srv = ConfigServer(impl, config_id, request.config.getoption("--server-python"))
     try:
         srv.start()
         yield srv
