@@ -66,6 +66,20 @@ def test_every_parameter_set_gets_its_windows_in_every_process() -> None:
         assert set(bench.server_exit_codes) <= {0, -15}
 
 
+def test_memory_takes_one_window_per_process_whatever_the_plan() -> None:
+    plan = SamplingPlan(
+        processes=2, windows_per_process=3, warmup_s=0.0, window_s=0.1,
+        max_other_cpu_percent=QUIET, max_steal_percent=QUIET,
+    )  # fmt: skip
+    (bench,) = sample_scenario(
+        get_impl("native"), "websocket", "memory", [{"connections": 10}], plan,
+        placement=default_placement(),
+    )  # fmt: skip
+    assert bench.status == "ok", bench.error
+    assert [(s.process, s.window) for s in bench.samples] == [(0, 0), (1, 0)]
+    assert all(s.rss_held_bytes for s in bench.samples)
+
+
 def test_a_server_that_dies_is_replaced_for_the_next_parameter_set() -> None:
     plan = SamplingPlan(processes=1, windows_per_process=2, warmup_s=0.0, window_s=0.5)
     grid = [{"size_bytes": 16, "in_flight": 1}, {"size_bytes": 32, "in_flight": 1}]

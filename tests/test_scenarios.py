@@ -49,11 +49,18 @@ def test_the_default_grid_keeps_the_headline_figures_and_some_scenarios_only() -
     assert in_grid("default") == ["echo", "stream", "clients", "memory", "broadcast"]
     # One fan-out set in the main job (its 30-minute budget); the rest nightly.
     assert spec("broadcast").grid("default") == [{"subscribers": 100, "rate": 0, "size_bytes": 16}]
-    assert {"size_bytes": 65536, "in_flight": 64} in spec("echo").grid("default")
+    # Latency, message rate and bandwidth; 1 KiB and 100 clients are the nightly's.
+    assert spec("echo").grid("default") == [
+        {"size_bytes": 16, "in_flight": 1},
+        {"size_bytes": 16, "in_flight": 64},
+        {"size_bytes": 65536, "in_flight": 64},
+    ]
     assert spec("clients").grid("default") == [
-        {"connections": 100, "size_bytes": 16, "in_flight": 1},
         {"connections": 1000, "size_bytes": 16, "in_flight": 1},
     ]
+    # Memory: one window per server process (a second one under-counts), the rest the plan's.
+    assert spec("memory").windows_per_process == 1
+    assert [s for s in SCENARIOS if spec(s).windows_per_process is not None] == ["memory"]
 
 
 def test_labels_and_keys() -> None:

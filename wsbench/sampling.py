@@ -315,12 +315,14 @@ def _sample_windows(
     process: int,
     plan: SamplingPlan,
 ) -> None:
-    """``plan.windows_per_process`` usable windows of ``config`` (disturbed ones measured
+    """``plan.windows_per_process`` usable windows of ``config`` (or the scenario's own
+    :attr:`~wsbench.scenarios.ScenarioSpec.windows_per_process`; disturbed ones measured
     again up to ``plan.retries`` times), appended to ``entry``; stops at a failure."""
     window = 0
     retries = plan.retries
     good = 0
-    while good < plan.windows_per_process:
+    wanted = spec(config.scenario).windows_per_process or plan.windows_per_process
+    while good < wanted:
         sample = to_sample(session.run(config), process=process, window=window, plan=plan)
         entry.samples.append(sample)
         window += 1
