@@ -391,3 +391,71 @@ def test_ratio_text() -> None:
     )
     one = stats.compare([100.0], [150.0], higher_is_better=True)
     assert ratio_text(one) == "1.50×"
+
+
+def _write_lineup_impls(root: Path) -> Path:
+    """An app on two servers (uvicorn pinned per version, hypercorn pinned per
+    configuration) and another framework on the same uvicorn builds."""
+    metas = {
+        "app": """
+name = "app"
+display_name = "App"
+package = "app"
+server = "uvicorn"
+event_loop = "asyncio"
+versions = [{ version = "2.0", requires = ["uvicorn==0.54.0"] }]
+[[configurations]]
+id = "uvicorn-asyncio"
+[[configurations]]
+id = "hypercorn-asyncio"
+server = "hypercorn"
+requires = ["hypercorn==0.18.0"]
+""",
+        "fw": """
+name = "fw"
+display_name = "Fw"
+package = "fw"
+server = "uvicorn"
+event_loop = "asyncio"
+versions = [{ version = "0.9", requires = ["uvicorn==0.54.0"] }]
+""",
+    }
+    for name, text in metas.items():
+        (root / name).mkdir()
+        (root / name / "meta.toml").write_text(text)
+    return root
+
+
+def test_one_app_on_several_servers_and_several_frameworks_on_one_server(tmp_path: Path) -> None:
+    impls = _write_lineup_impls(tmp_path)
+    docs = [
+        _doc(impls, "app", "uvicorn-asyncio", "2.0", _times(4)),
+        _doc(impls, "app", "hypercorn-asyncio", "2.0", STABLE),
+        _doc(impls, "fw", "default", "0.9", _times(4.02)),  # tied with the app on uvicorn
+    ]
+    findings, results = _findings(docs, impls)
+    lineups = [(lu.kind, lu.shared, [r.impl.name + ":" + r.impl.config for r in lu.runs])
+               for lu in findings.lineups]  # fmt: skip
+    assert lineups == [
+        ("servers", "App 2.0", ["app:hypercorn-asyncio", "app:uvicorn-asyncio"]),
+        ("frameworks", "uvicorn 0.54.0, asyncio", ["app:uvicorn-asyncio", "fw:default"]),
+    ]
+    servers, frameworks = findings.lineups
+    (echo,) = servers.contests
+    assert echo.fastest is not None and echo.fastest.run.impl.server == "uvicorn"
+    assert not echo.tied
+    (same_server,) = frameworks.contests
+    assert same_server.fastest is not None and same_server.fastest.run.impl.name == "fw"
+    assert [e.run.impl.name for e in same_server.tied] == ["app"]
+
+    page = render_findings(findings, results, {})
+    assert "#### App 2.0: 2 servers" in page
+    rows = _table_rows(page, "#### App 2.0: 2 servers")
+    assert [r[0].replace("&nbsp;", " ") for r in rows] == [
+        "App · hypercorn · asyncio 2.0",
+        "App · uvicorn 0.54 · asyncio 2.0",
+    ]
+    assert rows[0][1] == f"{_figure(STABLE)} 0.25× slower"
+    assert rows[1][1] == f"**{_figure(_times(4))}** fastest"
+    rows = _table_rows(page, "#### uvicorn 0.54.0, asyncio: 2 frameworks")
+    assert [r[1].split()[-1] for r in rows] == ["tied", "fastest"]

@@ -15,6 +15,10 @@ nothing here adds a statistic. Four kinds of findings:
 - :class:`Pairing`: a Socket.IO configuration and a plain WebSocket configuration on the
   same server build, WebSocket backend and event loop (read from the run documents and the
   implementations' metadata), compared per scenario and parameter set;
+- :class:`Lineup`: configurations that differ in one layer only, ranked per scenario and
+  parameter set: one app at one version served by several servers (the ASGI servers under
+  the same Starlette app), and several frameworks on one server build and event loop (the
+  cost of a framework layer, e.g. FastAPI over Starlette on the same uvicorn);
 - failed rows, and rows flagged client-bound or unstable.
 
 Contests, pairings and flags cover the scenarios whose leaderboards rank by messages/s
@@ -233,6 +237,35 @@ class Pairing:
         return self.socketio.machine
 
 
+LINEUP_KINDS = ("servers", "frameworks")
+"""What a :class:`Lineup`'s configurations differ in: the server under one app at one
+version, or the framework on one server build and event loop."""
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Plain WebSocket configurations that differ in one layer only, with a
+    :class:`Contest` among them per scenario and parameter set they measured (at least two
+    of them).
+
+    Attributes:
+        machine: the machine's name.
+        kind: ``"servers"``: one implementation at one version on several servers (and
+            their backends and loops); ``"frameworks"``: several implementations on one
+            server build (:class:`ServerBuild`) and event loop (:data:`LINEUP_KINDS`).
+        shared: what the configurations share, in words (e.g. ``"Starlette 1.10.0"``,
+            ``"uvicorn 0.54.0, asyncio"``).
+        runs: the configurations, by label.
+        contests: per scenario and parameter set, leaderboard order.
+    """
+
+    machine: str
+    kind: str
+    shared: str
+    runs: tuple[EnvRun, ...]
+    contests: tuple[Contest, ...]
+
+
 @dataclass(frozen=True)
 class Findings:
     """Everything the Findings page states.
@@ -243,6 +276,7 @@ class Findings:
             (WebSocket first).
         changes: per machine, framework (index order), figure and configuration.
         pairings: per machine, Socket.IO configuration and WebSocket configuration.
+        lineups: per machine, kind (servers first) and what the configurations share.
         unpaired: the Socket.IO environments without a WebSocket counterpart, with their
             key.
         failures: every shown row without a figure (reference included).
@@ -254,6 +288,7 @@ class Findings:
     contests: tuple[Contest, ...] = ()
     changes: tuple[ReleaseChange, ...] = ()
     pairings: tuple[Pairing, ...] = ()
+    lineups: tuple[Lineup, ...] = ()
     unpaired: tuple[tuple[EnvRun, PairKey], ...] = ()
     failures: tuple[tuple[EnvRun, Row], ...] = ()
     flagged: tuple[tuple[EnvRun, Row], ...] = ()
@@ -318,25 +353,68 @@ def contest(
     return Contest(machine, scenario, params, protocol, tuple(entries), failed, ceiling)
 
 
+def _grouped(
+    runs: Sequence[EnvRun],
+) -> dict[tuple[str, Params, str], list[tuple[EnvRun, Row]]]:
+    """``runs``' messages/s rows by scenario, parameter set and protocol, in leaderboard
+    order (scenarios, then parameter sets, WebSocket before Socket.IO)."""
+    groups: dict[tuple[str, Params, str], list[tuple[EnvRun, Row]]] = {}
+    for run in runs:
+        for row in filter(by_messages, run.rows):
+            groups.setdefault((row.scenario, row.params, run.impl.protocol), []).append((run, row))
+    order = sorted(
+        groups, key=lambda k: (_scenario_order(k[0]), _param_key(k[1]), k[2] == SOCKETIO, k[2])
+    )
+    return {key: groups[key] for key in order}
+
+
 def contests(results: Results) -> list[Contest]:
     """Every :class:`Contest` of ``results``: per machine, scenario, parameter set and
     protocol that has rows."""
     out = []
     for machine in results.machines:
-        groups: dict[tuple[str, Params, str], list[tuple[EnvRun, Row]]] = {}
-        for run in results.runs:
-            if run.machine == machine:
-                for row in filter(by_messages, run.rows):
-                    key = (row.scenario, row.params, run.impl.protocol)
-                    groups.setdefault(key, []).append((run, row))
-        order = sorted(
-            groups,
-            key=lambda k: (_scenario_order(k[0]), _param_key(k[1]), k[2] == SOCKETIO, k[2]),
-        )
-        for scenario, params, protocol in order:
-            rows = groups[scenario, params, protocol]
+        mine = [run for run in results.runs if run.machine == machine]
+        for (scenario, params, protocol), rows in _grouped(mine).items():
             if any(not run.impl.reference for run, _ in rows):
                 out.append(contest(machine, scenario, params, protocol, rows))
+    return out
+
+
+def lineups(results: Results, frameworks: Mapping[str, Framework]) -> list[Lineup]:
+    """Every :class:`Lineup` of ``results``' plain WebSocket configurations (the reference
+    excluded): per machine, the implementations measured at one version on two servers or
+    more, then the server builds and event loops that run two implementations or more.
+    Each contest holds the parameter sets at least two of the lineup's configurations
+    measured."""
+    out = []
+    for machine in results.machines:
+        runs = [
+            r
+            for r in results.runs
+            if r.machine == machine and not r.impl.reference and r.impl.protocol != SOCKETIO
+        ]
+        groups: dict[tuple[str, str], list[EnvRun]] = {}
+        for run in runs:
+            app = f"{run.impl.display_name} {run.impl.version or ''}".strip()
+            groups.setdefault(("servers", app), []).append(run)
+            build = server_build(run, frameworks)
+            groups.setdefault(("frameworks", f"{build.text}, {run.impl.event_loop}"), []).append(
+                run
+            )
+        for (kind, shared), members in sorted(
+            groups.items(), key=lambda g: (LINEUP_KINDS.index(g[0][0]), natural_key(g[0][1]))
+        ):
+            layer = {r.impl.server if kind == "servers" else r.impl.name for r in members}
+            if len(layer) < 2:
+                continue
+            members.sort(key=lambda r: natural_key(r.label))
+            found = [
+                contest(machine, scenario, params, protocol, rows)
+                for (scenario, params, protocol), rows in _grouped(members).items()
+                if len(rows) >= 2
+            ]
+            if found:
+                out.append(Lineup(machine, kind, shared, tuple(members), tuple(found)))
     return out
 
 
@@ -427,6 +505,7 @@ def findings_of(results: Results, frameworks: Sequence[Framework]) -> Findings:
         contests=tuple(contests(results)),
         changes=tuple(release_changes(results, frameworks)),
         pairings=tuple(found),
+        lineups=tuple(lineups(results, by_name)),
         unpaired=tuple(unpaired),
         failures=tuple((run, row) for run, row in shown if not row.ok),
         flagged=tuple(

@@ -2,8 +2,9 @@
 
 Per machine: the fastest configurations of every scenario and parameter set with their
 runner-up, the ratio and the verdict; the significant release-to-release changes; the cost
-of Socket.IO over plain WebSocket on the same server; every failure; every client-bound or
-unstable figure. Each finding links to the leaderboard table or framework page that shows
+of Socket.IO over plain WebSocket on the same server; the same app on several servers and
+several frameworks on the same server; every failure; every client-bound or unstable
+figure. Each finding links to the leaderboard table or framework page that shows
 it, and names the run(s) and machine it comes from with links to their downloads
 (:mod:`wsbench.site.downloads`). Units: messages/s; ratios are ratios of medians.
 """
@@ -14,9 +15,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.metrics import Metric
+from wsbench.scenarios import params_words
 from wsbench.site.downloads import download_links
 from wsbench.site.environment import ENVIRONMENT_PAGE, RAW_RESULTS_ANCHOR
-from wsbench.site.findings import Contest, Findings, Pairing, ReleaseChange
+from wsbench.site.findings import Contest, Findings, Lineup, Pairing, ReleaseChange
 from wsbench.site.framework_pages import FAILURES_ANCHOR, chart_link, page_path
 from wsbench.site.frameworks import SOCKETIO
 from wsbench.site.markup import (
@@ -296,6 +298,70 @@ def _socketio(findings: Findings, machine: str, results: Results, pages: Mapping
     return "\n".join(out)
 
 
+def _lineup_cell(c: Contest, run: EnvRun) -> str:
+    """``run``'s figure in contest ``c``: the median messages/s, its ratio to the fastest's
+    median and the verdict (**fastest**, tied, or slower); failed, or a dash when ``run``
+    did not measure it."""
+    if any(r is run for r, _ in c.failed):
+        return "failed"
+    entry = next((e for e in c.entries if e.run is run), None)
+    fastest = c.fastest
+    if entry is None or fastest is None:
+        return DASH
+    figure = _figure(entry.row)
+    if entry is fastest:
+        return f"**{figure}** fastest"
+    mine, best = entry.row.messages_per_s, fastest.row.messages_per_s
+    ratio = f"{mine.median / best.median:.2f}{TIMES}" if mine and best and best.median else DASH
+    if entry in c.tied:
+        return f"**{figure}** {NOWRAP.format(ratio)} tied"
+    return f"{figure} {NOWRAP.format(ratio)} slower"
+
+
+def _lineup(lineup: Lineup, pages: Mapping[str, str]) -> str:
+    layer = "servers" if lineup.kind == "servers" else "frameworks"
+    head = f"#### {cell(lineup.shared)}: {len(lineup.runs)} {layer}\n"
+    headers = ["Configuration"] + [
+        cell(f"{SCENARIO_TITLES.get(c.scenario, c.scenario)}, "
+             f"{' · '.join(params_words(dict(c.params), short=True))}")
+        for c in lineup.contests
+    ]  # fmt: skip
+    rows = [
+        [_config(run, pages)] + [_lineup_cell(c, run) for c in lineup.contests]
+        for run in lineup.runs
+    ]
+    data = f"Data: {_runs_cell(lineup.runs)}.\n"
+    return head + "\n" + table(headers, rows, "l" + "r" * len(lineup.contests)) + "\n" + data
+
+
+def _lineups(findings: Findings, machine: str, pages: Mapping[str, str]) -> str:
+    mine = [lineup for lineup in findings.lineups if lineup.machine == machine]
+    out = [
+        "### The same app on several servers\n",
+        "One implementation at one version served by several servers (for ASGI apps: "
+        "uvicorn with each of its WebSocket backends, Hypercorn, Daphne, Granian, "
+        "Gunicorn's ASGI worker), plain WebSocket: median messages/s with its 95 % interval, "
+        "its ratio to the fastest median, and the verdict against the fastest (**bold**: "
+        "the fastest and the configurations tied with it).\n",
+    ]
+    servers = [lineup for lineup in mine if lineup.kind == "servers"]
+    out += [_lineup(lineup, pages) for lineup in servers] or [
+        "No implementation was measured on more than one server.\n"
+    ]
+    out += [
+        "### Several frameworks on the same server\n",
+        "Implementations served by the same server build (the server and its version as the "
+        "version matrices pin it) on the same event loop: the difference is the framework "
+        "layer (and the WebSocket backend where the row names one). Same figures and "
+        "verdicts as above.\n",
+    ]
+    frameworks = [lineup for lineup in mine if lineup.kind == "frameworks"]
+    out += [_lineup(lineup, pages) for lineup in frameworks] or [
+        "No server build ran more than one implementation.\n"
+    ]
+    return "\n".join(out)
+
+
 def _failures(
     failures: Sequence[tuple[EnvRun, Row]], pages: Mapping[str, str], machine: str
 ) -> str:
@@ -428,6 +494,7 @@ def render_findings(
         out.append(_contests(contests, results, framework_pages))
         out.append(_changes([c for c in findings.changes if c.machine == machine]))
         out.append(_socketio(findings, machine, results, framework_pages))
+        out.append(_lineups(findings, machine, framework_pages))
         out.append(_failures(findings.failures, framework_pages, machine))
         out.append(_flagged(findings.flagged, results, framework_pages, machine))
     return "\n".join(out)
