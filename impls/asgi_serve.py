@@ -5,13 +5,23 @@ Usage (the ``command`` of an implementation's meta.toml; its configuration's ``a
 ``--server``, ``--loop`` and the rest):
 
     python impls/asgi_serve.py --app-dir DIR --app server:app --host HOST --port PORT \
-        --server uvicorn --loop asyncio [--ws auto] [--lifespan off]
+        --server uvicorn|hypercorn|daphne|granian|gunicorn --loop asyncio|uvloop \
+        [--ws auto] [--lifespan off] [--interface asgi|rsgi]
 
 One source of truth for how each server is started: every framework served by uvicorn gets
 exactly the same uvicorn settings (and so on for the other servers); an implementation's
 meta.toml states them under ``[deviations]``. The app is loaded by the server itself from
-the import string ``--app`` with ``--app-dir`` first on ``sys.path``, as each server's own
-command line does.
+the import string ``--app``, with ``--app-dir`` the working directory and first on
+``sys.path``, as each server's own command line does.
+
+uvicorn runs in this process (``uvicorn.run``). The other servers are started the way their
+own docs deploy them, through their command line: this process is replaced (``os.execv``)
+by ``python -m <server> ...`` with the flags below, so the harness's SIGTERM reaches the
+server itself. Common settings: one worker, one event-loop thread, WebSocket messages up
+to 16 MiB, no keepalive pings, no permessage-deflate (no server here offers it unless the
+client asks, and the load generator never asks), no access log, log level warning, and a
+graceful stop bounded by :data:`STOP_TIMEOUT_S` (the harness kills a server 5 s after
+SIGTERM). What each server runs (processes, threads) is in its function's docstring.
 """
 
 from __future__ import annotations
@@ -19,16 +29,36 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from importlib.metadata import version
 
-SERVERS = ("uvicorn",)
+SERVERS = ("uvicorn", "hypercorn", "daphne", "granian", "gunicorn")
 """The ASGI servers this launcher knows."""
 LOOPS = ("asyncio", "uvloop")
 MAX_MESSAGE_BYTES = 2**24
 """16 MiB: the largest message every server must accept (PROTOCOL.md, fairness)."""
+STOP_TIMEOUT_S = 3
+"""Seconds a server may spend closing open connections after SIGTERM (the harness sends
+SIGKILL after 5 s)."""
+DAPHNE_PING_INTERVAL_S = 86400
+"""daphne cannot switch its keepalive pings off: one day, as long as daphne's own
+websocket_timeout (default 86400 s), which closes every WebSocket after a day anyway."""
+GRANIAN_BACKPRESSURE = 16384
+"""granian stops accepting connections while this many are open per worker (default:
+backlog/workers = 1024), and a WebSocket stays open for its whole life: above the 10,000
+connections of the largest scenario, as granian's docs advise for long-lived connections."""
+
+
+def release(distribution: str) -> tuple[int, ...]:
+    """The installed release of ``distribution`` as numbers, e.g. (2, 8, 7): some flags
+    exist only from a given release."""
+    return tuple(int(part) for part in version(distribution).split(".")[:3] if part.isdigit())
 
 
 def serve_uvicorn(args: argparse.Namespace) -> None:
-    """uvicorn.run() in this process: one worker, no reload, the backend ``--ws``."""
+    """uvicorn.run() in this process: one worker, no reload, the backend ``--ws``.
+
+    One process, one thread running the event loop.
+    """
     import uvicorn
 
     uvicorn.run(
@@ -37,7 +67,7 @@ def serve_uvicorn(args: argparse.Namespace) -> None:
         host=args.host,
         port=args.port,
         loop=args.loop,
-        ws=args.ws,
+        ws=args.ws or "auto",
         ws_max_size=MAX_MESSAGE_BYTES,
         ws_ping_interval=None,  # no keepalive pings
         ws_per_message_deflate=False,  # no permessage-deflate
@@ -45,6 +75,117 @@ def serve_uvicorn(args: argparse.Namespace) -> None:
         access_log=False,
         log_level="warning",
     )
+
+
+def hypercorn_argv(args: argparse.Namespace) -> list[str]:
+    """``hypercorn --workers 1 --worker-class asyncio|uvloop``, otherwise its defaults.
+
+    hypercorn's defaults are the fairness settings already: websocket_max_message_size
+    16 MiB and websocket_ping_interval None (neither has another command-line flag than the
+    ping interval's), no access log (accesslog None), graceful_timeout 3 s (set here
+    explicitly). Its ws stream accepts permessage-deflate only when the client offers it.
+    hypercorn has no lifespan switch: it always runs the lifespan protocol, and goes on
+    without it when the app does not support it. ``--workers 1`` is hypercorn's default
+    deployment: a parent process that binds the socket and waits, and one worker process
+    (multiprocessing "spawn") running the event loop: 2 processes, one event-loop thread.
+    """
+    return [
+        "hypercorn", "--bind", f"{args.host}:{args.port}", "--workers", "1",
+        "--worker-class", args.loop, "--graceful-timeout", str(STOP_TIMEOUT_S),
+        "--log-level", "warning", args.app,
+    ]  # fmt: skip
+
+
+def daphne_argv(args: argparse.Namespace) -> list[str]:
+    """``daphne -b HOST -p PORT -v 0`` with the message limits raised and pings pushed out.
+
+    daphne (Twisted with autobahn's WebSocket protocol) runs Twisted's asyncio reactor on a
+    plain asyncio loop that it creates itself: no uvloop. ``-v 0``: log level warning and no
+    access log (verbosity 1, the default, logs every request to stdout). From daphne 4.2.2
+    its limits default to 1 MiB: ``--websocket-max-message-size`` and
+    ``--websocket-max-frame-size`` 16 MiB (before 4.2.2: no limit, and no such flags).
+    Its pings cannot be switched off: ``--ping-interval`` :data:`DAPHNE_PING_INTERVAL_S`.
+    Autobahn negotiates permessage-deflate only when configured to (daphne does not). daphne
+    has no lifespan support. One process, one thread running the reactor and the app.
+    """
+    if args.loop != "asyncio":
+        raise SystemExit("asgi_serve.py: daphne runs its own asyncio loop: --loop asyncio only")
+    if args.lifespan == "on":
+        raise SystemExit("asgi_serve.py: daphne does not run the ASGI lifespan protocol")
+    argv = ["daphne", "-b", args.host, "-p", str(args.port), "-v", "0"]
+    if release("daphne") >= (4, 2, 2):
+        argv += ["--websocket-max-message-size", str(MAX_MESSAGE_BYTES)]
+        argv += ["--websocket-max-frame-size", str(MAX_MESSAGE_BYTES)]
+    return [*argv, "--ping-interval", str(DAPHNE_PING_INTERVAL_S), args.app]
+
+
+def granian_argv(args: argparse.Namespace) -> list[str]:
+    """``granian --interface asgi|asginl|rsgi --workers 1`` with one Rust runtime thread.
+
+    ``--interface rsgi`` serves an RSGI app (granian's native interface); for an ASGI app
+    ``--lifespan off`` is granian's "asginl" interface (ASGI without lifespan), ``on`` its
+    "asgi". granian's WebSocket (tokio-tungstenite) has no ping, no permessage-deflate and
+    tungstenite's limits (64 MiB messages, 16 MiB frames); its access log is off by
+    default. The flags follow granian's releases (this file serves 0.6 to 2.8): one runtime
+    thread (``--threads 1`` before 2.0, ``--runtime-threads 1`` from 2.0, both the
+    default), one blocking thread (the thread that hands work to Python; 1.x defaults to
+    min(2, CPUs); a flag from 1.3; fixed at 1 for ASGI/RSGI from 2.0), ``--backpressure``
+    :data:`GRANIAN_BACKPRESSURE` (from 1.4) and ``--workers-kill-timeout`` (from 1.7).
+    granian always runs its workers in child processes (multiprocessing): the parent
+    process, and one worker process with the Python event-loop thread and the Rust runtime
+    thread(s) beside it.
+    """
+    granian = release("granian")
+    interface = args.interface
+    if interface == "asgi" and args.lifespan == "off" and granian >= (1, 2):
+        interface = "asginl"
+    argv = [
+        "granian", "--interface", interface, "--host", args.host, "--port", str(args.port),
+        "--workers", "1", "--loop", args.loop, "--log-level", "warning",
+    ]  # fmt: skip
+    if granian >= (2, 0):
+        argv += ["--runtime-threads", "1"]
+    else:
+        argv += ["--threads", "1"]
+        if granian >= (1, 3):
+            argv += ["--blocking-threads", "1"]
+    if granian >= (1, 4):
+        argv += ["--backpressure", str(GRANIAN_BACKPRESSURE)]
+    if granian >= (1, 7):
+        argv += ["--workers-kill-timeout", str(STOP_TIMEOUT_S)]
+    return [*argv, args.app]
+
+
+def gunicorn_argv(args: argparse.Namespace) -> list[str]:
+    """``gunicorn --worker-class asgi --workers 1`` (gunicorn's own asyncio ASGI worker).
+
+    ``--asgi-loop asyncio|uvloop``; ``--asgi-lifespan`` from ``--lifespan``; the message
+    limit set explicitly (its default is 16 MiB too); ``--graceful-timeout``
+    :data:`STOP_TIMEOUT_S` (default 30 s: gunicorn would wait for open WebSockets longer
+    than the harness does). The worker sends no pings and accepts no extensions (RSV bits
+    must be 0); access log off by default. ``--no-control-socket``: the arbiter's control
+    interface (for gunicornc, from 25.1) would otherwise listen on one Unix socket shared by
+    every gunicorn of the user ($XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl),
+    in a thread of its own. gunicorn's arbiter is a process of its own: the arbiter and one
+    worker process running the event loop, one thread each.
+    """
+    return [
+        "gunicorn", "--worker-class", "asgi", "--workers", "1",
+        "--bind", f"{args.host}:{args.port}", "--asgi-loop", args.loop,
+        "--asgi-lifespan", args.lifespan,
+        "--websocket-max-message-size", str(MAX_MESSAGE_BYTES),
+        "--graceful-timeout", str(STOP_TIMEOUT_S), "--no-control-socket",
+        "--log-level", "warning", args.app,
+    ]  # fmt: skip
+
+
+COMMAND_LINES = {
+    "hypercorn": hypercorn_argv,
+    "daphne": daphne_argv,
+    "granian": granian_argv,
+    "gunicorn": gunicorn_argv,
+}
+"""How each server other than uvicorn is started: its command line after ``python -m``."""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -57,9 +198,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--server", choices=SERVERS, required=True)
     parser.add_argument("--loop", choices=LOOPS, default="asyncio")
     parser.add_argument(
-        "--ws",
-        default="auto",
-        help="uvicorn's WebSocket backend (default: uvicorn's own choice, 'auto')",
+        "--ws", help="uvicorn's WebSocket backend (default: uvicorn's own choice, 'auto')"
     )
     parser.add_argument(
         "--lifespan",
@@ -67,10 +206,26 @@ def main(argv: list[str] | None = None) -> None:
         default="off",
         help="run the app's startup and shutdown hooks (on) or not (off, the default)",
     )
+    parser.add_argument(
+        "--interface",
+        choices=["asgi", "rsgi"],
+        default="asgi",
+        help="granian only: the app's interface (rsgi: granian's native one)",
+    )
     args = parser.parse_args(argv)
+    if args.ws is not None and args.server != "uvicorn":
+        parser.error(f"--ws is uvicorn's; {args.server} has one WebSocket implementation")
+    if args.interface != "asgi" and args.server != "granian":
+        parser.error(f"--interface {args.interface} is granian's; {args.server} serves ASGI")
+    args.app_dir = os.path.abspath(args.app_dir)
     sys.path.insert(0, args.app_dir)
     os.chdir(args.app_dir)
-    {"uvicorn": serve_uvicorn}[args.server](args)
+    if args.server == "uvicorn":
+        serve_uvicorn(args)
+        return
+    # ``python -m`` puts the working directory (the app's folder) first on sys.path.
+    command = [sys.executable, "-m", *COMMAND_LINES[args.server](args)]
+    os.execv(sys.executable, command)
 
 
 if __name__ == "__main__":
