@@ -34,8 +34,67 @@ def test_one_environment_per_configuration_and_version() -> None:
 
 @pytest.mark.parametrize("impl", PYTHON_IMPLS, ids=lambda i: i.name)
 def test_every_framework_states_the_fairness_settings(impl: Impl) -> None:
-    for setting in FAIRNESS:
-        assert impl.deviations.get(setting), f"{impl.name}: no '{setting}' in [deviations]"
+    """Each configuration: in the implementation's own [deviations], or in its server's
+    (keys ``<server>_<setting>``, from impls/asgi_serve.toml for an ``asgi_app``)."""
+    for config in impl.configs:
+        for setting in FAIRNESS:
+            stated = impl.deviations.get(setting) or impl.deviations.get(
+                f"{config.server}_{setting}"
+            )
+            assert stated, f"{impl.name}:{config.id}: no '{setting}' in [deviations]"
+
+
+def _asgi_impl(root: Path, meta: str) -> Path:
+    """``root/app`` with ``meta`` as its meta.toml, beside a settings file of two servers."""
+    (root / "asgi_serve.toml").write_text(
+        '[uvicorn]\nuvicorn_compression = "off: u"\n[hypercorn]\nhypercorn_compression = "off: h"\n'
+    )
+    (root / "app").mkdir()
+    (root / "app" / "meta.toml").write_text(meta)
+    return root / "app"
+
+
+ASGI_META = """package = "app"
+server = "uvicorn"
+asgi_app = "server:app"
+versions = [{ version = "1.0" }]
+[[configurations]]
+id = "uvicorn-uvloop"
+args = ["--loop", "uvloop"]
+[[configurations]]
+id = "hypercorn"
+server = "hypercorn"
+[deviations]
+broadcast = "a set"
+"""
+
+
+def test_an_asgi_app_is_served_by_the_launcher_with_each_servers_settings(tmp_path: Path) -> None:
+    impl = load_impl(_asgi_impl(tmp_path, ASGI_META))
+    assert impl.deviations == {
+        "broadcast": "a set", "uvicorn_compression": "off: u", "hypercorn_compression": "off: h"
+    }  # fmt: skip
+    argv = impl.argv(python="py", loadgen=Path("x"), host="h", port=1, config=impl.configs[0])
+    folder = str(tmp_path / "app")
+    assert argv == [
+        "py", f"{folder}/../asgi_serve.py", "--app-dir", folder, "--app", "server:app",
+        "--server", "uvicorn", "--host", "h", "--port", "1", "--loop", "uvloop",
+    ]  # fmt: skip
+    argv = impl.argv(python="py", loadgen=Path("x"), host="h", port=1, config=impl.configs[1])
+    assert argv[argv.index("--server") + 1] == "hypercorn"
+
+
+def test_an_asgi_app_on_a_server_without_settings_or_with_a_command_is_refused(
+    tmp_path: Path,
+) -> None:
+    folder = _asgi_impl(tmp_path, ASGI_META.replace('server = "hypercorn"', 'server = "daphne"'))
+    with pytest.raises(
+        ImplError, match=r"asgi_serve.toml: no table of settings for the server 'daphne' of app"
+    ):
+        load_impl(folder)
+    (folder / "meta.toml").write_text('command = ["{python}", "x.py"]\n' + ASGI_META)
+    with pytest.raises(ImplError, match="'asgi_app' sets the command"):
+        load_impl(folder)
 
 
 @pytest.mark.parametrize("impl", PYTHON_IMPLS, ids=lambda i: i.name)

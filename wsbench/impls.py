@@ -18,6 +18,18 @@ from wsbench.scenarios import SCENARIOS
 
 DEFAULT_COMMAND = ("{python}", "{dir}/server.py", "--host", "{host}", "--port", "{port}")
 """How a Python implementation is started unless its ``meta.toml`` says otherwise."""
+ASGI_LAUNCHER = "asgi_serve.py"
+"""The program under ``impls/`` that serves an ASGI (or granian RSGI) app on the server a
+configuration names, with that server's fairness settings (``impls/PROTOCOL.md``)."""
+ASGI_SETTINGS = "asgi_serve.toml"
+"""Beside :data:`ASGI_LAUNCHER`: per server, the settings it applies, as ``[deviations]``
+entries that every configuration it starts inherits."""
+ASGI_COMMAND = (
+    "{python}", f"{{dir}}/../{ASGI_LAUNCHER}", "--app-dir", "{dir}", "--app", "{asgi_app}",
+    "--server", "{server}", "--host", "{host}", "--port", "{port}",
+)  # fmt: skip
+"""How an implementation with ``asgi_app`` is started (its configurations' ``args``
+follow, e.g. ``--loop uvloop``)."""
 DEFAULT_CLIENT_COMMAND = ("{python}", "{dir}/client.py")
 """How a client program is started unless its ``meta.toml`` says otherwise; the load
 generator's arguments follow (``clients/README.md``)."""
@@ -113,6 +125,9 @@ class Impl:
             subscriber slower than the messages: waits, buffers or drops, and how
             (impls/PROTOCOL.md); shown beside every fan-out figure. Empty when not stated.
         role: ``"server"`` or ``"client"`` (:data:`ROLES`).
+        asgi_app: the app's import string (``"server:app"``) when :data:`ASGI_LAUNCHER`
+            serves it on each configuration's server (the command is :data:`ASGI_COMMAND`);
+            "" otherwise.
     """
 
     name: str
@@ -130,6 +145,7 @@ class Impl:
     configurations: tuple[ImplConfig, ...] = ()
     slow_subscriber: str = ""
     role: str = "server"
+    asgi_app: str = ""
 
     @property
     def configs(self) -> tuple[ImplConfig, ...]:
@@ -188,11 +204,14 @@ class Impl:
         config: ImplConfig | None = None,
     ) -> list[str]:
         """The command that starts this server in ``config`` (default: the first
-        configuration), placeholders filled in."""
+        configuration), placeholders filled in (``{python} {dir} {loadgen} {host} {port}``,
+        and ``{server}`` and ``{asgi_app}`` from the configuration and the metadata)."""
         config = config or self.configs[0]
         template = (config.command or self.command) + config.args
         values = {
             "python": python,
+            "asgi_app": self.asgi_app,
+            "server": config.server,
             "dir": str(self.directory),
             "loadgen": str(loadgen),
             "host": host,
@@ -325,6 +344,31 @@ def _load_configs(
     return tuple(configs)
 
 
+def _asgi_settings(directory: Path, servers: list[str]) -> dict[str, str]:
+    """The ``[deviations]`` entries of ``servers`` from :data:`ASGI_SETTINGS` beside
+    ``directory`` (the implementations' folder), in that order.
+
+    Raises:
+        ImplError: the file is missing or malformed, or names none of the servers.
+    """
+    path = directory.parent / ASGI_SETTINGS
+    try:
+        tables = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ImplError(f"{path}: cannot read the ASGI servers' settings: {exc}") from exc
+    merged: dict[str, str] = {}
+    for server in servers:
+        table = tables.get(server)
+        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+            known = ", ".join(sorted(tables)) or "none"
+            raise ImplError(
+                f"{path}: no table of settings for the server {server!r} of "
+                f"{directory.name} (known: {known})"
+            )
+        merged.update(table)
+    return merged
+
+
 def load_impl(directory: Path) -> Impl:
     """Read ``directory/meta.toml``.
 
@@ -363,6 +407,15 @@ def load_impl(directory: Path) -> Impl:
         unsupported=_unsupported(meta, path),
     )
     configs = _load_configs(meta, path, defaults, [v.version for v in versions])
+    asgi_app = _str(meta, "asgi_app", path, "")
+    deviations = {str(k): str(v) for k, v in meta.get("deviations", {}).items()}
+    command = meta.get("command", DEFAULT_CLIENT_COMMAND if client else DEFAULT_COMMAND)
+    if asgi_app:
+        if "command" in meta or any(c.command for c in configs):
+            raise ImplError(f"{path}: 'asgi_app' sets the command: give no 'command' too")
+        servers = list(dict.fromkeys(c.server for c in configs or (defaults,)))
+        deviations = {**deviations, **_asgi_settings(directory, servers)}
+        command = ASGI_COMMAND
     return Impl(
         name=name,
         display_name=_str(meta, "display_name", path, name),
@@ -372,13 +425,14 @@ def load_impl(directory: Path) -> Impl:
         event_loop=defaults.event_loop,
         protocol=defaults.protocol,
         homepage=_str(meta, "homepage", path, ""),
-        command=tuple(meta.get("command", DEFAULT_CLIENT_COMMAND if client else DEFAULT_COMMAND)),
+        command=tuple(command),
         versions=tuple(versions),
-        deviations={str(k): str(v) for k, v in meta.get("deviations", {}).items()},
+        deviations=deviations,
         reference=bool(meta.get("reference", False)),
         configurations=configs,
         slow_subscriber=_str(meta, "slow_subscriber", path, ""),
         role=role,
+        asgi_app=asgi_app,
     )
 
 
