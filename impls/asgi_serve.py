@@ -42,10 +42,6 @@ SIGKILL after 5 s)."""
 DAPHNE_PING_INTERVAL_S = 86400
 """daphne cannot switch its keepalive pings off: one day, as long as daphne's own
 websocket_timeout (default 86400 s), which closes every WebSocket after a day anyway."""
-GRANIAN_BACKPRESSURE = 16384
-"""granian stops accepting connections while this many are open per worker (default:
-backlog/workers = 1024), and a WebSocket stays open for its whole life: above the 10,000
-connections of the largest scenario, as granian's docs advise for long-lived connections."""
 
 
 def release(distribution: str) -> tuple[int, ...]:
@@ -123,17 +119,21 @@ def granian_argv(args: argparse.Namespace) -> list[str]:
     """``granian --interface asgi|asginl|rsgi --workers 1`` with one Rust runtime thread.
 
     ``--interface rsgi`` serves an RSGI app (granian's native interface); for an ASGI app
-    ``--lifespan off`` is granian's "asginl" interface (ASGI without lifespan), ``on`` its
-    "asgi". granian's WebSocket (tokio-tungstenite) has no ping, no permessage-deflate and
-    tungstenite's limits (64 MiB messages, 16 MiB frames); its access log is off by
-    default. The flags follow granian's releases (this file serves 0.6 to 2.8): one runtime
-    thread (``--threads 1`` before 2.0, ``--runtime-threads 1`` from 2.0, both the
-    default), one blocking thread (the thread that hands work to Python; 1.x defaults to
-    min(2, CPUs); a flag from 1.3; fixed at 1 for ASGI/RSGI from 2.0), ``--backpressure``
-    :data:`GRANIAN_BACKPRESSURE` (from 1.4) and ``--workers-kill-timeout`` (from 1.7).
-    granian always runs its workers in child processes (multiprocessing): the parent
-    process, and one worker process with the Python event-loop thread and the Rust runtime
-    thread(s) beside it.
+    ``--lifespan off`` is granian's "asginl" interface (ASGI without lifespan, from 1.2),
+    ``on`` its "asgi". granian's WebSocket (tokio-tungstenite) has no ping, no
+    permessage-deflate and tungstenite's limits (64 MiB messages, 16 MiB frames); its access
+    log is off by default. Some flags depend on the installed release: one runtime thread
+    (``--threads 1`` before 2.0, ``--runtime-threads 1`` from 2.0; the default), one
+    blocking thread, the one that hands calls to Python (``--blocking-threads 1`` in 1.x,
+    whose default is min(2, CPUs) from 1.3; fixed at 1 for ASGI and RSGI from 2.0) and
+    ``--workers-kill-timeout`` :data:`STOP_TIMEOUT_S` (from 1.7; granian 1.7 to 2.5 leave
+    their worker hanging after SIGTERM in some stops, seen here in 2 to 4 of 10, and this
+    kills it). ``--backpressure`` stays at its default (backlog/workers = 1024): it bounds
+    the connections being served at once, and an upgraded WebSocket no longer counts (2,500
+    open WebSockets were served here by 1.7.6, 2.5.7 and 2.8.7, RSGI and ASGI). granian
+    always runs its workers in child processes (multiprocessing): a parent (main thread and
+    a worker watcher) and one worker process with the Python event-loop thread, the Rust
+    runtime thread and the blocking thread(s).
     """
     granian = release("granian")
     interface = args.interface
@@ -147,10 +147,8 @@ def granian_argv(args: argparse.Namespace) -> list[str]:
         argv += ["--runtime-threads", "1"]
     else:
         argv += ["--threads", "1"]
-        if granian >= (1, 3):
+        if granian >= (1, 0):
             argv += ["--blocking-threads", "1"]
-    if granian >= (1, 4):
-        argv += ["--backpressure", str(GRANIAN_BACKPRESSURE)]
     if granian >= (1, 7):
         argv += ["--workers-kill-timeout", str(STOP_TIMEOUT_S)]
     return [*argv, args.app]
