@@ -2,7 +2,7 @@
 //! counts, pings mid-run, duration mode) and against deliberately faulty Socket.IO
 //! servers (integrity counters and error kinds).
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

@@ -1,7 +1,5 @@
 //! Counts are exact against the native reference server (count mode).
 
-mod common;
-
 use std::time::Duration;
 
 use wsbench_loadgen::integrity::Integrity;

@@ -1,7 +1,7 @@
 //! `broadcast`, `market` and echo at a fixed offered load against the reference server:
 //! exact counts in count mode, every message checked.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! The binary: usage errors, probe, serve's signals, and the exact JSON keys.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! The binary's many-connections parts: the open-file limit, `connect`, `hold` (its two
 //! lines and stdin) and `echo --json`, against a `serve` child process.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

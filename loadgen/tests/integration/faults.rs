@@ -1,6 +1,6 @@
 //! Deliberately faulty servers show up in the integrity counters.
 
-mod common;
+use crate::common;
 
 use common::{count_cfg, faulty_echo_server, gappy_push_server, Fault};
 use wsbench_loadgen::{run_echo, run_stream};

@@ -2,7 +2,7 @@
 //! of `echo` / `stream`, source addresses, `connect`, `hold` and the JSON workload,
 //! against the reference server and deliberately faulty servers.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
