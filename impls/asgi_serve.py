@@ -64,6 +64,7 @@ def serve_uvicorn(args: argparse.Namespace) -> None:
         port=args.port,
         loop=args.loop,
         ws=args.ws or "auto",
+        http="h11",  # the same HTTP parser whatever the app's dependencies ('auto': httptools)
         ws_max_size=MAX_MESSAGE_BYTES,
         ws_ping_interval=None,  # no keepalive pings
         ws_per_message_deflate=False,  # no permessage-deflate

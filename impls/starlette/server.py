@@ -1,18 +1,16 @@
-"""wsbench server for Starlette on uvicorn: /echo, /push, /json, /broadcast, /market.
+"""wsbench server for Starlette: /echo, /push, /json, /broadcast, /market.
 
-See impls/PROTOCOL.md. A Starlette app with five WebSocketRoutes served by uvicorn.run. The
-WebSocket backend (--ws: uvicorn's "websockets", "websockets-sansio" from uvicorn 0.35, or
-"wsproto") and the event loop (--loop: asyncio or uvloop) are the configuration; see
-meta.toml. Starlette has no broadcast helper: /broadcast and /market keep a set of their
-open WebSockets and relay a message by awaiting each subscriber's send in turn, the
+See impls/PROTOCOL.md. A Starlette app (``app``) with five WebSocketRoutes, served by
+impls/asgi_serve.py on the server of the configuration (meta.toml): uvicorn with each of
+its WebSocket backends (--ws) on asyncio or uvloop (--loop), Hypercorn, Daphne, Granian or
+Gunicorn's ASGI worker. Starlette has no broadcast helper: /broadcast and /market keep a
+set of their open WebSockets and relay a message by awaiting each subscriber's send in turn, the
 connection-manager pattern of the Starlette/FastAPI docs.
 """
 
-import argparse
 import asyncio
 import json
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -55,29 +53,44 @@ async def json_answer(websocket: WebSocket):
 
 
 async def push(websocket: WebSocket):
+    """Push requests (PROTOCOL.md). A reader task takes the client's messages while a push
+    runs, so that a client that leaves mid-push is noticed at the next yield: hypercorn
+    0.18 and granian 2.8 (ASGI) drop a send to a closed WebSocket without raising, and the
+    loop would otherwise go on sending into nothing until the request's count."""
     await websocket.accept()
+    received: asyncio.Queue[dict] = asyncio.Queue()
+
+    async def read() -> None:
+        while True:
+            message = await websocket.receive()
+            received.put_nowait(message)
+            if message["type"] == "websocket.disconnect":
+                return
+
+    reader = asyncio.create_task(read())
     try:
         while True:
-            request = json.loads(await websocket.receive_text())
+            message = await received.get()
+            if message["type"] == "websocket.disconnect":
+                return
+            request = json.loads(message["text"])
             count, size = request["count"], request["size"]
             filler = bytes(ord("a") + k % 26 for k in range(16, size))
-            if request.get("binary", True):
-                for i in range(count):
+            binary = request.get("binary", True)
+            text_filler = filler.decode()
+            for i in range(count):
+                if binary:
                     await websocket.send_bytes(b"%016x" % i + filler)
-                    if i % 64 == 63:
-                        await asyncio.sleep(
-                            0
-                        )  # yield every 64 messages, as in every impl (PROTOCOL.md)
-            else:
-                text_filler = filler.decode()
-                for i in range(count):
+                else:
                     await websocket.send_text(f"{i:016x}" + text_filler)
-                    if i % 64 == 63:
-                        await asyncio.sleep(
-                            0
-                        )  # yield every 64 messages, as in every impl (PROTOCOL.md)
+                if i % 64 == 63:
+                    await asyncio.sleep(0)  # yield every 64 messages, as in every impl
+                    if reader.done():
+                        return  # the client left mid-push
     except WebSocketDisconnect:
         pass  # the client went away, possibly mid-push
+    finally:
+        reader.cancel()
 
 
 # The open connections of /broadcast and of /market (PROTOCOL.md): subscribers from accept()
@@ -160,27 +173,3 @@ app = Starlette(
         WebSocketRoute("/market", market),
     ]
 )
-
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--ws", choices=["websockets", "websockets-sansio", "wsproto"])
-    parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
-    args = parser.parse_args()
-    if args.ws is None:
-        parser.error("--ws is required (the configuration's WebSocket backend)")
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        loop=args.loop,
-        ws=args.ws,
-        ws_max_size=2**24,  # 16 MiB
-        ws_ping_interval=None,  # no keepalive pings
-        ws_per_message_deflate=False,  # no permessage-deflate
-        lifespan="off",
-        access_log=False,
-        log_level="warning",
-    )
