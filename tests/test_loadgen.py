@@ -1,6 +1,8 @@
 """Building the load generator: the build cache keys binaries by source hash, and the crate
 is cleaned before each build so that another tree's binary is never cached under this one's
-hash (cargo judges freshness by file times in the shared target folder)."""
+hash (cargo judges freshness by file times in the shared target folder); ``cargo test``
+(``./bench test``'s step) runs in the same target folder, cleaned the same way, and its
+binary is kept in the cache."""
 
 from __future__ import annotations
 
@@ -18,6 +20,11 @@ if [ "$1" = build ]; then
   mkdir -p "$CARGO_TARGET_DIR/release"
   echo "built from $5" > "$CARGO_TARGET_DIR/release/wsbench-loadgen"
 fi
+if [ "$1" = test ]; then
+  mkdir -p "$CARGO_TARGET_DIR/release"
+  echo "tested from $4" > "$CARGO_TARGET_DIR/release/wsbench-loadgen"
+  exit "${CARGO_TEST_EXIT:-0}"
+fi
 """
 
 
@@ -28,9 +35,10 @@ def tree(root: Path, text: str) -> Path:
     return root
 
 
-def test_each_tree_is_built_from_a_clean_crate_and_cached_by_its_hash(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def cargo_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fake cargo first on PATH, logging each command line with its target folder into
+    the file returned, and an empty build cache."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     cargo = bin_dir / "cargo"
@@ -41,6 +49,13 @@ def test_each_tree_is_built_from_a_clean_crate_and_cached_by_its_hash(
     monkeypatch.setenv("CARGO_LOG", str(log))
     monkeypatch.setenv(loadgen.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.delenv(loadgen.BINARY_ENV, raising=False)
+    return log
+
+
+def test_each_tree_is_built_from_a_clean_crate_and_cached_by_its_hash(
+    tmp_path: Path, cargo_log: Path
+) -> None:
+    log = cargo_log
     old = tree(tmp_path / "old", "fn main() {}\n")
     new = tree(tmp_path / "new", "fn main() { rooms() }\n")
 
@@ -59,3 +74,32 @@ def test_each_tree_is_built_from_a_clean_crate_and_cached_by_its_hash(
     # Cached: the same sources are not built again.
     assert loadgen.ensure_built(quiet=True, root=new) == built_new
     assert len(log.read_text().splitlines()) == 4
+
+
+def test_cargo_test_cleans_the_crate_in_the_shared_target_and_keeps_the_tested_binary(
+    tmp_path: Path, cargo_log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tree(tmp_path / "tree", "fn main() {}\n")
+    manifest = root / "Cargo.toml"
+    target = tmp_path / "cache" / "cargo-target"
+
+    assert loadgen.cargo_test(root) == 0
+    assert cargo_log.read_text().splitlines() == [
+        f"clean --release --quiet -p wsbench-loadgen --manifest-path {manifest} target={target}",
+        f"test --release --manifest-path {manifest} target={target}",
+    ]
+    # The tested binary is the cached build of these sources: nothing is built again.
+    built = loadgen.ensure_built(quiet=True, root=root)
+    assert built == loadgen.cached_binary(root)
+    assert built.read_text() == f"tested from {manifest}\n"
+    assert len(cargo_log.read_text().splitlines()) == 2
+
+    # Failing tests give cargo's exit code; the crate is cleaned before every run.
+    monkeypatch.setenv("CARGO_TEST_EXIT", "101")
+    assert loadgen.cargo_test(root) == 101
+    assert [line.split()[0] for line in cargo_log.read_text().splitlines()] == [
+        "clean",
+        "test",
+        "clean",
+        "test",
+    ]

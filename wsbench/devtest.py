@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 
-from wsbench.paths import LOADGEN_DIR, REPO_ROOT
+from wsbench import loadgen
+from wsbench.paths import REPO_ROOT
 
-STEPS: list[tuple[str, list[str]]] = [
+STEPS: list[tuple[str, list[str] | Callable[[], int]]] = [
     ("ruff", [sys.executable, "-m", "ruff", "check", "."]),
     ("ruff format", [sys.executable, "-m", "ruff", "format", "--check", "."]),
     ("mypy", [sys.executable, "-m", "mypy", "wsbench", "benchmarks", "tests"]),
     ("asv.conf.json in sync", [sys.executable, "-m", "wsbench.cli", "asv-conf", "--check"]),
     ("workflow linters", [sys.executable, "-m", "wsbench.cli", "lint-workflows"]),
-    (
-        "cargo test",
-        ["cargo", "test", "--release", "--manifest-path", str(LOADGEN_DIR / "Cargo.toml")],
-    ),
+    # In the harness's shared cargo target folder (the dependencies are compiled once for
+    # both), keeping the tested binary for the pytest session: see loadgen.cargo_test.
+    ("cargo test", loadgen.cargo_test),
     ("pytest", [sys.executable, "-m", "pytest", "-q"]),
 ]
-"""Each step: a name and its command, run from the repository root in this order."""
+"""Each step: a name and its command (run from the repository root) or function, in this
+order; either gives an exit code."""
 
 
 def run() -> int:
@@ -27,7 +29,15 @@ def run() -> int:
     failed = []
     for i, (name, argv) in enumerate(STEPS, 1):
         print(f"\n=== [{i}/{len(STEPS)}] {name}", flush=True)
-        if subprocess.run(argv, cwd=REPO_ROOT, check=False).returncode != 0:
+        if callable(argv):
+            try:
+                code = argv()
+            except loadgen.LoadgenError as exc:
+                print(f"wsbench: {exc}", flush=True)
+                code = 1
+        else:
+            code = subprocess.run(argv, cwd=REPO_ROOT, check=False).returncode
+        if code != 0:
             failed.append(name)
     print()
     if failed:

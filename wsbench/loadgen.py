@@ -5,6 +5,8 @@ The binary's command line and its JSON report are documented in ``loadgen/README
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import json
 import os
@@ -13,7 +15,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +61,9 @@ def ensure_built(*, quiet: bool = False, root: Path = LOADGEN_DIR) -> Path:
     itself is cleaned first (``cargo clean -p wsbench-loadgen``): cargo judges freshness by
     file times, so after a build from another tree it could take this tree's sources as up
     to date and hand back the other tree's binary, which would then be cached under this
-    tree's source hash.
+    tree's source hash. The clean, the build and the copy into the cache hold the target
+    folder's lock (:func:`_target_lock`), so that a build from another tree cannot clean or
+    replace this one's binary in between.
 
     When ``WSBENCH_LOADGEN_BINARY`` names a prebuilt binary, that one is used as it is.
 
@@ -78,36 +82,121 @@ def ensure_built(*, quiet: bool = False, root: Path = LOADGEN_DIR) -> Path:
     binary = cached_binary(root)
     if binary.is_file():
         return binary
+    cargo = _cargo()
+    with _target_lock():
+        if binary.is_file():  # built by another process while this one waited
+            return binary
+        if not quiet:
+            print(
+                "wsbench: building the load generator (cargo build --release)...", file=sys.stderr
+            )
+        manifest = ["--manifest-path", str(root / "Cargo.toml")]
+        _clean_crate(cargo, manifest)
+        proc = subprocess.run(
+            [cargo, "build", "--release", "--quiet", *manifest],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=_cargo_env(),
+        )
+        built = _built()
+        if proc.returncode != 0 or not built.exists():
+            raise LoadgenError(f"building the load generator failed:\n{proc.stderr[-4000:]}")
+        _keep(built, binary)
+    return binary
+
+
+def cargo_test(root: Path = LOADGEN_DIR) -> int:
+    """``cargo test --release`` of the load generator in ``root`` (``./bench test``'s step),
+    in the same shared cargo target folder as :func:`ensure_built`, so that the dependencies
+    are compiled once for both, and the binary the tests built is the one the harness then
+    uses: when the cache has no build of these sources yet, the tested binary is kept there
+    (as :func:`ensure_built` would have built it: same command line, same profile), and the
+    pytest session does not build it again. The crate is cleaned first, for the reason
+    :func:`ensure_built` gives, and the target folder's lock is held until the tests are
+    done (they run the binary from the target folder).
+
+    Returns:
+        cargo's exit code.
+
+    Raises:
+        LoadgenError: cargo is not installed.
+    """
+    cargo = _cargo()
+    binary = cached_binary(root)  # the hash of the sources the tests are built from
+    manifest = ["--manifest-path", str(root / "Cargo.toml")]
+    with _target_lock():
+        _clean_crate(cargo, manifest)
+        code = subprocess.run(
+            [cargo, "test", "--release", *manifest], check=False, env=_cargo_env()
+        ).returncode
+        built = _built()
+        if not binary.is_file() and built.is_file() and cached_binary(root) == binary:
+            _keep(built, binary)
+    return code
+
+
+def _cargo() -> str:
+    """The cargo command.
+
+    Raises:
+        LoadgenError: cargo is not installed.
+    """
     cargo = shutil.which("cargo") or str(Path.home() / ".cargo" / "bin" / "cargo")
     if not Path(cargo).exists():
         raise LoadgenError("cargo not found: install a Rust toolchain (https://rustup.rs)")
-    if not quiet:
-        print("wsbench: building the load generator (cargo build --release)...", file=sys.stderr)
-    target = cache_dir() / "cargo-target"
-    manifest = ["--manifest-path", str(root / "Cargo.toml")]
-    env = {**os.environ, "CARGO_TARGET_DIR": str(target)}
+    return cargo
+
+
+def _target() -> Path:
+    """The cargo target folder shared by every build and test of the load generator."""
+    return cache_dir() / "cargo-target"
+
+
+def _built() -> Path:
+    """Where cargo puts the release binary in :func:`_target`."""
+    return _target() / "release" / CRATE
+
+
+def _cargo_env() -> dict[str, str]:
+    """The environment of cargo's commands: this one, with the shared target folder."""
+    return {**os.environ, "CARGO_TARGET_DIR": str(_target())}
+
+
+@contextlib.contextmanager
+def _target_lock() -> Iterator[None]:
+    """Hold the shared target folder's lock (``cargo-target.lock`` beside it) against
+    other processes that build or test the load generator: cargo locks the folder during a
+    build only, not between ``cargo clean -p`` and the build, nor while tests run the
+    binary it built."""
+    lock = cache_dir() / "cargo-target.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _clean_crate(cargo: str, manifest: list[str]) -> None:
+    """``cargo clean -p wsbench-loadgen`` in the shared target folder: the crate only, not
+    its dependencies (see :func:`ensure_built` for why)."""
     subprocess.run(
         [cargo, "clean", "--release", "--quiet", "-p", CRATE, *manifest],
         capture_output=True,
         text=True,
         check=False,
-        env=env,
+        env=_cargo_env(),
     )
-    proc = subprocess.run(
-        [cargo, "build", "--release", "--quiet", *manifest],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
-    built = target / "release" / "wsbench-loadgen"
-    if proc.returncode != 0 or not built.exists():
-        raise LoadgenError(f"building the load generator failed:\n{proc.stderr[-4000:]}")
+
+
+def _keep(built: Path, binary: Path) -> None:
+    """Copy the binary cargo built to its place in the cache, atomically."""
     binary.parent.mkdir(parents=True, exist_ok=True)
     tmp = binary.with_name(f".tmp{os.getpid()}")
     shutil.copy2(built, tmp)
     tmp.replace(binary)
-    return binary
 
 
 def version(binary: Path | None = None) -> str:
