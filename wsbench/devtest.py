@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -24,9 +25,26 @@ STEPS: list[tuple[str, list[str] | Callable[[], int]]] = [
 order; either gives an exit code."""
 
 
+def bytecode_env(environ: dict[str, str]) -> dict[str, str] | None:
+    """The steps' environment when ``environ`` forbids writing bytecode
+    (``PYTHONDONTWRITEBYTECODE``) and names no bytecode folder: the same with bytecode
+    written under the build cache instead (``PYTHONPYCACHEPREFIX``, ``~/.cache/wsbench/pycache``),
+    never beside the sources; else None (``environ`` as it is). Without bytecode every Python
+    process compiles every module it imports, and the tests start hundreds of them (servers,
+    clients, asv's benchmark processes, mkdocs builds, each importing the same frameworks,
+    matplotlib or scipy): tests/test_clientlibs.py took 102 s without, 77 s with an empty
+    bytecode folder on a 2-core machine."""
+    if not environ.get("PYTHONDONTWRITEBYTECODE") or environ.get("PYTHONPYCACHEPREFIX"):
+        return None
+    env = {k: v for k, v in environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(loadgen.cache_dir() / "pycache")
+    return env
+
+
 def run() -> int:
     """Run every step (all of them, even after a failure); 0 if all passed, else 1."""
     failed = []
+    env = bytecode_env(dict(os.environ))
     for i, (name, argv) in enumerate(STEPS, 1):
         print(f"\n=== [{i}/{len(STEPS)}] {name}", flush=True)
         if callable(argv):
@@ -36,7 +54,7 @@ def run() -> int:
                 print(f"wsbench: {exc}", flush=True)
                 code = 1
         else:
-            code = subprocess.run(argv, cwd=REPO_ROOT, check=False).returncode
+            code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
         if code != 0:
             failed.append(name)
     print()

@@ -1,0 +1,26 @@
+"""``./bench test``'s steps run with bytecode kept under the build cache when the
+environment forbids writing it beside the sources, and in the environment as it is
+otherwise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wsbench import devtest, loadgen
+
+
+def test_bytecode_goes_to_the_cache_when_it_may_not_go_beside_the_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(loadgen.CACHE_ENV, str(tmp_path))
+    env = devtest.bytecode_env({"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/bin"})
+    assert env == {"PATH": "/bin", "PYTHONPYCACHEPREFIX": str(tmp_path / "pycache")}
+
+
+def test_an_environment_that_writes_bytecode_or_names_its_folder_is_kept() -> None:
+    assert devtest.bytecode_env({"PATH": "/bin"}) is None
+    assert devtest.bytecode_env({"PYTHONDONTWRITEBYTECODE": ""}) is None
+    chosen = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/elsewhere"}
+    assert devtest.bytecode_env(chosen) is None
