@@ -755,7 +755,6 @@ def test_methodology_lists_every_scenario(site: Path) -> None:
     ]  # fmt: skip
     clients = listed["Concurrent clients"]
     assert clients["Default grid (./bench run, the main job)"] == (
-        "100 connections, 16 B messages, 1 in flight per connection; "
         "1,000 connections, 16 B messages, 1 in flight per connection"
     )
     assert listed["Connection setup"]["Default grid (./bench run, the main job)"] == "not measured"
