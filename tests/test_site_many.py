@@ -335,7 +335,9 @@ def test_a_scenario_without_results_says_where_it_is_measured(results: Results) 
     echo_only = select([run([100.0, 101.0])])
     md = render_leaderboard_page("clients", echo_only).markdown
     assert "It is in the default grid of the main job (`./bench run`)" in md
-    assert "of the default grid: 1,000 connections, 16 B messages, 1 in flight per connection." in md
+    assert (
+        "of the default grid: 1,000 connections, 16 B messages, 1 in flight per connection." in md
+    )
     # No results at all: the general note, as on every page.
     assert "No results yet" in render_leaderboard_page("memory", Results()).markdown
 
