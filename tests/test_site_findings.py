@@ -459,3 +459,16 @@ def test_one_app_on_several_servers_and_several_frameworks_on_one_server(tmp_pat
     assert rows[1][1] == f"**{_figure(_times(4))}** fastest"
     rows = _table_rows(page, "#### uvicorn 0.54.0, asyncio: 2 frameworks")
     assert [r[1].split()[-1] for r in rows] == ["tied", "fastest"]
+
+
+def test_a_lineup_figure_with_too_few_samples_is_not_called_tied(tmp_path: Path) -> None:
+    impls = _write_lineup_impls(tmp_path)
+    docs = [
+        _doc(impls, "app", "uvicorn-asyncio", "2.0", _times(4)),
+        _doc(impls, "fw", "default", "0.9", [100.0, 101.0]),  # two windows only
+    ]
+    findings, results = _findings(docs, impls)
+    page = render_findings(findings, results, {})
+    rows = _table_rows(page, "#### uvicorn 0.54.0, asyncio: 2 frameworks")
+    assert rows[1][1].endswith("× too few samples to tell")
+    assert "tied" not in rows[1][1] and "**" not in rows[1][1]

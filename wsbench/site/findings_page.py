@@ -300,8 +300,8 @@ def _socketio(findings: Findings, machine: str, results: Results, pages: Mapping
 
 def _lineup_cell(c: Contest, run: EnvRun) -> str:
     """``run``'s figure in contest ``c``: the median messages/s, its ratio to the fastest's
-    median and the verdict (**fastest**, tied, or slower); failed, or a dash when ``run``
-    did not measure it."""
+    median and the verdict (**fastest**, tied, slower, or too few samples to tell); failed,
+    or a dash when ``run`` did not measure it."""
     if any(r is run for r, _ in c.failed):
         return "failed"
     entry = next((e for e in c.entries if e.run is run), None)
@@ -313,6 +313,8 @@ def _lineup_cell(c: Contest, run: EnvRun) -> str:
         return f"**{figure}** fastest"
     mine, best = entry.row.messages_per_s, fastest.row.messages_per_s
     ratio = f"{mine.median / best.median:.2f}{TIMES}" if mine and best and best.median else DASH
+    if entry.versus_fastest and entry.versus_fastest.verdict == "too few samples":
+        return f"{figure} {NOWRAP.format(ratio)} too few samples to tell"
     if entry in c.tied:
         return f"**{figure}** {NOWRAP.format(ratio)} tied"
     return f"{figure} {NOWRAP.format(ratio)} slower"
