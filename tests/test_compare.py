@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tests.conftest import fixture_impl
+from tests.conftest import NEVER_DISTURBED, fixture_impl
 from tests.runs import SETTINGS, impl, run
 from wsbench.compare import CompareError, compare_runs, to_markdown, to_text
 from wsbench.cpus import default_placement
@@ -73,7 +73,10 @@ def test_a_failed_side_is_not_compared_and_says_why() -> None:
     assert line.verdict == "not compared" and line.problem == "head failed: boom"
 
 
-PLAN = SamplingPlan(processes=3, windows_per_process=2, warmup_s=0.2, window_s=0.4)
+PLAN = SamplingPlan(
+    processes=3, windows_per_process=2, warmup_s=0.2, window_s=0.4,
+    max_steal_percent=NEVER_DISTURBED,
+)  # fmt: skip
 GRID: dict[Scenario, list[Params]] = {"echo": [{"size_bytes": 16, "in_flight": 64}]}
 
 
@@ -108,7 +111,7 @@ def test_a_slowed_server_is_reported_slower_and_the_other_is_not() -> None:
     unslowed = replace(fixture_impl("spin_echo", name="control"), display_name="control")
     control = Arm(unslowed, "default", sys.executable, "control")
     sides = [[control, _arm("echo")], [control, _arm("echo", "--spin-us", f"{spin_us:.2f}")]]
-    plan = SamplingPlan(processes=4, windows_per_process=3, warmup_s=0.2, window_s=0.4)
+    plan = replace(PLAN, processes=4, windows_per_process=3)
     base, head = measure_interleaved(
         sides, ["echo"], plan, placement=default_placement(), machine_name="t", grids=GRID
     )

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import fixture_impl
+from tests.conftest import NEVER_DISTURBED, fixture_impl
 from wsbench.cpus import default_placement
 from wsbench.impls import get_impl
 from wsbench.measure import MeasureConfig, Measurement
 from wsbench.sampler import CpuActivity, ServerUsage
 from wsbench.sampling import SamplingPlan, sample_scenario, to_sample
 
-QUIET = 1000.0
-"""A threshold no window reaches: these tests count windows, whatever else the machine does."""
-PLAN = SamplingPlan(max_other_cpu_percent=QUIET, max_steal_percent=QUIET)
+PLAN = SamplingPlan(max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED)
 
 
 def _measurement(busy_s: float, steal_s: float = 0.0) -> Measurement:
@@ -51,7 +49,7 @@ def test_a_window_is_disturbed_by_other_work(
 def test_every_parameter_set_gets_its_windows_in_every_process() -> None:
     plan = SamplingPlan(
         processes=2, windows_per_process=2, warmup_s=0.05, window_s=0.2,
-        max_other_cpu_percent=QUIET, max_steal_percent=QUIET,
+        max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED,
     )  # fmt: skip
     grid = [{"size_bytes": 16, "in_flight": 1}, {"size_bytes": 1024, "in_flight": 8}]
     benchmarks = sample_scenario(
@@ -69,7 +67,7 @@ def test_every_parameter_set_gets_its_windows_in_every_process() -> None:
 def test_memory_takes_one_window_per_process_whatever_the_plan() -> None:
     plan = SamplingPlan(
         processes=2, windows_per_process=3, warmup_s=0.0, window_s=0.1,
-        max_other_cpu_percent=QUIET, max_steal_percent=QUIET,
+        max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED,
     )  # fmt: skip
     (bench,) = sample_scenario(
         get_impl("native"), "websocket", "memory", [{"connections": 10}], plan,

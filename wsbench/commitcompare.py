@@ -238,6 +238,7 @@ def measure_commits(
                     "--label", label, "--machine", machine_name, "--out", str(out_dir),
                     "--windows", str(plan.windows_per_process),
                     "--warmup", str(plan.warmup_s), "--window", str(plan.window_s),
+                    *_threshold_args(plan),
                     tuning=tuning,
                 )  # fmt: skip
                 docs = _load_round(out_dir, len(arms[k]))
@@ -264,3 +265,16 @@ def _load_round(folder: Path, expected: int) -> list[Run]:
         return [load(f) for f in files]
     except FormatError as exc:
         raise CompareError(f"{folder.name}: the worker's document cannot be read: {exc}") from exc
+
+
+def _threshold_args(plan: SamplingPlan) -> list[str]:
+    """The worker's options for the disturbed-window thresholds that differ from the
+    defaults (a commit older than these options measures with its own defaults, so they
+    are passed only when asked for)."""
+    default = SamplingPlan()
+    args: list[str] = []
+    if plan.max_other_cpu_percent != default.max_other_cpu_percent:
+        args += ["--max-other-cpu", str(plan.max_other_cpu_percent)]
+    if plan.max_steal_percent != default.max_steal_percent:
+        args += ["--max-steal", str(plan.max_steal_percent)]
+    return args

@@ -15,7 +15,7 @@ it has this module with these two subcommands.
     that does not install is an object with ``"error"`` instead of ``"python"``.
 
 ``round --arms FILE --grid FILE --run-id ID --label L --machine M --out DIR
-[--windows N --warmup S --window S]``
+[--windows N --warmup S --window S --max-other-cpu P --max-steal P]``
     Measures every arm of ``FILE`` (a list as printed by ``arms``) in one fresh server
     process each, every scenario at the parameter sets of ``--grid`` (JSON: scenario ->
     list of parameter sets), and writes one run document per arm into ``DIR``
@@ -131,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--windows", type=int, default=plan.windows_per_process)
     r.add_argument("--warmup", type=float, default=plan.warmup_s)
     r.add_argument("--window", type=float, default=plan.window_s)
+    r.add_argument("--max-other-cpu", type=float, default=plan.max_other_cpu_percent)
+    r.add_argument("--max-steal", type=float, default=plan.max_steal_percent)
     args = parser.parse_args(argv)
     try:
         if args.command == "arms":
@@ -140,7 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             json.loads(args.arms.read_text()),
             json.loads(args.grid.read_text()),
             replace(
-                plan, windows_per_process=args.windows, warmup_s=args.warmup, window_s=args.window
+                plan,
+                windows_per_process=args.windows,
+                warmup_s=args.warmup,
+                window_s=args.window,
+                max_other_cpu_percent=args.max_other_cpu,
+                max_steal_percent=args.max_steal,
             ),
             run_id=args.run_id,
             label=args.label,
