@@ -8,6 +8,7 @@ a temporary HOME so that the user's ``~/.asv-machine.json`` is left alone.
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -17,9 +18,11 @@ import pytest
 
 from tests.conftest import clean_clone_env
 from wsbench.impls import get_impl
+from wsbench.mainjob import MainJobError, add_arguments, main_job_plan
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import load
-from wsbench.scenarios import in_grid, params_key, spec
+from wsbench.sampling import SamplingPlan
+from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, in_grid, params_key, spec
 from wsbench.stats import median
 
 
@@ -91,3 +94,18 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
 def _missing(value: float | None) -> bool:
     """asv's record of a skipped combination: null, or NaN."""
     return value is None or value != value
+
+
+def _plan(*argv: str) -> tuple[int, int]:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    plan = main_job_plan(parser.parse_args(list(argv)))
+    return plan.processes, plan.windows_per_process
+
+
+def test_the_default_grid_takes_one_window_per_process_and_the_full_grid_the_plans() -> None:
+    assert _plan() == (SamplingPlan().processes, DEFAULT_GRID_WINDOWS_PER_PROCESS) == (3, 1)
+    assert _plan("--grid", "full") == (3, SamplingPlan().windows_per_process) == (3, 2)
+    assert _plan("--windows", "3") == _plan("--grid", "full", "--windows", "3") == (3, 3)
+    with pytest.raises(MainJobError, match="windows per process must be at least 1"):
+        _plan("--windows", "0")

@@ -31,8 +31,8 @@ from wsbench.asvconf import BenchEnv
 from wsbench.cpus import placement_from
 from wsbench.impls import ImplError, get_impl
 from wsbench.paths import REPO_ROOT, SITE_DIR
-from wsbench.sampling import add_plan_arguments, plan_from_args
-from wsbench.scenarios import GRIDS, SCENARIOS, in_grid
+from wsbench.sampling import SamplingPlan, add_plan_arguments, plan_from_args
+from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, GRIDS, SCENARIOS, in_grid
 from wsbench.suite import GRID_ENV, PARAMS_ENV, parse_params
 
 STEPS = 5
@@ -79,7 +79,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--param", action="append", default=[], metavar="NAME=V[,V...]",
         help="only the grid's parameter sets with these values (e.g. connections=1,10,100)",
     )  # fmt: skip
-    add_plan_arguments(parser, "fresh server processes per scenario")
+    add_plan_arguments(
+        parser, "fresh server processes per scenario",
+        windows_default=f"{DEFAULT_GRID_WINDOWS_PER_PROCESS} on the default grid, "
+        f"{SamplingPlan().windows_per_process} on the full grid",
+    )  # fmt: skip
     parser.add_argument("--server-cpus", help="CPU list for servers (default: 0)")
     parser.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
     parser.add_argument("--machine", default="wsbench-local", help="asv machine name")
@@ -101,6 +105,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--run-id", help="the run's id (default: a new one; shards share one)")
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
+
+
+def main_job_plan(args: argparse.Namespace) -> SamplingPlan:
+    """The sampling plan of :func:`add_arguments`' options: ``--windows`` defaults to
+    :data:`~wsbench.scenarios.DEFAULT_GRID_WINDOWS_PER_PROCESS` on the default grid and
+    to the plan's default on the full grid.
+
+    Raises:
+        MainJobError: a value out of range.
+    """
+    windows = args.windows
+    if windows is None:
+        default = args.grid == "default"
+        windows = (
+            DEFAULT_GRID_WINDOWS_PER_PROCESS if default else SamplingPlan().windows_per_process
+        )
+    try:
+        return plan_from_args(argparse.Namespace(**{**vars(args), "windows": windows}))
+    except ValueError as exc:
+        raise MainJobError(str(exc)) from exc
 
 
 def _step(i: int, text: str) -> None:
@@ -199,10 +223,7 @@ def run(args: argparse.Namespace) -> int:
             store.check_run_id(args.run_id)
         except ValueError as exc:
             raise MainJobError(str(exc)) from exc
-    try:
-        plan = plan_from_args(args)
-    except ValueError as exc:
-        raise MainJobError(str(exc)) from exc
+    plan = main_job_plan(args)
     try:
         parse_params(args.param)
     except ValueError as exc:

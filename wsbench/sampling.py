@@ -81,18 +81,24 @@ class SamplingPlan:
             raise ValueError("retries must be >= 0")
 
 
-def add_plan_arguments(parser: argparse.ArgumentParser, processes_help: str) -> None:
+def add_plan_arguments(
+    parser: argparse.ArgumentParser, processes_help: str, windows_default: str | None = None
+) -> None:
     """The sampling plan's options (``--processes``, ``--windows``, ``--warmup``,
     ``--window``/``--duration``), defaulting to :class:`SamplingPlan`'s values;
-    ``processes_help`` says what a process is for the command (e.g. its rounds)."""
+    ``processes_help`` says what a process is for the command (e.g. its rounds).
+    ``windows_default``, when given, says how the command chooses ``--windows`` itself
+    (then None when not given)."""
     plan = SamplingPlan()
     parser.add_argument(
         "--processes", type=int, default=plan.processes,
         help=f"{processes_help} (default {plan.processes})",
     )  # fmt: skip
     parser.add_argument(
-        "--windows", type=int, default=plan.windows_per_process,
-        help=f"windows per parameter set in each process (default {plan.windows_per_process})",
+        "--windows", type=int,
+        default=None if windows_default else plan.windows_per_process,
+        help="windows per parameter set in each process "
+        f"(default {windows_default or plan.windows_per_process})",
     )  # fmt: skip
     parser.add_argument(
         "--warmup", type=float, default=plan.warmup_s,

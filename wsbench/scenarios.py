@@ -9,17 +9,26 @@ Grids. The **full grid** is what the nightly run measures (``./bench run --grid 
 the **default grid** is the main job's (``./bench run``), chosen so that every
 configuration's latest release (42 configurations) stays within its 30-minute budget on
 2 cores: echo 16 B at 1 and 64 in flight and 64 KiB at 64 in flight (latency, message
-rate, bandwidth); push 16 B; 1,000 concurrent clients; memory with 1,000 connections (one
-window per server process, :attr:`ScenarioSpec.windows_per_process`); one fan-out set
-(broadcast to 100 subscribers, as fast as delivered, 16 B). With 25 configurations the
-main job took 28 min 28 s from a clean clone over a grid that also had echo 1 KiB at 64 in
-flight and 100 concurrent clients, and two memory windows per process: about 60 s per
-configuration, 6 to 13 s per parameter set. Those two sets (the middle of the message
-sizes and of the connection counts, each bracketed by a set that stays) are in the full
-grid only, which the nightly measures. The JSON, text, connection-setup and soak
+rate, bandwidth); push 16 B; 1,000 concurrent clients; memory with 1,000 connections; one
+fan-out set (broadcast to 100 subscribers, as fast as delivered, 16 B); and
+:data:`DEFAULT_GRID_WINDOWS_PER_PROCESS` window per parameter set in each of the three
+server processes.
+
+What was cut, and why. With 25 configurations the main job took 28 min 28 s from a clean
+clone over a grid that also had echo 1 KiB at 64 in flight and 100 concurrent clients, two
+windows per process: about 60 s per configuration. Timed on 2026-11-26 (Starlette on
+uvicorn, quiet machine), a window costs its 0.75 s plus 0.03 s, a server start 0.63 s
+(0.49 s of it importing the framework), a window of 1,000 clients 2.1 s (the connections
+are opened again each window), one of broadcast to 100 subscribers 1.1 s and one of memory
+2.0 s: about 53 s per configuration with two windows per process, about 37 min for 42
+configurations before any window disturbed by the hypervisor is measured again. So the
+default grid takes one window per server process: three samples per figure, one per
+process (the spread between processes is the larger one: 8 % against 5 % within a process
+for websockets at 16 B x 64), about 34 s per configuration. The middle sets (echo 1 KiB,
+100 clients) are bracketed by sets that stay. The JSON, text, connection-setup and soak
 scenarios' full grids took 17 min for 25 configurations with one server process each
-instead of three, and the market and offered-load scenarios are in the full grid only
-(the nightly).
+instead of three, and the market and offered-load scenarios are in the full grid only (the
+nightly).
 
 Client libraries (``clients/``, ``./bench clients``) are measured at the parameter sets of
 :data:`CLIENT_GRID` (echo: ping-pong and pipelined; stream: receive throughput from a
@@ -46,6 +55,11 @@ SCENARIOS: tuple[Scenario, ...] = get_args(Scenario)
 Params = dict[str, int]
 """One parameter set, e.g. ``{"size_bytes": 16, "in_flight": 64}``."""
 Grid = Literal["default", "full"]
+
+DEFAULT_GRID_WINDOWS_PER_PROCESS = 1
+"""Windows per parameter set in each server process on the default grid (``./bench run``
+without ``--windows``; the full grid takes the sampling plan's default): why in the
+module's docstring."""
 GRIDS: tuple[Grid, ...] = get_args(Grid)
 LoadgenMode = Literal["echo", "stream", "connect", "hold", "broadcast", "market"]
 
