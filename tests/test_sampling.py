@@ -10,7 +10,7 @@ from wsbench.cpus import default_placement
 from wsbench.impls import get_impl
 from wsbench.measure import MeasureConfig, Measurement
 from wsbench.sampler import CpuActivity, ServerUsage
-from wsbench.sampling import SamplingPlan, sample_scenario, to_sample
+from wsbench.sampling import SamplingPlan, disturbed_by_other_work, sample_scenario, to_sample
 
 PLAN = SamplingPlan(max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED)
 
@@ -44,6 +44,24 @@ def test_a_window_is_disturbed_by_other_work(
     assert sample.disturbed is disturbed
     assert (sample.process, sample.window, sample.status) == (1, 2, "ok")
     assert sample.latency_s is not None and sample.latency_s.p99 == pytest.approx(150e-6)
+
+
+@pytest.mark.parametrize(
+    ("busy_s", "steal_s", "again"),
+    [
+        (1.25, 0.0, False),  # not disturbed
+        (1.45, 0.0, True),  # another process on the measured CPUs: it passes, measure again
+        (1.20, 0.08, False),  # steal alone: the host's load lasts, measuring again is futile
+        (1.45, 0.08, True),  # both
+    ],
+)
+def test_only_a_window_disturbed_by_other_work_is_measured_again(
+    busy_s: float, steal_s: float, again: bool
+) -> None:
+    plan = SamplingPlan()
+    sample = to_sample(_measurement(busy_s, steal_s), process=0, window=0, plan=plan)
+    assert disturbed_by_other_work(sample, plan) is again
+    assert sample.disturbed or not again
 
 
 def test_every_parameter_set_gets_its_windows_in_every_process() -> None:

@@ -19,7 +19,7 @@ STEPS: list[tuple[str, list[str] | Callable[[], int]]] = [
     # In the harness's shared cargo target folder (the dependencies are compiled once for
     # both), keeping the tested binary for the pytest session: see loadgen.cargo_test.
     ("cargo test", loadgen.cargo_test),
-    ("pytest", [sys.executable, "-m", "pytest", "-q"]),
+    ("pytest", [sys.executable, "-m", "pytest", "-q", "--durations=25"]),
 ]
 """Each step: a name and its command (run from the repository root) or function, in this
 order; either gives an exit code."""

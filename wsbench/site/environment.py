@@ -100,8 +100,8 @@ def _facts(runs: Sequence[EnvRun], infos: Sequence[RunInfo]) -> str:
             "Disturbed window",
             cell(
                 f"other work above {s.max_other_cpu_percent:g} % CPU or steal time above "
-                f"{s.max_steal_percent:g} % on the measured CPUs; measured again up to "
-                f"{s.retries} times, left out of every figure"
+                f"{s.max_steal_percent:g} % on the measured CPUs, left out of every figure; "
+                f"one disturbed by other work is measured again up to {s.retries} times"
             ),
         ],
         ["Date of the runs", _distinct([_span([i for i in infos if i.shown])])],
