@@ -10,21 +10,17 @@ other figure is in the run documents.
 
 from typing import ClassVar
 
-from wsbench.suite import Figures, asv_params, measure_grid, tracker
 from wsbench.suite import MessagingSuite as _MessagingSuite
+from wsbench.suite import asv_params, tracker
 
 
 class Broadcast(_MessagingSuite):
     """Fan-out on ``/broadcast`` (Socket.IO: a room; see impls/PROTOCOL.md)."""
 
+    scenario = "broadcast"
     params: ClassVar[list[list[int]]]
     param_names: ClassVar[list[str]]
-    params, param_names = asv_params("broadcast")
-
-    def setup_cache(self) -> dict[str, Figures]:
-        return measure_grid("broadcast")
-
-    setup_cache.timeout = 3600  # type: ignore[attr-defined]
+    params, param_names = asv_params(scenario)
 
     track_delivery_p50 = tracker("delivery_p50", "seconds")
     track_delivery_p99 = tracker("delivery_p99", "seconds")

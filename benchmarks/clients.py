@@ -11,21 +11,17 @@ the site and the comparisons read.
 
 from typing import ClassVar
 
-from wsbench.suite import Figures, asv_params, measure_grid, tracker
 from wsbench.suite import ScenarioSuite as _ScenarioSuite
+from wsbench.suite import asv_params, tracker
 
 
 class Clients(_ScenarioSuite):
     """Many connections against ``/echo`` (see impls/PROTOCOL.md)."""
 
+    scenario = "clients"
     params: ClassVar[list[list[int]]]
     param_names: ClassVar[list[str]]
-    params, param_names = asv_params("clients")
-
-    def setup_cache(self) -> dict[str, Figures]:
-        return measure_grid("clients")
-
-    setup_cache.timeout = 3600  # type: ignore[attr-defined]
+    params, param_names = asv_params(scenario)
 
     track_seconds_per_message = tracker("seconds_per_message", "seconds")
     track_latency_p99 = tracker("latency_p99", "seconds")

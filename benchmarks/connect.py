@@ -7,21 +7,17 @@ the run documents: see benchmarks/clients.py).
 
 from typing import ClassVar
 
-from wsbench.suite import Figures, asv_params, measure_grid, tracker
 from wsbench.suite import ScenarioSuite as _ScenarioSuite
+from wsbench.suite import asv_params, tracker
 
 
 class Connect(_ScenarioSuite):
     """Connect-exchange-close cycles against ``/echo`` (see impls/PROTOCOL.md)."""
 
+    scenario = "connect"
     params: ClassVar[list[list[int]]]
     param_names: ClassVar[list[str]]
-    params, param_names = asv_params("connect")
-
-    def setup_cache(self) -> dict[str, Figures]:
-        return measure_grid("connect")
-
-    setup_cache.timeout = 1800  # type: ignore[attr-defined]
+    params, param_names = asv_params(scenario)
 
     track_seconds_per_connection = tracker("seconds_per_connection", "seconds")
     track_handshake_p99 = tracker("handshake_p99", "seconds")

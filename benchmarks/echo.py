@@ -6,21 +6,17 @@ inverse of throughput in messages/s) in seconds, CPU in percent of one core, RSS
 
 from typing import ClassVar
 
-from wsbench.suite import Figures, asv_params, measure_grid, tracker
 from wsbench.suite import MessagingSuite as _MessagingSuite
+from wsbench.suite import asv_params, tracker
 
 
 class Echo(_MessagingSuite):
     """Round trips against ``/echo`` (see impls/PROTOCOL.md)."""
 
+    scenario = "echo"
     params: ClassVar[list[list[int]]]
     param_names: ClassVar[list[str]]
-    params, param_names = asv_params("echo")
-
-    def setup_cache(self) -> dict[str, Figures]:
-        return measure_grid("echo")
-
-    setup_cache.timeout = 1800  # type: ignore[attr-defined]
+    params, param_names = asv_params(scenario)
 
     track_latency_p50 = tracker("latency_p50", "seconds")
     track_latency_p99 = tracker("latency_p99", "seconds")

@@ -8,21 +8,17 @@ and orders per second, the last client's latency, CPU) is in the run documents.
 
 from typing import ClassVar
 
-from wsbench.suite import Figures, asv_params, measure_grid, tracker
 from wsbench.suite import WindowedSuite as _WindowedSuite
+from wsbench.suite import asv_params, tracker
 
 
 class Market(_WindowedSuite):
     """Ticks and orders on ``/market`` (Socket.IO: events and a room; impls/PROTOCOL.md)."""
 
+    scenario = "market"
     params: ClassVar[list[list[int]]]
     param_names: ClassVar[list[str]]
-    params, param_names = asv_params("market")
-
-    def setup_cache(self) -> dict[str, Figures]:
-        return measure_grid("market")
-
-    setup_cache.timeout = 3600  # type: ignore[attr-defined]
+    params, param_names = asv_params(scenario)
 
     track_order_round_trip_p50 = tracker("order_round_trip_p50", "seconds")
     track_order_round_trip_p99 = tracker("order_round_trip_p99", "seconds")

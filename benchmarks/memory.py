@@ -6,21 +6,17 @@ Every figure is lower-is-better: bytes per connection, and failed connections as
 
 from typing import ClassVar
 
-from wsbench.suite import Figures, asv_params, measure_grid, tracker
 from wsbench.suite import ScenarioSuite as _ScenarioSuite
+from wsbench.suite import asv_params, tracker
 
 
 class Memory(_ScenarioSuite):
     """Idle connections held open on ``/echo`` (see impls/PROTOCOL.md)."""
 
+    scenario = "memory"
     params: ClassVar[list[list[int]]]
     param_names: ClassVar[list[str]]
-    params, param_names = asv_params("memory")
-
-    def setup_cache(self) -> dict[str, Figures]:
-        return measure_grid("memory")
-
-    setup_cache.timeout = 3600  # type: ignore[attr-defined]
+    params, param_names = asv_params(scenario)
 
     track_bytes_per_connection = tracker("bytes_per_connection", "bytes")
     track_errors = tracker("errors", "count")

@@ -9,21 +9,17 @@ documents.
 
 from typing import ClassVar
 
-from wsbench.suite import Figures, asv_params, measure_grid, tracker
 from wsbench.suite import MessagingSuite as _MessagingSuite
+from wsbench.suite import asv_params, tracker
 
 
 class Offered(_MessagingSuite):
     """Echo at a fixed rate against ``/echo`` (see impls/PROTOCOL.md)."""
 
+    scenario = "offered"
     params: ClassVar[list[list[int]]]
     param_names: ClassVar[list[str]]
-    params, param_names = asv_params("offered")
-
-    def setup_cache(self) -> dict[str, Figures]:
-        return measure_grid("offered")
-
-    setup_cache.timeout = 3600  # type: ignore[attr-defined]
+    params, param_names = asv_params(scenario)
 
     track_latency_p50 = tracker("latency_p50", "seconds")
     track_latency_p99 = tracker("latency_p99", "seconds")

@@ -7,20 +7,16 @@ documents: see benchmarks/clients.py).
 
 from typing import ClassVar
 
-from wsbench.suite import Figures, asv_params, measure_grid, tracker
 from wsbench.suite import ScenarioSuite as _ScenarioSuite
+from wsbench.suite import asv_params, tracker
 
 
 class Soak(_ScenarioSuite):
     """A long echo run against ``/echo`` (see impls/PROTOCOL.md)."""
 
+    scenario = "soak"
     params: ClassVar[list[list[int]]]
     param_names: ClassVar[list[str]]
-    params, param_names = asv_params("soak")
-
-    def setup_cache(self) -> dict[str, Figures]:
-        return measure_grid("soak")
-
-    setup_cache.timeout = 1800  # type: ignore[attr-defined]
+    params, param_names = asv_params(scenario)
 
     track_server_rss_growth_bytes = tracker("server_rss_growth_bytes", "bytes")

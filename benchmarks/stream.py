@@ -6,18 +6,14 @@ of throughput in messages/s), CPU in percent of one core, RSS in bytes.
 
 from typing import ClassVar
 
-from wsbench.suite import Figures, asv_params, measure_grid
 from wsbench.suite import MessagingSuite as _MessagingSuite
+from wsbench.suite import asv_params
 
 
 class Stream(_MessagingSuite):
     """Server push from ``/push`` (see impls/PROTOCOL.md)."""
 
+    scenario = "stream"
     params: ClassVar[list[list[int]]]
     param_names: ClassVar[list[str]]
-    params, param_names = asv_params("stream")
-
-    def setup_cache(self) -> dict[str, Figures]:
-        return measure_grid("stream")
-
-    setup_cache.timeout = 1800  # type: ignore[attr-defined]
+    params, param_names = asv_params(scenario)

@@ -6,11 +6,20 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import NEVER_DISTURBED, fixture_impl
+from wsbench import sampling
 from wsbench.cpus import default_placement
 from wsbench.impls import get_impl
-from wsbench.measure import MeasureConfig, Measurement
+from wsbench.measure import MeasureConfig, Measurement, ServerSession
 from wsbench.sampler import CpuActivity, ServerUsage
-from wsbench.sampling import SamplingPlan, disturbed_by_other_work, sample_scenario, to_sample
+from wsbench.sampling import (
+    SamplingPlan,
+    disturbed_by_other_work,
+    process_order,
+    sample_scenario,
+    sample_scenarios,
+    to_sample,
+)  # fmt: skip
+from wsbench.scenarios import Params, Scenario
 
 PLAN = SamplingPlan(max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED)
 
@@ -80,6 +89,40 @@ def test_every_parameter_set_gets_its_windows_in_every_process() -> None:
         assert all(s.messages_received and s.latency_s for s in bench.samples)
         assert len(bench.server_exit_codes) == 2  # one server per process served both sets
         assert set(bench.server_exit_codes) <= {0, -15}
+
+
+def test_one_server_process_serves_every_scenario_memory_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert process_order(["echo", "stream", "memory", "clients"]) == [
+        "memory", "echo", "stream", "clients",
+    ]  # fmt: skip
+    started: list[int] = []
+
+    class Counted(ServerSession):
+        def __enter__(self) -> ServerSession:
+            started.append(1)
+            return super().__enter__()
+
+    monkeypatch.setattr(sampling, "ServerSession", Counted)
+    plan = SamplingPlan(
+        processes=2, windows_per_process=1, warmup_s=0.05, window_s=0.1,
+        max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED,
+    )  # fmt: skip
+    grids: dict[Scenario, list[Params]] = {
+        "echo": [{"size_bytes": 16, "in_flight": 1}],
+        "stream": [{"size_bytes": 16}],
+        "memory": [{"connections": 10}],
+    }
+    found = sample_scenarios(
+        get_impl("native"), "websocket", grids, plan, placement=default_placement()
+    )
+    assert list(found) == ["echo", "stream", "memory"]  # the order asked for
+    assert len(started) == 2  # one server per process for the three scenarios
+    for scenario, (bench,) in found.items():
+        assert bench.status == "ok", (scenario, bench.error)
+        assert [s.process for s in bench.samples] == [0, 1]
+        assert len(bench.server_exit_codes) == 2
 
 
 def test_memory_takes_one_window_per_process_whatever_the_plan() -> None:
@@ -204,12 +247,15 @@ def test_the_suite_skips_parameter_sets_outside_the_grid_and_refuses_an_unknown_
     assert lookup(figures, {"size_bytes": 16, "in_flight": 1}, "seconds_per_message") == 0.5
 
     class Suite(ScenarioSuite):
+        scenario = "echo"
         param_names = ["size_bytes", "in_flight"]  # noqa: RUF012 (as asv classes declare it)
 
     suite = Suite()
-    suite.setup(figures, 16, 1)  # measured: not skipped
+    suite.setup({"echo": figures}, 16, 1)  # measured: not skipped
     with pytest.raises(NotImplementedError):
-        suite.setup(figures, 65536, 1)
+        suite.setup({"echo": figures}, 65536, 1)
+    with pytest.raises(NotImplementedError):
+        suite.setup({"stream": figures}, 16, 1)  # another scenario's figures
     monkeypatch.setenv("WSBENCH_IMPL", "native")
     monkeypatch.setenv(GRID_ENV, "huge")
     with pytest.raises(SuiteError, match="WSBENCH_GRID='huge' \\(known: default, full\\)"):

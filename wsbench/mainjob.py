@@ -33,7 +33,7 @@ from wsbench.impls import ImplError, get_impl
 from wsbench.paths import REPO_ROOT, SITE_DIR
 from wsbench.sampling import SamplingPlan, add_plan_arguments, plan_from_args
 from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, GRIDS, SCENARIOS, in_grid
-from wsbench.suite import GRID_ENV, PARAMS_ENV, parse_params
+from wsbench.suite import GRID_ENV, PARAMS_ENV, SCENARIOS_ENV, parse_params
 
 STEPS = 5
 ASV_DONE_CODES = (0, 2)
@@ -297,6 +297,7 @@ def run(args: argparse.Namespace) -> int:
         PARAMS_ENV: ";".join(args.param),
     }
     scenarios: list[str] = args.scenario or list(in_grid(args.grid))
+    env[SCENARIOS_ENV] = ",".join(scenarios)  # measured together by the shared setup_cache
     if scenarios == list(SCENARIOS):
         scenarios = []  # every benchmark: no --bench
     code = subprocess.run(

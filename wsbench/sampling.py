@@ -1,11 +1,11 @@
 """Samples: every parameter set measured in several windows, in several fresh server
 processes (pyperf's worker-process model), each window checked for interference.
 
-One server process serves every parameter set of a scenario in turn (starting a server
-costs more than a window), ``windows_per_process`` windows each; ``processes`` such
-processes are started one after another. Variation between processes is real (memory
-layout, hash seeds, the kernel's placement), so the samples of one process alone would
-understate the spread.
+One server process serves every parameter set of every scenario asked for in turn
+(starting a server costs more than a window), ``windows_per_process`` windows each;
+``processes`` such processes are started one after another. Variation between processes
+is real (memory layout, hash seeds, the kernel's placement), so the samples of one process
+alone would understate the spread.
 
 A window is **disturbed** when, over the window, everything other than the server and the
 load generator used more than ``max_other_cpu_percent`` of one core on the measured CPUs,
@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -237,6 +237,7 @@ class _Collected:
 
 
 ProgressCallback = Callable[[list[Benchmark]], None]
+ScenariosProgress = Callable[[dict[Scenario, list[Benchmark]]], None]
 
 
 def sample_scenario(
@@ -253,50 +254,103 @@ def sample_scenario(
     log: Callable[[str], None] = lambda _: None,
     client: Sequence[str] | None = None,
 ) -> list[Benchmark]:
-    """Measure ``scenario`` at every parameter set of ``grid`` following ``plan``.
+    """Measure ``scenario`` at every parameter set of ``grid`` following ``plan``: the one
+    scenario case of :func:`sample_scenarios` (same arguments, ``on_progress`` called with
+    this scenario's benchmarks).
 
+    Returns:
+        One benchmark per parameter set, in ``grid`` order, with every sample.
+    """
+
+    def progress(found: dict[Scenario, list[Benchmark]]) -> None:
+        if on_progress is not None:
+            on_progress(found[scenario])
+
+    found = sample_scenarios(
+        impl, config_id, {scenario: grid}, plan, placement=placement, connections=connections,
+        python=python, on_progress=progress, log=log, client=client,
+    )  # fmt: skip
+    return found[scenario]
+
+
+def process_order(scenarios: Sequence[Scenario]) -> list[Scenario]:
+    """The order in which one server process serves ``scenarios``: those that hold idle
+    connections (memory) first, so that the idle RSS they start from is a fresh server's
+    (after traffic, the allocator keeps memory that the held connections would reuse), then
+    the others in the given order."""
+    return sorted(scenarios, key=lambda s: spec(s).mode != "hold")
+
+
+def sample_scenarios(
+    impl: Impl,
+    config_id: str | None,
+    grids: Mapping[Scenario, list[Params]],
+    plan: SamplingPlan,
+    *,
+    placement: CpuPlacement,
+    connections: int = 1,
+    python: str = sys.executable,
+    on_progress: ScenariosProgress | None = None,
+    log: Callable[[str], None] = lambda _: None,
+    client: Sequence[str] | None = None,
+) -> dict[Scenario, list[Benchmark]]:
+    """Measure every scenario of ``grids`` at each of its parameter sets following ``plan``.
+
+    Each of the ``plan.processes`` server processes serves every parameter set of every
+    scenario in turn (:func:`process_order`): a server start costs 0.5 to 2.5 s (importing
+    the framework), more than a window, and the main job's default grid has five scenarios.
     A server that dies is replaced by a fresh one for the parameter sets still to come; a
-    server that does not start fails every window it was meant to serve, with the reason.
+    server that does not start fails every window it was meant to serve, with the reason. A
+    scenario the configuration does not support fails once, with the reason its metadata
+    gives, and is not run.
 
     Args:
         impl, config_id: what to run (None: the first configuration).
-        scenario: one of :data:`wsbench.scenarios.SCENARIOS`.
-        grid: parameter sets, e.g. ``[{"size_bytes": 16, "in_flight": 1}, ...]``.
+        grids: parameter sets by scenario, e.g. ``{"echo": [{"size_bytes": 16,
+            "in_flight": 1}, ...]}``.
         plan: the sampling plan.
         placement: CPUs of server and load generator.
         connections: WebSocket connections of the load generator, in scenarios whose
             parameters do not set them.
         python: the interpreter that runs a Python server.
-        on_progress: called with every benchmark so far after each window (to save them).
+        on_progress: called with every benchmark so far, by scenario, after each window (to
+            save them).
         log: progress lines.
         client: a client program's command (``clients/``) that drives ``impl`` in the load
             generator's place (:class:`wsbench.measure.ServerSession`); a fresh client
             process runs every window.
 
     Returns:
-        One benchmark per parameter set, in ``grid`` order, with every sample.
+        By scenario (in ``grids``' order), one benchmark per parameter set in its grid's
+        order, with every sample.
 
     Raises:
         ValueError: the plan is invalid.
         wsbench.measure.ConfigError: a parameter set is invalid.
     """
     plan.validate()
-    collected = [_Collected(params) for params in grid]
-    why = impl.config(config_id).unsupported.get(scenario)
-    if why is not None:
-        for entry in collected:
-            entry.samples.append(Sample(0, 0, "failed", error=f"not supported: {why}"))
-        progress_now = [c.benchmark(scenario) for c in collected]
-        if on_progress is not None:
-            on_progress(progress_now)
-        return progress_now
+    collected = {
+        scenario: [_Collected(params) for params in grid] for scenario, grid in grids.items()
+    }
+    unsupported = impl.config(config_id).unsupported
 
     def progress() -> None:
         if on_progress is not None:
-            on_progress([c.benchmark(scenario) for c in collected])
+            on_progress({s: [c.benchmark(s) for c in entries] for s, entries in collected.items()})
 
+    for scenario, entries in collected.items():
+        why = unsupported.get(scenario)
+        if why is not None:
+            for entry in entries:
+                entry.samples.append(Sample(0, 0, "failed", error=f"not supported: {why}"))
+    order = [
+        (scenario, entry)
+        for scenario in process_order([s for s in collected if s not in unsupported])
+        for entry in collected[scenario]
+    ]
+    progress()
     for process in range(plan.processes):
-        pending = list(collected)
+        pending = list(order)
         while pending:
             served: list[_Collected] = []
             with ServerSession(
@@ -304,12 +358,12 @@ def sample_scenario(
             ) as session:
                 if session.start_error is not None:
                     # Not started: every window this process was to serve fails with why.
-                    for entry in pending:
+                    for _, entry in pending:
                         failed = Sample(process, 0, "failed", error=session.start_error)
                         entry.samples.append(failed)
-                    served, pending = pending, []
+                    served, pending = [entry for _, entry in pending], []
                 while pending:
-                    entry = pending.pop(0)
+                    scenario, entry = pending.pop(0)
                     served.append(entry)
                     config = MeasureConfig.for_params(
                         impl.name, config_id, scenario, entry.params,
@@ -325,7 +379,7 @@ def sample_scenario(
             for entry in served:
                 entry.exit_codes.append(session.exit_code)
     progress()
-    return [c.benchmark(scenario) for c in collected]
+    return {s: [c.benchmark(s) for c in entries] for s, entries in collected.items()}
 
 
 def _sample_windows(

@@ -1,8 +1,9 @@
-"""What the asv benchmarks run: every parameter set of one scenario, sampled, once per
-environment.
+"""What the asv benchmarks run: every parameter set of every selected scenario, sampled,
+once per environment.
 
-asv calls ``setup_cache`` once per benchmark class and environment; it samples every
-parameter set (:func:`wsbench.sampling.sample_scenario`), saves the run document
+Every benchmark class shares one ``setup_cache`` (:class:`ScenarioSuite`), which asv runs
+once per environment: it samples every parameter set of every selected scenario in the
+same server processes (:func:`wsbench.sampling.sample_scenarios`), saves the run document
 (:mod:`wsbench.runformat`) after every window (so a crash keeps what was measured), and
 returns the figures the ``track_*`` methods hand to asv: the median of the samples that
 count, derived from the document (which stays the one source of truth). Settings come from
@@ -17,11 +18,13 @@ choose them:
   not set them.
 - ``WSBENCH_GRID``: ``default`` (the main job's) or ``full`` (the nightly's) grid of
   parameter sets (:mod:`wsbench.scenarios`; default ``default``).
+- ``WSBENCH_SCENARIOS``: the scenarios to measure, comma-separated (default: every one with
+  a parameter set in the grid); ``WSBENCH_PARAMS`` narrows their parameter sets.
 - ``WSBENCH_SERVER_CPUS`` / ``WSBENCH_LOADGEN_CPUS``: CPU lists (default: 0 and 1).
 - ``WSBENCH_MACHINE``: asv's machine name (default: the only one in ~/.asv-machine.json).
 - ``WSBENCH_RESULTS``: the results store (default ``results/``).
 - ``WSBENCH_RUN_ID``: the run this belongs to (the main job sets it; without it, each
-  benchmark class starts a run of its own).
+  environment starts a run of its own).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import json
 import os
 import platform
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -43,14 +46,30 @@ from wsbench.cpus import placement_from
 from wsbench.impls import get_impl
 from wsbench.paths import INSTALL_ERROR_FILE
 from wsbench.runformat import ALL_DISTURBED, Benchmark, FormatError, Run, load
-from wsbench.sampling import SamplingPlan, sample_scenario
-from wsbench.scenarios import GRIDS, PARAM_NAMES, Grid, Params, Scenario, params_key, spec
+from wsbench.sampling import SamplingPlan, sample_scenarios
+from wsbench.scenarios import (
+    GRIDS,
+    PARAM_NAMES,
+    SCENARIOS,
+    Grid,
+    Params,
+    Scenario,
+    in_grid,
+    params_key,
+    spec,
+)
 from wsbench.stats import median
 
 Figures = dict[str, float | str | None]
 """One parameter set's figures: ``{metric: value}``, or ``{"error": text}`` when it failed."""
 
 
+SCENARIOS_ENV = "WSBENCH_SCENARIOS"
+"""The environment variable naming the scenarios to measure, comma-separated (``./bench
+run --scenario``; default: every scenario with a parameter set in the grid)."""
+SETUP_CACHE_TIMEOUT_S = 8 * 3600
+"""asv's bound on the shared ``setup_cache`` (every scenario of one environment), seconds:
+the full grid's scenarios together once had bounds of 30 to 60 min each, 8 h in all."""
 GRID_ENV = "WSBENCH_GRID"
 """The environment variable choosing the grid of parameter sets (``default`` or ``full``)."""
 PARAMS_ENV = "WSBENCH_PARAMS"
@@ -197,9 +216,9 @@ def install_error(prefix: Path | None = None) -> dict[str, Any] | None:
     return error
 
 
-def _earlier_part(path: Path, scenario: Scenario) -> Run | None:
-    """This run's document for this environment, if another scenario already wrote it,
-    minus ``scenario``'s benchmarks.
+def _earlier_part(path: Path, scenarios: Collection[str]) -> Run | None:
+    """This run's document for this environment, if an earlier part of the run already
+    wrote it, minus the benchmarks of ``scenarios``.
 
     Raises:
         SuiteError: the file exists but is not a valid document (it is left as it is).
@@ -210,21 +229,27 @@ def _earlier_part(path: Path, scenario: Scenario) -> Run | None:
         run = load(path)
     except FormatError as exc:
         raise SuiteError(f"not overwriting {path}: {exc}") from exc
-    kept = [b for b in run.benchmarks if b.scenario != scenario]
+    kept = [b for b in run.benchmarks if b.scenario not in scenarios]
     return msgspec.structs.replace(run, benchmarks=kept)
 
 
 def run_scenario(scenario: Scenario, grid: list[Params]) -> dict[str, Figures]:
-    """Sample ``scenario`` at every parameter set of ``grid`` in this environment and save
-    the run document.
+    """:func:`run_scenarios` for one scenario: ``{params_key(params): figures}``."""
+    return run_scenarios({scenario: grid}).get(scenario, {})
+
+
+def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str, Figures]]:
+    """Sample every scenario of ``grids`` at each of its parameter sets in this environment
+    (the same server processes serve them all: :func:`wsbench.sampling.sample_scenarios`)
+    and save the run document after every window.
 
     Args:
-        scenario: one of :data:`wsbench.scenarios.SCENARIOS`.
-        grid: parameter sets, e.g. ``[{"size_bytes": 16, "in_flight": 1}, ...]``.
+        grids: parameter sets by scenario, e.g. ``{"echo": [{"size_bytes": 16,
+            "in_flight": 1}, ...]}``.
 
     Returns:
-        ``{params_key(params): figures}`` (see :func:`wsbench.sampling.params_key` and
-        :func:`figures_of`).
+        ``{scenario: {params_key(params): figures}}`` (see
+        :func:`wsbench.scenarios.params_key` and :func:`figures_of`).
 
     Raises:
         SuiteError: the environment is not a wsbench environment, or a file in the way is
@@ -246,7 +271,7 @@ def run_scenario(scenario: Scenario, grid: list[Params]) -> dict[str, Figures]:
     )
     not_installed = install_error()
     version = (not_installed or {}).get("requirements", {}).get(impl.package)
-    run = _earlier_part(path, scenario) or provenance.new_run(
+    run = _earlier_part(path, list(grids)) or provenance.new_run(
         run_id=settings.run_id,
         machine_name=settings.machine,
         settings=settings.plan.settings(placement, settings.connections),
@@ -258,7 +283,8 @@ def run_scenario(scenario: Scenario, grid: list[Params]) -> dict[str, Figures]:
     )
     earlier = list(run.benchmarks)
 
-    def save(benchmarks: list[Benchmark]) -> None:
+    def save(found: dict[Scenario, list[Benchmark]]) -> None:
+        benchmarks = [b for scenario in grids for b in found.get(scenario, [])]
         done = msgspec.structs.replace(
             run, benchmarks=[*earlier, *benchmarks], finished_at=store.now_iso()
         )
@@ -266,21 +292,26 @@ def run_scenario(scenario: Scenario, grid: list[Params]) -> dict[str, Figures]:
 
     if not_installed:
         reason = f"does not install: {not_installed['error']}"
-        benchmarks = [Benchmark(scenario, params, "failed", reason, []) for params in grid]
-        save(benchmarks)
+        found = {
+            scenario: [Benchmark(scenario, params, "failed", reason, []) for params in grid]
+            for scenario, grid in grids.items()
+        }
+        save(found)
     else:
-        benchmarks = sample_scenario(
+        found = sample_scenarios(
             impl,
             run_config.id,
-            scenario,
-            grid,
+            grids,
             settings.plan,
             placement=placement,
             connections=settings.connections,
             on_progress=save,
             log=lambda line: print(f"wsbench: {impl.name}:{run_config.id} {line}", file=sys.stderr),
         )
-    return {params_key(b.params): figures_of(b) for b in benchmarks}
+    return {
+        scenario: {params_key(b.params): figures_of(b) for b in benchmarks}
+        for scenario, benchmarks in found.items()
+    }
 
 
 def lookup(figures: dict[str, Figures], params: Params, metric: str) -> float:
@@ -310,20 +341,37 @@ def grid_of(params: list[list[int]], param_names: list[str]) -> list[Params]:
     return combos
 
 
-def measure_grid(scenario: Scenario) -> dict[str, Figures]:
-    """``setup_cache`` of a scenario's asv class: :func:`run_scenario` over the grid
-    ``WSBENCH_GRID`` chooses, narrowed by ``WSBENCH_PARAMS``.
+def selected_grids() -> dict[Scenario, list[Params]]:
+    """The parameter sets to measure, by scenario: the grid ``WSBENCH_GRID`` chooses, of
+    the scenarios ``WSBENCH_SCENARIOS`` names (default: every scenario with a parameter set
+    in that grid), narrowed by ``WSBENCH_PARAMS``; a scenario left with none is left out.
 
     Raises:
-        SuiteError: a malformed ``WSBENCH_*`` setting.
+        SuiteError: a malformed ``WSBENCH_*`` setting, or an unknown scenario.
     """
     items = [i for i in os.environ.get(PARAMS_ENV, "").split(";") if i]
     try:
         wanted = parse_params(items)
     except ValueError as exc:
         raise SuiteError(str(exc)) from exc
-    grid = narrowed(spec(scenario).grid(SuiteSettings.from_env().grid), wanted)
-    return run_scenario(scenario, grid)
+    which = SuiteSettings.from_env().grid
+    names = [n for n in os.environ.get(SCENARIOS_ENV, "").split(",") if n]
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown:
+        raise SuiteError(f"{SCENARIOS_ENV}: unknown scenario(s) {unknown} (known: {SCENARIOS})")
+    chosen: list[Scenario] = [s for s in SCENARIOS if s in names] if names else in_grid(which)
+    grids = {scenario: narrowed(spec(scenario).grid(which), wanted) for scenario in chosen}
+    return {scenario: grid for scenario, grid in grids.items() if grid}
+
+
+def measure_grids() -> dict[str, dict[str, Figures]]:
+    """The body of the ``setup_cache`` every asv class shares (asv runs it once per
+    environment): :func:`run_scenarios` over :func:`selected_grids`.
+
+    Raises:
+        SuiteError: a malformed ``WSBENCH_*`` setting.
+    """
+    return run_scenarios(selected_grids())
 
 
 def tracker(metric: str, unit: str) -> Any:
@@ -333,8 +381,9 @@ def tracker(metric: str, unit: str) -> Any:
     of its ``param_names``.
     """
 
-    def track(self: Any, figures: dict[str, Figures], *params: int) -> float:
-        return lookup(figures, dict(zip(self.param_names, params, strict=True)), metric)
+    def track(self: Any, figures: dict[str, dict[str, Figures]], *params: int) -> float:
+        found = figures.get(self.scenario, {})
+        return lookup(found, dict(zip(self.param_names, params, strict=True)), metric)
 
     track.unit = unit  # type: ignore[attr-defined]
     track.__doc__ = f"{metric} ({unit}; lower is better; median of the samples)"
@@ -344,21 +393,30 @@ def tracker(metric: str, unit: str) -> Any:
 class ScenarioSuite:
     """Base of the asv benchmark classes: the grid's parameter sets sampled; a combination
     of asv's ``params`` outside the grid is skipped in ``setup`` (asv shows it as n/a).
-    Subclasses set ``params``/``param_names`` (:func:`asv_params`) and define their own
-    ``setup_cache`` (asv keys its cache by the function's source location, so an inherited
-    one would be shared between scenarios) and their ``track_*`` figures. Import it under a
-    name starting with ``_`` so that asv does not collect the base class itself.
+    Subclasses set ``scenario``, ``params``/``param_names`` (:func:`asv_params`) and their
+    ``track_*`` figures, and inherit ``setup_cache``: asv keys its cache by the function's
+    source location, so this one is shared by every class and runs once per environment,
+    measuring every selected scenario in the same server processes
+    (:func:`measure_grids`). Import it under a name starting with ``_`` so that asv does
+    not collect the base class itself.
     """
 
     rounds = 1
     repeat = 1
     number = 1
+    scenario: ClassVar[Scenario]
     param_names: ClassVar[list[str]] = []
 
-    def setup(self, figures: dict[str, Figures], *params: int) -> None:
+    def setup_cache(self) -> dict[str, dict[str, Figures]]:
+        """Every selected scenario measured (:func:`measure_grids`)."""
+        return measure_grids()
+
+    setup_cache.timeout = SETUP_CACHE_TIMEOUT_S  # type: ignore[attr-defined]
+
+    def setup(self, figures: dict[str, dict[str, Figures]], *params: int) -> None:
         """Skip a combination that was not measured (raises ``NotImplementedError``)."""
         key = params_key(dict(zip(self.param_names, params, strict=True)))
-        if key not in figures:
+        if key not in figures.get(self.scenario, {}):
             raise NotImplementedError(f"{key} is not in this run's grid")
 
 
