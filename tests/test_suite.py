@@ -1,0 +1,68 @@
+"""The asv suite: every benchmark class shares one ``setup_cache``, which measures the
+selected scenarios in the same server processes."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from asv_runner.benchmarks._base import get_setup_cache_key  # type: ignore[import-untyped]
+
+from benchmarks import (
+    broadcast,
+    clients,
+    connect,
+    echo,
+    json,
+    market,
+    memory,
+    offered,
+    soak,
+    stream,
+    text,
+)  # fmt: skip
+from wsbench.scenarios import SCENARIOS, spec
+from wsbench.suite import (
+    GRID_ENV,
+    PARAMS_ENV,
+    SCENARIOS_ENV,
+    ScenarioSuite,
+    SuiteError,
+    selected_grids,
+)
+
+MODULES = [broadcast, clients, connect, echo, json, market, memory, offered, soak, stream, text]
+
+
+def test_every_scenario_has_a_class_and_all_share_one_setup_cache() -> None:
+    classes = [
+        obj
+        for module in MODULES
+        for _, obj in inspect.getmembers(module, inspect.isclass)
+        if issubclass(obj, ScenarioSuite) and obj.__module__ == module.__name__
+    ]
+    assert sorted(c.scenario for c in classes) == sorted(SCENARIOS)
+    keys = {get_setup_cache_key(c.setup_cache) for c in classes}
+    assert keys == {get_setup_cache_key(ScenarioSuite.setup_cache)}  # asv runs it once
+
+
+def test_the_selected_scenarios_and_parameter_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WSBENCH_IMPL", "native")
+    monkeypatch.delenv(SCENARIOS_ENV, raising=False)
+    monkeypatch.delenv(PARAMS_ENV, raising=False)
+    monkeypatch.setenv(GRID_ENV, "default")
+    grids = selected_grids()
+    assert list(grids) == ["echo", "stream", "clients", "memory", "broadcast"]
+    assert grids["echo"] == spec("echo").grid("default")
+    monkeypatch.setenv(SCENARIOS_ENV, "memory,echo")
+    monkeypatch.setenv(PARAMS_ENV, "in_flight=64")
+    # In the scenarios' order; memory has no in_flight (not narrowed).
+    assert selected_grids() == {
+        "echo": [{"size_bytes": 16, "in_flight": 64}, {"size_bytes": 65536, "in_flight": 64}],
+        "memory": [{"connections": 1000}],
+    }
+    monkeypatch.setenv(PARAMS_ENV, "connections=5")
+    assert selected_grids() == {"echo": spec("echo").grid("default")}  # memory left with none
+    monkeypatch.setenv(SCENARIOS_ENV, "echo,pingpong")
+    with pytest.raises(SuiteError, match="unknown scenario\\(s\\) \\['pingpong'\\]"):
+        selected_grids()
