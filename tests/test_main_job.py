@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import clean_clone_env
+from tests.conftest import NEVER_DISTURBED, clean_clone_env
 from wsbench.impls import get_impl
 from wsbench.mainjob import MainJobError, add_arguments, main_job_plan
 from wsbench.paths import REPO_ROOT
@@ -30,6 +30,7 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(clone)], check=True)
     env = clean_clone_env(tmp_path)
+    env["WSBENCH_MAX_STEAL_PERCENT"] = str(NEVER_DISTURBED)  # asserts figures: keep them
     proc = subprocess.run(
         [sys.executable, "-m", "wsbench.cli", "run", "--impl", "native", "--processes", "2",
          "--windows", "2", "--warmup", "0.1", "--window", "0.2", "--machine", "e2e"],

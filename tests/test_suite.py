@@ -21,6 +21,7 @@ from benchmarks import (
     stream,
     text,
 )  # fmt: skip
+from wsbench.sampling import SamplingPlan
 from wsbench.scenarios import SCENARIOS, spec
 from wsbench.suite import (
     GRID_ENV,
@@ -28,6 +29,7 @@ from wsbench.suite import (
     SCENARIOS_ENV,
     ScenarioSuite,
     SuiteError,
+    SuiteSettings,
     selected_grids,
 )
 
@@ -66,3 +68,21 @@ def test_the_selected_scenarios_and_parameter_sets(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv(SCENARIOS_ENV, "echo,pingpong")
     with pytest.raises(SuiteError, match="unknown scenario\\(s\\) \\['pingpong'\\]"):
         selected_grids()
+
+
+def test_the_disturbed_window_thresholds_come_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("WSBENCH_IMPL", "native")
+    default = SamplingPlan()
+    plan = SuiteSettings.from_env().plan
+    assert (plan.max_other_cpu_percent, plan.max_steal_percent) == (
+        default.max_other_cpu_percent, default.max_steal_percent,
+    )  # fmt: skip
+    monkeypatch.setenv("WSBENCH_MAX_STEAL_PERCENT", "50")
+    monkeypatch.setenv("WSBENCH_MAX_OTHER_CPU_PERCENT", "20.5")
+    plan = SuiteSettings.from_env().plan
+    assert (plan.max_other_cpu_percent, plan.max_steal_percent) == (20.5, 50.0)
+    monkeypatch.setenv("WSBENCH_MAX_STEAL_PERCENT", "lots")
+    with pytest.raises(SuiteError, match="bad WSBENCH_\\* setting"):
+        SuiteSettings.from_env()

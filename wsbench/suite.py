@@ -14,6 +14,8 @@ choose them:
   environment (set by asv.conf.json; the configuration defaults to the first).
 - ``WSBENCH_PROCESSES``, ``WSBENCH_WINDOWS``, ``WSBENCH_WARMUP_S``, ``WSBENCH_WINDOW_S``:
   the sampling plan (defaults: :class:`wsbench.sampling.SamplingPlan`).
+- ``WSBENCH_MAX_OTHER_CPU_PERCENT``, ``WSBENCH_MAX_STEAL_PERCENT``: the thresholds above
+  which a window is disturbed (defaults: :class:`wsbench.sampling.SamplingPlan`'s).
 - ``WSBENCH_CONNECTIONS`` (default 1): connections in the scenarios whose parameters do
   not set them.
 - ``WSBENCH_GRID``: ``default`` (the main job's) or ``full`` (the nightly's) grid of
@@ -144,6 +146,12 @@ class SuiteSettings:
                 windows_per_process=int(env.get("WSBENCH_WINDOWS") or default.windows_per_process),
                 warmup_s=float(env.get("WSBENCH_WARMUP_S") or default.warmup_s),
                 window_s=float(env.get("WSBENCH_WINDOW_S") or default.window_s),
+                max_other_cpu_percent=float(
+                    env.get("WSBENCH_MAX_OTHER_CPU_PERCENT") or default.max_other_cpu_percent
+                ),
+                max_steal_percent=float(
+                    env.get("WSBENCH_MAX_STEAL_PERCENT") or default.max_steal_percent
+                ),
             )
             plan.validate()
             grid = env.get(GRID_ENV) or "default"
