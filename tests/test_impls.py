@@ -127,7 +127,7 @@ def test_push_delivers_the_exact_count(server: ConfigServer, size: int, text: bo
 def test_server_survives_a_client_leaving_mid_push(server: ConfigServer) -> None:
     """Duration mode closes the connection mid-push; the server must stay up (checked after
     the run) and then stop cleanly (:func:`test_server_stops_cleanly`)."""
-    server.run("push, client leaving mid-push", scenario="stream", warmup_s=0.1, duration_s=0.5)
+    server.run("push, client leaving mid-push", scenario="stream", warmup_s=0.05, duration_s=0.2)
 
 
 def test_json_replies_are_exact(server: ConfigServer) -> None:
@@ -205,9 +205,9 @@ def test_concurrent_clients_each_get_every_reply(server: ConfigServer) -> None:
 
 
 def test_connection_setup_cycles_complete(server: ConfigServer) -> None:
-    """Connect, handshake, one message, close, repeated by 4 workers for 0.3 s."""
+    """Connect, handshake, one message, close, repeated by 4 workers for 0.2 s."""
     m = server.run(
-        "connect", scenario="connect", workers=4, warmup_s=0.1, duration_s=0.3,
+        "connect", scenario="connect", workers=4, warmup_s=0.05, duration_s=0.2,
         source_addresses=4,
     )  # fmt: skip
     assert m.report is not None
@@ -219,7 +219,7 @@ def test_connection_setup_cycles_complete(server: ConfigServer) -> None:
 
 def test_idle_connections_are_held_and_closed(server: ConfigServer) -> None:
     """The memory scenario with a few connections: every one opened, held, closed by us."""
-    m = server.run("memory", scenario="memory", connections=CLIENTS, duration_s=0.2)
+    m = server.run("memory", scenario="memory", connections=CLIENTS, duration_s=0.05)
     assert m.report is not None
     what = f"{server.label}, memory"
     assert m.report["connections_ok"] == CLIENTS, what
