@@ -1,6 +1,6 @@
 """``./bench test``'s steps run with bytecode kept under the build cache when the
 environment forbids writing it beside the sources, and in the environment as it is
-otherwise."""
+otherwise; mypy keeps its cache in the build cache."""
 
 from __future__ import annotations
 
@@ -24,3 +24,14 @@ def test_an_environment_that_writes_bytecode_or_names_its_folder_is_kept() -> No
     assert devtest.bytecode_env({"PYTHONDONTWRITEBYTECODE": ""}) is None
     chosen = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/elsewhere"}
     assert devtest.bytecode_env(chosen) is None
+
+
+def test_mypy_keeps_its_cache_in_the_build_cache_unless_told_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(loadgen.CACHE_ENV, str(tmp_path))
+    assert devtest.steps_env({"PATH": "/bin"}) == {
+        "PATH": "/bin", "MYPY_CACHE_DIR": str(tmp_path / "mypy"),
+    }  # fmt: skip
+    quiet = devtest.steps_env({"PYTHONDONTWRITEBYTECODE": "1", "MYPY_CACHE_DIR": "/mine"})
+    assert quiet == {"PYTHONPYCACHEPREFIX": str(tmp_path / "pycache"), "MYPY_CACHE_DIR": "/mine"}

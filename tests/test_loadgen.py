@@ -1,8 +1,8 @@
 """Building the load generator: the build cache keys binaries by source hash, and the crate
 is cleaned before each build so that another tree's binary is never cached under this one's
 hash (cargo judges freshness by file times in the shared target folder); ``cargo test``
-(``./bench test``'s step) runs in the same target folder, cleaned the same way, and its
-binary is kept in the cache."""
+(``./bench test``'s step) runs in the same target folder with its own profile, cleaned the
+same way."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ if [ "$1" = build ]; then
   echo "built from $5" > "$CARGO_TARGET_DIR/release/wsbench-loadgen"
 fi
 if [ "$1" = test ]; then
-  mkdir -p "$CARGO_TARGET_DIR/release"
-  echo "tested from $4" > "$CARGO_TARGET_DIR/release/wsbench-loadgen"
+  mkdir -p "$CARGO_TARGET_DIR/tests"
+  echo "tested from $5" > "$CARGO_TARGET_DIR/tests/wsbench-loadgen"
   exit "${CARGO_TEST_EXIT:-0}"
 fi
 """
@@ -67,16 +67,20 @@ def test_each_tree_is_built_from_a_clean_crate_and_cached_by_its_hash(
     assert built_new.read_text() == f"built from {new / 'Cargo.toml'}\n"
     target = tmp_path / "cache" / "cargo-target"
     assert log.read_text().splitlines() == [
-        f"{verb} --release --quiet {extra}--manifest-path {root / 'Cargo.toml'} target={target}"
+        line.format(manifest=root / "Cargo.toml", target=target)
         for root in (old, new)
-        for verb, extra in (("clean", "-p wsbench-loadgen "), ("build", ""))
+        for line in (
+            "clean --profile release --quiet -p wsbench-loadgen --manifest-path {manifest} "
+            "target={target}",
+            "build --release --quiet --manifest-path {manifest} target={target}",
+        )
     ]
     # Cached: the same sources are not built again.
     assert loadgen.ensure_built(quiet=True, root=new) == built_new
     assert len(log.read_text().splitlines()) == 4
 
 
-def test_cargo_test_cleans_the_crate_in_the_shared_target_and_keeps_the_tested_binary(
+def test_cargo_test_cleans_the_crate_in_the_shared_target_with_the_tests_profile(
     tmp_path: Path, cargo_log: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tree(tmp_path / "tree", "fn main() {}\n")
@@ -85,21 +89,18 @@ def test_cargo_test_cleans_the_crate_in_the_shared_target_and_keeps_the_tested_b
 
     assert loadgen.cargo_test(root) == 0
     assert cargo_log.read_text().splitlines() == [
-        f"clean --release --quiet -p wsbench-loadgen --manifest-path {manifest} target={target}",
-        f"test --release --manifest-path {manifest} target={target}",
+        f"clean --profile tests --quiet -p wsbench-loadgen --manifest-path {manifest} "
+        f"target={target}",
+        f"test --profile tests --manifest-path {manifest} target={target}",
     ]
-    # The tested binary is the cached build of these sources: nothing is built again.
+    # The benchmarks' binary is the release build, not the tested one.
     built = loadgen.ensure_built(quiet=True, root=root)
     assert built == loadgen.cached_binary(root)
-    assert built.read_text() == f"tested from {manifest}\n"
-    assert len(cargo_log.read_text().splitlines()) == 2
+    assert built.read_text() == f"built from {manifest}\n"
 
     # Failing tests give cargo's exit code; the crate is cleaned before every run.
     monkeypatch.setenv("CARGO_TEST_EXIT", "101")
     assert loadgen.cargo_test(root) == 101
     assert [line.split()[0] for line in cargo_log.read_text().splitlines()] == [
-        "clean",
-        "test",
-        "clean",
-        "test",
-    ]
+        "clean", "test", "clean", "build", "clean", "test",
+    ]  # fmt: skip

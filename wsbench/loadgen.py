@@ -106,15 +106,17 @@ def ensure_built(*, quiet: bool = False, root: Path = LOADGEN_DIR) -> Path:
     return binary
 
 
+TEST_PROFILE = "tests"
+"""The cargo profile ``cargo test`` builds with (loadgen/Cargo.toml: the release profile
+without its single codegen unit and LTO, which only the benchmarks' binary needs)."""
+
+
 def cargo_test(root: Path = LOADGEN_DIR) -> int:
-    """``cargo test --release`` of the load generator in ``root`` (``./bench test``'s step),
-    in the same shared cargo target folder as :func:`ensure_built`, so that the dependencies
-    are compiled once for both, and the binary the tests built is the one the harness then
-    uses: when the cache has no build of these sources yet, the tested binary is kept there
-    (as :func:`ensure_built` would have built it: same command line, same profile), and the
-    pytest session does not build it again. The crate is cleaned first, for the reason
-    :func:`ensure_built` gives, and the target folder's lock is held until the tests are
-    done (they run the binary from the target folder).
+    """``cargo test --profile tests`` of the load generator in ``root`` (``./bench test``'s
+    step), in the same shared cargo target folder as :func:`ensure_built`, so that the
+    dependencies are compiled once per profile for every tree. The crate is cleaned first,
+    for the reason :func:`ensure_built` gives, and the target folder's lock is held until
+    the tests are done (they run the binary from the target folder).
 
     Returns:
         cargo's exit code.
@@ -123,17 +125,12 @@ def cargo_test(root: Path = LOADGEN_DIR) -> int:
         LoadgenError: cargo is not installed.
     """
     cargo = _cargo()
-    binary = cached_binary(root)  # the hash of the sources the tests are built from
     manifest = ["--manifest-path", str(root / "Cargo.toml")]
     with _target_lock():
-        _clean_crate(cargo, manifest)
-        code = subprocess.run(
-            [cargo, "test", "--release", *manifest], check=False, env=_cargo_env()
+        _clean_crate(cargo, manifest, profile=TEST_PROFILE)
+        return subprocess.run(
+            [cargo, "test", "--profile", TEST_PROFILE, *manifest], check=False, env=_cargo_env()
         ).returncode
-        built = _built()
-        if not binary.is_file() and built.is_file() and cached_binary(root) == binary:
-            _keep(built, binary)
-    return code
 
 
 def _cargo() -> str:
@@ -179,11 +176,11 @@ def _target_lock() -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _clean_crate(cargo: str, manifest: list[str]) -> None:
-    """``cargo clean -p wsbench-loadgen`` in the shared target folder: the crate only, not
-    its dependencies (see :func:`ensure_built` for why)."""
+def _clean_crate(cargo: str, manifest: list[str], profile: str = "release") -> None:
+    """``cargo clean -p wsbench-loadgen`` of ``profile`` in the shared target folder: the
+    crate only, not its dependencies (see :func:`ensure_built` for why)."""
     subprocess.run(
-        [cargo, "clean", "--release", "--quiet", "-p", CRATE, *manifest],
+        [cargo, "clean", "--profile", profile, "--quiet", "-p", CRATE, *manifest],
         capture_output=True,
         text=True,
         check=False,
