@@ -277,7 +277,7 @@ class Sample(msgspec.Struct, frozen=True):
         return self.status == "ok" and not self.disturbed
 
 
-ALL_DISTURBED = "every window was disturbed by other work on the measured CPUs"
+ALL_DISTURBED = "every window was disturbed (other work or steal time on the measured CPUs)"
 """Why a benchmark that measured fine has no figure: none of its samples is usable."""
 
 

@@ -521,7 +521,7 @@ def _intro(scenario: str, socketio: bool) -> str:
         "each figure is measured.\n\n"
         "- Every figure is the median of the measurement windows of several fresh server "
         "processes; in brackets, the 95 % confidence interval of that median (bootstrap). "
-        "Windows disturbed by other work on the measured CPUs are left out.\n"
+        "Windows disturbed by other work or steal time on the measured CPUs are left out.\n"
         f"- {rank_legend(headline_of(scenario))}.\n"
         f"- {UNSTABLE_LEGEND}.\n"
         "- Under each table: the run(s) its figures come from, and their settings "
