@@ -122,7 +122,9 @@ def test_failed_and_fully_disturbed_benchmarks_are_failed_rows() -> None:
     assert (row.status, row.error, row.messages_per_s) == ("failed", "server crashed", None)
     disturbed = row_of(benchmark("echo", ECHO_16_64, [], disturbed=STABLE))
     assert (disturbed.status, disturbed.error, disturbed.disturbed) == ("failed", ALL_DISTURBED, 6)
-    assert ALL_DISTURBED == "every window was disturbed (other work or steal time on the measured CPUs)"
+    assert ALL_DISTURBED == (
+        "every window was disturbed (other work or steal time on the measured CPUs)"
+    )
 
 
 def test_ranks_tie_overlapping_intervals_and_skip_the_reference_and_failures() -> None:
