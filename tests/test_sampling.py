@@ -14,12 +14,12 @@ from wsbench.sampler import CpuActivity, ServerUsage
 from wsbench.sampling import (
     SamplingPlan,
     disturbed_by_other_work,
-    process_order,
+    process_groups,
     sample_scenario,
     sample_scenarios,
     to_sample,
 )  # fmt: skip
-from wsbench.scenarios import Params, Scenario
+from wsbench.scenarios import Params, Scenario, spec
 
 PLAN = SamplingPlan(max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED)
 
@@ -91,12 +91,16 @@ def test_every_parameter_set_gets_its_windows_in_every_process() -> None:
         assert set(bench.server_exit_codes) <= {0, -15}
 
 
-def test_one_server_process_serves_every_scenario_memory_first(
+def test_one_server_process_serves_every_scenario_but_memory(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert process_order(["echo", "stream", "memory", "clients"]) == [
-        "memory", "echo", "stream", "clients",
-    ]  # fmt: skip
+    light: tuple[Scenario, ...] = ("clients", "echo", "memory", "broadcast")
+    default = {s: spec(s).grid("default") for s in light}
+    # Memory on a server of its own; the rest by the connections they open, fewest first.
+    assert process_groups(default) == [["memory"], ["echo", "broadcast", "clients"]]
+    heavy: tuple[Scenario, ...] = ("connect", "clients", "stream", "soak")
+    full = {s: spec(s).grid("full") for s in heavy}
+    assert process_groups(full) == [["stream", "soak", "clients", "connect"]]
     started: list[int] = []
 
     class Counted(ServerSession):
@@ -118,7 +122,7 @@ def test_one_server_process_serves_every_scenario_memory_first(
         get_impl("native"), "websocket", grids, plan, placement=default_placement()
     )
     assert list(found) == ["echo", "stream", "memory"]  # the order asked for
-    assert len(started) == 2  # one server per process for the three scenarios
+    assert len(started) == 4  # per process: one server for memory, one for echo and stream
     for scenario, (bench,) in found.items():
         assert bench.status == "ok", (scenario, bench.error)
         assert [s.process for s in bench.samples] == [0, 1]

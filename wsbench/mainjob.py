@@ -80,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="only the grid's parameter sets with these values (e.g. connections=1,10,100)",
     )  # fmt: skip
     add_plan_arguments(
-        parser, "fresh server processes, each serving every scenario in turn",
+        parser, "rounds of fresh server processes (memory has its own)",
         windows_default=f"{DEFAULT_GRID_WINDOWS_PER_PROCESS} on the default grid, "
         f"{SamplingPlan().windows_per_process} on the full grid",
     )  # fmt: skip

@@ -1,9 +1,10 @@
 """Samples: every parameter set measured in several windows, in several fresh server
 processes (pyperf's worker-process model), each window checked for interference.
 
-One server process serves every parameter set of every scenario asked for in turn
-(starting a server costs more than a window), ``windows_per_process`` windows each;
-``processes`` such processes are started one after another. Variation between processes
+One server process serves every parameter set of every scenario asked for in turn (memory
+has a server of its own: :func:`process_groups`; starting a server costs more than a
+window), ``windows_per_process`` windows each; ``processes`` such rounds run one after
+another. Variation between processes
 is real (memory layout, hash seeds, the kernel's placement), so the samples of one process
 alone would understate the spread.
 
@@ -273,12 +274,31 @@ def sample_scenario(
     return found[scenario]
 
 
-def process_order(scenarios: Sequence[Scenario]) -> list[Scenario]:
-    """The order in which one server process serves ``scenarios``: those that hold idle
-    connections (memory) first, so that the idle RSS they start from is a fresh server's
-    (after traffic, the allocator keeps memory that the held connections would reuse), then
-    the others in the given order."""
-    return sorted(scenarios, key=lambda s: spec(s).mode != "hold")
+def process_groups(grids: Mapping[Scenario, list[Params]]) -> list[list[Scenario]]:
+    """The scenarios of ``grids`` by server: each sampling process starts one server per
+    group, which serves the group's scenarios in this order.
+
+    Memory (the scenarios that hold idle connections) has a server of its own: its idle RSS
+    must be a fresh server's (after traffic, the allocator keeps memory that the held
+    connections would reuse), and a threaded server is still tearing down the 1,000
+    connections it held when the next window starts. The others share one server, those
+    that open the fewest connections first (connection setup, which opens and closes them
+    all window long, last): a window of 1,000 clients left Flask-SocketIO's threading server
+    refusing the next scenario's connections (every broadcast window failed after it, on
+    2026-11-26).
+    """
+    hold = [s for s in grids if spec(s).mode == "hold"]
+    rest = sorted(
+        (s for s in grids if spec(s).mode != "hold"),
+        key=lambda s: (spec(s).mode == "connect", max(_opened(s, p) for p in grids[s] or [{}])),
+    )
+    return [group for group in (hold, rest) if group]
+
+
+def _opened(scenario: Scenario, params: Params) -> int:
+    """Connections a parameter set of ``scenario`` opens at once (clients or subscribers)."""
+    fixed = spec(scenario).fixed
+    return params.get("connections") or params.get("subscribers") or fixed.get("connections", 1)
 
 
 def sample_scenarios(
@@ -296,9 +316,10 @@ def sample_scenarios(
 ) -> dict[Scenario, list[Benchmark]]:
     """Measure every scenario of ``grids`` at each of its parameter sets following ``plan``.
 
-    Each of the ``plan.processes`` server processes serves every parameter set of every
-    scenario in turn (:func:`process_order`): a server start costs 0.5 to 2.5 s (importing
-    the framework), more than a window, and the main job's default grid has five scenarios.
+    Each of the ``plan.processes`` sampling processes starts one server per group of
+    :func:`process_groups` (memory on its own, the rest together), which serves every
+    parameter set of its scenarios in turn: a server start costs 0.5 to 2.5 s (importing the
+    framework), more than a window, and the main job's default grid has five scenarios.
     A server that dies is replaced by a fresh one for the parameter sets still to come; a
     server that does not start fails every window it was meant to serve, with the reason. A
     scenario the configuration does not support fails once, with the reason its metadata
@@ -343,14 +364,14 @@ def sample_scenarios(
         if why is not None:
             for entry in entries:
                 entry.samples.append(Sample(0, 0, "failed", error=f"not supported: {why}"))
-    order = [
-        (scenario, entry)
-        for scenario in process_order([s for s in collected if s not in unsupported])
-        for entry in collected[scenario]
+    supported = {s: grids[s] for s in collected if s not in unsupported}
+    groups = [
+        [(scenario, entry) for scenario in group for entry in collected[scenario]]
+        for group in process_groups(supported)
     ]
     progress()
-    for process in range(plan.processes):
-        pending = list(order)
+    for process, group in ((p, g) for p in range(plan.processes) for g in groups):
+        pending = list(group)
         while pending:
             served: list[_Collected] = []
             with ServerSession(

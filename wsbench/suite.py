@@ -3,12 +3,12 @@ once per environment.
 
 Every benchmark class shares one ``setup_cache`` (:class:`ScenarioSuite`), which asv runs
 once per environment: it samples every parameter set of every selected scenario in the
-same server processes (:func:`wsbench.sampling.sample_scenarios`), saves the run document
-(:mod:`wsbench.runformat`) after every window (so a crash keeps what was measured), and
-returns the figures the ``track_*`` methods hand to asv: the median of the samples that
-count, derived from the document (which stays the one source of truth). Settings come from
-environment variables so that the main job (and anyone calling ``asv run`` directly) can
-choose them:
+same server processes (:func:`wsbench.sampling.sample_scenarios`: memory has its own),
+saves the run document (:mod:`wsbench.runformat`) after every window (so a crash keeps what
+was measured), and returns the figures the ``track_*`` methods hand to asv: the median of
+the samples that count, derived from the document (which stays the one source of truth).
+Settings come from environment variables so that the main job (and anyone calling ``asv
+run`` directly) can choose them:
 
 - ``WSBENCH_IMPL`` and ``WSBENCH_CONFIG``: the implementation and its configuration in this
   environment (set by asv.conf.json; the configuration defaults to the first).
@@ -248,7 +248,8 @@ def run_scenario(scenario: Scenario, grid: list[Params]) -> dict[str, Figures]:
 
 def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str, Figures]]:
     """Sample every scenario of ``grids`` at each of its parameter sets in this environment
-    (the same server processes serve them all: :func:`wsbench.sampling.sample_scenarios`)
+    (the same server processes serve them, memory apart:
+    :func:`wsbench.sampling.sample_scenarios`)
     and save the run document after every window.
 
     Args:
