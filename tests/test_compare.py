@@ -111,7 +111,7 @@ def test_a_slowed_server_is_reported_slower_and_the_other_is_not() -> None:
     unslowed = replace(fixture_impl("spin_echo", name="control"), display_name="control")
     control = Arm(unslowed, "default", sys.executable, "control")
     sides = [[control, _arm("echo")], [control, _arm("echo", "--spin-us", f"{spin_us:.2f}")]]
-    plan = replace(PLAN, processes=4, windows_per_process=2)  # 8 samples a side
+    plan = replace(PLAN, processes=4, windows_per_process=3)  # 12 samples a side
     base, head = measure_interleaved(
         sides, ["echo"], plan, placement=default_placement(), machine_name="t", grids=GRID
     )
