@@ -34,7 +34,7 @@ def test_every_measurement_of_an_uninstallable_version_fails_with_the_reason(
     monkeypatch.setenv("ASV_COMMIT", "c0ffee00" + "0" * 32)
     grid = [{"size_bytes": 16, "in_flight": 1}, {"size_bytes": 1024, "in_flight": 64}]
 
-    figures = suite.run_scenario("echo", grid)
+    figures = suite.run_scenarios({"echo": grid})["echo"]
 
     assert [f["error"] for f in figures.values()] == [f"does not install: {REASON}"] * 2
     run = load(tmp_path / "results" / "m" / "20261123T190000Z-abcdef" / "c0ffee00-env-x.json")
@@ -77,5 +77,5 @@ def test_a_file_in_the_way_is_not_overwritten(
     path.parent.mkdir(parents=True)
     path.write_text("earlier results")
     with pytest.raises(suite.SuiteError, match="not overwriting"):
-        suite.run_scenario("stream", [{"size_bytes": 16}])
+        suite.run_scenarios({"stream": [{"size_bytes": 16}]})
     assert path.read_text() == "earlier results"

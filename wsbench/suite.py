@@ -241,11 +241,6 @@ def _earlier_part(path: Path, scenarios: Collection[str]) -> Run | None:
     return msgspec.structs.replace(run, benchmarks=kept)
 
 
-def run_scenario(scenario: Scenario, grid: list[Params]) -> dict[str, Figures]:
-    """:func:`run_scenarios` for one scenario: ``{params_key(params): figures}``."""
-    return run_scenarios({scenario: grid}).get(scenario, {})
-
-
 def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str, Figures]]:
     """Sample every scenario of ``grids`` at each of its parameter sets in this environment
     (the same server processes serve them, memory apart:
