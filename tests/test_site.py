@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from tests.site_runs import CURRENT, IMPLS, OLD_RUN, OTHER_RUN, REFERENCE_RUN, write_store
+from wsbench import mainjob
 from wsbench.site.downloads import HEADER, decode_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,17 +105,16 @@ class _Page(HTMLParser):
 
 
 def build(out: Path, store: Path, impls: Path | None = None) -> Path:
-    """``mkdocs build --strict`` of the repository's mkdocs.yml into ``out``, from the
-    results store ``store`` (and ``impls``, default the repository's ``impls/``)."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "WSBENCH_RESULTS": str(store)}
-    env.pop("WSBENCH_IMPLS_DIR", None)
-    if impls is not None:
-        env["WSBENCH_IMPLS_DIR"] = str(impls)
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml")]
-    proc = subprocess.run(
-        [*cmd, "-d", str(out)], env=env, capture_output=True, text=True, check=False
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    """The site as ``./bench site`` builds it (:func:`wsbench.mainjob.build_site`:
+    ``mkdocs build --strict`` of the repository's mkdocs.yml, which any warning fails) into
+    ``out``, from the results store ``store`` (and ``impls``, default the repository's
+    ``impls/``)."""
+    with pytest.MonkeyPatch.context() as env:
+        if impls is None:
+            env.delenv("WSBENCH_IMPLS_DIR", raising=False)
+        else:
+            env.setenv("WSBENCH_IMPLS_DIR", str(impls))
+        mainjob.build_site(store, out)
     return out
 
 

@@ -8,7 +8,8 @@ Steps, each announced as ``[i/n]``:
 4. ``asv run HEAD^!`` (or the ``--commits`` given) over the selected environments
    (default: the latest version of each implementation and the native reference) with the
    chosen sampling plan, as one run (one run id, :mod:`wsbench.store`);
-5. ``mkdocs build --strict`` into ``public/``.
+5. ``mkdocs build --strict`` into ``public/`` (:func:`build_site`: a warning, e.g. a
+   malformed document in the store, fails it).
 
 Earlier results are never deleted: each run adds its own documents to the results store.
 """
@@ -320,14 +321,37 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+MKDOCS_CHATTER = re.compile(r"(DEBUG|INFO)\s+-  ")
+"""How a line of mkdocs' output that is only progress (a DEBUG or INFO record) starts."""
+
+
+def mkdocs_report(output: str) -> list[str]:
+    """The lines of mkdocs' ``output`` a reader must see: every non-blank line but its
+    DEBUG and INFO records (warnings, errors, tracebacks, the strict mode's verdict)."""
+    return [line for line in output.splitlines() if line.strip() and not MKDOCS_CHATTER.match(line)]
+
+
 def build_site(results: Path, site_dir: Path = SITE_DIR) -> None:
     """``mkdocs build --strict`` of the site from the results store ``results`` into
-    ``site_dir``.
+    ``site_dir``: any warning fails it, among them a file of the store that is not a valid
+    run document (:func:`wsbench.site.results.results_of` logs one warning per file, naming
+    its path and reason).
+
+    Not ``--quiet``: it sets mkdocs' logger to ERROR, which drops the warnings before the
+    strict mode counts them. Instead mkdocs' output is captured and only
+    :func:`mkdocs_report` of it is shown (on stderr when the build passes).
 
     Raises:
-        MainJobError: mkdocs failed (a malformed document in the store fails it too).
+        MainJobError: mkdocs failed; the message holds its warnings and errors.
     """
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", store.ROOT_ENV: str(results.resolve())}
-    argv = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
-            "--site-dir", str(site_dir)]  # fmt: skip
-    _check(argv, "building the site", env=env)
+    argv = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)]
+    proc = subprocess.run(argv, cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False)
+    report = mkdocs_report(proc.stderr + "\n" + proc.stdout)
+    if proc.returncode != 0:
+        said = "\n".join(report) or "(no output)"
+        raise MainJobError(
+            f"building the site failed (mkdocs build --strict exited {proc.returncode}):\n{said}"
+        )
+    if report:
+        print("\n".join(report), file=sys.stderr)
