@@ -153,7 +153,7 @@ def test_clients_leaderboard_ranks_by_messages_and_shows_errors_by_kind(
     failed = rows[4]
     assert failed["Messages/s"] == "failed" and failed["Errors (all windows)"] == "—"
     assert failed["Flag"] == f"failed: {NO_CONNECTION}"
-    assert rows[0]["Flag"] == "reference (ceiling)"
+    assert rows[0]["Flag"] == "reference"
     # The tables of one chart group follow each other, connections increasing.
     titles = re.findall(r"^## (\d[\d,]* connections, [^{]+) \{", md, re.M)
     assert titles == [params_title(tuple(p.items())) for p in CLIENTS]

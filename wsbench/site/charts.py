@@ -611,7 +611,7 @@ def render_bars_svg(chart: SweepChart) -> bytes:
         last.set_xlim(0, top * 1.2 if top > 0 else 1)
         last.xaxis.set_major_formatter(FuncFormatter(_fmt))
         last.set_xlabel(_y_label(chart.figure))
-        words = {"reference": "reference (ceiling)", "websocket": "WebSocket",
+        words = {"reference": "reference", "websocket": "WebSocket",
                  "socketio": "Socket.IO"}  # fmt: skip
         handles: list[Artist] = [
             Patch(facecolor=BAR_COLORS[k], label=words[k]) for k in BAR_COLORS if k in used

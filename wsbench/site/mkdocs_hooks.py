@@ -17,14 +17,16 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 try:
+    from wsbench.site.assets import SCRIPTS, STYLESHEETS, AssetsError
     from wsbench.site.frameworks import load_frameworks
     from wsbench.site.methodology import fill_markers
-    from wsbench.site.pages import STYLESHEET, expand_nav, generate_pages, resolve_inputs
+    from wsbench.site.pages import REPO_LINK, expand_nav, generate_pages, resolve_inputs
 except ImportError:  # pragma: no cover - package not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from wsbench.site.assets import SCRIPTS, STYLESHEETS, AssetsError
     from wsbench.site.frameworks import load_frameworks
     from wsbench.site.methodology import fill_markers
-    from wsbench.site.pages import STYLESHEET, expand_nav, generate_pages, resolve_inputs
+    from wsbench.site.pages import REPO_LINK, expand_nav, generate_pages, resolve_inputs
 
 
 def _root(config: MkDocsConfig) -> Path:
@@ -34,9 +36,16 @@ def _root(config: MkDocsConfig) -> Path:
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """List every framework page in the nav, under the Frameworks index, and every
-    scenario's leaderboard under the Leaderboards; use the generated stylesheet."""
-    if STYLESHEET not in config.extra_css:
-        config.extra_css.append(STYLESHEET)
+    scenario's leaderboard under the Leaderboards; link the repository from the footer
+    (:data:`wsbench.site.pages.REPO_LINK`: no ``repo_url``, whose header fetches from
+    api.github.com); use the site's own stylesheet and
+    scripts (:data:`wsbench.site.assets.STYLESHEETS`, :data:`wsbench.site.assets.SCRIPTS`)."""
+    for sheet in STYLESHEETS:
+        if sheet not in config.extra_css:
+            config.extra_css.append(sheet)
+    listed = {str(script) for script in config.extra_javascript}
+    config.extra_javascript.extend(s for s in SCRIPTS if s not in listed)
+    config.extra.setdefault("social", [REPO_LINK])
     if config.nav:
         inputs = resolve_inputs(_root(config), config.repo_url)
         config.nav = expand_nav(config.nav, load_frameworks(inputs.impls_dir), inputs.clients())
@@ -47,10 +56,15 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add every generated page and chart to ``files``.
 
     Raises:
-        PluginError: a hand-written page in the docs dir has the path of a generated page.
+        PluginError: a hand-written page in the docs dir has the path of a generated page,
+            or the bundled libraries could not be installed.
     """
     inputs = resolve_inputs(_root(config), config.repo_url)
-    for path, content in generate_pages(inputs).items():
+    try:
+        generated = generate_pages(inputs)
+    except AssetsError as exc:
+        raise PluginError(f"wsbench site: {exc}") from exc
+    for path, content in generated.items():
         if files.get_file_from_path(path) is not None:
             raise PluginError(f"{path} is generated from results; remove the hand-written file")
         files.append(File.generated(config, path, content=content))

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from wsbench.impls import Impl, all_impls
+from wsbench.site.assets import site_assets
 from wsbench.site.claims import STUDIES_REVISITED, load_claims, render_studies
 from wsbench.site.clients import (
     CLIENTS_INDEX,
@@ -32,6 +33,7 @@ from wsbench.site.findings_page import FINDINGS_PAGE, render_findings
 from wsbench.site.framework_pages import INDEX_PAGE, page_path, render_index, render_page
 from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.history import history_of
+from wsbench.site.home import render_home
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, render_leaderboard_page
 from wsbench.site.results import results_of
 from wsbench.site.studies import STUDIES_FILE, load_studies
@@ -45,16 +47,16 @@ DEFAULT_STORE = "results"
 DEFAULT_IMPLS = "impls"
 DEFAULT_CLIENTS = "clients"
 DEFAULT_REPO_URL = "https://github.com/wsbench/wsbench"
+REPO_LINK = {
+    "icon": "fontawesome/brands/github",
+    "link": DEFAULT_REPO_URL,
+    "name": "wsbench on GitHub",
+}
+"""The footer's link to the repository (material's ``extra.social``: an inline icon and a
+link, nothing fetched)."""
 
 FRAMEWORKS_PAGE = INDEX_PAGE
 """The Frameworks index; each framework's page is ``frameworks/<name>.md``."""
-STYLESHEET = "stylesheets/wsbench.css"
-"""Generated beside the pages and added to ``extra_css`` by the hook."""
-STYLESHEET_CSS = """\
-/* wsbench: the leaderboards have ten columns; material gives every header cell at least
-   5rem, which pushes them past the page width. Let columns shrink to their content. */
-.md-typeset table:not([class]) th { min-width: 0; }
-"""
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,11 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     """All generated files as ``{path relative to the docs dir: content}``: markdown pages
     (text), the leaderboards' and framework pages' charts (SVG bytes, and JSON bytes of the
     charts against the number of connections), every run's downloads (JSON bytes and
-    CSV text, :mod:`wsbench.site.downloads`) and the stylesheet (:data:`STYLESHEET`).
+    CSV text, :mod:`wsbench.site.downloads`) and the site's scripts, stylesheet and bundled
+    libraries (:func:`wsbench.site.assets.site_assets`).
+
+    Raises:
+        wsbench.site.assets.AssetsError: the bundled libraries could not be installed.
 
     Always returns every page (they say so when there are no results), so navigation and
     links stay valid under ``mkdocs build --strict``.
@@ -123,7 +129,9 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
         pages[page_path(framework.name)] = page.markdown
         pages.update(page.charts)
     root_links = {f.name: page_path(f.name) for f in frameworks}
-    pages[FINDINGS_PAGE] = render_findings(findings_of(results, frameworks), results, root_links)
+    findings = findings_of(results, frameworks)
+    pages[FINDINGS_PAGE] = render_findings(findings, results, root_links)
+    pages.update(render_home(results, findings.pairings))
     pages[ENVIRONMENT_PAGE] = render_environment(results)
     clients = inputs.clients()
     client_docs = load_store(client_store(inputs.store_root))
@@ -134,7 +142,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     claims = load_claims(STUDIES_FILE)
     pages[STUDIES_REVISITED] = render_studies(claims, store.runs, client_docs.runs, inputs.repo_url)
     pages.update(render_downloads(store.runs))
-    pages[STYLESHEET] = STYLESHEET_CSS
+    pages.update(site_assets())
     return pages
 
 

@@ -32,6 +32,7 @@ from wsbench.scenarios import (
     spec,
 )
 from wsbench.site.charts import render_bars_svg, render_sweep_svg
+from wsbench.site.interactive import chart_script, rows_script
 from wsbench.site.markup import (
     DASH,
     SOCKETIO_TAG,
@@ -67,8 +68,10 @@ from wsbench.site.sweeps import (
     SweepChart,
     SweepFigure,
     XAxis,
+    chart_data,
     chart_json,
     group_slug,
+    row_label,
     sweep_charts,
 )
 from wsbench.stats import ties
@@ -112,7 +115,7 @@ RUNS_PAGE = "../environment.md"
 RANK_LEGEND = (
     "**Rank** is by messages/s; a row whose 95 % interval overlaps that of the first row of "
     "a rank shares its rank: rows with the same rank are not significantly different. The "
-    "reference (the ceiling) and failed rows are not ranked"
+    "reference and failed rows are not ranked"
 )
 """The sentence that explains the Rank column."""
 
@@ -132,7 +135,7 @@ def _better(metric: Metric) -> str:
 def _flag(run: EnvRun, row: Row, page: str | None) -> str:
     flags = []
     if run.impl.reference:
-        flags.append("reference (ceiling)")
+        flags.append("reference")
     if not row.ok:
         reason = row.error or row.status
         text = f"**{row.status}**: {cell(short_reason(reason, REASON_CHARS))}"
@@ -516,7 +519,8 @@ def _intro(scenario: str, socketio: bool) -> str:
         f"⚠ marks a run whose load generator used more than {CLIENT_BOUND_CPU_PERCENT:.0f} % "
         "of its CPU: the figure may be limited by the client, not the server. The bold "
         "**reference** rows are the native Rust server (plain WebSocket, and Socket.IO "
-        "where it has that configuration): the ceiling on this machine. "
+        "where it has that configuration): the same protocol without Python, for scale; a "
+        "yardstick, not a ceiling (a note under a table says where a Python server beats it). "
         f"{SOCKETIO_SENTENCE if socketio else ''}See [Methodology](../methodology.md) for how "
         "each figure is measured.\n\n"
         "- Every figure is the median of the measurement windows of several fresh server "
@@ -552,6 +556,45 @@ def not_measured(scenario: str) -> str:
         '!!! note "Not measured in the shown runs"\n\n'
         f"    No shown run measured this scenario. {where} Parameter sets of the full "
         f"grid: {sets['full']}; of the default grid: {sets['default']}.\n"
+    )
+
+
+REFERENCE_NOTE = (
+    "The reference is a yardstick, not a ceiling: it waits in `epoll` for each message, while "
+    "a server that busy-polls answers sooner when one connection's messages come one at a "
+    "time (ping-pong) and pays for it in CPU"
+)
+"""Why a Python server can beat the native reference (:func:`beats_reference`)."""
+
+
+def beats_reference(group: Sequence[tuple[EnvRun, Row]], header: str) -> str:
+    """A note under a table where a configuration's headline figure is better than the
+    reference's of its protocol (by the medians), naming them, the figures and
+    :data:`REFERENCE_NOTE` with the configuration's own CPU note when its metadata has one;
+    "" where none is."""
+    references = {run.socketio: row for run, row in group if run.impl.reference and row.figure}
+    lines = []
+    for run, row in group:
+        ref = references.get(run.socketio)
+        if run.impl.reference or ref is None or ref.figure is None or not row.ok:
+            continue
+        if row.figure is None:
+            continue
+        metric = headline_of(row.scenario)
+        mine, theirs = row.figure.median, ref.figure.median
+        if (mine > theirs) if metric.higher_is_better else (mine < theirs):
+            cpu = run.impl.deviations.get("cpu", "")
+            why = f" ({cell(cpu)})" if cpu else ""
+            lines.append(
+                f"- **{cell(row_label(run))}**: {mine:,.4g} against the reference's "
+                f"{theirs:,.4g} ({cell(header)}){why}"
+            )
+    if not lines:
+        return ""
+    return (
+        "Better than the native reference here:\n\n"
+        + "\n".join(lines)
+        + (f"\n\n{REFERENCE_NOTE}.\n")
     )
 
 
@@ -664,12 +707,17 @@ def chart_notes(chart: SweepChart) -> str:
     return "\n".join(notes) + "\n" if notes else ""
 
 
-def chart_block(chart: SweepChart, svg: str, data: str) -> str:
-    """Markdown of one sweep chart: its image (``svg``, relative to the page), a link to
-    its data (``data``) and its failed points."""
+def chart_block(chart: SweepChart, svg: str, data: str, runs: Sequence[EnvRun] = ()) -> str:
+    """Markdown of one sweep chart: its image (``svg``, relative to the page), its data for
+    the interactive chart (:func:`wsbench.site.interactive.chart_script`, with the facets of
+    ``runs``), a link to its data file (``data``) and its failed points."""
     f = chart.figure
     alt = f"{chart.title} ({f.unit}, {f.better})"
-    return f"![{cell(alt)}]({svg})\n\nData of this chart: [JSON]({data}).\n\n{chart_notes(chart)}"
+    script = chart_script(chart_data(chart), runs, row_label)
+    return (
+        f"![{cell(alt)}]({svg})\n\n{script}Data of this chart: [JSON]({data}).\n\n"
+        f"{chart_notes(chart)}"
+    )
 
 
 def _charts_section(
@@ -699,7 +747,7 @@ def _charts_section(
             files[data] = chart_json(c)
             out.append(
                 chart_block(
-                    c, svg.removeprefix("leaderboards/"), data.removeprefix("leaderboards/")
+                    c, svg.removeprefix("leaderboards/"), data.removeprefix("leaderboards/"), runs
                 )
             )
     return "\n".join(out), files
@@ -781,6 +829,8 @@ def render_leaderboard_page(
                 for (r, w), rank in zip(group, ranks(group), strict=True)
             )
             out.append(table(headers, cells, align))
+            out.append(rows_script([r for r, _ in group]))
+            out.append(beats_reference(group, columns[0].header))
             out.append(source_line((r for r, _ in group), RUNS_PAGE))
     return LeaderboardPage("\n".join(out), files)
 

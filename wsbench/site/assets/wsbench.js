@@ -1,0 +1,482 @@
+/* wsbench's site script (loaded on every page by the mkdocs hook, wsbench/site/assets.py).
+
+   - Charts: each chart of a page is a static SVG (the fallback without JavaScript) followed
+     by its data, <script type="application/json" class="wsbench-chart">, in the format of
+     wsbench.site.sweeps.chart_data. Where the page has one, this script loads Apache ECharts
+     (bundled in assets/vendor/, never a CDN) and draws the chart from that data: values and
+     95 % intervals on hover, series toggled from the legend and highlighted when the legend
+     is hovered, a log axis toggle, and with many series the best ten first ("Show all").
+   - Tables: every table of the article sorts by any column (tablesort, bundled); a
+     leaderboard table followed by <script type="application/json" class="wsbench-rows">
+     (each row's protocol, server and event loop, in the table's order) keeps its first
+     two columns in view while it scrolls sideways. (An attribute marks them, not a class:
+     material styles only tables without a class.)
+   - Filters: a page with charts or such tables gets one filter bar (protocol, server, event
+     loop, name) that narrows every chart and table of the page at once.
+*/
+(function () {
+  "use strict";
+
+  var SCRIPT = document.currentScript;
+  var VENDOR = new URL("vendor/", SCRIPT ? SCRIPT.src : location.href).href;
+  var TOP = 10; // series shown first when a chart has more than TOP + 2
+  var COLORS = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+    "#17becf", "#7f7f7f", "#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39",
+    "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363",
+  ];
+  var ALL = "";
+
+  /* ---------- filters shared by every chart and table of the page ---------- */
+
+  var filters = { protocol: ALL, server: ALL, loop: ALL, text: "" };
+  var listeners = [];
+
+  function facetsOf(item) {
+    return {
+      protocol: item.socketio ? "Socket.IO" : "WebSocket",
+      server: item.server || "",
+      loop: item.event_loop || "",
+      label: item.label || "",
+      reference: !!item.reference,
+    };
+  }
+
+  function passes(f) {
+    if (filters.protocol && f.protocol !== filters.protocol) return false;
+    if (f.reference) return true; // the reference stays as the yardstick
+    if (filters.server && f.server !== filters.server) return false;
+    if (filters.loop && f.loop !== filters.loop) return false;
+    if (filters.text && f.label.toLowerCase().indexOf(filters.text) < 0) return false;
+    return true;
+  }
+
+  function changed() {
+    listeners.forEach(function (fn) { fn(); });
+  }
+
+  function select(name, title, values) {
+    var label = document.createElement("label");
+    label.textContent = title + " ";
+    var sel = document.createElement("select");
+    sel.name = name;
+    sel.setAttribute("aria-label", title);
+    [ALL].concat(values).forEach(function (v) {
+      var opt = document.createElement("option");
+      opt.value = v;
+      opt.textContent = v === ALL ? "all" : v;
+      sel.appendChild(opt);
+    });
+    sel.addEventListener("change", function () {
+      filters[name] = sel.value;
+      changed();
+    });
+    label.appendChild(sel);
+    return label;
+  }
+
+  function uniq(values) {
+    return Array.from(new Set(values.filter(Boolean))).sort(function (a, b) {
+      return a.localeCompare(b);
+    });
+  }
+
+  function filterBar(facets, before) {
+    var bar = document.createElement("form");
+    bar.className = "wsbench-filters";
+    bar.setAttribute("role", "search");
+    bar.addEventListener("submit", function (e) { e.preventDefault(); });
+    var title = document.createElement("strong");
+    title.textContent = "Filter every chart and table of this page:";
+    bar.appendChild(title);
+    var rows = facets.filter(function (f) { return !f.reference; });
+    bar.appendChild(select("protocol", "Protocol", uniq(facets.map(function (f) { return f.protocol; }))));
+    bar.appendChild(select("server", "Server", uniq(rows.map(function (f) { return f.server; }))));
+    bar.appendChild(select("loop", "Event loop", uniq(rows.map(function (f) { return f.loop; }))));
+    var label = document.createElement("label");
+    label.textContent = "Name ";
+    var input = document.createElement("input");
+    input.type = "search";
+    input.name = "text";
+    input.placeholder = "e.g. uvicorn";
+    input.setAttribute("aria-label", "Name contains");
+    input.addEventListener("input", function () {
+      filters.text = input.value.trim().toLowerCase();
+      changed();
+    });
+    label.appendChild(input);
+    bar.appendChild(label);
+    before.parentNode.insertBefore(bar, before);
+  }
+
+  /* ---------- tables ---------- */
+
+  var NUMBER = /^[\s≈⚠]*([-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?)/i;
+
+  function sortValue(text) {
+    var m = NUMBER.exec(text);
+    if (m) return m[1].replace(/,/g, "");
+    return text.trim() === "—" ? "" : text.trim();
+  }
+
+  function tableOf(script) {
+    var el = script.previousElementSibling;
+    if (!el) return null;
+    return el.tagName === "TABLE" ? el : el.querySelector("table");
+  }
+
+  function setUpTable(table, rows) {
+    table.setAttribute("data-wsbench-table", rows ? "leaderboard" : "sortable");
+    var body = table.tBodies[0];
+    if (!body) return;
+    Array.prototype.forEach.call(body.rows, function (tr, i) {
+      Array.prototype.forEach.call(tr.cells, function (td) {
+        td.setAttribute("data-sort", sortValue(td.textContent));
+      });
+      if (rows && rows[i]) tr.wsbenchFacets = facetsOf(rows[i]);
+    });
+    if (window.Tablesort && table.tHead && !table.wsbenchSort) {
+      table.wsbenchSort = new window.Tablesort(table);
+    }
+    if (rows) {
+      var first = table.tHead && table.tHead.rows[0] && table.tHead.rows[0].cells[0];
+      var fix = function () {
+        if (first) table.style.setProperty("--wsbench-first-width", first.offsetWidth + "px");
+      };
+      fix();
+      window.addEventListener("resize", fix);
+      listeners.push(function () {
+        Array.prototype.forEach.call(body.rows, function (tr) {
+          tr.hidden = tr.wsbenchFacets ? !passes(tr.wsbenchFacets) : false;
+        });
+      });
+    }
+  }
+
+  /* ---------- charts ---------- */
+
+  function fmt(v) {
+    if (v === null || v === undefined) return "—";
+    var a = Math.abs(v);
+    if (a >= 100) return Math.round(v).toLocaleString("en-US");
+    return Number(v.toPrecision(3)).toLocaleString("en-US");
+  }
+
+  function pointText(s, p, unit) {
+    var lines = ["<strong>" + escapeHtml(s.label) + "</strong>", escapeHtml(p.at || "")];
+    if (p.status !== "ok") {
+      lines.push("failed: " + escapeHtml((p.error || p.status).slice(0, 160)));
+    } else {
+      var v = fmt(p.y) + " " + escapeHtml(unit);
+      if (p.interval) v += " (95 % interval " + fmt(p.interval[0]) + "–" + fmt(p.interval[1]) + ")";
+      lines.push(v);
+      if (p.unstable) lines.push("≈ unstable: coefficient of variation above 10 %");
+      if (p.client_bound) lines.push("⚠ client-bound: the load generator was busy");
+    }
+    if (p.run_id) lines.push("run " + escapeHtml(p.run_id));
+    return lines.join("<br>");
+  }
+
+  function escapeHtml(t) {
+    return String(t).replace(/[&<>"]/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c];
+    });
+  }
+
+  function lastValue(s) {
+    for (var i = s.points.length - 1; i >= 0; i--) {
+      if (s.points[i].status === "ok" && s.points[i].y !== null) return s.points[i].y;
+    }
+    return null;
+  }
+
+  function ranked(series, higher) {
+    return series.slice().sort(function (a, b) {
+      var va = lastValue(a), vb = lastValue(b);
+      if (va === null) return 1;
+      if (vb === null) return -1;
+      return higher ? vb - va : va - vb;
+    });
+  }
+
+  function whisker(params, api) {
+    var low = api.coord([api.value(0), api.value(1)]);
+    var high = api.coord([api.value(0), api.value(2)]);
+    var w = 4;
+    var style = { stroke: api.visual("color"), lineWidth: 1.2 };
+    return {
+      type: "group",
+      children: [
+        { type: "line", shape: { x1: low[0], y1: low[1], x2: high[0], y2: high[1] }, style: style },
+        { type: "line", shape: { x1: low[0] - w, y1: low[1], x2: low[0] + w, y2: low[1] }, style: style },
+        { type: "line", shape: { x1: high[0] - w, y1: high[1], x2: high[0] + w, y2: high[1] }, style: style },
+      ],
+    };
+  }
+
+  function hwhisker(params, api) {
+    var low = api.coord([api.value(1), api.value(0)]);
+    var high = api.coord([api.value(2), api.value(0)]);
+    var h = 5;
+    var style = { stroke: "#333", lineWidth: 1.2 };
+    return {
+      type: "group",
+      children: [
+        { type: "line", shape: { x1: low[0], y1: low[1], x2: high[0], y2: high[1] }, style: style },
+        { type: "line", shape: { x1: low[0], y1: low[1] - h, x2: low[0], y2: low[1] + h }, style: style },
+        { type: "line", shape: { x1: high[0], y1: high[1] - h, x2: high[0], y2: high[1] + h }, style: style },
+      ],
+    };
+  }
+
+  function colorOf(data, s) {
+    return COLORS[data.series.indexOf(s) % COLORS.length];
+  }
+
+  function rankingOption(data, shown, logAxis) {
+    var unit = data.figure.unit;
+    var higher = data.figure.higher_is_better;
+    var order = ranked(shown, higher).filter(function (s) { return lastValue(s) !== null; });
+    order.reverse(); // ECharts draws the first category at the bottom
+    var labels = order.map(function (s) { return s.label; });
+    var bars = order.map(function (s) {
+      var p = s.points[s.points.length - 1];
+      return {
+        value: p.y,
+        itemStyle: {
+          color: s.reference ? "#9e9e9e" : s.socketio ? "#ff7f0e" : "#1f77b4",
+          borderColor: p.client_bound ? "#000" : undefined,
+          borderType: "dashed",
+          borderWidth: p.client_bound ? 1 : 0,
+        },
+        wsbench: [s, p],
+      };
+    });
+    var whiskers = order.map(function (s, i) {
+      var p = s.points[s.points.length - 1];
+      return p.interval ? [i, p.interval[0], p.interval[1]] : [i, p.y, p.y];
+    });
+    return {
+      animation: false,
+      grid: { left: 8, right: 24, top: 8, bottom: 40, containLabel: true },
+      tooltip: {
+        trigger: "item",
+        formatter: function (it) {
+          var d = it.data && it.data.wsbench;
+          return d ? pointText(d[0], d[1], unit) : "";
+        },
+      },
+      xAxis: {
+        type: logAxis ? "log" : "value",
+        name: unit + (higher ? " (higher is better)" : " (lower is better)"),
+        nameLocation: "middle",
+        nameGap: 26,
+        axisLabel: { formatter: fmt },
+      },
+      yAxis: {
+        type: "category",
+        data: labels,
+        axisLabel: { width: 260, overflow: "truncate" },
+      },
+      series: [
+        { type: "bar", data: bars, barMaxWidth: 22 },
+        { type: "custom", renderItem: hwhisker, data: whiskers, tooltip: { show: false }, z: 3 },
+      ],
+    };
+  }
+
+  function linesOption(data, shown, logY, narrow) {
+    var unit = data.figure.unit;
+    var category = data.x.values.some(function (v) { return typeof v === "string"; });
+    var series = [];
+    shown.forEach(function (s) {
+      var color = colorOf(data, s);
+      var pts = s.points.filter(function (p) { return p.status === "ok" && p.y !== null && p.x !== null; });
+      series.push({
+        name: s.label,
+        type: "line",
+        color: color,
+        symbol: "circle",
+        symbolSize: 7,
+        lineStyle: { type: s.socketio ? "dashed" : "solid", width: s.reference ? 2.5 : 1.6 },
+        emphasis: { focus: "series" },
+        data: pts.map(function (p) {
+          return {
+            value: [category ? String(p.x) : p.x, p.y],
+            symbol: p.client_bound ? "emptyCircle" : "circle",
+            wsbench: [s, p],
+          };
+        }),
+      });
+      series.push({
+        name: s.label,
+        type: "custom",
+        color: color,
+        renderItem: whisker,
+        tooltip: { show: false },
+        emphasis: { focus: "series" },
+        data: pts.filter(function (p) { return p.interval; }).map(function (p) {
+          return [category ? String(p.x) : p.x, p.interval[0], p.interval[1]];
+        }),
+      });
+    });
+    return {
+      animation: false,
+      grid: narrow
+        ? { left: 8, right: 16, top: 30, bottom: 200, containLabel: true }
+        : { left: 8, right: 300, top: 30, bottom: 30, containLabel: true },
+      tooltip: {
+        trigger: "item",
+        formatter: function (it) {
+          var d = it.data && it.data.wsbench;
+          return d ? pointText(d[0], d[1], unit) : "";
+        },
+      },
+      legend: narrow
+        ? { type: "scroll", orient: "horizontal", left: 0, right: 0, bottom: 0, height: 180,
+            textStyle: { width: 300, overflow: "truncate" } }
+        : { type: "scroll", orient: "vertical", right: 0, top: 20, bottom: 10, width: 290,
+            textStyle: { width: 250, overflow: "truncate" }, tooltip: { show: true } },
+      xAxis: category
+        ? { type: "category", name: data.x.label, nameLocation: "middle", nameGap: 28,
+            data: data.x.values.map(String) }
+        : { type: data.x.log ? "log" : "value", name: data.x.label, nameLocation: "middle",
+            nameGap: 28, axisLabel: { formatter: fmt },
+            min: Math.min.apply(null, data.x.values), max: Math.max.apply(null, data.x.values) },
+      yAxis: { type: logY ? "log" : "value", name: unit, axisLabel: { formatter: fmt } },
+      series: series,
+    };
+  }
+
+  function isRanking(data) {
+    return data.x.values.length <= 1; // one value on the axis: a ranking reads better
+  }
+
+  function setUpChart(echarts, script) {
+    var data;
+    try {
+      data = JSON.parse(script.textContent);
+    } catch (e) {
+      console.warn("wsbench: chart data is not JSON", e);
+      return;
+    }
+    var fallback = script.previousElementSibling;
+    var box = document.createElement("div");
+    box.className = "wsbench-chart";
+    var tools = document.createElement("div");
+    tools.className = "wsbench-chart-tools";
+    var canvas = document.createElement("div");
+    canvas.className = "wsbench-echart";
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", data.title || "chart");
+    box.appendChild(tools);
+    box.appendChild(canvas);
+    script.parentNode.insertBefore(box, script);
+    if (fallback && fallback.querySelector && fallback.querySelector("img")) {
+      fallback.classList.add("wsbench-fallback");
+    }
+    data.series.forEach(function (s) { s.facets = facetsOf(s); });
+    var ranking = isRanking(data);
+    var state = { all: false, log: ranking ? false : !!data.figure.log_y };
+
+    var count = document.createElement("span");
+    count.className = "wsbench-count";
+    tools.appendChild(count);
+    var more = document.createElement("button");
+    more.type = "button";
+    more.className = "md-button wsbench-more";
+    tools.appendChild(more);
+    var logLabel = document.createElement("label");
+    var logBox = document.createElement("input");
+    logBox.type = "checkbox";
+    logBox.checked = state.log;
+    logLabel.appendChild(logBox);
+    logLabel.appendChild(document.createTextNode(" log scale"));
+    tools.appendChild(logLabel);
+
+    var chart = null;
+    function draw() {
+      var passing = data.series.filter(function (s) { return passes(s.facets); });
+      var plotted = passing.filter(function (s) { return lastValue(s) !== null; });
+      var shown = plotted;
+      var limit = plotted.length > TOP + 2 && !state.all;
+      if (limit) {
+        var refs = plotted.filter(function (s) { return s.reference; });
+        var best = ranked(plotted.filter(function (s) { return !s.reference; }),
+          data.figure.higher_is_better).slice(0, TOP);
+        shown = data.series.filter(function (s) { return refs.indexOf(s) >= 0 || best.indexOf(s) >= 0; });
+      }
+      count.textContent = "Showing " + shown.filter(function (s) { return !s.reference; }).length +
+        " of " + data.series.filter(function (s) { return !s.reference; }).length + " configurations";
+      more.hidden = plotted.length <= TOP + 2;
+      more.textContent = state.all ? "Show the best " + TOP : "Show all";
+      var narrow = canvas.clientWidth < 700;
+      var height = ranking ? Math.max(160, 26 * shown.length + 70) : (narrow ? 620 : 440);
+      canvas.style.height = height + "px";
+      if (!chart) chart = echarts.init(canvas, null, { renderer: "canvas" });
+      else chart.resize();
+      chart.setOption(ranking ? rankingOption(data, shown, state.log)
+        : linesOption(data, shown, state.log, narrow), { notMerge: true });
+    }
+    more.addEventListener("click", function () { state.all = !state.all; draw(); });
+    logBox.addEventListener("change", function () { state.log = logBox.checked; draw(); });
+    listeners.push(draw);
+    window.addEventListener("resize", function () { if (chart) draw(); });
+    draw();
+    box.wsbenchChart = function () { return chart; };
+  }
+
+  function loadECharts() {
+    if (window.echarts) return Promise.resolve(window.echarts);
+    return new Promise(function (resolve, reject) {
+      var s = document.createElement("script");
+      s.src = VENDOR + "echarts.min.js";
+      s.onload = function () { resolve(window.echarts); };
+      s.onerror = function () { reject(new Error("could not load " + s.src)); };
+      document.head.appendChild(s);
+    });
+  }
+
+  /* ---------- page set-up ---------- */
+
+  function start() {
+    var article = document.querySelector("article.md-content__inner") || document.body;
+    var facets = [];
+    var rowScripts = article.querySelectorAll("script.wsbench-rows");
+    Array.prototype.forEach.call(rowScripts, function (script) {
+      var rows = JSON.parse(script.textContent);
+      var table = tableOf(script);
+      if (table) {
+        table.wsbenchRows = rows;
+        rows.forEach(function (r) { facets.push(facetsOf(r)); });
+      }
+    });
+    Array.prototype.forEach.call(article.querySelectorAll("table"), function (table) {
+      setUpTable(table, table.wsbenchRows || null);
+    });
+    var charts = article.querySelectorAll("script.wsbench-chart");
+    Array.prototype.forEach.call(charts, function (script) {
+      try {
+        JSON.parse(script.textContent).series.forEach(function (s) { facets.push(facetsOf(s)); });
+      } catch (e) { /* reported when drawn */ }
+    });
+    var first = article.querySelector(".wsbench-filter-here") ||
+      (charts[0] && charts[0].previousElementSibling) ||
+      (rowScripts[0] && rowScripts[0].previousElementSibling);
+    var servers = uniq(facets.map(function (f) { return f.server; }));
+    if (first && !article.querySelector(".wsbench-no-filters") && (servers.length > 1 || facets.length > 6)) {
+      filterBar(facets, first);
+    }
+    if (charts.length) {
+      loadECharts().then(function (echarts) {
+        Array.prototype.forEach.call(charts, function (script) { setUpChart(echarts, script); });
+        document.documentElement.setAttribute("data-wsbench-charts", String(charts.length));
+      }, function (err) {
+        console.warn("wsbench: " + err.message + "; the static charts stay");
+      });
+    }
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,459 @@
+"""The home page: the answer first.
+
+Per family of scenarios (:data:`FAMILIES`: the fastest WebSocket server, the fastest Socket.IO
+server, the cost of Socket.IO, memory per connection, fan-out, many connections), the
+configurations of the shown runs ranked by that scenario's headline figure
+(:data:`wsbench.metrics.SCENARIO_HEADLINES`) as a bar chart with the 95 % intervals, the
+leader in one sentence with the configurations tied with it (:func:`wsbench.site.render.ranks`:
+overlapping intervals), and a link to the leaderboard table it comes from. The page's
+outline and prose are the template ``templates/index.md.j2``; this module computes what it
+shows. Each chart is a static SVG of the best :data:`TOP` (:func:`wsbench.site.charts.
+render_bars_svg`) followed by every configuration's data for the interactive chart
+(:mod:`wsbench.site.interactive`).
+"""
+
+# The page's typography (en dash in intervals) is as published.
+# ruff: noqa: RUF001
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import jinja2
+
+from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.metrics import Metric
+from wsbench.site.charts import render_bars_svg
+from wsbench.site.findings import Pairing
+from wsbench.site.interactive import chart_script
+from wsbench.site.markup import cell, params_title, safe_name
+from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, ranks, table_link
+from wsbench.site.results import EnvRun, Results
+from wsbench.site.rows import Params, Row, headline_of
+from wsbench.site.sweeps import (
+    Series,
+    SweepChart,
+    SweepFigure,
+    SweepPoint,
+    XAxis,
+    chart_data,
+    point_of,
+    row_label,
+)
+
+HOME_PAGE = "index.md"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+"""The page templates (Jinja2): outline and prose; the Python computes what they show."""
+TOP = 10
+"""The static chart shows the best this many (and the reference); the interactive chart
+can show every configuration."""
+KIB = 1024.0
+
+
+@dataclass(frozen=True)
+class Family:
+    """One question the home page answers.
+
+    Attributes:
+        slug: its anchor and file name, e.g. ``"websocket"``.
+        title: its heading, e.g. ``"The fastest WebSocket server"``.
+        question: the question in a visitor's words.
+        scenario: the scenario whose leaderboard answers it.
+        axis: the parameter the chart names (its panel's title, e.g. ``"1,000 connections"``).
+        prefer: the parameter set shown when it was measured (a subset of the set's
+            parameters); otherwise the set with the most figures.
+        protocol: only WebSocket (``"websocket"``) or Socket.IO (``"socketio"``) servers;
+            None for both.
+        unit: the unit shown, and ``scale``: the headline's value divided by it is in it.
+    """
+
+    slug: str
+    title: str
+    question: str
+    scenario: str
+    axis: XAxis
+    prefer: Params = ()
+    protocol: str | None = None
+    unit: str = "messages/s"
+    scale: float = 1.0
+
+    @property
+    def metric(self) -> Metric:
+        """What the bars show: the scenario's headline figure."""
+        return headline_of(self.scenario)
+
+    @property
+    def figure(self) -> SweepFigure:
+        """The chart's figure (its title, unit and scale)."""
+        return SweepFigure(
+            self.slug, self.metric.label.capitalize(), self.metric, self.unit, self.scale
+        )
+
+
+IN_FLIGHT = XAxis("in_flight", "in flight per connection", ("in_flight",))
+CONNECTIONS = XAxis("connections", "connections", ("connections",))
+SUBSCRIBERS = XAxis("subscribers", "subscribers", ("subscribers",))
+ECHO_16_64: Params = (("size_bytes", 16), ("in_flight", 64))
+SOCKETIO_COST = "socketio-cost"
+"""The family drawn from the Socket.IO and WebSocket pairs on one server build
+(:class:`wsbench.site.findings.Pairing`), not from one leaderboard's rows."""
+FAMILIES = (
+    Family(
+        "websocket",
+        "The fastest WebSocket server",
+        "Which server answers the most WebSocket echoes per second on one core?",
+        "echo",
+        IN_FLIGHT,
+        ECHO_16_64,
+        "websocket",
+    ),
+    Family(
+        "socketio",
+        "The fastest Socket.IO server",
+        "Which Socket.IO server answers the most events per second on one core?",
+        "echo",
+        IN_FLIGHT,
+        ECHO_16_64,
+        "socketio",
+    ),
+    Family(
+        SOCKETIO_COST,
+        "The cost of Socket.IO",
+        "How much throughput does Socket.IO keep against plain WebSocket on the same server?",
+        "echo",
+        IN_FLIGHT,
+        ECHO_16_64,
+        unit="% of WebSocket messages/s",
+    ),
+    Family(
+        "memory",
+        "Memory per connection",
+        "Which server holds idle connections in the least memory?",
+        "memory",
+        CONNECTIONS,
+        unit="KiB",
+        scale=KIB,
+    ),
+    Family(
+        "fanout",
+        "Fan-out",
+        "Which server delivers a broadcast to every subscriber soonest (p99)?",
+        "broadcast",
+        SUBSCRIBERS,
+        unit="µs",
+        scale=1e-6,
+    ),
+    Family(
+        "many",
+        "Many connections",
+        "Which server keeps the most round trips going across many connections?",
+        "clients",
+        CONNECTIONS,
+    ),
+)
+"""The home page's questions, in page order."""
+SHARE = Metric(
+    "socketio_share",
+    "Socket.IO's share of WebSocket messages/s",
+    "%",
+    True,
+    ("echo",),
+    lambda _sample: None,
+)
+"""The cost of Socket.IO's figure: a Socket.IO configuration's messages/s over the
+WebSocket configuration's on the same server build (the ratio of medians, with its bootstrap
+interval: :func:`wsbench.stats.compare`), in per cent."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One family's answer on one machine.
+
+    Attributes:
+        family: the question.
+        machine: the machine measured.
+        params: the parameter set shown.
+        chart: every configuration's bar, best first (the reference included).
+        sentence: the answer in words (Markdown).
+        link: the leaderboard table, relative to the docs dir.
+    """
+
+    family: Family
+    machine: str
+    params: Params
+    chart: SweepChart
+    sentence: str
+    link: str
+
+
+def _protocol_ok(run: EnvRun, family: Family) -> bool:
+    if family.protocol is None:
+        return True
+    return run.socketio == (family.protocol == "socketio")
+
+
+def _chosen(family: Family, groups: dict[Params, list[tuple[EnvRun, Row]]]) -> Params | None:
+    """The parameter set a family shows: the preferred one when measured, else the one with
+    the most ok figures (ties: the later in parameter order, e.g. more connections)."""
+    if not groups:
+        return None
+    wanted = dict(family.prefer)
+    for params in groups:
+        found = dict(params)
+        if wanted and all(found.get(k) == v for k, v in wanted.items()):
+            return params
+    return max(groups, key=lambda p: (sum(1 for _, row in groups[p] if row.ok), p))
+
+
+def _value(row: Row, metric: Metric) -> float:
+    summary = row.summary(metric)
+    return summary.median if summary else 0.0
+
+
+def _best_first(group: Sequence[tuple[EnvRun, Row]], metric: Metric) -> list[tuple[EnvRun, Row]]:
+    sign = -1.0 if metric.higher_is_better else 1.0
+    return sorted(group, key=lambda item: sign * _value(item[1], metric))
+
+
+def _fig(value: float, unit: str) -> str:
+    text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.3g}"
+    return f"{text} {unit}"
+
+
+def _sentence(family: Family, best: Sequence[tuple[EnvRun, Row]]) -> str:
+    """The leader, its figure with its interval, and who is tied with it."""
+    ranked = [(run, row) for run, row in best if not run.impl.reference]
+    if not ranked:
+        return "No configuration was measured here yet."
+    order = ranks(ranked)
+    leader_run, leader_row = ranked[0]
+    summary = leader_row.summary(family.metric)
+    assert summary is not None
+    text = f"**{cell(row_label(leader_run))}**: {_fig(summary.median / family.scale, family.unit)}"
+    if summary.interval:
+        low, high = (v / family.scale for v in summary.interval)
+        text += f" (95 % interval {_fig(low, '').strip()}–{_fig(high, family.unit)})"
+    tied = [
+        row_label(run) for (run, _), rank in zip(ranked[1:], order[1:], strict=True) if rank == 1
+    ]
+    if tied:
+        names = ", ".join(cell(t) for t in tied[:4]) + (
+            f" and {len(tied) - 4} more" if len(tied) > 4 else ""
+        )
+        text += f"; not significantly different (overlapping intervals): {names}"
+    text += f". Of {len(ranked)} configurations measured, {family.metric.better}."
+    reference = [row for run, row in best if run.impl.reference]
+    found = reference[0].summary(family.metric) if reference else None
+    if found:
+        text += (
+            f" The native reference server (Rust, not drawn: for scale): "
+            f"{_fig(found.median / family.scale, family.unit)}."
+        )
+    return text
+
+
+def _chart(family: Family, machine: str, params: Params, series: list[Series]) -> SweepChart:
+    axis_value = dict(params).get(family.axis.name)
+    xs = (float(axis_value),) if isinstance(axis_value, int | float) else ()
+    group = tuple((k, v) for k, v in params if k != family.axis.name)
+    return SweepChart(
+        family.figure, family.scenario, machine, group, xs, tuple(series), "bars", family.axis
+    )
+
+
+def leaderboard_answer(family: Family, results: Results, machine: str) -> Answer | None:
+    """``family`` answered from its scenario's leaderboard rows on ``machine`` (ok rows of
+    its protocol; the reference is quoted in the sentence, not drawn: its bar would
+    flatten every other); None when none was measured."""
+    groups: dict[Params, list[tuple[EnvRun, Row]]] = {}
+    for run in results.runs:
+        if run.machine != machine or not _protocol_ok(run, family):
+            continue
+        for row in run.rows:
+            if row.scenario == family.scenario and row.ok and row.summary(family.metric):
+                groups.setdefault(row.params, []).append((run, row))
+    params = _chosen(family, groups)
+    if params is None:
+        return None
+    best = _best_first(groups[params], family.metric)
+    series = [
+        Series(
+            row_label(run),
+            run.impl.config,
+            run.impl.version,
+            run.socketio,
+            run.impl.reference,
+            (point,),
+        )
+        for run, row in best
+        if not run.impl.reference
+        and (point := point_of(family.figure, row, run.run_id, family.axis)) is not None
+    ]
+    return Answer(
+        family,
+        machine,
+        params,
+        _chart(family, machine, params, series),
+        _sentence(family, best),
+        table_link(family.scenario, results, machine, params),
+    )
+
+
+def socketio_cost_answer(
+    family: Family, results: Results, machine: str, pairings: Sequence[Pairing]
+) -> Answer | None:
+    """The cost of Socket.IO on ``machine``: each Socket.IO configuration's messages/s as a
+    share of that of the fastest WebSocket configuration on the same server build
+    (:data:`SHARE`), at the family's parameter set (else the one most pairs measured);
+    None without pairs."""
+    figures: dict[Params, list[tuple[Pairing, float, tuple[float, float] | None, str]]] = {}
+    for pair in pairings:
+        if pair.machine != machine:
+            continue
+        for f in pair.figures:
+            if f.scenario == family.scenario and f.comparison is not None:
+                c = f.comparison
+                ci = c.head_over_base_interval
+                figures.setdefault(f.params, []).append(
+                    (
+                        pair,
+                        c.head_over_base * 100,
+                        (ci[0] * 100, ci[1] * 100) if ci else None,
+                        c.verdict,
+                    )
+                )
+    if not figures:
+        return None
+    wanted = dict(family.prefer)
+    params = next(
+        (p for p in figures if all(dict(p).get(k) == v for k, v in wanted.items())),
+        max(figures, key=lambda p: (len(figures[p]), p)),
+    )
+    # One bar per Socket.IO configuration: against the fastest plain WebSocket configuration
+    # on its server build (a server may carry several WebSocket frameworks).
+    best: dict[str, tuple[Pairing, float, tuple[float, float] | None, str]] = {}
+    for item in figures[params]:
+        pair = item[0]
+        key = pair.socketio.env_name
+        if key not in best or _websocket_median(item[0], params) > _websocket_median(
+            best[key][0], params
+        ):
+            best[key] = item
+    found = sorted(best.values(), key=lambda item: -item[1])
+    figure = replace(family.figure, metric=SHARE, title=SHARE.label)
+    where = family.axis.at(params)
+    series = [
+        Series(
+            f"{pair.socketio.impl.display_name} over {pair.websocket.label}",
+            pair.socketio.impl.config,
+            pair.socketio.impl.version,
+            True,
+            False,
+            (
+                SweepPoint(
+                    float(dict(params).get(family.axis.name, 0)),
+                    where,
+                    share,
+                    "ok",
+                    interval=interval,
+                    run_id=pair.socketio.run_id,
+                ),
+            ),
+        )
+        for pair, share, interval, _ in found
+    ]
+    low, high = found[-1][1], found[0][1]
+    sentence = (
+        f"Socket.IO keeps **{low:.0f}–{high:.0f} %** of the plain WebSocket throughput on the "
+        f"same server ({len(found)} Socket.IO configurations, each against the fastest "
+        f"WebSocket configuration on its server, {params_title(params)}): every event is framed "
+        "twice (Engine.IO and Socket.IO packets) and dispatched to a handler."
+    )
+    chart = _chart(family, machine, params, series)
+    chart = replace(chart, figure=figure)
+    return Answer(
+        family,
+        machine,
+        params,
+        chart,
+        sentence,
+        table_link(family.scenario, results, machine, params),
+    )
+
+
+def _websocket_median(pair: Pairing, params: Params) -> float:
+    for f in pair.figures:
+        if f.params == params and f.comparison is not None:
+            return f.comparison.base_median
+    return 0.0
+
+
+def answers(results: Results, pairings: Sequence[Pairing]) -> list[Answer]:
+    """Every family's answer on every machine, in :data:`FAMILIES` order (machines sorted);
+    a family with nothing measured is left out."""
+    out = []
+    for family in FAMILIES:
+        for machine in results.machines:
+            if family.slug == SOCKETIO_COST:
+                found = socketio_cost_answer(family, results, machine, pairings)
+            else:
+                found = leaderboard_answer(family, results, machine)
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def chart_files(answer: Answer, several_machines: bool) -> tuple[str, str]:
+    """The SVG and JSON files of an answer's chart, relative to the docs dir, e.g.
+    ``("home/websocket.svg", "home/websocket.json")``."""
+    machine = f"{safe_name(answer.machine)}-" if several_machines else ""
+    stem = f"home/{machine}{answer.family.slug}"
+    return f"{stem}.svg", f"{stem}.json"
+
+
+def _static(chart: SweepChart) -> SweepChart:
+    """The best :data:`TOP` bars of ``chart`` (the static chart)."""
+    return replace(chart, series=chart.series[:TOP])
+
+
+def render_home(results: Results, pairings: Sequence[Pairing]) -> dict[str, str | bytes]:
+    """The home page (:data:`HOME_PAGE`, from ``templates/index.md.j2``) and its charts'
+    files, ``{path relative to the docs dir: Markdown text or SVG/JSON bytes}``."""
+
+    several = len(results.machines) > 1
+    files: dict[str, str | bytes] = {}
+    shown = []
+    for answer in answers(results, pairings):
+        svg, data = chart_files(answer, several)
+        files[svg] = render_bars_svg(_static(answer.chart))
+        payload = chart_data(answer.chart)
+        files[data] = (json.dumps(payload, indent=1, ensure_ascii=False) + "\n").encode()
+        alt = f"{answer.family.title}: {answer.chart.figure.unit}, {answer.family.metric.better}"
+        shown.append(
+            {
+                "answer": answer,
+                "svg": svg,
+                "data": data,
+                "alt": cell(alt),
+                "script": chart_script(payload, results.runs, row_label),
+                "where": params_title(answer.params),
+                "board": SCENARIO_TITLES[answer.family.scenario],
+            }
+        )
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=False,  # Markdown, escaped cell by cell (wsbench.site.markup.cell)
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    files[HOME_PAGE] = env.get_template("index.md.j2").render(
+        answers=shown,
+        empty=results.empty,
+        several_machines=several,
+        leaderboards=[(SCENARIO_TITLES[s], p) for s, p in LEADERBOARD_PAGES.items()],
+        client_bound=CLIENT_BOUND_CPU_PERCENT,
+    )
+    return files

@@ -1,0 +1,64 @@
+"""The data the site's script (``assets/wsbench.js``) reads from a page: each chart's figures
+and each leaderboard table's rows, as ``<script type="application/json">`` elements placed
+right after the static chart or the table they belong to.
+
+The script draws the interactive chart from a chart's data (the static SVG before it stays
+for readers without JavaScript), and filters charts and tables by each row's *facets*: its
+protocol, server and event loop (from the run document's implementation). The data sits in
+the page itself, not in a file fetched at run time, so a copy of the site opened from a
+folder draws its charts too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from wsbench.site.results import EnvRun
+
+CHART_CLASS = "wsbench-chart"
+"""The class of a chart's data element (wsbench.js draws each)."""
+ROWS_CLASS = "wsbench-rows"
+"""The class of a leaderboard table's rows element (wsbench.js filters and pins them)."""
+
+
+def json_script(css_class: str, data: object) -> str:
+    """``data`` as a block of raw HTML: ``<script type="application/json" class=...>``
+    with compact JSON (``</`` escaped so that no text ends the element early), followed by
+    a blank line (a block of its own in Markdown)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    return f'<script type="application/json" class="{css_class}">{text}</script>\n\n'
+
+
+def facets(run: EnvRun) -> dict[str, object]:
+    """What a row is filtered by: ``{"label", "socketio", "reference", "server",
+    "event_loop"}`` (the row's name, and its implementation's protocol, server and event
+    loop as its run document states them)."""
+    return {
+        "label": run.label,
+        "socketio": run.socketio,
+        "reference": run.impl.reference,
+        "server": run.impl.server,
+        "event_loop": run.impl.event_loop,
+    }
+
+
+def rows_script(runs: Sequence[EnvRun]) -> str:
+    """The facets of a table's rows, in the table's order (:func:`json_script`)."""
+    return json_script(ROWS_CLASS, [facets(run) for run in runs])
+
+
+def chart_script(
+    data: Mapping[str, Any], runs: Sequence[EnvRun], label: Callable[[EnvRun], str]
+) -> str:
+    """A chart's data (the format of :func:`wsbench.site.sweeps.chart_data`) with each
+    series' ``server`` and ``event_loop`` added from the run it was drawn from (``runs``,
+    matched by ``label``, the function that named the series), as :func:`json_script`."""
+    by_label = {label(run): run for run in runs}
+    series = []
+    for item in data.get("series", []):
+        run = by_label.get(item.get("label", ""))
+        extra = {"server": run.impl.server, "event_loop": run.impl.event_loop} if run else {}
+        series.append({**item, **extra})
+    return json_script(CHART_CLASS, {**data, "series": series})
