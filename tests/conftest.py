@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.site_runs import IMPLS, build, write_store
 from wsbench import loadgen
 from wsbench.impls import Impl
 from wsbench.releases import INDEX_ENV
@@ -111,3 +112,11 @@ def index_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built from :func:`tests.site_runs.write_store` (``./bench site``'s build),
+    once per session: the page tests read its HTML, the browser tests load it."""
+    root = tmp_path_factory.mktemp("site")
+    return build(root / "public", write_store(root / "results"), IMPLS)

@@ -55,9 +55,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from tests.runs import benchmark, failed, run
-from wsbench import store
+from wsbench import mainjob, store
 from wsbench.impls import load_impl
 from wsbench.provenance import impl_info
 from wsbench.runformat import (
@@ -358,3 +359,17 @@ def write_store(root: Path) -> Path:
     for doc in site_runs():
         store.save(doc, root)
     return root
+
+
+def build(out: Path, store_root: Path, impls: Path | None = None) -> Path:
+    """The site as ``./bench site`` builds it (:func:`wsbench.mainjob.build_site`:
+    ``mkdocs build --strict`` of the repository's mkdocs.yml, which any warning fails) into
+    ``out``, from the results store ``store_root`` (and ``impls``, default the repository's
+    ``impls/``)."""
+    with pytest.MonkeyPatch.context() as env:
+        if impls is None:
+            env.delenv("WSBENCH_IMPLS_DIR", raising=False)
+        else:
+            env.setenv("WSBENCH_IMPLS_DIR", str(impls))
+        mainjob.build_site(store_root, out)
+    return out

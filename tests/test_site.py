@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.site_runs import CURRENT, IMPLS, OLD_RUN, OTHER_RUN, REFERENCE_RUN, write_store
-from wsbench import mainjob
+from tests.site_runs import CURRENT, OLD_RUN, OTHER_RUN, REFERENCE_RUN, build
 from wsbench.site import assets
 from wsbench.site.downloads import HEADER, decode_bundle
 
@@ -106,20 +105,6 @@ class _Page(HTMLParser):
             self._small.append(data)
 
 
-def build(out: Path, store: Path, impls: Path | None = None) -> Path:
-    """The site as ``./bench site`` builds it (:func:`wsbench.mainjob.build_site`:
-    ``mkdocs build --strict`` of the repository's mkdocs.yml, which any warning fails) into
-    ``out``, from the results store ``store`` (and ``impls``, default the repository's
-    ``impls/``)."""
-    with pytest.MonkeyPatch.context() as env:
-        if impls is None:
-            env.delenv("WSBENCH_IMPLS_DIR", raising=False)
-        else:
-            env.setenv("WSBENCH_IMPLS_DIR", str(impls))
-        mainjob.build_site(store, out)
-    return out
-
-
 def page(site: Path, path: str) -> _Page:
     parser = _Page()
     parser.feed((site / path / "index.html").read_text(encoding="utf-8"))
@@ -155,9 +140,10 @@ def board(parsed: _Page, heading: str) -> dict[str, dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("site")
-    return build(root / "public", write_store(root / "results"), IMPLS)
+def site(built_site: Path) -> Path:
+    """The site built from :func:`tests.site_runs.write_store` (one build per session,
+    shared with the browser tests)."""
+    return built_site
 
 
 ECHO_HEADERS = [

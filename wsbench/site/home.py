@@ -365,9 +365,10 @@ def socketio_cost_answer(
         )
         for pair, share, interval, _ in found
     ]
-    low, high = found[-1][1], found[0][1]
+    low, high = f"{found[-1][1]:.0f}", f"{found[0][1]:.0f}"
+    share = low if low == high else f"{low}–{high}"
     sentence = (
-        f"Socket.IO keeps **{low:.0f}–{high:.0f} %** of the plain WebSocket throughput on the "
+        f"Socket.IO keeps **{share} %** of the plain WebSocket throughput on the "
         f"same server ({len(found)} Socket.IO configurations, each against the fastest "
         f"WebSocket configuration on its server, {params_title(params)}): every event is framed "
         "twice (Engine.IO and Socket.IO packets) and dispatched to a handler."

@@ -113,10 +113,26 @@
 
   var NUMBER = /^[\s≈⚠]*([-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?)/i;
 
-  function sortValue(text) {
+  function numberIn(text) {
     var m = NUMBER.exec(text);
-    if (m) return m[1].replace(/,/g, "");
-    return text.trim() === "—" ? "" : text.trim();
+    return m ? m[1].replace(/,/g, "") : null;
+  }
+
+  // Each cell's sort key (data-sort, which tablesort reads): in a column of figures the
+  // leading number ("12,345 (12,100–12,600)" sorts as 12345) and "" for a dash or "failed";
+  // elsewhere the text.
+  function setSortKeys(body) {
+    var rows = Array.prototype.slice.call(body.rows);
+    var width = rows.reduce(function (n, tr) { return Math.max(n, tr.cells.length); }, 0);
+    for (var c = 0; c < width; c++) {
+      var cells = rows.map(function (tr) { return tr.cells[c]; }).filter(Boolean);
+      var numbers = cells.filter(function (td) { return numberIn(td.textContent) !== null; });
+      var figures = numbers.length * 2 >= cells.length && numbers.length > 0;
+      cells.forEach(function (td) {
+        var n = numberIn(td.textContent);
+        td.setAttribute("data-sort", figures ? (n === null ? "" : n) : td.textContent.trim());
+      });
+    }
   }
 
   function tableOf(script) {
@@ -129,10 +145,8 @@
     table.setAttribute("data-wsbench-table", rows ? "leaderboard" : "sortable");
     var body = table.tBodies[0];
     if (!body) return;
+    setSortKeys(body);
     Array.prototype.forEach.call(body.rows, function (tr, i) {
-      Array.prototype.forEach.call(tr.cells, function (td) {
-        td.setAttribute("data-sort", sortValue(td.textContent));
-      });
       if (rows && rows[i]) tr.wsbenchFacets = facetsOf(rows[i]);
     });
     if (window.Tablesort && table.tHead && !table.wsbenchSort) {
@@ -233,7 +247,7 @@
     return COLORS[data.series.indexOf(s) % COLORS.length];
   }
 
-  function rankingOption(data, shown, logAxis) {
+  function rankingOption(data, shown, logAxis, narrow) {
     var unit = data.figure.unit;
     var higher = data.figure.higher_is_better;
     var order = ranked(shown, higher).filter(function (s) { return lastValue(s) !== null; });
@@ -271,12 +285,13 @@
         name: unit + (higher ? " (higher is better)" : " (lower is better)"),
         nameLocation: "middle",
         nameGap: 26,
-        axisLabel: { formatter: fmt },
+        splitNumber: narrow ? 3 : 5,
+        axisLabel: { formatter: fmt, hideOverlap: true },
       },
       yAxis: {
         type: "category",
         data: labels,
-        axisLabel: { width: 260, overflow: "truncate" },
+        axisLabel: { width: narrow ? 130 : 260, overflow: "truncate" },
       },
       series: [
         { type: "bar", data: bars, barMaxWidth: 22 },
@@ -341,7 +356,7 @@
         ? { type: "category", name: data.x.label, nameLocation: "middle", nameGap: 28,
             data: data.x.values.map(String) }
         : { type: data.x.log ? "log" : "value", name: data.x.label, nameLocation: "middle",
-            nameGap: 28, axisLabel: { formatter: fmt },
+            nameGap: 28, axisLabel: { formatter: fmt, hideOverlap: true },
             min: Math.min.apply(null, data.x.values), max: Math.max.apply(null, data.x.values) },
       yAxis: { type: logY ? "log" : "value", name: unit, axisLabel: { formatter: fmt } },
       series: series,
@@ -408,14 +423,14 @@
       }
       count.textContent = "Showing " + shown.filter(function (s) { return !s.reference; }).length +
         " of " + data.series.filter(function (s) { return !s.reference; }).length + " configurations";
-      more.hidden = plotted.length <= TOP + 2;
+      more.style.display = plotted.length <= TOP + 2 ? "none" : "";
       more.textContent = state.all ? "Show the best " + TOP : "Show all";
       var narrow = canvas.clientWidth < 700;
       var height = ranking ? Math.max(160, 26 * shown.length + 70) : (narrow ? 620 : 440);
       canvas.style.height = height + "px";
-      if (!chart) chart = echarts.init(canvas, null, { renderer: "canvas" });
+      if (!chart) chart = echarts.init(canvas, null, { renderer: "svg" });
       else chart.resize();
-      chart.setOption(ranking ? rankingOption(data, shown, state.log)
+      chart.setOption(ranking ? rankingOption(data, shown, state.log, narrow)
         : linesOption(data, shown, state.log, narrow), { notMerge: true });
     }
     more.addEventListener("click", function () { state.all = !state.all; draw(); });

@@ -1,0 +1,254 @@
+"""The built site in a real browser (Playwright driving Debian's ``chromium``, which ``./bench``
+installs when missing): what wsbench/site/assets/wsbench.js and the home page do for a
+visitor. Every page loads without a console error and without a request leaving the site's
+origin; the home page's charts draw; a filter narrows a table; a header click sorts it; a
+legend click hides a series; the pages hold at 390 px wide. Assertions are on what the page
+shows and on the charts' own state, never on pixels. Screenshots of the main pages at
+1,400 and 390 px go to ``.wsbench/screenshots/`` (ignored by git) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
+
+from tests.site_runs import CURRENT
+from wsbench.site.home import FAMILIES
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOTS = ROOT / ".wsbench" / "screenshots"
+CHROMIUM_ENV = "WSBENCH_CHROMIUM"
+"""The browser to drive (default: ``chromium`` on ``PATH``, Debian's package)."""
+WIDE, PHONE = 1400, 390
+SHOTS = ("", "leaderboards/echo/", "leaderboards/clients/", "frameworks/websockets/")
+"""The pages photographed at both widths: home, echo, concurrent clients, a framework."""
+
+
+def chromium() -> str:
+    found = os.environ.get(CHROMIUM_ENV) or shutil.which("chromium")
+    if not found:
+        pytest.fail(
+            "no chromium on PATH: ./bench installs Debian's chromium package when it runs as "
+            f"root; elsewhere install it, or set {CHROMIUM_ENV} to a Chromium binary"
+        )
+    return found
+
+
+@pytest.fixture(scope="module")
+def origin(built_site: Path) -> Iterator[str]:
+    """The built site served over HTTP on 127.0.0.1 (a free port), as its origin URL."""
+    handler = functools.partial(QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+class Visit:
+    """A page of the browser that records console errors and requests outside ``origin``."""
+
+    def __init__(self, browser: Browser, origin: str, width: int = WIDE) -> None:
+        self.origin = origin
+        self.page: Page = browser.new_page(viewport={"width": width, "height": 900})
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
+        self.page.on("request", self._request)
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.errors.append(f"{message.text} ({message.location.get('url')})")
+
+    def _request(self, request: Request) -> None:
+        if not request.url.startswith((self.origin, "data:", "blob:")):
+            self.outside.append(request.url)
+
+    def open(self, path: str) -> Page:
+        self.page.goto(self.origin + path, wait_until="load")
+        return self.page
+
+    def close(self) -> None:
+        self.page.close()
+
+
+@pytest.fixture
+def visit(browser: Browser, origin: str) -> Iterator[Visit]:
+    opened = Visit(browser, origin)
+    yield opened
+    opened.close()
+
+
+def site_pages(site: Path) -> list[str]:
+    """Every HTML page of the built site, as paths relative to its root (``""`` for home)."""
+    pages = []
+    for html in sorted(site.rglob("index.html")):
+        rel = html.parent.relative_to(site).as_posix()
+        if rel == "." or not rel.startswith(("assets", "search", "downloads")):
+            pages.append("" if rel == "." else rel + "/")
+    return pages
+
+
+def charts_drawn(page: Page, count: int) -> None:
+    """Wait until the page's ``count`` interactive charts are drawn (wsbench.js marks it)."""
+    page.wait_for_function(
+        f"document.documentElement.getAttribute('data-wsbench-charts') === '{count}'"
+    )
+
+
+def _drawn(page: Page) -> None:
+    charts = page.locator("script.wsbench-chart").count()
+    if charts:
+        charts_drawn(page, charts)
+
+
+def _shoot(page: Page, path: str, width: int) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    name = path.strip("/").replace("/", "-") or "home"
+    out = SCREENSHOTS / f"{name}-{width}.png"
+    page.screenshot(path=str(out), full_page=True)
+    assert out.stat().st_size > 10_000
+
+
+def test_every_page_loads_at_phone_width_without_errors_or_outside_requests(
+    built_site: Path, browser: Browser, origin: str
+) -> None:
+    pages = site_pages(built_site)
+    assert set(SHOTS) <= set(pages)
+    phone = Visit(browser, origin, width=PHONE)
+    try:
+        for path in pages:
+            page = phone.open(path)
+            _drawn(page)
+            assert phone.errors == [], path
+            # Nothing wider than the screen: wide tables and charts scroll inside themselves.
+            assert page.evaluate("document.documentElement.scrollWidth") <= PHONE, path
+            if path in SHOTS:
+                _shoot(page, path, PHONE)
+        assert phone.outside == []
+    finally:
+        phone.close()
+
+
+def test_screenshots_of_the_main_pages_at_1400_px(visit: Visit) -> None:
+    for path in SHOTS:
+        page = visit.open(path)
+        _drawn(page)
+        _shoot(page, path, WIDE)
+    assert visit.errors == [] and visit.outside == []
+
+
+def test_the_home_page_answers_with_charts(visit: Visit) -> None:
+    page = visit.open("")
+    titles = [t.rstrip("¶").strip() for t in page.locator("article h2").all_inner_texts()]
+    answered = [f.title for f in FAMILIES if f.title in titles]
+    assert answered[:2] == ["The fastest WebSocket server", "The fastest Socket.IO server"]
+    charts = page.locator("script.wsbench-chart").count()
+    assert charts == len(answered)
+    charts_drawn(page, charts)
+    # Each chart is drawn (an SVG with its bars) and its static image is hidden.
+    first = page.locator(".wsbench-chart").first
+    assert first.locator(".wsbench-echart svg").count() == 1
+    assert first.locator(".wsbench-echart svg path").count() > 3
+    assert not page.locator("img[src$='home/websocket.svg']").is_visible()
+    # The answer names its leader and links to the leaderboard table it comes from.
+    websocket = page.locator("#websocket ~ p").nth(1).inner_text()
+    assert "configurations measured, higher is better" in websocket
+    link = page.get_by_role("link", name="Full leaderboard: Echo").first
+    assert "leaderboards/echo/#16-b-messages-64-in-flight-per-connection" in (
+        link.get_attribute("href") or ""
+    )
+
+
+def _visible_names(page: Page, table: int) -> list[str]:
+    rows = page.locator("article table").nth(table).locator("tbody tr:visible")
+    return [rows.nth(i).locator("td").nth(1).inner_text() for i in range(rows.count())]
+
+
+def test_a_filter_narrows_the_tables_and_a_header_sorts_them(visit: Visit) -> None:
+    page = visit.open("leaderboards/echo/")
+    everything = _visible_names(page, 0)
+    assert any("Socket.IO" in name for name in everything)
+    assert any("Socket.IO" not in name for name in everything)
+    page.locator(".wsbench-filters select[name=protocol]").select_option("Socket.IO")
+    narrowed = _visible_names(page, 0)
+    assert narrowed and all("Socket.IO" in name for name in narrowed)
+    assert len(narrowed) < len(everything)
+    page.locator(".wsbench-filters select[name=protocol]").select_option("")
+    assert _visible_names(page, 0) == everything
+    # A click on the Messages/s header sorts the rows by that figure, either way.
+    table = page.locator("article table").first
+    header = table.locator("th", has_text="Messages/s")
+    column = table.locator("th").all_inner_texts().index(header.inner_text())
+
+    def figures() -> list[float]:
+        cells = table.locator(f"tbody tr td:nth-child({column + 1})")
+        values = [cells.nth(i).get_attribute("data-sort") for i in range(cells.count())]
+        return [float(v) for v in values if v]
+
+    header.click()
+    first = figures()
+    assert first in (sorted(first), sorted(first, reverse=True))
+    header.click()
+    assert figures() == list(reversed(first)) or figures() == sorted(first, reverse=True)
+
+
+def test_a_legend_click_hides_a_series(visit: Visit) -> None:
+    page = visit.open("leaderboards/clients/")
+    charts = page.locator("script.wsbench-chart").count()
+    charts_drawn(page, charts)
+    chart = page.locator(".wsbench-chart").first
+    legend = chart.locator(".wsbench-echart svg text", has_text="aiohttp")
+    label = legend.first.text_content() or ""
+    assert label.startswith("aiohttp")
+
+    def selected() -> object:
+        return page.evaluate(
+            """([index, name]) => {
+                const el = document.querySelectorAll('.wsbench-echart')[index];
+                const legend = echarts.getInstanceByDom(el).getOption().legend[0];
+                return Object.entries(legend.selected || {}).find(([k]) => k.startsWith(name));
+            }""",
+            [0, label.rstrip(".…")],
+        )
+
+    before = selected()
+    assert before is None or before[1] is True  # type: ignore[index]
+    legend.first.click()
+    after = selected()
+    assert after is not None and after[1] is False  # type: ignore[index]
+
+
+def test_the_shown_runs_are_named_on_the_home_page(visit: Visit) -> None:
+    # The test store's current run is what the home page's bars come from (hover shows it).
+    page = visit.open("")
+    data = page.locator("script.wsbench-chart").first.text_content() or ""
+    assert CURRENT in data
