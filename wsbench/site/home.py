@@ -20,12 +20,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
-
-import jinja2
 
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.metrics import Metric
+from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg
 from wsbench.site.findings import Pairing
 from wsbench.site.interactive import chart_script
@@ -45,8 +43,6 @@ from wsbench.site.sweeps import (
 )
 
 HOME_PAGE = "index.md"
-TEMPLATES = Path(__file__).resolve().parent / "templates"
-"""The page templates (Jinja2): outline and prose; the Python computes what they show."""
 TOP = 10
 """The static chart shows the best this many (and the reference); the interactive chart
 can show every configuration."""
@@ -430,7 +426,7 @@ def render_home(results: Results, pairings: Sequence[Pairing]) -> dict[str, str 
     for answer in answers(results, pairings):
         svg, data = chart_files(answer, several)
         files[svg] = render_bars_svg(_static(answer.chart))
-        payload = chart_data(answer.chart)
+        payload = {**chart_data(answer.chart), "title": answer.family.title}
         files[data] = (json.dumps(payload, indent=1, ensure_ascii=False) + "\n").encode()
         alt = f"{answer.family.title}: {answer.chart.figure.unit}, {answer.family.metric.better}"
         shown.append(
@@ -444,14 +440,12 @@ def render_home(results: Results, pairings: Sequence[Pairing]) -> dict[str, str 
                 "board": SCENARIO_TITLES[answer.family.scenario],
             }
         )
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        autoescape=False,  # Markdown, escaped cell by cell (wsbench.site.markup.cell)
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    files[HOME_PAGE] = env.get_template("index.md.j2").render(
+    files[HOME_PAGE] = templates.render(
+        "index.md.j2",
         answers=shown,
+        missing=[
+            f.title for f in FAMILIES if f.slug not in {a["answer"].family.slug for a in shown}
+        ],
         empty=results.empty,
         several_machines=several,
         leaderboards=[(SCENARIO_TITLES[s], p) for s, p in LEADERBOARD_PAGES.items()],

@@ -31,6 +31,7 @@ from wsbench.scenarios import (
     in_grid,
     spec,
 )
+from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg, render_sweep_svg
 from wsbench.site.interactive import chart_script, rows_script
 from wsbench.site.markup import (
@@ -510,30 +511,6 @@ def scenario_intro(scenario: str) -> str:
     )
 
 
-def _intro(scenario: str, socketio: bool) -> str:
-    notes = "".join(f"- {note}\n" for note in NOTES.get(scenario, ()))
-    return (
-        "One row per configuration and version of each framework (its name says the server, "
-        "WebSocket backend and event loop); *Version* is the framework's. "
-        f"{ORDER_SENTENCES.get(scenario, ORDER_SENTENCE)}"
-        f"⚠ marks a run whose load generator used more than {CLIENT_BOUND_CPU_PERCENT:.0f} % "
-        "of its CPU: the figure may be limited by the client, not the server. The bold "
-        "**reference** rows are the native Rust server (plain WebSocket, and Socket.IO "
-        "where it has that configuration): the same protocol without Python, for scale; a "
-        "yardstick, not a ceiling (a note under a table says where a Python server beats it). "
-        f"{SOCKETIO_SENTENCE if socketio else ''}See [Methodology](../methodology.md) for how "
-        "each figure is measured.\n\n"
-        "- Every figure is the median of the measurement windows of several fresh server "
-        "processes; in brackets, the 95 % confidence interval of that median (bootstrap). "
-        "Windows disturbed by other work or steal time on the measured CPUs are left out.\n"
-        f"- {rank_legend(headline_of(scenario))}.\n"
-        f"- {UNSTABLE_LEGEND}.\n"
-        "- Under each table: the run(s) its figures come from, and their settings "
-        f"(processes {TIMES} windows per process {TIMES} window length, warm-up).\n"
-        f"{notes}"
-    )
-
-
 def not_measured(scenario: str) -> str:
     """The note of a leaderboard whose scenario no shown run measured: which grids have it
     (:func:`wsbench.scenarios.in_grid`) and their parameter sets."""
@@ -789,18 +766,19 @@ def render_leaderboard_page(
     mine_studies = [
         s for s in (load_studies() if studies is None else studies) if s.scenario == scenario
     ]
-    title = SCENARIO_TITLES.get(scenario, scenario)
-    # The tables are wide: hide the table of contents to give them the page's full width.
-    out = [WIDE_PAGE, f"# {title} leaderboard\n", scenario_intro(scenario) + "\n"]
     rows = [(run, row) for run in results.runs for row in run.rows if row.scenario == scenario]
+    context: dict[str, object] = {
+        "title": SCENARIO_TITLES.get(scenario, scenario),
+        "scenario_intro": scenario_intro(scenario),
+        "empty_note": "",
+    }
     if not rows:
-        out.append(NO_RESULTS if results.empty or scenario not in SPECS else not_measured(scenario))
-        return LeaderboardPage("\n".join(out), {})
+        context["empty_note"] = (
+            NO_RESULTS if results.empty or scenario not in SPECS else not_measured(scenario)
+        )
+        return LeaderboardPage(templates.render("leaderboard.md.j2", **context), {})
     columns = columns_of(scenario)
-    out.append(_intro(scenario, any(run.socketio for run, _ in rows)))
     policy = scenario in POLICY_SCENARIOS
-    if policy:
-        out.append(policies([run for run, _ in rows]))
     headers = [
         "Rank", "Framework", "Version", *([POLICY_HEADER] if policy else []),
         *(c.header for c in columns), "Flag",
@@ -808,31 +786,53 @@ def render_leaderboard_page(
     align = "rll" + ("l" if policy else "") + "r" * len(columns) + "l"
     level = "###" if len(results.machines) > 1 else "##"
     files: dict[str, bytes] = {}
+    machines = []
     for machine in results.machines:
-        out.append(machine_heading(results, machine, "##"))
         mine = [run for run in results.runs if run.machine == machine]
         charts, chart_files = _charts_section(scenario, results, machine, mine, level)
-        out.append(charts)
         files.update(chart_files)
-        for study in mine_studies:
-            out.append(round_trip_section(study, mine, level))
         groups: dict[tuple[tuple[str, object], ...], list[tuple[EnvRun, Row]]] = {}
         for run, row in rows:
             if run.machine == machine:
                 groups.setdefault(row.params, []).append((run, row))
+        tables = []
         for params in sorted(groups, key=_param_sort_key):
             group = sorted(groups[params], key=_sort_key)
-            anchor_id = table_anchor(results, machine, params)
-            out.append(heading(level, params_title(params), anchor_id))
             cells = (
                 _row_cells(r, w, rank, columns, pages.get(r.impl.name), policy)
                 for (r, w), rank in zip(group, ranks(group), strict=True)
             )
-            out.append(table(headers, cells, align))
-            out.append(rows_script([r for r, _ in group]))
-            out.append(beats_reference(group, columns[0].header))
-            out.append(source_line((r for r, _ in group), RUNS_PAGE))
-    return LeaderboardPage("\n".join(out), files)
+            tables.append(
+                {
+                    "heading": heading(
+                        level, params_title(params), table_anchor(results, machine, params)
+                    ),
+                    "table": table(headers, cells, align),
+                    "rows": rows_script([r for r, _ in group]),
+                    "reference_note": beats_reference(group, columns[0].header),
+                    "sources": source_line((r for r, _ in group), RUNS_PAGE),
+                }
+            )
+        machines.append(
+            {
+                "heading": machine_heading(results, machine, "##"),
+                "charts": charts,
+                "studies": [round_trip_section(study, mine, level) for study in mine_studies],
+                "tables": tables,
+            }
+        )
+    context.update(
+        order_sentence=ORDER_SENTENCES.get(scenario, ORDER_SENTENCE),
+        client_bound=CLIENT_BOUND_CPU_PERCENT,
+        socketio_sentence=SOCKETIO_SENTENCE if any(run.socketio for run, _ in rows) else "",
+        rank_legend=rank_legend(headline_of(scenario)),
+        unstable_legend=UNSTABLE_LEGEND,
+        times=TIMES,
+        notes=NOTES.get(scenario, ()),
+        policies=policies([run for run, _ in rows]) if policy else "",
+        machines=machines,
+    )
+    return LeaderboardPage(templates.render("leaderboard.md.j2", **context), files)
 
 
 def render_leaderboard(

@@ -1,0 +1,41 @@
+"""The pages' templates (Jinja2, ``wsbench/site/templates/*.md.j2``): each page's outline and
+prose; the Python modules compute what they show and pass it in.
+
+Templates produce Markdown: nothing is auto-escaped (the values passed in are escaped cell
+by cell, :func:`wsbench.site.markup.cell`), and an undefined name is an error, not an empty
+string.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+"""The folder of the templates."""
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment of :data:`TEMPLATES` (Markdown: no autoescape; strict
+    undefined; trailing newlines kept; block tags trimmed of their line)."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=False,  # Markdown, escaped cell by cell (wsbench.site.markup.cell)
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+    )
+
+
+def render(name: str, **context: Any) -> str:
+    """The template ``name`` (e.g. ``"index.md.j2"``) rendered with ``context``.
+
+    Raises:
+        jinja2.TemplateNotFound: no such template.
+        jinja2.UndefinedError: the template uses a name ``context`` does not give.
+    """
+    return environment().get_template(name).render(**context)
