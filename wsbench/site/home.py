@@ -423,7 +423,9 @@ def render_home(results: Results, pairings: Sequence[Pairing]) -> dict[str, str 
     several = len(results.machines) > 1
     files: dict[str, str | bytes] = {}
     shown = []
-    for answer in answers(results, pairings):
+    found = answers(results, pairings)
+    answered = {answer.family.slug for answer in found}
+    for answer in found:
         svg, data = chart_files(answer, several)
         files[svg] = render_bars_svg(_static(answer.chart))
         payload = {**chart_data(answer.chart), "title": answer.family.title}
@@ -443,9 +445,7 @@ def render_home(results: Results, pairings: Sequence[Pairing]) -> dict[str, str 
     files[HOME_PAGE] = templates.render(
         "index.md.j2",
         answers=shown,
-        missing=[
-            f.title for f in FAMILIES if f.slug not in {a["answer"].family.slug for a in shown}
-        ],
+        missing=[f.title for f in FAMILIES if f.slug not in answered],
         empty=results.empty,
         several_machines=several,
         leaderboards=[(SCENARIO_TITLES[s], p) for s, p in LEADERBOARD_PAGES.items()],
