@@ -32,6 +32,8 @@ from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, ranks, table
 from wsbench.site.results import EnvRun, Results
 from wsbench.site.rows import Params, Row, headline_of
 from wsbench.site.sweeps import (
+    CONNECTIONS,
+    SUBSCRIBERS,
     Series,
     SweepChart,
     SweepFigure,
@@ -90,8 +92,6 @@ class Family:
 
 
 IN_FLIGHT = XAxis("in_flight", "in flight per connection", ("in_flight",))
-CONNECTIONS = XAxis("connections", "connections", ("connections",))
-SUBSCRIBERS = XAxis("subscribers", "subscribers", ("subscribers",))
 ECHO_16_64: Params = (("size_bytes", 16), ("in_flight", 64))
 SOCKETIO_COST = "socketio-cost"
 """The family drawn from the Socket.IO and WebSocket pairs on one server build
