@@ -26,14 +26,17 @@ from wsbench.site.home import FAMILIES
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / ".wsbench" / "screenshots"
 CHROMIUM_ENV = "WSBENCH_CHROMIUM"
-"""The browser to drive (default: ``chromium`` on ``PATH``, Debian's package)."""
+"""The browser to drive (default: the first of :data:`BROWSERS` on ``PATH``)."""
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+"""Debian's package, other distributions' name for it, and the Chrome of GitHub's hosted
+runners (the same ``./bench`` looks for)."""
 WIDE, PHONE = 1400, 390
 SHOTS = ("", "leaderboards/echo/", "leaderboards/clients/", "frameworks/websockets/")
 """The pages photographed at both widths: home, echo, concurrent clients, a framework."""
 
 
 def chromium() -> str:
-    found = os.environ.get(CHROMIUM_ENV) or shutil.which("chromium")
+    found = os.environ.get(CHROMIUM_ENV) or next(filter(None, map(shutil.which, BROWSERS)), None)
     if not found:
         pytest.fail(
             "no chromium on PATH: ./bench installs Debian's chromium package when it runs as "
