@@ -6,6 +6,8 @@ release-to-release changes, the inputs, escaping table cells."""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -13,26 +15,54 @@ import msgspec
 import pytest
 
 from tests.runs import ECHO_16_64, LOADGEN, SETTINGS, benchmark, failed, impl, run
-from tests.site_runs import CURRENT, IMPLS, OLD_RUN, OTHER_RUN, REFERENCE_RUN, site_runs
+from tests.site_runs import (
+    CLIENTS,
+    CURRENT,
+    ECHO,
+    IMPLS,
+    OLD_RUN,
+    OTHER_RUN,
+    REFERENCE_RUN,
+    STREAM,
+    UV_FAILURE,
+    clients,
+    environment,
+    site_runs,
+)
+from tests.site_runs import OTHER_SETTINGS as LONGER_WINDOWS
+from tests.site_runs import SETTINGS as SITE_SETTINGS
 from wsbench import stats, store
-from wsbench.runformat import ALL_DISTURBED
+from wsbench.impls import load_impl
+from wsbench.provenance import impl_info
+from wsbench.runformat import ALL_DISTURBED, ImplInfo, Run, Settings
 from wsbench.site.changes import significant_changes
+from wsbench.site.clients import latest_runs
+from wsbench.site.environment import render_environment
+from wsbench.site.findings import findings_of
+from wsbench.site.findings_page import render_findings
+from wsbench.site.framework_pages import render_page
 from wsbench.site.frameworks import load_frameworks
+from wsbench.site.headline import HEADLINES, chart
+from wsbench.site.history import history_of
 from wsbench.site.markup import cell, first_line, short_reason, spread
 from wsbench.site.pages import expand_nav, resolve_inputs
-from wsbench.site.render import ranks, render_leaderboard
+from wsbench.site.render import ranks, render_leaderboard, render_leaderboard_page
 from wsbench.site.results import (
+    NO_FIGURES,
     OTHER_LOADGEN,
     OTHER_SETTINGS,
     PARTLY_SUPERSEDED,
     SUPERSEDED,
+    EnvRun,
     Results,
+    by_environment,
     load_results,
     select,
 )
 from wsbench.site.rows import row_of
 from wsbench.site.sources import settings_text, source_line
 
+ROOT = Path(__file__).resolve().parent.parent
 STABLE = [98.0, 99.0, 99.9, 100.1, 101.0, 102.0]
 """Six windows around 100 (median 100, cv 1.5 %)."""
 
@@ -95,6 +125,213 @@ def test_each_machine_has_its_own_group() -> None:
     page = render_leaderboard("echo", results)
     assert "## Machine `a`" in page and "## Machine `b`" in page
     assert "5 processes" in page and "3 processes" in page
+
+
+RERUN = "20261122T041000Z-0e0001"
+"""A partial re-run an hour after :data:`CURRENT` (the main job): websockets 15.0.1 at echo
+16 B x 64 in flight and clients at 1,000 connections only."""
+WS_ROW = "websockets · asyncio 15.0.1"
+
+
+def _partial_rerun(settings: Settings = SITE_SETTINGS) -> list[Run]:
+    """The main job's websockets 15.0.1 (echo and stream at every parameter set, clients at
+    10, 100 and 1,000 connections) and aiohttp 3.13.2, then :data:`RERUN`."""
+    c10, c100, c1000 = CLIENTS
+    ws_clients = [clients(c10, 24_000), clients(c100, 26_000), clients(c1000, 25_000)]
+    again = environment("websockets", "default", "15.0.1", 30_000, 0, run_id=RERUN)
+    rerun = msgspec.structs.replace(
+        again,
+        settings=settings,
+        benchmarks=[b for b in again.benchmarks if b.params == ECHO_16_64]
+        + [clients(c1000, 31_000)],
+    )
+    return [
+        environment("websockets", "default", "15.0.1", 25_000, 100_000, extra=ws_clients),
+        environment("aiohttp", "default", "3.13.2", 50_000, 200_000),
+        rerun,
+    ]
+
+
+def _figures(run: EnvRun) -> list[tuple[str, dict[str, int]]]:
+    return [(row.scenario, dict(row.params)) for row in run.rows]
+
+
+def _section(page: str, title: str) -> str:
+    """The markdown from the heading ``title`` to the next heading of any level."""
+    start = next(m.start() for m in re.finditer(r"^#+ (.*)$", page, re.M) if title in m[1])
+    end = page.find("\n#", start)
+    return page[start : end if end >= 0 else None]
+
+
+def _median(run: EnvRun, scenario: str, params: dict[str, int]) -> float | None:
+    row = next(r for r in run.rows if r.scenario == scenario and dict(r.params) == params)
+    return row.messages_per_s.median if row.messages_per_s else None
+
+
+def test_a_partial_rerun_replaces_only_the_figures_it_measured_again() -> None:
+    docs = _partial_rerun()
+    results = select(docs)
+    ws = [r for r in results.runs if r.impl.name == "websockets"]
+    # One environment, two EnvRuns (newest first), each with the figures it supplies.
+    assert [r.run_id for r in ws] == [RERUN, CURRENT]
+    assert by_environment(results.runs) == [
+        [r for r in results.runs if r.impl.name == "aiohttp"],
+        ws,
+    ]
+    assert _figures(ws[0]) == [("echo", ECHO_16_64), ("clients", CLIENTS[2])]
+    assert _median(ws[0], "echo", ECHO_16_64) == 30_000
+    assert _figures(ws[1]) == (
+        [("echo", p) for p in ECHO if p != ECHO_16_64]
+        + [("stream", p) for p in STREAM]
+        + [("clients", c) for c in CLIENTS[:2]]
+    )
+    assert _median(ws[1], "echo", ECHO[0]) == 25_000
+    # The other environment keeps its figures, and each figure is shown once.
+    (aiohttp,) = [r for r in results.runs if r.impl.name == "aiohttp"]
+    assert (aiohttp.run_id, len(aiohttp.rows)) == (CURRENT, len(ECHO) + len(STREAM))
+    shown = [(r.env_id, row.scenario, row.params) for r in results.runs for row in r.rows]
+    assert len(shown) == len(set(shown)) == 6 + 3 + 3 + 9
+    # The history: the main job is partly shown, and says how much of it.
+    info = {i.run_id: i for i in results.history}
+    assert [i.run_id for i in results.history] == [RERUN, CURRENT]
+    assert (info[RERUN].why_not_shown, info[RERUN].shown, info[RERUN].figures_shown) == ("", 1, 2)
+    main = info[CURRENT]
+    assert (main.why_not_shown, main.current) == (PARTLY_SUPERSEDED, True)
+    assert (main.shown, main.environments, main.figures_shown, main.figures) == (2, 2, 19, 21)
+
+
+def test_a_partial_rerun_on_the_pages_names_both_runs() -> None:
+    docs = _partial_rerun()
+    results = select(docs)
+    echo = render_leaderboard("echo", results)
+    again = _section(echo, "16 B messages, 64 in flight per connection")
+    assert "30,000" in again and "25,000" not in again
+    assert f"Runs `{RERUN}`, `{CURRENT}`:" in again
+    before = _section(echo, "16 B messages, 1 in flight per connection")
+    assert "25,000" in before and "30,000" not in before
+    assert f"Run `{CURRENT}`:" in before and RERUN not in before
+
+    # The clients chart: one series per environment, each point naming its run.
+    files = render_leaderboard_page("clients", results).files
+    data = next(
+        json.loads(v)
+        for k, v in files.items()
+        if k.endswith(".json") and json.loads(v)["figure"]["name"] == "messages_per_s"
+    )
+    (series,) = [s for s in data["series"] if s["label"] == WS_ROW]
+    assert [(p["x"], p["run_id"]) for p in series["points"]] == [
+        (10, CURRENT),
+        (100, CURRENT),
+        (1000, RERUN),
+    ]
+
+    # The framework page: one row per (configuration, version), its charts one point per
+    # version, each from the run that has the figure.
+    frameworks = {f.name: f for f in load_frameworks(IMPLS)}
+    websockets = frameworks["websockets"]
+    ws = [r for r in results.runs if r.impl.name == "websockets"]
+    points = {h.slug: chart(websockets, ws, h).lines[0].points for h in HEADLINES}
+    assert [(p.version, p.run_id) for p in points["echo-throughput-16b"]] == [("15.0.1", RERUN)]
+    assert [(p.version, p.run_id) for p in points["echo-latency-p50-16b"]] == [("15.0.1", CURRENT)]
+    page = render_page(websockets, results, "https://x", history_of(docs)).markdown
+    table = _section(page, "Results by version")
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "15.0.1" in line]
+    assert len(rows) == 1 and "30,000" in rows[0] and "40.0" in rows[0]  # p50 1/25,000 s
+    assert f"Runs `{RERUN}`, `{CURRENT}`:" in table
+
+    # The Runs and environment page: one line per environment naming both runs, and the
+    # main job partly shown.
+    env_page = render_environment(results)
+    assert sum(f"`{RERUN}`, `{CURRENT}`" in line for line in env_page.splitlines()) == 1
+    note = "some of its figures were measured again by a newer run (19 of its 21 figures shown)"
+    assert cell(note) in env_page
+
+
+def test_a_rerun_with_other_settings_still_replaces_the_whole_group() -> None:
+    docs = _partial_rerun(settings=LONGER_WINDOWS)
+    results = select(docs)
+    assert [(r.impl.name, r.run_id, len(r.rows)) for r in results.runs] == [
+        ("websockets", RERUN, 2)
+    ]
+    info = {i.run_id: i for i in results.history}
+    assert (info[CURRENT].why_not_shown, info[CURRENT].current, info[CURRENT].shown) == (
+        OTHER_SETTINGS,
+        False,
+        0,
+    )
+
+
+def test_an_environment_is_paired_and_its_failures_counted_across_its_runs() -> None:
+    native = load_impl(ROOT / "impls" / "native")
+    sockets = (impl_info(native, native.config(c), "0.1.0") for c in ("socketio", "websocket"))
+    sio, ws = sockets
+    two = [dict(ECHO_16_64), {"size_bytes": 16, "in_flight": 1}]
+    main = [
+        run([], impl_info=sio, run_id=CURRENT,
+            benchmarks=[benchmark("echo", p, [x * 2 for x in STABLE]) for p in two]),
+        run([], impl_info=ws, run_id=CURRENT,
+            benchmarks=[failed("echo", p, UV_FAILURE) for p in two]),
+    ]  # fmt: skip
+    rerun = run([], impl_info=ws, run_id=RERUN, benchmarks=[benchmark("echo", two[0], STABLE)])
+    results = select([*main, rerun])
+    findings = findings_of(results, load_frameworks(ROOT / "impls"))
+    (pairing,) = findings.pairings
+    assert [(dict(f.params), [r.run_id for r in f.runs]) for f in pairing.figures] == [
+        ({"size_bytes": 16, "in_flight": 1}, [CURRENT, CURRENT]),
+        (ECHO_16_64, [CURRENT, RERUN]),
+    ]
+    assert findings.unpaired == ()
+    # The failure is of one parameter set, not of every measurement of the environment.
+    page = render_findings(findings, results, {})
+    failures = _section(page, "Failures")
+    assert "every measurement" not in failures
+    assert "echo 16 B messages, 1 in flight per connection" in failures
+
+
+def test_a_lineup_and_the_clients_index_take_an_environment_across_its_runs() -> None:
+    two = [ECHO_16_64, {"size_bytes": 16, "in_flight": 1}]
+
+    def doc(info: ImplInfo, run_id: str, factor: float, params: list[dict[str, int]]) -> Run:
+        rates = [x * factor for x in STABLE]
+        return run([], impl_info=info, run_id=run_id,
+                   benchmarks=[benchmark("echo", p, rates) for p in params])  # fmt: skip
+
+    # One app on two servers; the one on s1 measured 16 B x 64 in flight again, faster.
+    s1 = msgspec.structs.replace(impl("app", "1.0", "x"), server="s1", row_name="app on s1")
+    s2 = msgspec.structs.replace(impl("app", "1.0", "y"), server="s2", row_name="app on s2")
+    docs = [doc(s1, CURRENT, 1, two), doc(s2, CURRENT, 2, two), doc(s1, RERUN, 3, two[:1])]
+    results = select(docs)
+    findings = findings_of(results, [])
+    assert len(findings.lineups) == 1
+    page = render_findings(findings, results, {})
+    table = _section(page, "app 1.0: 2 servers")
+    rows = [line for line in table.splitlines() if line.startswith("| ")][2:]
+    assert len(rows) == 2  # one per configuration, not one per run
+    on_s1, on_s2 = (next(r for r in rows if name in r) for name in ("app on s1", "app on s2"))
+    assert "slower" in on_s1 and "fastest" in on_s1  # 16 B x 1 from CURRENT, x 64 from RERUN
+    assert "fastest" in on_s2 and "slower" in on_s2
+
+    # The clients index: every EnvRun of a library's newest version.
+    lib = [doc(impl("lib", "1.0"), CURRENT, 1, two), doc(impl("lib", "2.0"), CURRENT, 1, two)]
+    results = select([*lib, doc(impl("lib", "2.0"), RERUN, 2, two[:1])])
+    assert sorted((r.impl.version, r.run_id) for r in latest_runs(results)) == [
+        ("2.0", CURRENT),
+        ("2.0", RERUN),
+    ]
+
+
+def test_a_document_without_figures_hides_none() -> None:
+    older = run(STABLE, run_id="20260101T000000Z-000001")
+    empty = run([], run_id="20260102T000000Z-000002", benchmarks=[])
+    results = select([older, empty])
+    assert [(r.run_id, len(r.rows)) for r in results.runs] == [(older.run_id, 1)]
+    info = {i.run_id: i for i in results.history}
+    assert info[empty.run_id].why_not_shown == NO_FIGURES
+    assert info[older.run_id].why_not_shown == ""
+    # Alone, it still shows its environment (without figures).
+    alone = select([empty])
+    assert [(r.run_id, r.rows) for r in alone.runs] == [(empty.run_id, ())]
+    assert alone.history[0].why_not_shown == ""
 
 
 def test_rows_summarize_the_usable_samples() -> None:

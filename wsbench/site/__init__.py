@@ -5,7 +5,8 @@ Modules, one job each:
 - :mod:`wsbench.site.rows`: one benchmark of a run document -> a row of figures (medians,
   95 % intervals, spread) through :mod:`wsbench.metrics` and :mod:`wsbench.stats`.
 - :mod:`wsbench.site.results`: the results store (:mod:`wsbench.store`) -> the current
-  comparison group of every machine, and every run for the history.
+  comparison group of every machine (the newest figure of each environment, scenario and
+  parameter set), and every run for the history.
 - :mod:`wsbench.site.frameworks`: the implementations' ``impls/*/meta.toml`` (through
   :mod:`wsbench.impls`: configurations and row names as the harness has them).
 - :mod:`wsbench.site.markup`: markdown building blocks (escaped cells, tables, tags,

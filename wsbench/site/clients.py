@@ -79,7 +79,8 @@ def row_for(run: EnvRun, scenario: str, params: dict[str, int]) -> Row | None:
 
 
 def latest_runs(results: Results) -> list[EnvRun]:
-    """Per machine and (library, configuration), the run of its newest version."""
+    """Per machine and (library, configuration), the environment of its newest version:
+    every EnvRun of it (its figures may come from several runs)."""
     newest: dict[tuple[str, str, str], EnvRun] = {}
     for run in results.runs:
         key = (run.machine, run.impl.name, run.impl.config)
@@ -88,7 +89,8 @@ def latest_runs(results: Results) -> list[EnvRun]:
             known.impl.version or ""
         ):
             newest[key] = run
-    return list(newest.values())
+    chosen = {run.env_id for run in newest.values()}
+    return [run for run in results.runs if run.env_id in chosen]
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ from wsbench.runformat import SystemCheck
 from wsbench.site.downloads import COLUMNS, DOWNLOADS_DIR, download_links
 from wsbench.site.markup import DASH, cell, code, heading, table
 from wsbench.site.render import NO_RESULTS, machine_heading, row_name_cell
-from wsbench.site.results import EnvRun, Results, RunInfo
+from wsbench.site.results import EnvRun, Results, RunInfo, by_environment
 from wsbench.site.sources import (
     RUNS_PAGE_TITLE,
     commit_text,
     date_text,
     loadgen_text,
+    run_ids,
     settings_text,
 )
 
@@ -26,14 +27,15 @@ GIB = float(2**30)
 CURRENT_GROUP = (
     "The leaderboards, framework pages and charts show one *comparison group* per machine: "
     "the runs measured with the same settings and the same load generator build as the "
-    "machine's newest run, and of those, each environment's newest document. Figures "
-    "measured with different settings or different load generator builds never share a "
-    "table or a chart."
+    "machine's newest run, and of those, the newest figure of each environment, scenario "
+    "and parameter set (a run that measured only some figures again replaces those only, "
+    "and each table names the runs its figures come from). Figures measured with "
+    "different settings or different load generator builds never share a table or a chart."
 )
 NOT_COMPARED = (
     "Not compared with the current group, and none of their figures is shown: runs "
     "measured with other settings or another load generator build, and runs whose "
-    "environments were all measured again later. Their documents stay in the results store."
+    "figures were all measured again later. Their documents stay in the results store."
 )
 
 
@@ -66,7 +68,10 @@ def _run_rows(infos: Sequence[RunInfo], shown: bool) -> list[list[str]]:
             cell(", ".join(commit_text(c) for c in info.harness_commits)),
         ]
         if shown:
-            row += [f"{info.shown} of {info.environments}", cell(info.why_not_shown or DASH)]
+            note = info.why_not_shown
+            if note and info.figures:
+                note += f" ({info.figures_shown} of its {info.figures} figures shown)"
+            row += [f"{info.shown} of {info.environments}", cell(note or DASH)]
         else:
             row += [str(info.environments), cell(info.why_not_shown)]
         rows.append([*row, download_links(info.machine, info.run_id)])
@@ -130,15 +135,18 @@ def _tuning(runs: Sequence[EnvRun]) -> str:
 
 
 def _versions(runs: Sequence[EnvRun]) -> str:
+    """One row per environment, naming every run its shown figures come from (newest
+    first)."""
     rows = [
         [
             row_name_cell(r) + (" (reference)" if r.impl.reference else ""),
             cell(r.impl.version or DASH),
             code(r.env_name),
-            code(r.run_id),
-            cell(r.doc.environment.python),
+            ", ".join(code(i) for i in run_ids(env)),
+            _distinct(e.doc.environment.python for e in env),
         ]
-        for r in runs
+        for env in by_environment(runs)
+        for r in env[:1]
     ]
     return table(["Framework", "Version", "asv environment", "Run", "Python"], rows)
 

@@ -35,7 +35,7 @@ from wsbench.site.changes import Change, compare_samples
 from wsbench.site.framework_pages import chart_machine, framework_machines
 from wsbench.site.frameworks import SOCKETIO, Framework
 from wsbench.site.headline import HEADLINES, Headline, Line, chart
-from wsbench.site.results import EnvRun, Results, natural_key
+from wsbench.site.results import EnvRun, Results, by_environment, natural_key
 from wsbench.site.rows import MESSAGES, Params, Row, headline_of
 from wsbench.stats import Comparison
 
@@ -204,6 +204,7 @@ class PairFigure:
         comparison: :func:`wsbench.stats.compare` of messages/s with the WebSocket row as
             base and the Socket.IO row as head (``head_over_base`` = Socket.IO / WebSocket);
             None when either row failed.
+        runs: the shown documents the two rows come from (Socket.IO's, WebSocket's).
     """
 
     scenario: str
@@ -211,6 +212,7 @@ class PairFigure:
     socketio: Row
     websocket: Row
     comparison: Comparison | None
+    runs: tuple[EnvRun, EnvRun]
 
 
 @dataclass(frozen=True)
@@ -219,11 +221,12 @@ class Pairing:
     :data:`PairKey`: the difference between their figures is the cost of Socket.IO.
 
     Attributes:
-        socketio: the Socket.IO environment.
-        websocket: the WebSocket environment.
+        socketio: the Socket.IO environment (its first EnvRun in the results' order: an
+            environment's figures may come from several, each :class:`PairFigure` names
+            its own).
+        websocket: the WebSocket environment (likewise).
         server: the server build both run on.
-        figures: every scenario and parameter set both measured, in the Socket.IO
-            document's order.
+        figures: every scenario and parameter set both measured, in leaderboard order.
     """
 
     socketio: EnvRun
@@ -255,7 +258,8 @@ class Lineup:
             server build (:class:`ServerBuild`) and event loop (:data:`LINEUP_KINDS`).
         shared: what the configurations share, in words (e.g. ``"Starlette 1.10.0"``,
             ``"uvicorn 0.54.0, asyncio"``).
-        runs: the configurations, by label.
+        runs: the configurations' shown documents, by label (an environment whose figures
+            come from several runs has several, :func:`wsbench.site.results.by_environment`).
         contests: per scenario and parameter set, leaderboard order.
     """
 
@@ -277,8 +281,8 @@ class Findings:
         changes: per machine, framework (index order), figure and configuration.
         pairings: per machine, Socket.IO configuration and WebSocket configuration.
         lineups: per machine, kind (servers first) and what the configurations share.
-        unpaired: the Socket.IO environments without a WebSocket counterpart, with their
-            key.
+        unpaired: the Socket.IO environments without a WebSocket counterpart (the first
+            EnvRun of each), with their key.
         failures: every shown row without a figure (reference included).
         flagged: every shown row with a figure that is client-bound or unstable
             (reference included).
@@ -449,17 +453,24 @@ def release_changes(results: Results, frameworks: Sequence[Framework]) -> list[R
     return out
 
 
-def _figures(socketio: EnvRun, websocket: EnvRun) -> tuple[PairFigure, ...]:
-    theirs = {(row.scenario, row.params): row for row in websocket.rows}
+def _figures(socketio: Sequence[EnvRun], websocket: Sequence[EnvRun]) -> tuple[PairFigure, ...]:
+    """The figures both environments measured (each given as its EnvRuns), in leaderboard
+    order (scenarios, then parameter sets)."""
+    theirs = {(row.scenario, row.params): (run, row) for run in websocket for row in run.rows}
     figures = []
-    for row in filter(by_messages, socketio.rows):
-        other = theirs.get((row.scenario, row.params))
-        if other is None:
-            continue
-        comparison = None
-        if _comparable(row) and _comparable(other):
-            comparison = compare_samples(_samples(other), _samples(row), higher_is_better=True)
-        figures.append(PairFigure(row.scenario, row.params, row, other, comparison))
+    for mine in socketio:
+        for row in filter(by_messages, mine.rows):
+            found = theirs.get((row.scenario, row.params))
+            if found is None:
+                continue
+            run, other = found
+            comparison = None
+            if _comparable(row) and _comparable(other):
+                comparison = compare_samples(_samples(other), _samples(row), higher_is_better=True)
+            figures.append(
+                PairFigure(row.scenario, row.params, row, other, comparison, (mine, run))
+            )
+    figures.sort(key=lambda f: (_scenario_order(f.scenario), _param_key(f.params)))
     return tuple(figures)
 
 
@@ -468,25 +479,28 @@ def pairings(
 ) -> tuple[list[Pairing], list[tuple[EnvRun, PairKey]]]:
     """The Socket.IO/WebSocket pairs of ``results`` (see :class:`Pairing`): every Socket.IO
     environment with every WebSocket environment of the same :data:`PairKey` that measured
-    a scenario and parameter set it measured too.
+    a scenario and parameter set it measured too (an environment's figures from all its
+    EnvRuns, :func:`wsbench.site.results.by_environment`).
 
     Returns:
         The pairings, and the Socket.IO environments without a counterpart (with their key).
     """
-    websocket: dict[PairKey, list[EnvRun]] = {}
-    for run in results.runs:
-        if run.impl.protocol != SOCKETIO:
-            websocket.setdefault(pair_key(run, frameworks), []).append(run)
+    environments = by_environment(results.runs)
+    websocket: dict[PairKey, list[list[EnvRun]]] = {}
+    for env in environments:
+        if env[0].impl.protocol != SOCKETIO:
+            websocket.setdefault(pair_key(env[0], frameworks), []).append(env)
     found: list[Pairing] = []
     unpaired: list[tuple[EnvRun, PairKey]] = []
-    for run in results.runs:
+    for env in environments:
+        run = env[0]
         if run.impl.protocol != SOCKETIO:
             continue
         key = pair_key(run, frameworks)
         pairs = [
-            Pairing(run, other, key[1], figures)
+            Pairing(run, other[0], key[1], figures)
             for other in websocket.get(key, [])
-            if (figures := _figures(run, other))
+            if (figures := _figures(env, other))
         ]
         found += pairs
         if not pairs:

@@ -43,7 +43,7 @@ from wsbench.site.render import (
     WIDE_PAGE,
     table_link,
 )
-from wsbench.site.results import EnvRun, Results
+from wsbench.site.results import EnvRun, Results, by_environment
 from wsbench.site.rows import Row
 from wsbench.stats import ALPHA, MIN_EFFECT, Comparison
 
@@ -264,7 +264,7 @@ def _pairing(p: Pairing, results: Results, pages: Mapping[str, str]) -> str:
                 _figure(f.websocket) if f.websocket.ok else f.websocket.status,
                 ratio_text(f.comparison) if f.comparison else DASH,
                 _pair_verdict(f.comparison, f.socketio, f.websocket),
-                _data("leaderboard table", link, [sio, ws]),
+                _data("leaderboard table", link, f.runs),
             ]
         )
     return head + "\n" + table(PAIR_HEADERS, rows, "llrrrll")
@@ -299,12 +299,13 @@ def _socketio(findings: Findings, machine: str, results: Results, pages: Mapping
 
 
 def _lineup_cell(c: Contest, run: EnvRun) -> str:
-    """``run``'s figure in contest ``c``: the median messages/s, its ratio to the fastest's
-    median and the verdict (**fastest**, tied, slower, or too few samples to tell); failed,
-    or a dash when ``run`` did not measure it."""
-    if any(r is run for r, _ in c.failed):
+    """The figure of ``run``'s environment in contest ``c`` (from whichever of its EnvRuns
+    has it): the median messages/s, its ratio to the fastest's median and the verdict
+    (**fastest**, tied, slower, or too few samples to tell); failed, or a dash when the
+    environment did not measure it."""
+    if any(r.env_id == run.env_id for r, _ in c.failed):
         return "failed"
-    entry = next((e for e in c.entries if e.run is run), None)
+    entry = next((e for e in c.entries if e.run.env_id == run.env_id), None)
     fastest = c.fastest
     if entry is None or fastest is None:
         return DASH
@@ -322,15 +323,15 @@ def _lineup_cell(c: Contest, run: EnvRun) -> str:
 
 def _lineup(lineup: Lineup, pages: Mapping[str, str]) -> str:
     layer = "servers" if lineup.kind == "servers" else "frameworks"
-    head = f"#### {cell(lineup.shared)}: {len(lineup.runs)} {layer}\n"
+    configs = [env[0] for env in by_environment(lineup.runs)]
+    head = f"#### {cell(lineup.shared)}: {len(configs)} {layer}\n"
     headers = ["Configuration"] + [
         cell(f"{SCENARIO_TITLES.get(c.scenario, c.scenario)}, "
              f"{' · '.join(params_words(dict(c.params), short=True))}")
         for c in lineup.contests
     ]  # fmt: skip
     rows = [
-        [_config(run, pages)] + [_lineup_cell(c, run) for c in lineup.contests]
-        for run in lineup.runs
+        [_config(run, pages)] + [_lineup_cell(c, run) for c in lineup.contests] for run in configs
     ]
     data = f"Data: {_runs_cell(lineup.runs)}.\n"
     return head + "\n" + table(headers, rows, "l" + "r" * len(lineup.contests)) + "\n" + data
@@ -365,8 +366,11 @@ def _lineups(findings: Findings, machine: str, pages: Mapping[str, str]) -> str:
 
 
 def _failures(
-    failures: Sequence[tuple[EnvRun, Row]], pages: Mapping[str, str], machine: str
+    failures: Sequence[tuple[EnvRun, Row]], results: Results, pages: Mapping[str, str], machine: str
 ) -> str:
+    """The failures on ``machine``: one row per environment and reason ("every
+    measurement" when every shown row of the environment failed with it), naming the runs
+    of its failed rows."""
     out = ["### Failures\n"]
     mine = [(run, row) for run, row in failures if run.machine == machine]
     if not mine:
@@ -376,15 +380,19 @@ def _failures(
         "Every shown measurement without a figure, with its reason (a version that did not "
         "install, a server that broke the protocol, every window disturbed...).\n"
     )
-    groups: dict[tuple[int, str], tuple[EnvRun, list[Row]]] = {}
+    shown: dict[tuple[str, str], int] = {}
+    for run in results.runs:
+        shown[run.env_id] = shown.get(run.env_id, 0) + len(run.rows)
+    groups: dict[tuple[tuple[str, str], str], list[tuple[EnvRun, Row]]] = {}
     for run, row in mine:
-        key = (id(run), row.error or row.status)
-        groups.setdefault(key, (run, []))[1].append(row)
+        groups.setdefault((run.env_id, row.error or row.status), []).append((run, row))
     rows = []
-    for (_, reason), (run, failed) in groups.items():
+    for (env_id, reason), found in groups.items():
+        run = found[0][0]
+        failed = [row for _, row in found]
         scope = (
             "every measurement"
-            if len(failed) == len(run.rows)
+            if len(failed) == shown.get(env_id, 0)
             else "; ".join(f"{r.scenario} {params_title(r.params)}" for r in failed)
         )
         page = pages.get(run.impl.name)
@@ -392,7 +400,7 @@ def _failures(
         if page and len(" ".join(reason.split())) > REASON_CHARS:
             text += f" ([full reason]({page}#{FAILURES_ANCHOR}))"
         name = _config(run, pages) + (" (reference)" if run.impl.reference else "")
-        rows.append([name, cell(scope), text, _runs_cell([run])])
+        rows.append([name, cell(scope), text, _runs_cell(r for r, _ in found)])
     out.append(table(["Configuration", "Measurements", "Reason", "Data"], rows))
     return "\n".join(out)
 
@@ -497,6 +505,6 @@ def render_findings(
         out.append(_changes([c for c in findings.changes if c.machine == machine]))
         out.append(_socketio(findings, machine, results, framework_pages))
         out.append(_lineups(findings, machine, framework_pages))
-        out.append(_failures(findings.failures, framework_pages, machine))
+        out.append(_failures(findings.failures, results, framework_pages, machine))
         out.append(_flagged(findings.flagged, results, framework_pages, machine))
     return "\n".join(out)

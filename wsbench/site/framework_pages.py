@@ -47,7 +47,7 @@ from wsbench.site.markup import (
     tagged,
 )
 from wsbench.site.render import SCENARIO_TITLES, WIDE_PAGE, chart_block
-from wsbench.site.results import EnvRun, Results, natural_key
+from wsbench.site.results import EnvRun, Results, by_environment, natural_key
 from wsbench.site.sources import date_text, source_line
 from wsbench.site.sweeps import (
     FRAMEWORK_CLIENTS_FIGURES,
@@ -310,11 +310,14 @@ def run_order(framework: Framework) -> Callable[[EnvRun], tuple[int, str, int, s
 
 
 def _results_table(framework: Framework, runs: Sequence[EnvRun]) -> str:
+    """One row per environment (configuration, version), its figures from whichever of its
+    EnvRuns has them; the line under it names every run."""
     rows = []
-    for run in sorted(runs, key=run_order(framework)):
+    for env in by_environment(sorted(runs, key=run_order(framework))):
+        run = env[0]
         figures = []
         for headline in HEADLINES:
-            row = next((r for r in run.rows if headline.matches(r)), None)
+            row = next((r for e in env for r in e.rows if headline.matches(r)), None)
             if row is None:
                 figures.append(DASH)
             elif not row.ok:
@@ -488,8 +491,10 @@ def _many_connections(
 def _failures(framework: Framework, runs: Sequence[EnvRun], machines: int) -> str:
     out = [heading("##", "Failures", FAILURES_ANCHOR)]
     blocks = []
-    for run in runs:
-        failed = [r for r in run.rows if not r.ok]
+    for env in by_environment(runs):
+        run = env[0]
+        shown = [r for e in env for r in e.rows]
+        failed = [r for r in shown if not r.ok]
         if not failed:
             continue
         by_error: dict[str, list[str]] = {}
@@ -499,7 +504,7 @@ def _failures(framework: Framework, runs: Sequence[EnvRun], machines: int) -> st
             )
         where = f" on `{run.machine}`" if machines > 1 else ""
         for error, places in by_error.items():
-            scope = "every measurement" if len(places) == len(run.rows) else "; ".join(places)
+            scope = "every measurement" if len(places) == len(shown) else "; ".join(places)
             head = f"**{_row_label(run)}**, version {cell(run.impl.version or DASH)}{where}"
             body = "\n".join("    " + line for line in error.splitlines() or [error])
             blocks.append(f"{head} ({cell(scope)}):\n\n{body}\n")

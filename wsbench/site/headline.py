@@ -1,7 +1,8 @@
 """The headline figures of a framework against its version: what its charts plot.
 
-Five figures, from the shown document of each environment (each (configuration, version)):
-echo round-trip p50 latency at 16 B / 1 in flight (µs), echo throughput at 16 B / 64 in
+Five figures, from the shown figures of each environment (each (configuration, version);
+each figure from the newest document that measured it, :mod:`wsbench.site.results`): echo
+round-trip p50 latency at 16 B / 1 in flight (µs), echo throughput at 16 B / 64 in
 flight (messages/s), echo throughput at 64 KiB / 64 in flight (MB/s, 10^6 bytes), push
 (stream) throughput at 16 B (messages/s) and the server's peak RSS at echo 16 B / 64 in
 flight (MiB, 2^20 bytes). Each is a :mod:`wsbench.metrics` figure summarized over the
@@ -212,10 +213,13 @@ def _line_order(framework: Framework, config: str | None) -> tuple[int, str]:
     return (ids.index(config), "") if config in ids else (len(ids), config or "")
 
 
-def _point(version: str, headline: Headline, run: EnvRun) -> Point | None:
-    row = next((r for r in run.rows if headline.matches(r)), None)
-    if row is None:
+def _point(version: str, headline: Headline, runs: Sequence[EnvRun]) -> Point | None:
+    """``headline``'s point at ``version`` from the shown EnvRuns ``runs`` of one
+    (configuration, version): from the one that has the figure."""
+    found = next(((run, r) for run in runs for r in run.rows if headline.matches(r)), None)
+    if found is None:
         return None
+    run, row = found
     if not row.ok:
         return Point(version, None, row.status, row.error, run_id=run.run_id)
     summary = headline.summary(row)
@@ -239,11 +243,11 @@ def chart(framework: Framework, runs: Sequence[EnvRun], headline: Headline) -> C
     """``headline`` of ``framework`` from ``runs`` (one machine's shown runs of this
     framework), with each line's significant release-to-release changes."""
     axis = version_axis(framework, runs)
-    by_config: dict[str | None, dict[str, EnvRun]] = {}
+    by_config: dict[str | None, dict[str, list[EnvRun]]] = {}
     labels: dict[str | None, str] = {}
     for run in runs:
         if run.impl.version:
-            by_config.setdefault(run.impl.config, {})[run.impl.version] = run
+            by_config.setdefault(run.impl.config, {}).setdefault(run.impl.version, []).append(run)
             labels.setdefault(run.impl.config, run.impl.config or run.label)
     lines = []
     for config in sorted(by_config, key=lambda c: _line_order(framework, c)):

@@ -3,15 +3,26 @@
 Figures measured with different settings or different load generator builds never share a
 table or a chart. Per machine, the *current comparison group* is the
 :meth:`~wsbench.runformat.Run.comparable_key` of that machine's newest run (the largest run
-id); only documents with that key are shown, and of those, each environment's newest. Every
-other run is listed (never mixed in) on the Runs and environment page, with why it is not
-shown.
+id); only documents with that key are shown, and of those, the newest figure of each
+(environment, scenario, parameter set): the benchmark of the newest document (largest run
+id) that measured it. A partial re-run (one parameter set of one environment) thus replaces
+that figure only; the environment's other figures stay, each naming the run it comes from.
+An environment whose documents hold no benchmark at all is shown by its newest document,
+without figures.
+
+An environment whose figures come from several documents is several :class:`EnvRun`, one
+per document with the rows it supplies (:attr:`EnvRun.env_id` tells them apart from other
+environments, :func:`by_environment` groups them). Every other run, and every run of which
+only some figures are shown, is listed on the Runs and environment page with why
+(:class:`RunInfo`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,19 +35,34 @@ from wsbench.store import Store, load_store
 log = logging.getLogger("mkdocs.plugins.wsbench.site")
 """Under ``mkdocs.``: a warning here fails ``mkdocs build --strict``."""
 
-SUPERSEDED = "superseded: each of its environments was measured again by a newer run"
-PARTLY_SUPERSEDED = "some of its environments were measured again by a newer run"
+SUPERSEDED = "superseded: each of its figures was measured again by a newer run"
+PARTLY_SUPERSEDED = "some of its figures were measured again by a newer run"
+NO_FIGURES = "it recorded no figure"
 OTHER_SETTINGS = "measured with other settings"
 OTHER_LOADGEN = "measured with another load generator build"
 
 
+FigureKey = tuple[str, tuple[tuple[str, int], ...]]
+"""What a benchmark measures within its environment: its scenario and its parameter set as
+``(name, value)`` pairs in name order."""
+
+
+def figure_key(bench: runformat.Benchmark) -> FigureKey:
+    """``bench``'s :data:`FigureKey`, e.g. ``("echo", (("in_flight", 64), ("size_bytes",
+    16)))``."""
+    return bench.scenario, tuple(sorted(bench.params.items()))
+
+
 @dataclass(frozen=True)
 class EnvRun:
-    """One environment's newest document in its machine's current comparison group.
+    """One document's shown figures in its machine's current comparison group: of one
+    environment, the figures (scenario, parameter set) no newer document of the group
+    measured again.
 
     Attributes:
         doc: the run document.
-        rows: one per benchmark, in the document's order.
+        rows: one per shown benchmark, in the document's order (empty only for an
+            environment none of whose documents holds a benchmark).
     """
 
     doc: runformat.Run
@@ -56,6 +82,12 @@ class EnvRun:
     def env_name(self) -> str:
         """asv's environment name."""
         return self.doc.environment.env_name
+
+    @property
+    def env_id(self) -> tuple[str, str]:
+        """The environment on its machine: (machine, asv environment name). Several shown
+        documents of one environment are several EnvRuns with the same ``env_id``."""
+        return self.machine, self.env_name
 
     @property
     def impl(self) -> ImplInfo:
@@ -86,11 +118,15 @@ class RunInfo:
         loadgen: the load generator build that measured.
         harness_commits: the harness commits of its documents (usually one).
         environments: how many environments it measured.
-        shown: how many of them the site shows (0 outside the current group).
+        shown: how many of them the site shows a figure of (or, for an environment with no
+            figure in any document, the document; 0 outside the current group).
         current: it belongs to its machine's current comparison group.
         why_not_shown: why none or only some of its figures are shown ("" when all are):
             another comparison group (:data:`OTHER_SETTINGS`, :data:`OTHER_LOADGEN`),
-            :data:`SUPERSEDED` or :data:`PARTLY_SUPERSEDED`.
+            :data:`SUPERSEDED` (a newer run of the group measured each of its figures
+            again), :data:`PARTLY_SUPERSEDED` (some of them) or :data:`NO_FIGURES`.
+        figures: how many figures (benchmarks) its documents hold.
+        figures_shown: how many of them the site shows.
     """
 
     run_id: str
@@ -104,6 +140,8 @@ class RunInfo:
     shown: int
     current: bool
     why_not_shown: str
+    figures: int = 0
+    figures_shown: int = 0
 
 
 @dataclass(frozen=True)
@@ -111,9 +149,10 @@ class Results:
     """Everything the site shows from the store.
 
     Attributes:
-        runs: the shown environments, one per (machine, environment) of each machine's
-            current group, sorted by machine, the reference first, then by display name,
-            row name and version.
+        runs: the shown documents of each machine's current group, each with the figures
+            it supplies (:func:`current_group`; an environment may have several), sorted
+            by machine, the reference first, then by display name, row name, version and
+            environment, newest run first.
         history: every run of every machine, by machine, newest first.
     """
 
@@ -144,7 +183,17 @@ def _sort_key(run: EnvRun) -> tuple[object, ...]:
         run.impl.display_name.lower(),
         natural_key(run.label),
         natural_key(run.impl.version or ""),
+        run.env_name,
     )
+
+
+def by_environment(runs: Iterable[EnvRun]) -> list[list[EnvRun]]:
+    """``runs`` grouped by environment (:attr:`EnvRun.env_id`): one list per environment,
+    in the order of its first EnvRun in ``runs``, each in ``runs``' order."""
+    groups: dict[tuple[str, str], list[EnvRun]] = {}
+    for run in runs:
+        groups.setdefault(run.env_id, []).append(run)
+    return list(groups.values())
 
 
 def _why(key: tuple[object, ...], current: tuple[object, ...]) -> str:
@@ -159,7 +208,9 @@ def _why(key: tuple[object, ...], current: tuple[object, ...]) -> str:
     return " and ".join(reasons) or OTHER_SETTINGS
 
 
-def _run_info(docs: list[runformat.Run], shown: int, current: bool, why: str) -> RunInfo:
+def _run_info(docs: list[runformat.Run], shown: dict[int, int], current: bool) -> RunInfo:
+    """The run of ``docs``, ``shown`` giving how many benchmarks of each shown document
+    (by ``id``) are shown; :attr:`RunInfo.why_not_shown` is left to the caller."""
     first = docs[0]
     finished = [d.finished_at for d in docs]
     return RunInfo(
@@ -171,41 +222,66 @@ def _run_info(docs: list[runformat.Run], shown: int, current: bool, why: str) ->
         loadgen=first.loadgen,
         harness_commits=tuple(dict.fromkeys(d.harness.commit for d in docs)),
         environments=len({d.environment.env_name for d in docs}),
-        shown=shown,
+        shown=len({d.environment.env_name for d in docs if id(d) in shown}),
         current=current,
-        why_not_shown=why,
+        why_not_shown="",
+        figures=sum(len(d.benchmarks) for d in docs),
+        figures_shown=sum(shown.get(id(d), 0) for d in docs),
     )
 
 
-def current_group(docs: list[runformat.Run]) -> list[runformat.Run]:
-    """One machine's shown documents: of those whose comparable key is that of the newest
-    run (largest run id), each environment's newest."""
+Shown = list[tuple[runformat.Run, tuple[runformat.Benchmark, ...]]]
+"""Shown documents, each with the benchmarks of it that are shown."""
+
+
+def current_group(docs: list[runformat.Run]) -> Shown:
+    """One machine's shown figures: of the documents whose comparable key is that of the
+    newest run (largest run id), per (environment, scenario, parameter set) the benchmark
+    of the newest document that has it (ties of run id: the later in ``docs``).
+
+    Returns:
+        Each document that supplies a shown benchmark with those benchmarks (in its order),
+        in run id order; an environment with no benchmark in any document of the group
+        appears as its newest document with none.
+    """
     newest = max(docs, key=lambda d: (d.run_id, d.environment.env_name))
     key = newest.comparable_key()
-    per_env: dict[str, runformat.Run] = {}
-    for doc in sorted(docs, key=lambda d: d.run_id):
-        if doc.comparable_key() == key:
-            per_env[doc.environment.env_name] = doc
-    return list(per_env.values())
+    group = sorted((d for d in docs if d.comparable_key() == key), key=lambda d: d.run_id)
+    owner: dict[tuple[str, FigureKey], int] = {}
+    last: dict[str, int] = {}
+    for i, doc in enumerate(group):
+        env = doc.environment.env_name
+        last[env] = i
+        for bench in doc.benchmarks:
+            owner[(env, figure_key(bench))] = i
+    measured = {env for env, _ in owner}
+    shown: Shown = []
+    for i, doc in enumerate(group):
+        env = doc.environment.env_name
+        mine = tuple(b for b in doc.benchmarks if owner[(env, figure_key(b))] == i)
+        if mine or (env not in measured and last[env] == i):
+            shown.append((doc, mine))
+    return shown
 
 
-def _history(docs: list[runformat.Run], shown: list[runformat.Run]) -> list[RunInfo]:
-    """One machine's runs, newest first, with how many of their documents are ``shown``."""
-    current = shown[0].comparable_key()
-    picked = {id(d) for d in shown}
+def _history(docs: list[runformat.Run], shown: Shown) -> list[RunInfo]:
+    """One machine's runs, newest first, with how many of their environments and figures
+    are ``shown``."""
+    current = shown[0][0].comparable_key()
+    picked = {id(doc): len(benches) for doc, benches in shown}
     by_run: dict[tuple[str, tuple[object, ...]], list[runformat.Run]] = {}
     for doc in docs:
         by_run.setdefault((doc.run_id, doc.comparable_key()), []).append(doc)
     infos = []
     for (_, key), run_docs in by_run.items():
-        count = sum(1 for d in run_docs if id(d) in picked)
+        info = _run_info(run_docs, picked, key == current)
         if key != current:
             why = _why(key, current)
-        elif count < len(run_docs):
-            why = PARTLY_SUPERSEDED if count else SUPERSEDED
+        elif info.figures_shown == info.figures:
+            why = "" if info.shown or info.figures else NO_FIGURES
         else:
-            why = ""
-        infos.append(_run_info(run_docs, count, key == current, why))
+            why = PARTLY_SUPERSEDED if info.figures_shown else SUPERSEDED
+        infos.append(dataclasses.replace(info, why_not_shown=why))
     return sorted(infos, key=lambda i: i.run_id, reverse=True)
 
 
@@ -217,9 +293,10 @@ def select(docs: list[runformat.Run]) -> Results:
     for machine in sorted({d.machine.name for d in docs}):
         mine = [d for d in docs if d.machine.name == machine]
         group = current_group(mine)
-        shown += [EnvRun(d, tuple(row_of(b) for b in d.benchmarks)) for d in group]
+        shown += [EnvRun(d, tuple(row_of(b) for b in benches)) for d, benches in group]
         history += _history(mine, group)
-    return Results(runs=tuple(sorted(shown, key=_sort_key)), history=tuple(history))
+    newest_first = sorted(shown, key=lambda r: r.run_id, reverse=True)
+    return Results(runs=tuple(sorted(newest_first, key=_sort_key)), history=tuple(history))
 
 
 def load_results(root: Path) -> Results:

@@ -27,7 +27,7 @@ from typing import Literal
 from wsbench.metrics import BY_NAME, Metric
 from wsbench.site.headline import Headline, ShowsMetric
 from wsbench.site.markup import params_title, safe_name
-from wsbench.site.results import EnvRun
+from wsbench.site.results import EnvRun, by_environment
 from wsbench.site.rows import Params, Row, error_counts, median_of
 
 X_PARAM = "connections"
@@ -309,8 +309,9 @@ def sweep_charts(
 ) -> list[SweepChart]:
     """The charts of ``scenario`` from ``runs`` (one machine's runs, in the page's order)
     against the axis ``x``: per group (:func:`group_of`, in increasing parameter order), one
-    chart per figure of ``figures``, one series per run that measured the group (named by
-    ``label``), its points in increasing x.
+    chart per figure of ``figures``, one series per environment that measured the group
+    (named by ``label`` of its first EnvRun; its points may come from several runs, each
+    point naming its own), its points in increasing x.
 
     Returns:
         ``[SweepChart]``, group by group, the figures of a group in ``figures`` order;
@@ -330,11 +331,13 @@ def sweep_charts(
         machine = members[0][0].machine
         for figure in figures:
             series = []
-            for run in runs:
+            for env in by_environment(runs):
+                run = env[0]
                 points = [
                     p
                     for r, row in members
-                    if r is run and (p := point_of(figure, row, run.run_id, x)) is not None
+                    if r.env_id == run.env_id
+                    and (p := point_of(figure, row, r.run_id, x)) is not None
                 ]
                 found = sorted(points, key=lambda p: (p.x is None, p.x or 0.0))
                 if found:
