@@ -318,7 +318,7 @@ def socketio_cost_answer(
                         pair,
                         c.head_over_base * 100,
                         (ci[0] * 100, ci[1] * 100) if ci else None,
-                        c.verdict,
+                        f.runs[0].run_id,  # the Socket.IO figure's run
                     )
                 )
     if not figures:
@@ -355,11 +355,11 @@ def socketio_cost_answer(
                     share,
                     "ok",
                     interval=interval,
-                    run_id=pair.socketio.run_id,
+                    run_id=run_id,
                 ),
             ),
         )
-        for pair, share, interval, _ in found
+        for pair, share, interval, run_id in found
     ]
     low, high = f"{found[-1][1]:.0f}", f"{found[0][1]:.0f}"
     share = low if low == high else f"{low}–{high}"
