@@ -82,7 +82,7 @@ def test_a_clearly_faster_configuration_is_the_fastest_by_its_ratio() -> None:
     assert versus == stats.compare(STABLE, _times(2), higher_is_better=True)
     assert versus is not None and versus.head_over_base == 2.0 and versus.significant
     assert contest.tied == ()
-    assert contest.ceiling is not None and contest.ceiling[0].impl.name == "native"
+    assert contest.reference is not None and contest.reference[0].impl.name == "native"
 
     page = render_findings(findings, results, {})
     (row,) = _table_rows(page, "### Fastest configurations: Echo")
@@ -96,7 +96,7 @@ def test_a_clearly_faster_configuration_is_the_fastest_by_its_ratio() -> None:
     assert row[6] == _untagged(ratio_text(versus))
     assert row[6].startswith("2.00× (")
     assert row[7] == "**fastest**: significantly faster than every other (p = 0.0022)"
-    assert row[8] == _figure(_times(10))  # the ceiling
+    assert row[8] == _figure(_times(10))  # the reference
 
 
 def test_overlapping_samples_are_a_tie_listing_the_tied_ones() -> None:

@@ -118,7 +118,7 @@ class Impl:
         command: argv template; placeholders ``{python} {dir} {loadgen} {host} {port}``.
         versions: oldest first; the last one is the default (the latest release).
         deviations: fairness settings as applied, ``{setting: how}``; shown on the site.
-        reference: True for the native reference server (the ceiling, not a Python framework).
+        reference: True for the native reference server (the yardstick, not a Python framework).
         configurations: the ways of running it (at least one; ``default`` when the metadata
             lists none).
         slow_subscriber: what its broadcast (``/broadcast``, ``/market``) does with a

@@ -200,7 +200,7 @@ COLUMNS: tuple[Column, ...] = (
            "generator's)", lambda r: r.doc.impl.version),
     Column("row_name", "", "the row's name on the site", lambda r: r.doc.impl.row_name),
     Column("protocol", "", "websocket or socketio", lambda r: r.doc.impl.protocol),
-    Column("reference", "", "true for the native reference server (the ceiling)",
+    Column("reference", "", "true for the native reference server (the yardstick)",
            lambda r: r.doc.impl.reference),
     Column("install_error", "", "why the environment did not install (empty when it did)",
            lambda r: r.doc.environment.install_error),

@@ -9,7 +9,7 @@ nothing here adds a statistic. Four kinds of findings:
 
 - :class:`Contest`: per machine, scenario, parameter set and protocol, the fastest
   configuration, its runner-up and which configurations are tied with it (the reference
-  is never ranked; it is the ceiling);
+  is never ranked; it is quoted for scale);
 - :class:`ReleaseChange`: the significant changes between consecutive releases of a
   configuration, as the framework pages chart them (:mod:`wsbench.site.changes`);
 - :class:`Pairing`: a Socket.IO configuration and a plain WebSocket configuration on the
@@ -70,7 +70,7 @@ class Contest:
         entries: every non-reference row with a figure, fastest first (highest median
             messages/s; equal medians by name and version).
         failed: the non-reference rows without a figure (they are listed as failures).
-        ceiling: the reference server's row of this protocol, scenario and parameter set
+        reference: the reference server's row of this protocol, scenario and parameter set
             (with a figure), or None.
     """
 
@@ -80,7 +80,7 @@ class Contest:
     protocol: str
     entries: tuple[Entry, ...]
     failed: tuple[tuple[EnvRun, Row], ...] = ()
-    ceiling: tuple[EnvRun, Row] | None = None
+    reference: tuple[EnvRun, Row] | None = None
 
     @property
     def fastest(self) -> Entry | None:
@@ -104,10 +104,10 @@ class Contest:
     @property
     def runs(self) -> list[EnvRun]:
         """The environments the contest's figures come from: the fastest, the runner-up,
-        the tied ones and the ceiling."""
+        the tied ones and the reference."""
         shown = [e.run for e in self.entries[:2]] + [e.run for e in self.tied]
-        if self.ceiling:
-            shown.append(self.ceiling[0])
+        if self.reference:
+            shown.append(self.reference[0])
         return list({id(r): r for r in shown}.values())
 
 
@@ -333,7 +333,7 @@ def contest(
     rows: Sequence[tuple[EnvRun, Row]],
 ) -> Contest:
     """The :class:`Contest` of ``rows`` (one machine's rows of ``scenario`` at ``params``
-    speaking ``protocol``, the reference's included: it becomes the ceiling)."""
+    speaking ``protocol``, the reference's included: it is quoted for scale)."""
     ranked = [(run, row) for run, row in rows if not run.impl.reference and _comparable(row)]
     ranked.sort(
         key=lambda item: (
@@ -353,8 +353,8 @@ def contest(
     failed = tuple(
         (run, row) for run, row in rows if not run.impl.reference and not _comparable(row)
     )
-    ceiling = next(((run, row) for run, row in rows if run.impl.reference and row.ok), None)
-    return Contest(machine, scenario, params, protocol, tuple(entries), failed, ceiling)
+    reference = next(((run, row) for run, row in rows if run.impl.reference and row.ok), None)
+    return Contest(machine, scenario, params, protocol, tuple(entries), failed, reference)
 
 
 def _grouped(

@@ -118,13 +118,13 @@ def _verdict(c: Contest) -> str:
 
 def _contest_row(c: Contest, results: Results, pages: Mapping[str, str]) -> list[str]:
     protocol = SOCKETIO_TAG if c.protocol == SOCKETIO else "WebSocket"
-    ceiling = _figure(c.ceiling[1]) if c.ceiling else DASH
+    reference = _figure(c.reference[1]) if c.reference else DASH
     link = table_link(c.scenario, results, c.machine, c.params)
     fastest, runner_up = c.fastest, c.runner_up
     if fastest is None:
         reason = "every configuration failed (see Failures)"
         return [cell(params_title(c.params)), protocol, DASH, DASH, DASH, DASH, DASH, reason,
-                ceiling, _data("leaderboard table", link, [r for r, _ in c.failed])]  # fmt: skip
+                reference, _data("leaderboard table", link, [r for r, _ in c.failed])]  # fmt: skip
     versus = runner_up.versus_fastest if runner_up else None
     return [
         cell(params_title(c.params)),
@@ -135,7 +135,7 @@ def _contest_row(c: Contest, results: Results, pages: Mapping[str, str]) -> list
         _figure(runner_up.row) if runner_up else DASH,
         ratio_text(versus) if versus else DASH,
         _verdict(c),
-        ceiling,
+        reference,
         _data("leaderboard table", link, c.runs),
     ]
 
@@ -149,7 +149,7 @@ CONTEST_HEADERS = [
     "Runner-up messages/s",
     "Fastest ÷ runner-up",
     "Verdict",
-    "Ceiling (reference) messages/s",
+    "Reference messages/s",
     "Data",
 ]
 
@@ -465,7 +465,7 @@ def _intro() -> str:
         f"{MIN_EFFECT * 100:.0f} %. Configurations the comparison does not tell apart are "
         "**tied**. (The leaderboards' Rank column ties rows whose intervals overlap, a "
         "related but different rule, so a rank and a verdict can differ at the margin.)\n"
-        "- The native reference server is never ranked: it is quoted as the ceiling. "
+        "- The native reference server is never ranked: it is quoted for scale. "
         f"Socket.IO servers ({SOCKETIO_TAG}) are ranked among themselves.\n"
         f"- ⚠ marks a client-bound figure; {UNSTABLE_LEGEND}.\n"
         "- Each finding links to the leaderboard table or framework chart that shows it, and "

@@ -12,13 +12,14 @@ the harness changes and untuned runs marked, and a table of the latest runs). Un
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from wsbench.site.charts import render_history_svg, render_svg, render_sweep_svg
 from wsbench.site.environment import RAW_RESULTS_ANCHOR
 from wsbench.site.frameworks import SOCKETIO, Framework
-from wsbench.site.headline import HEADLINES, Chart, Headline, chart
+from wsbench.site.headline import HEADLINES, Chart, Headline, chart, chart_data
 from wsbench.site.history import (
     History,
     HistoryChart,
@@ -27,6 +28,7 @@ from wsbench.site.history import (
     change_notes,
     history_chart,
 )
+from wsbench.site.interactive import CHART_CLASS, json_script
 from wsbench.site.markup import (
     DASH,
     EN_DASH,
@@ -74,9 +76,10 @@ SOME_SOCKETIO_NOTE = (
     '!!! info "Socket.IO"\n\n    The configurations marked Socket.IO speak ' + SOCKETIO_WHY
 )
 REFERENCE_NOTE = (
-    "The native reference server: its figures are the ceiling shown in every leaderboard, "
-    "not a Python framework. It has no version axis, so it has no charts by version; its "
-    "figures night by night show how much the runner drifts.\n"
+    "The native reference server: its figures are the yardstick shown in every "
+    "leaderboard (the same protocol without Python), not a Python framework. It has no "
+    "version axis, so it has no charts by version; its figures night by night show how "
+    "much the runner drifts.\n"
 )
 
 
@@ -371,15 +374,31 @@ def _by_version(
     level: str,
     files: dict[str, bytes],
 ) -> list[str]:
-    """One figure by version: its heading, its chart (the SVG added to ``files`` under its
-    path), its significant changes and its notes, as Markdown parts."""
+    """One figure by version: its heading, its chart (the SVG and its JSON data added to
+    ``files`` under their paths, the data also in the page for the interactive chart,
+    :func:`wsbench.site.headline.chart_data`), its significant changes and its notes, as
+    Markdown parts. With one version measured, a sentence says the chart compares that
+    version's configurations (the interactive chart draws them as bars)."""
     c = chart(framework, runs, headline)
     path = chart_path(framework.name, headline.slug, where)
-    files[path] = render_svg(c, f"{framework.package or framework.name} version (oldest first)")
+    data_path = path.removesuffix(".svg") + ".json"
+    x_label = f"{framework.package or framework.name} version (oldest first)"
+    files[path] = render_svg(c, x_label)
     title = f"{headline.title} ({headline.unit}, {headline.better})"
+    data = chart_data(c, title, x_label, runs)
+    files[data_path] = (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode()
+    one = (
+        f"One version measured in the shown runs ({cell(c.versions[0])}): this chart compares "
+        "its configurations; the nightly's version matrix adds the others.\n"
+        if len(c.versions) == 1
+        else ""
+    )
     return [
         heading(level, title, chart_anchor(headline.slug, where)),
+        one,
         f"![{cell(title + ' by version')}]({path.removeprefix('frameworks/')})\n",
+        json_script(CHART_CLASS, data)
+        + f"Data of this chart: [JSON]({data_path.removeprefix('frameworks/')}).\n",
         _changes(c),
         _chart_notes(c),
     ]

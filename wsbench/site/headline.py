@@ -260,3 +260,69 @@ def chart(framework: Framework, runs: Sequence[EnvRun], headline: Headline) -> C
         )
         lines.append(Line(config, labels[config], points, changes))
     return Chart(headline, axis, tuple(line for line in lines if line.points))
+
+
+def chart_data(c: Chart, title: str, x_label: str, runs: Sequence[EnvRun]) -> dict[str, object]:
+    """``c`` as plain data in the format of :func:`wsbench.site.sweeps.chart_data` (what the
+    site's interactive charts draw), the versions as the x-axis's values (strings, oldest
+    first) and one series per configuration, with the protocol, server and event loop of
+    that configuration in ``runs``::
+
+        {"kind": "lines", "title", "figure": {"name", "unit", "higher_is_better", "total",
+         "log_y"}, "group": {}, "x": {"parameter": "version", "label", "measured": false,
+         "log": false, "values": [version, ...]},
+         "series": [{"label", "configuration", "version": null, "socketio", "reference",
+                     "server", "event_loop", "points": [{"x": version, "at", "y",
+                     "interval", "status", "error", "unstable", "client_bound",
+                     "run_id"}]}]}
+    """
+    by_config = {run.impl.config: run for run in runs}
+    h = c.headline
+    series = []
+    for line in c.lines:
+        run = by_config.get(line.config or "")
+        series.append(
+            {
+                "label": line.label,
+                "configuration": line.config,
+                "version": None,
+                "socketio": bool(run and run.socketio),
+                "reference": bool(run and run.impl.reference),
+                "server": run.impl.server if run else "",
+                "event_loop": run.impl.event_loop if run else "",
+                "points": [
+                    {
+                        "x": p.version,
+                        "at": f"version {p.version}",
+                        "y": p.value,
+                        "interval": list(p.interval) if p.interval else None,
+                        "status": p.status,
+                        "error": p.error,
+                        "unstable": p.unstable,
+                        "client_bound": p.client_bound,
+                        "run_id": p.run_id,
+                    }
+                    for p in line.points
+                ],
+            }
+        )
+    return {
+        "kind": "lines",
+        "title": title,
+        "figure": {
+            "name": h.metric.name,
+            "unit": h.unit,
+            "higher_is_better": h.higher_is_better,
+            "total": False,
+            "log_y": False,
+        },
+        "group": {},
+        "x": {
+            "parameter": "version",
+            "label": x_label,
+            "measured": False,
+            "log": False,
+            "values": list(c.versions),
+        },
+        "series": series,
+    }

@@ -183,7 +183,7 @@ class Series:
         config: the configuration id.
         version: the framework's version.
         socketio: a Socket.IO server (drawn dashed: another protocol).
-        reference: the native reference server (the ceiling).
+        reference: the native reference server (the yardstick).
         points: one per measured value of the x-axis, in increasing x (a failed row
             without x last).
     """
