@@ -129,6 +129,20 @@ event_loop = "asyncio"
 """
 
 
+REFERENCE_META = """
+name = "ref"
+server = "ref-serve"
+event_loop = "tokio"
+reference = true
+[[configurations]]
+id = "websocket"
+protocol = "websocket"
+[[configurations]]
+id = "socketio"
+protocol = "socketio"
+"""
+
+
 def test_the_cost_of_socketio_is_one_bar_per_socketio_configuration(tmp_path: Path) -> None:
     # One Socket.IO server and two WebSocket frameworks on the same uvicorn build: the bar
     # is the Socket.IO figure over the faster WebSocket one (25 % of 40,000, not 50 % of
@@ -143,15 +157,23 @@ def test_the_cost_of_socketio_is_one_bar_per_socketio_configuration(tmp_path: Pa
         found = load_impl(folder)
         info = impl_info(found, found.config("websockets-asyncio"), "1.0")
         docs.append(run([rate * f for f in (0.98, 0.99, 1.0, 1.0, 1.01, 1.02)], impl_info=info))
+    # The reference's own pair (20 %) is quoted, not drawn.
+    (tmp_path / "ref").mkdir()
+    (tmp_path / "ref" / "meta.toml").write_text(REFERENCE_META)
+    ref = load_impl(tmp_path / "ref")
+    for config, rate in (("socketio", 20_000.0), ("websocket", 100_000.0)):
+        info = impl_info(ref, ref.config(config), "0.1.0")
+        docs.append(run([rate * f for f in (0.98, 0.99, 1.0, 1.0, 1.01, 1.02)], impl_info=info))
     results = select(docs)
     pairs = findings_of(results, load_frameworks(tmp_path)).pairings
-    assert len(pairs) == 2
+    assert len(pairs) == 3
     answer = socketio_cost_answer(family(SOCKETIO_COST), results, results.machines[0], pairs)
     assert answer is not None
     (bar,) = answer.chart.series
     assert bar.label == "sio over fast · uvicorn 0.54 · websockets · asyncio"
     assert bar.points[0].value == pytest.approx(25.0)
     assert "Socket.IO keeps **25 %** of the plain WebSocket throughput" in answer.sentence
+    assert "The native reference server keeps 20 % with its own Socket.IO" in answer.sentence
 
 
 def test_the_home_page_from_its_template(results: Results, findings: Findings) -> None:
