@@ -31,6 +31,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
+from wsbench.site.chartcache import cached
 from wsbench.site.headline import Chart, Headline, Line
 from wsbench.site.history import ChartLine, HistoryChart, HistoryPoint, Night
 from wsbench.site.markup import UNSTABLE
@@ -250,6 +251,7 @@ def _rotate_if_crowded(ax: Axes, labels: Sequence[str], count: int) -> None:
             label.set_horizontalalignment("right")
 
 
+@cached
 def render_svg(chart: Chart, axis_label: str) -> bytes:
     """``chart`` as SVG bytes.
 
@@ -339,6 +341,7 @@ def _draw_series(ax: Axes, line: ChartLine, index: dict[object, int], by_config:
     return handles[0]
 
 
+@cached
 def render_history_svg(chart: HistoryChart) -> bytes:
     """A headline figure night by night (:class:`wsbench.site.history.HistoryChart`) as SVG
     bytes: the nights on the x-axis (oldest first, labelled by date), one line per
@@ -498,6 +501,7 @@ def _sweep_y(ax: Axes, chart: SweepChart) -> None:
     ax.set_ylabel(_y_label(chart.figure))
 
 
+@cached
 def render_sweep_svg(chart: SweepChart) -> bytes:
     """A figure against its x-axis (:class:`wsbench.site.sweeps.SweepChart`,
     ``kind == "lines"``) as SVG bytes: the x-axis on a log scale (a parameter's measured
@@ -559,6 +563,7 @@ def _bar_order(chart: SweepChart) -> list[Series]:
     return [s for _, s in sorted(enumerate(chart.series), key=key)]
 
 
+@cached
 def render_bars_svg(chart: SweepChart) -> bytes:
     """A figure per number of connections as horizontal bars (``kind == "bars"``): one
     panel per measured number of connections (a bar group, titled with it, the panels one

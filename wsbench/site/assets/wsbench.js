@@ -421,8 +421,9 @@
           data.figure.higher_is_better).slice(0, TOP);
         shown = data.series.filter(function (s) { return refs.indexOf(s) >= 0 || best.indexOf(s) >= 0; });
       }
+      var measured = data.series.filter(function (s) { return !s.reference && lastValue(s) !== null; });
       count.textContent = "Showing " + shown.filter(function (s) { return !s.reference; }).length +
-        " of " + data.series.filter(function (s) { return !s.reference; }).length + " configurations";
+        " of " + measured.length + " configurations with a figure";
       more.style.display = plotted.length <= TOP + 2 ? "none" : "";
       more.textContent = state.all ? "Show the best " + TOP : "Show all";
       var narrow = canvas.clientWidth < 700;
