@@ -32,6 +32,16 @@ Modules, one job each:
 - :mod:`wsbench.site.downloads`: every run of the store as JSON and CSV files to download.
 - :mod:`wsbench.site.methodology`: the generated parts of the hand-written Methodology page
   (every scenario with its parameter sets, the many-connection settings).
+- :mod:`wsbench.site.home`: the home page: per question, the leading configurations as
+  a bar chart with intervals, linked to their leaderboards.
+- :mod:`wsbench.site.templates`: the pages' Jinja2 templates (``templates/*.md.j2``: outline
+  and prose).
+- :mod:`wsbench.site.interactive`: each chart's data and each leaderboard table's rows in
+  the page, for the site's script (``assets/wsbench.js``: interactive charts, sorting,
+  filters).
+- :mod:`wsbench.site.assets`: the site's script and stylesheet, and the pinned libraries
+  (ECharts, tablesort) bundled into the site from npm.
+- :mod:`wsbench.site.chartcache`: rendered SVG charts kept by their data and drawing code.
 - :mod:`wsbench.site.pages`: which files are generated, from which inputs.
 - :mod:`wsbench.site.mkdocs_hooks`: the mkdocs hook that adds the pages to the build.
 """

@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from wsbench.site.charts import render_history_svg, render_svg, render_sweep_svg
+from wsbench.site.charts import night_labels, render_history_svg, render_svg, render_sweep_svg
 from wsbench.site.environment import RAW_RESULTS_ANCHOR
 from wsbench.site.frameworks import SOCKETIO, Framework
 from wsbench.site.headline import HEADLINES, Chart, Headline, chart, chart_data
@@ -27,6 +27,7 @@ from wsbench.site.history import (
     Night,
     change_notes,
     history_chart,
+    history_chart_data,
 )
 from wsbench.site.interactive import CHART_CLASS, json_script
 from wsbench.site.markup import (
@@ -677,6 +678,15 @@ def _nights(framework: Framework, history: History) -> tuple[str, dict[str, byte
             listed = ", ".join(code(c) for c in once)
             out.append(f"Figures from only one run so far: {listed}.\n")
         charts = [history_chart(framework, history, machine, h) for h in HEADLINES]
+        facets = {
+            c.id: {
+                "socketio": c.protocol == SOCKETIO,
+                "reference": framework.reference,
+                "server": c.server,
+                "event_loop": c.event_loop,
+            }
+            for c in framework.configs
+        }
         out.append(_night_notes(charts[0]))
         for c in charts:
             h = c.headline
@@ -684,8 +694,16 @@ def _nights(framework: Framework, history: History) -> tuple[str, dict[str, byte
             files[path] = render_history_svg(c)
             rel = path.removeprefix("frameworks/")
             title = f"{h.title} ({h.unit}, {h.better}), night by night"
+            data = history_chart_data(c, night_labels(c.nights), title, facets)
+            files[path.removesuffix(".svg") + ".json"] = (
+                json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+            ).encode()
             out.append(heading(level, title, night_anchor(h.slug, where)))
             out.append(f"![{cell(title)}]({rel})\n")
+            out.append(
+                json_script(CHART_CLASS, data)
+                + f"Data of this chart: [JSON]({rel.removesuffix('.svg')}.json).\n"
+            )
             out.append(_history_table(c))
     return "\n".join(out), files
 

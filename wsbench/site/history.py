@@ -20,7 +20,7 @@ nights carry it as their "harness changed" marker. Nothing here compares figures
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Literal
@@ -460,3 +460,64 @@ def history_chart(
             label = f"{config} {version}".strip() if several else version or config
             lines.append(ChartLine(series, label, config_index, version_index))
     return HistoryChart(machine, headline, nights, changes, tuple(lines))
+
+
+def history_chart_data(
+    c: HistoryChart, labels: Sequence[str], title: str, facets: Mapping[str, Mapping[str, object]]
+) -> dict[str, object]:
+    """``c`` as plain data in the format of :func:`wsbench.site.sweeps.chart_data` (what the
+    site's interactive charts draw): the nights as the x-axis's values (``labels``, one per
+    night of ``c.nights``, oldest first), one series per line, each with the facets of its
+    configuration (``facets``: ``{configuration id: {"socketio", "reference", "server",
+    "event_loop"}}``); a point's ``at`` names its night and ``run_id`` its run."""
+    where = {night.run_id: label for night, label in zip(c.nights, labels, strict=True)}
+    h = c.headline
+    series = []
+    for line in c.lines:
+        s = line.series
+        series.append(
+            {
+                "label": line.label,
+                "configuration": s.config,
+                "version": s.version,
+                "socketio": False,
+                "reference": False,
+                "server": "",
+                "event_loop": "",
+                **facets.get(s.config, {}),
+                "points": [
+                    {
+                        "x": where.get(p.night.run_id, p.night.date),
+                        "at": f"run {p.night.run_id} ({p.night.date})",
+                        "y": p.value,
+                        "interval": list(p.interval) if p.interval else None,
+                        "status": "ok",
+                        "error": None,
+                        "unstable": p.unstable,
+                        "client_bound": p.client_bound,
+                        "run_id": p.night.run_id,
+                    }
+                    for p in s.points
+                ],
+            }
+        )
+    return {
+        "kind": "lines",
+        "title": title,
+        "figure": {
+            "name": h.metric.name,
+            "unit": h.unit,
+            "higher_is_better": h.higher_is_better,
+            "total": False,
+            "log_y": False,
+        },
+        "group": {},
+        "x": {
+            "parameter": "night",
+            "label": "run (night)",
+            "measured": False,
+            "log": False,
+            "values": list(labels),
+        },
+        "series": series,
+    }
