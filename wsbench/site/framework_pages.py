@@ -16,6 +16,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from wsbench.site import templates
 from wsbench.site.charts import night_labels, render_history_svg, render_svg, render_sweep_svg
 from wsbench.site.environment import RAW_RESULTS_ANCHOR
 from wsbench.site.frameworks import SOCKETIO, Framework
@@ -71,16 +72,6 @@ SOCKETIO_WHY = (
     "event with Socket.IO's own framing and per-event work, so those figures are not "
     "directly comparable with plain WebSocket servers. A message's size is that of the "
     "event's argument. See [Methodology](../methodology.md#socketio-servers).\n"
-)
-SOCKETIO_NOTE = '!!! info "Socket.IO"\n\n    This server speaks ' + SOCKETIO_WHY
-SOME_SOCKETIO_NOTE = (
-    '!!! info "Socket.IO"\n\n    The configurations marked Socket.IO speak ' + SOCKETIO_WHY
-)
-REFERENCE_NOTE = (
-    "The native reference server: its figures are the yardstick shown in every "
-    "leaderboard (the same protocol without Python), not a Python framework. It has no "
-    "version axis, so it has no charts by version; its figures night by night show how "
-    "much the runner drifts.\n"
 )
 
 
@@ -724,52 +715,51 @@ def render_page(
     """
     f = framework
     runs = _runs(f, results)
-    # Wide tables and charts: the page's full width, no table of contents.
-    out = [WIDE_PAGE, f"# {cell(f.display_name)}\n"]
-    if all(c.protocol == SOCKETIO for c in f.configs):
-        out.append(SOCKETIO_NOTE)
-    elif f.socketio:
-        out.append(SOME_SOCKETIO_NOTE)
-    if f.reference:
-        out.append(REFERENCE_NOTE)
-    out += [_facts(f, runs, repo_url), _configurations(f)]
     machines = framework_machines(f, results)
     files: dict[str, bytes] = {}
-    out.append("## Results by version\n")
-    if not runs:
-        out.append("No results for this framework yet.\n")
-    else:
-        out.append(
-            "The headline figures of the shown results of each (configuration, version): "
-            "medians of the measurement windows with their 95 % interval in brackets (the "
-            "charts' whiskers); every figure is on the leaderboards "
-            "([echo](../leaderboards/echo.md), [stream](../leaderboards/stream.md)). "
-            f"⚠ marks a client-bound figure; {UNSTABLE_LEGEND}. Under each chart, the "
-            "significant changes between consecutive releases of a configuration (two-sided "
-            f"Mann-Whitney U test, p < {ALPHA:g}, and a change of the median of at least "
-            f"{MIN_EFFECT * 100:.0f} %), also written above the point on the chart.\n"
-        )
+    sections = []
     for machine in machines:
-        level = "###"
+        level = "####" if len(machines) > 1 else "###"
         mine = [r for r in runs if r.machine == machine]
-        if len(machines) > 1:
-            out.append(f"### Machine `{machine}`\n")
-            level = "####"
-        out.append(_results_table(f, mine))
+        charts = ""
         if f.package:
-            text, charts = _charts(f, mine, chart_machine(machines, machine), level)
-            out.append(text)
-            files.update(charts)
+            charts, chart_files = _charts(f, mine, chart_machine(machines, machine), level)
+            files.update(chart_files)
+        sections.append(
+            {
+                "heading": f"### Machine `{machine}`\n" if len(machines) > 1 else "",
+                "table": _results_table(f, mine),
+                "charts": charts,
+            }
+        )
+    many = ""
     if f.package:
         many, many_charts = _many_connections(f, runs, machines)
-        if many:
-            out.append(many)
-            files.update(many_charts)
-    if runs:
-        out.append(_failures(f, runs, len(machines)))
+        files.update(many_charts)
     nights, night_charts = _nights(f, history)
-    out.append(nights)
     files.update(night_charts)
-    out += [_matrix(f)] if f.versions else []
-    out += [_deviations(f)] if f.deviations else []
-    return FrameworkPage("\n".join(out), files)
+    protocols = {c.protocol == SOCKETIO for c in f.configs}
+    markdown = templates.render(
+        "framework.md.j2",
+        name=cell(f.display_name),
+        protocol="socketio"
+        if protocols == {True}
+        else "some-socketio"
+        if True in protocols
+        else "",
+        socketio_why=SOCKETIO_WHY,
+        reference=f.reference,
+        facts=_facts(f, runs, repo_url),
+        configurations=_configurations(f),
+        has_results=bool(runs),
+        unstable_legend=UNSTABLE_LEGEND,
+        alpha=f"{ALPHA:g}",
+        min_effect_percent=f"{MIN_EFFECT * 100:.0f}",
+        machines=sections,
+        many_connections=many,
+        failures=_failures(f, runs, len(machines)) if runs else "",
+        nights=nights,
+        matrix=_matrix(f) if f.versions else "",
+        deviations=_deviations(f) if f.deviations else "",
+    )
+    return FrameworkPage(markdown, files)

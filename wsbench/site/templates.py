@@ -31,11 +31,11 @@ def environment() -> jinja2.Environment:
     )
 
 
-def render(name: str, **context: Any) -> str:
-    """The template ``name`` (e.g. ``"index.md.j2"``) rendered with ``context``.
+def render(template: str, /, **context: Any) -> str:
+    """The template ``template`` (e.g. ``"index.md.j2"``) rendered with ``context``.
 
     Raises:
         jinja2.TemplateNotFound: no such template.
         jinja2.UndefinedError: the template uses a name ``context`` does not give.
     """
-    return environment().get_template(name).render(**context)
+    return environment().get_template(template).render(**context)
