@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.site_runs import site_runs
 from wsbench import loadgen
 from wsbench.site import chartcache
+from wsbench.site.results import select
+from wsbench.site.sweeps import CLIENTS_FIGURES, sweep_charts
 
 
 @dataclass(frozen=True)
@@ -63,3 +66,25 @@ def test_an_unwritable_cache_still_draws(cache: Path) -> None:
     assert draw(Data((2.0,))) == b"<svg>2.0</svg>"
     assert draw(Data((2.0,))) == b"<svg>2.0</svg>"
     assert len(calls) == 2
+
+
+def test_data_whose_repr_names_an_address_is_drawn_every_time(cache: Path) -> None:
+    @chartcache.cached
+    def draw(data: object) -> bytes:
+        calls.append(data)
+        return b"<svg/>"
+
+    calls: list[object] = []
+    marker = object()  # its repr, "<object object at 0x...>", differs in every process
+    draw(marker)
+    draw(marker)
+    assert len(calls) == 2 and not list(cache.glob("*.svg"))
+
+
+def test_the_site_charts_have_reprs_without_addresses() -> None:
+    # The chart cache's keys must repeat across processes: no repr of a chart's data may
+    # name an object's address (a Metric's function is left out of its repr).
+    results = select(site_runs())
+    charts = sweep_charts("clients", results.runs, CLIENTS_FIGURES)
+    assert charts
+    assert not any(chartcache.ADDRESS.search(repr(c)) for c in charts)

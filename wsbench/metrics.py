@@ -5,7 +5,7 @@ comparisons all take their figures from here."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from wsbench.runformat import Sample
 
@@ -20,7 +20,8 @@ class Metric:
         unit: e.g. ``"messages/s"``, ``"s"``, ``"%"``, ``"bytes"``.
         higher_is_better: direction of "faster"/"better".
         scenarios: the scenarios that have it.
-        of: the value in one sample (None when the sample has none).
+        of: the value in one sample (None when the sample has none); left out of the
+            repr, so that a chart's repr (the chart cache's key) is the same in every process.
     """
 
     name: str
@@ -28,7 +29,7 @@ class Metric:
     unit: str
     higher_is_better: bool
     scenarios: tuple[str, ...]
-    of: Callable[[Sample], float | None]
+    of: Callable[[Sample], float | None] = field(repr=False)
 
     @property
     def better(self) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,9 @@ DRAWING_SOURCES = ("charts.py", "markup.py", "chartcache.py")
 """The modules whose code decides a chart's bytes (with the data passed in)."""
 MAX_ENTRIES = 5000
 """Charts kept; the least recently used beyond it are removed when a chart is added."""
+ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+"""An object's default repr names its address, which differs from process to process: an
+argument whose repr has one is drawn every time, not cached."""
 CACHE_ENV = "WSBENCH_CHART_CACHE"
 """Set to ``0`` to draw every chart (no cache)."""
 
@@ -64,6 +68,8 @@ def cached(draw: Callable[P, bytes]) -> Callable[P, bytes]:
         if os.environ.get(CACHE_ENV) == "0":
             return draw(*args, **kwargs)
         text = f"{draw.__qualname__}|{args!r}|{sorted(kwargs.items())!r}|{_code_key()}"
+        if ADDRESS.search(text):  # an object without a stable repr: this key never repeats
+            return draw(*args, **kwargs)
         key = hashlib.sha256(text.encode()).hexdigest()
         root = cache_root()
         path = root / f"{key}.svg"

@@ -30,6 +30,7 @@ import msgspec
 from wsbench.metrics import BY_NAME, Metric
 from wsbench.runformat import Run
 from wsbench.scenarios import params_key
+from wsbench.site import templates
 from wsbench.site.markup import cell, table
 from wsbench.site.results import natural_key
 from wsbench.site.rows import row_of
@@ -233,27 +234,11 @@ def check(claim: Claim, servers: Sequence[Run], clients: Sequence[Run]) -> Check
     return Checked(claim, ours, "confirmed" if ok else "contradicted", reason)
 
 
-INTRO = """\
-# Studies revisited
-
-Published comparisons of Python WebSocket and Socket.IO libraries draw conclusions this
-benchmark can check. Each row is one headline claim as its study states it, with the
-study's own figures, then **our figures under the closest conditions** we measure (named in
-the row: configuration, version, scenario and parameters), the verdict and its reason. The
-claims, their figures and how each is read as a rule are data
-([`wsbench/site/studies.toml`]({repo}/blob/main/wsbench/site/studies.toml)); our figures and
-the verdicts are computed from the results when the site is built. Our figures are medians
-over the measurement windows; a study's machine, versions and method are not ours, so a
-verdict says whether the claim's *direction or size* holds here, not that its digits do.
-*a* and *b* are the first and second of our figures in the row.
-"""
-
-
 def render_studies(
     claims: Sequence[Claim], servers: Sequence[Run], clients: Sequence[Run], repo_url: str
 ) -> str:
-    """The Studies revisited page: one table row per claim, then each claim's conditions
-    and reading."""
+    """The Studies revisited page (``templates/studies.md.j2``): one table row per claim,
+    then each claim's conditions and reading."""
     checked = [check(c, servers, clients) for c in claims]
     counts = {v: sum(1 for c in checked if c.verdict == v) for v in ("confirmed",
               "contradicted", "not comparable")}  # fmt: skip
@@ -268,15 +253,19 @@ def render_studies(
         ]
         for i, c in enumerate(checked, 1)
     ]
-    out = [INTRO.format(repo=repo_url)]
-    out.append(
-        "\n" + ", ".join(f"{n} {v}" for v, n in counts.items()) + f" of {len(checked)} claims.\n\n"
+    return templates.render(
+        "studies.md.j2",
+        repo=repo_url,
+        counts=", ".join(f"{n} {v}" for v, n in counts.items()),
+        total=len(checked),
+        table=table(["#", "Claim", "Their figures", "Ours", "Verdict", "Why"], rows),
+        conditions=[
+            {
+                "study": cell(c.claim.study),
+                "source": cell(c.claim.source),
+                "conditions": cell(c.claim.conditions),
+                "reading": cell(c.claim.reading),
+            }
+            for c in checked
+        ],
     )
-    out.append(table(["#", "Claim", "Their figures", "Ours", "Verdict", "Why"], rows))
-    out.append("\n## Conditions and readings\n\n")
-    for i, c in enumerate(checked, 1):
-        out.append(
-            f"{i}. **{cell(c.claim.study)}** ({cell(c.claim.source)}). Their conditions: "
-            f"{cell(c.claim.conditions)}. Read as: {cell(c.claim.reading)}.\n"
-        )
-    return "".join(out)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from wsbench.impls import Impl
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.scenarios import CLIENT_GRID, params_key
+from wsbench.site import templates
 from wsbench.site.markup import DASH, cell, link, num, short_reason, spread, table
 from wsbench.site.results import EnvRun, Results, natural_key
 from wsbench.site.rows import Row
@@ -140,87 +141,76 @@ def leaderboard(runs: Sequence[EnvRun], scenario: str, params: dict[str, int]) -
     return table(HEADERS, cells, "lllrrrrrrl")
 
 
-INTRO = """\
-Each client library drives the **native reference server** (Rust, one core) with one
-connection, exactly as the load generator drives a server: the same messages, the same
-checks of every message (sequence number, content, order) and the same report
-([clients/README.md]({repo}/blob/main/clients/README.md)). The server is never meant to be
-the bottleneck: its CPU is shown, and a figure where it exceeded
-{limit:.0f} % is flagged ⚠ server-bound. *client CPU* is the client process's own CPU over
-the window (100 = one core). Figures: the median of the windows (fresh server processes,
-one client process per window) with its 95 % confidence interval; latency is the round trip
-as the library's user sees it, from handing a message to the library to the library
-handing the reply back. Ping-pong: one message in flight; pipelined: the load generator's
-refill policy (64 in flight, bursts of 16); push: the server sends as fast as the client
-reads.
-"""
-
-
 def render_clients_index(results: Results, clients: Sequence[Impl], repo_url: str) -> str:
-    """The Clients page: the leaderboards, then the libraries and their pages."""
-    out = ["# Clients\n", INTRO.format(repo=repo_url, limit=CLIENT_BOUND_CPU_PERCENT)]
+    """The Clients page (``templates/clients.md.j2``): the leaderboards, then the libraries
+    and their pages."""
     runs = latest_runs(results)
-    if not runs:
-        out.append(
-            "\nNo client results yet: `./bench clients` measures every client library "
-            "(documents in `results/clients/`).\n"
-        )
+    machines = []
     for machine in results.machines or [""]:
         mine = [r for r in runs if r.machine == machine]
-        if len(results.machines) > 1:
-            out.append(f"\n## Machine {cell(machine)}\n")
-        for scenario, params in ordered_sets():
-            out.append(f"\n### {set_title(scenario, params)}\n\n")
-            out.append(leaderboard(mine, scenario, params))
-    out.append("\n## Libraries\n\n")
-    out.append(
-        table(
-            ["Library", "Configurations", "Versions"],
+        boards = [
+            {"title": set_title(scenario, params), "table": leaderboard(mine, scenario, params)}
+            for scenario, params in ordered_sets()
+        ]
+        name = cell(machine) if len(results.machines) > 1 else ""
+        machines.append({"name": name, "boards": boards})
+    libraries = table(
+        ["Library", "Configurations", "Versions"],
+        [
             [
-                [
-                    link(c.display_name, client_page(c.name).removeprefix("clients/")),
-                    cell(", ".join(f"{cfg.api} · {cfg.event_loop}" for cfg in c.configs)),
-                    cell(", ".join(v.version for v in c.versions)),
-                ]
-                for c in clients
-            ],
-        )
+                link(c.display_name, client_page(c.name).removeprefix("clients/")),
+                cell(", ".join(f"{cfg.api} · {cfg.event_loop}" for cfg in c.configs)),
+                cell(", ".join(v.version for v in c.versions)),
+            ]
+            for c in clients
+        ],
     )
-    return "".join(out)
+    return templates.render(
+        "clients.md.j2",
+        repo=repo_url,
+        limit=CLIENT_BOUND_CPU_PERCENT,
+        measured=bool(runs),
+        machines=machines,
+        libraries=libraries,
+    )
 
 
 def render_client(client: Impl, results: Results, repo_url: str) -> str:
-    """A library's page: its configurations, its deviations, and per parameter set every
-    (configuration, version) it was measured at."""
+    """A library's page (``templates/client.md.j2``): its configurations, its deviations,
+    and per parameter set every (configuration, version) it was measured at."""
     runs = [r for r in results.runs if r.impl.name == client.name]
     runs.sort(key=lambda r: (r.machine, r.impl.config, natural_key(r.impl.version or "")))
-    folder = f"{repo_url}/tree/main/clients/{client.name}"
-    out = [
-        f"# {cell(client.display_name)} (client)\n\n",
-        f"PyPI: `{client.package}` · [{client.homepage}]({client.homepage}) · "
-        f"program and metadata: [clients/{client.name}]({folder})\n\n",
-        table(
-            ["Configuration", "API", "Event loop", "Versions"],
+    configurations = table(
+        ["Configuration", "API", "Event loop", "Versions"],
+        [
             [
-                [
-                    cell(c.id),
-                    cell(c.api),
-                    cell(c.event_loop),
-                    cell(", ".join(c.versions or [v.version for v in client.versions])),
-                ]
-                for c in client.configs
-            ],
-        ),
-    ]
-    if client.deviations:
-        out.append("\nSettings applied for fairness:\n\n")
-        out.extend(f"- **{cell(k)}**: {cell(v)}\n" for k, v in client.deviations.items())
-    if not runs:
-        out.append("\nNo results yet.\n")
-        return "".join(out)
+                cell(c.id),
+                cell(c.api),
+                cell(c.event_loop),
+                cell(", ".join(c.versions or [v.version for v in client.versions])),
+            ]
+            for c in client.configs
+        ],
+    )
+    boards = []
     for scenario, params in ordered_sets():
-        out.append(f"\n## {set_title(scenario, params)}\n\n")
         lines = [_Line(r, row) for r in runs if (row := row_for(r, scenario, params))]
         cells = [_cells(DASH, line, linked=False)[1:] for line in lines]
-        out.append(table(HEADERS[1:], cells, "llrrrrrrl") if cells else "Not measured yet.\n")
-    return "".join(out)
+        boards.append(
+            {
+                "title": set_title(scenario, params),
+                "table": table(HEADERS[1:], cells, "llrrrrrrl") if cells else "Not measured yet.\n",
+            }
+        )
+    return templates.render(
+        "client.md.j2",
+        name=cell(client.display_name),
+        package=client.package,
+        homepage=client.homepage,
+        folder_name=client.name,
+        folder=f"{repo_url}/tree/main/clients/{client.name}",
+        configurations=configurations,
+        deviations=[(cell(k), cell(v)) for k, v in client.deviations.items()],
+        measured=bool(runs),
+        boards=boards,
+    )

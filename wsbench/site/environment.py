@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from wsbench.runformat import SystemCheck
+from wsbench.site import templates
 from wsbench.site.downloads import COLUMNS, DOWNLOADS_DIR, download_links
 from wsbench.site.markup import DASH, cell, code, heading, table
 from wsbench.site.render import NO_RESULTS, machine_heading, row_name_cell
@@ -24,19 +25,6 @@ ENVIRONMENT_PAGE = "environment.md"
 RAW_RESULTS_ANCHOR = "raw-results"
 """The id of its section on the downloads (what the JSON and CSV files hold)."""
 GIB = float(2**30)
-CURRENT_GROUP = (
-    "The leaderboards, framework pages and charts show one *comparison group* per machine: "
-    "the runs measured with the same settings and the same load generator build as the "
-    "machine's newest run, and of those, the newest figure of each environment, scenario "
-    "and parameter set (a run that measured only some figures again replaces those only, "
-    "and each table names the runs its figures come from). Figures measured with "
-    "different settings or different load generator builds never share a table or a chart."
-)
-NOT_COMPARED = (
-    "Not compared with the current group, and none of their figures is shown: runs "
-    "measured with other settings or another load generator build, and runs whose "
-    "figures were all measured again later. Their documents stay in the results store."
-)
 
 
 def _distinct(values: Iterable[object | None]) -> str:
@@ -156,47 +144,36 @@ def render_environment(results: Results) -> str:
     (run id, date, settings, load generator build, harness commit, environments), the
     machine and software they recorded, the environments shown, and every other run with
     why it is not shown. Every value comes from the run documents."""
-    out = [
-        f"# {RUNS_PAGE_TITLE}\n",
-        "Which runs the figures on this site come from, and where, how and with what they "
-        "were measured, as the runs recorded it (generated from the run documents in the "
-        "results store).\n",
-    ]
-    if results.empty:
-        out += [NO_RESULTS, raw_results()]
-        return "\n".join(out)
     level = "###" if len(results.machines) > 1 else "##"
     run_headers = ["Run", "Started", "Settings", "Load generator", "Harness commit"]
+    machines = []
     for machine in results.machines:
-        out.append(machine_heading(results, machine, "##"))
         runs = [r for r in results.runs if r.machine == machine]
         infos = [i for i in results.history if i.machine == machine]
         current = [i for i in infos if i.current and i.shown]
         others = [i for i in infos if not (i.current and i.shown)]
-        out.append(f"{level} Runs shown\n")
-        out.append(CURRENT_GROUP + "\n")
-        headers = [*run_headers, "Environments shown", "Note", "Download"]
-        out.append(table(headers, _run_rows(current, shown=True)))
-        out.append(f"{level} Machine and software\n")
-        out.append(_facts(runs, infos))
-        out.append(f"{level} Machine tuning\n")
-        out.append(
-            "As `./bench system check` found it when the run started (see the README's "
-            "runner set-up): governor, turbo, SMT, CPU isolation, IRQ affinity, ASLR, load "
-            "and memory. On an untuned machine figures drift more and are noisier.\n"
+        other_headers = [*run_headers, "Environments", "Why not shown", "Download"]
+        machines.append(
+            {
+                "heading": machine_heading(results, machine, "##"),
+                "shown": table(
+                    [*run_headers, "Environments shown", "Note", "Download"],
+                    _run_rows(current, shown=True),
+                ),
+                "facts": _facts(runs, infos),
+                "tuning": _tuning(runs),
+                "versions": _versions(runs),
+                "others": table(other_headers, _run_rows(others, shown=False)) if others else "",
+            }
         )
-        out.append(_tuning(runs))
-        out.append(f"{level} Framework versions measured\n")
-        out.append(_versions(runs))
-        out.append(f"{level} Other runs\n")
-        if others:
-            out.append(NOT_COMPARED + "\n")
-            headers = [*run_headers, "Environments", "Why not shown", "Download"]
-            out.append(table(headers, _run_rows(others, shown=False)))
-        else:
-            out.append("None: every run on this machine is in the shown group.\n")
-    out.append(raw_results())
-    return "\n".join(out)
+    return templates.render(
+        "environment.md.j2",
+        title=RUNS_PAGE_TITLE,
+        no_results=NO_RESULTS,
+        level=level,
+        machines=machines,
+        raw_results=raw_results(),
+    )
 
 
 def raw_results() -> str:

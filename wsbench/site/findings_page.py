@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.metrics import Metric
 from wsbench.scenarios import params_words
+from wsbench.site import templates
 from wsbench.site.downloads import download_links
 from wsbench.site.environment import ENVIRONMENT_PAGE, RAW_RESULTS_ANCHOR
 from wsbench.site.findings import Contest, Findings, Lineup, Pairing, ReleaseChange
@@ -40,7 +41,6 @@ from wsbench.site.render import (
     NO_RESULTS,
     REASON_CHARS,
     SCENARIO_TITLES,
-    WIDE_PAGE,
     table_link,
 )
 from wsbench.site.results import EnvRun, Results, by_environment
@@ -448,32 +448,6 @@ def _flagged(
     return "\n".join(out)
 
 
-def _intro() -> str:
-    return (
-        "What the shown results say, computed when the site was built from the same figures "
-        "as the [leaderboards](leaderboards/echo.md) and the framework pages: on each machine, "
-        "the runs of its current comparison group (see [Runs and environment]"
-        f"({ENVIRONMENT_PAGE})). Nothing on this page is typed by hand.\n\n"
-        "- Figures are medians of messages/s over the measurement windows of several server "
-        "processes, with their 95 % confidence interval in brackets; ratios are ratios of "
-        "medians with their bootstrap 95 % interval. The scenarios ranked by another figure "
-        "(connection setup, memory per connection, RSS growth) are on their leaderboards "
-        "only; their failures are listed here.\n"
-        "- Verdicts are the comparison of the samples of two figures "
-        f"([Statistics](methodology.md#statistics)): significant when the two-sided "
-        f"Mann-Whitney U test gives p < {ALPHA:g} and the medians differ by at least "
-        f"{MIN_EFFECT * 100:.0f} %. Configurations the comparison does not tell apart are "
-        "**tied**. (The leaderboards' Rank column ties rows whose intervals overlap, a "
-        "related but different rule, so a rank and a verdict can differ at the margin.)\n"
-        "- The native reference server is never ranked: it is quoted for scale. "
-        f"Socket.IO servers ({SOCKETIO_TAG}) are ranked among themselves.\n"
-        f"- ⚠ marks a client-bound figure; {UNSTABLE_LEGEND}.\n"
-        "- Each finding links to the leaderboard table or framework chart that shows it, and "
-        "names the run(s) and machine it comes from, with the run's raw results as JSON and "
-        f"CSV ([what they hold]({ENVIRONMENT_PAGE}#{RAW_RESULTS_ANCHOR})).\n"
-    )
-
-
 def render_findings(
     findings: Findings, results: Results, framework_pages: Mapping[str, str]
 ) -> str:
@@ -486,25 +460,33 @@ def render_findings(
         framework_pages: ``{implementation name: its framework page}`` relative to the docs
             dir; names without a page are not linked.
     """
-    out = [WIDE_PAGE, f"# {TITLE}\n"]
-    if not findings.machines:
-        out.append(
-            "What the results say: the fastest configurations, release-to-release changes, "
-            "the cost of Socket.IO, failures and flagged figures, computed from the results "
-            "when the site is built.\n"
-        )
-        out.append(NO_RESULTS)
-        return "\n".join(out)
-    out.append(_intro())
+    machines = []
     for machine in findings.machines:
         shown = [r for r in results.runs if r.machine == machine]
-        out.append(f"## Machine `{machine}`\n")
-        out.append(f"Runs of the shown results: {_runs_cell(shown)}.\n")
         contests = [c for c in findings.contests if c.machine == machine]
-        out.append(_contests(contests, results, framework_pages))
-        out.append(_changes([c for c in findings.changes if c.machine == machine]))
-        out.append(_socketio(findings, machine, results, framework_pages))
-        out.append(_lineups(findings, machine, framework_pages))
-        out.append(_failures(findings.failures, results, framework_pages, machine))
-        out.append(_flagged(findings.flagged, results, framework_pages, machine))
-    return "\n".join(out)
+        machines.append(
+            {
+                "name": machine,
+                "runs": _runs_cell(shown),
+                "sections": [
+                    _contests(contests, results, framework_pages),
+                    _changes([c for c in findings.changes if c.machine == machine]),
+                    _socketio(findings, machine, results, framework_pages),
+                    _lineups(findings, machine, framework_pages),
+                    _failures(findings.failures, results, framework_pages, machine),
+                    _flagged(findings.flagged, results, framework_pages, machine),
+                ],
+            }
+        )
+    return templates.render(
+        "findings.md.j2",
+        title=TITLE,
+        no_results=NO_RESULTS,
+        environment_page=ENVIRONMENT_PAGE,
+        raw_results_anchor=RAW_RESULTS_ANCHOR,
+        alpha=f"{ALPHA:g}",
+        min_effect_percent=f"{MIN_EFFECT * 100:.0f}",
+        socketio_tag=SOCKETIO_TAG,
+        unstable_legend=UNSTABLE_LEGEND,
+        machines=machines,
+    )

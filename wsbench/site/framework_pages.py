@@ -50,7 +50,7 @@ from wsbench.site.markup import (
     table,
     tagged,
 )
-from wsbench.site.render import SCENARIO_TITLES, WIDE_PAGE, chart_block
+from wsbench.site.render import SCENARIO_TITLES, chart_block
 from wsbench.site.results import EnvRun, Results, by_environment, natural_key
 from wsbench.site.sources import date_text, source_line
 from wsbench.site.sweeps import (
@@ -153,24 +153,8 @@ def _measured_versions(framework: Framework, runs: Sequence[EnvRun]) -> list[str
 
 
 def render_index(frameworks: Sequence[Framework], results: Results) -> str:
-    """The Frameworks index: one row per implementation, linking to its page."""
-    out = [
-        WIDE_PAGE,
-        "# Frameworks\n",
-        "Every implementation serves the same [protocol](../methodology.md#the-server-protocol) "
-        "with the same fairness settings: compression off, keepalive pings off, maximum "
-        "message size of at least 16 MiB, TCP_NODELAY on, push loops yielding every 64 "
-        "messages ([Methodology](../methodology.md#fairness-settings)). An implementation "
-        "runs in one or more *configurations* (event loop, WebSocket backend of its server, "
-        "async mode); each (configuration, version) is one row wherever results are shown. "
-        "Each framework's page lists its configurations, how it applies the fairness "
-        "settings (*deviations*), and charts its headline figures against its version. "
-        f"Rows marked {SOCKETIO_TAG} speak Socket.IO over WebSocket: a different protocol "
-        "with its own overhead. Generated from each implementation's `meta.toml`.\n",
-    ]
-    if not frameworks:
-        out.append('!!! note "No implementations"\n\n    No `impls/*/meta.toml` was found.\n')
-        return "\n".join(out)
+    """The Frameworks index (``templates/frameworks.md.j2``): one row per implementation,
+    linking to its page."""
     rows = []
     for f in frameworks:
         runs = _runs(f, results)
@@ -199,8 +183,11 @@ def render_index(frameworks: Sequence[Framework], results: Results) -> str:
         "Versions (oldest first)",
         "Measured",
     ]
-    out.append(table(headers, rows, align="lllllrll"))
-    return "\n".join(out)
+    return templates.render(
+        "frameworks.md.j2",
+        socketio_tag=SOCKETIO_TAG,
+        table=table(headers, rows, align="lllllrll") if rows else "",
+    )
 
 
 def _facts(framework: Framework, runs: Sequence[EnvRun], repo_url: str) -> str:

@@ -419,8 +419,6 @@ def machine_heading(results: Results, machine: str, level: str) -> str:
     return f"{level} Machine `{machine}`\n\n" if len(results.machines) > 1 else ""
 
 
-WIDE_PAGE = "---\nhide:\n  - toc\n---\n"
-"""Front matter that hides mkdocs-material's table of contents on a page."""
 SOCKETIO_SENTENCE = (
     f"Rows marked {SOCKETIO_TAG} are Socket.IO servers: a different protocol (events over "
     "Engine.IO v4 on a WebSocket) with its own framing and per-event work, so they are not "
