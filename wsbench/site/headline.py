@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from wsbench.metrics import BY_NAME, Metric
 from wsbench.site.changes import Change, significant_changes
 from wsbench.site.frameworks import Framework
+from wsbench.site.interactive import lines_data, point_data
 from wsbench.site.results import EnvRun, natural_key
 from wsbench.site.rows import Row
 from wsbench.stats import Summary
@@ -278,7 +279,7 @@ def chart_data(c: Chart, title: str, x_label: str, runs: Sequence[EnvRun]) -> di
     """
     by_config = {run.impl.config: run for run in runs}
     h = c.headline
-    series = []
+    series: list[dict[str, object]] = []
     for line in c.lines:
         run = by_config.get(line.config or "")
         series.append(
@@ -291,38 +292,20 @@ def chart_data(c: Chart, title: str, x_label: str, runs: Sequence[EnvRun]) -> di
                 "server": run.impl.server if run else "",
                 "event_loop": run.impl.event_loop if run else "",
                 "points": [
-                    {
-                        "x": p.version,
-                        "at": f"version {p.version}",
-                        "y": p.value,
-                        "interval": list(p.interval) if p.interval else None,
-                        "status": p.status,
-                        "error": p.error,
-                        "unstable": p.unstable,
-                        "client_bound": p.client_bound,
-                        "run_id": p.run_id,
-                    }
+                    point_data(
+                        p.version,
+                        f"version {p.version}",
+                        p.value,
+                        p.interval,
+                        p.status,
+                        p.error,
+                        p.unstable,
+                        p.client_bound,
+                        p.run_id,
+                    )
                     for p in line.points
                 ],
             }
         )
-    return {
-        "kind": "lines",
-        "title": title,
-        "figure": {
-            "name": h.metric.name,
-            "unit": h.unit,
-            "higher_is_better": h.higher_is_better,
-            "total": False,
-            "log_y": False,
-        },
-        "group": {},
-        "x": {
-            "parameter": "version",
-            "label": x_label,
-            "measured": False,
-            "log": False,
-            "values": list(c.versions),
-        },
-        "series": series,
-    }
+    figure = (h.metric.name, h.unit, h.higher_is_better)
+    return lines_data(title, figure, ("version", x_label, c.versions), series)

@@ -33,6 +33,7 @@ from wsbench.metrics import BY_NAME
 from wsbench.runformat import Benchmark, Harness, LoadgenBuild, Sample, Settings
 from wsbench.site.frameworks import Framework
 from wsbench.site.headline import HEADLINES, Headline
+from wsbench.site.interactive import lines_data, point_data
 from wsbench.site.results import natural_key
 from wsbench.site.rows import headline_of, median_of, summary_of
 from wsbench.site.sources import HEX, commit_text, loadgen_text
@@ -472,7 +473,7 @@ def history_chart_data(
     "event_loop"}}``); a point's ``at`` names its night and ``run_id`` its run."""
     where = {night.run_id: label for night, label in zip(c.nights, labels, strict=True)}
     h = c.headline
-    series = []
+    series: list[dict[str, object]] = []
     for line in c.lines:
         s = line.series
         series.append(
@@ -486,38 +487,18 @@ def history_chart_data(
                 "event_loop": "",
                 **facets.get(s.config, {}),
                 "points": [
-                    {
-                        "x": where.get(p.night.run_id, p.night.date),
-                        "at": f"run {p.night.run_id} ({p.night.date})",
-                        "y": p.value,
-                        "interval": list(p.interval) if p.interval else None,
-                        "status": "ok",
-                        "error": None,
-                        "unstable": p.unstable,
-                        "client_bound": p.client_bound,
-                        "run_id": p.night.run_id,
-                    }
+                    point_data(
+                        where.get(p.night.run_id, p.night.date),
+                        f"run {p.night.run_id} ({p.night.date})",
+                        p.value,
+                        p.interval,
+                        unstable=p.unstable,
+                        client_bound=p.client_bound,
+                        run_id=p.night.run_id,
+                    )
                     for p in s.points
                 ],
             }
         )
-    return {
-        "kind": "lines",
-        "title": title,
-        "figure": {
-            "name": h.metric.name,
-            "unit": h.unit,
-            "higher_is_better": h.higher_is_better,
-            "total": False,
-            "log_y": False,
-        },
-        "group": {},
-        "x": {
-            "parameter": "night",
-            "label": "run (night)",
-            "measured": False,
-            "log": False,
-            "values": list(labels),
-        },
-        "series": series,
-    }
+    figure = (h.metric.name, h.unit, h.higher_is_better)
+    return lines_data(title, figure, ("night", "run (night)", labels), series)

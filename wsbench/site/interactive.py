@@ -62,3 +62,63 @@ def chart_script(
         extra = {"server": run.impl.server, "event_loop": run.impl.event_loop} if run else {}
         series.append({**item, **extra})
     return json_script(CHART_CLASS, {**data, "series": series})
+
+
+def point_data(
+    x: object,
+    at: str,
+    y: float | None,
+    interval: tuple[float, float] | None,
+    status: str = "ok",
+    error: str | None = None,
+    unstable: bool = False,
+    client_bound: bool = False,
+    run_id: str = "",
+) -> dict[str, object]:
+    """One point of a chart's data: ``{"x", "at" (where, in words), "y" (the median in the
+    chart's unit; null when failed), "interval" ([low, high] or null), "status", "error",
+    "unstable", "client_bound", "run_id"}``."""
+    return {
+        "x": x,
+        "at": at,
+        "y": y,
+        "interval": list(interval) if interval else None,
+        "status": status,
+        "error": error,
+        "unstable": unstable,
+        "client_bound": client_bound,
+        "run_id": run_id,
+    }
+
+
+def lines_data(
+    title: str,
+    figure: tuple[str, str, bool],
+    x: tuple[str, str, Sequence[object]],
+    series: list[dict[str, object]],
+) -> dict[str, object]:
+    """A chart of lines over a categorical x-axis (versions, nights) in the format of
+    :func:`wsbench.site.sweeps.chart_data`: ``figure`` is (metric name, unit, higher is
+    better), ``x`` (parameter, label, values in order)."""
+    name, unit, higher = figure
+    parameter, label, values = x
+    return {
+        "kind": "lines",
+        "title": title,
+        "figure": {
+            "name": name,
+            "unit": unit,
+            "higher_is_better": higher,
+            "total": False,
+            "log_y": False,
+        },
+        "group": {},
+        "x": {
+            "parameter": parameter,
+            "label": label,
+            "measured": False,
+            "log": False,
+            "values": list(values),
+        },
+        "series": series,
+    }

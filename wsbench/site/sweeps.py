@@ -26,6 +26,7 @@ from typing import Literal
 
 from wsbench.metrics import BY_NAME, Metric
 from wsbench.site.headline import Headline, ShowsMetric
+from wsbench.site.interactive import point_data
 from wsbench.site.markup import params_title, safe_name
 from wsbench.site.results import EnvRun, by_environment
 from wsbench.site.rows import Params, Row, error_counts, median_of
@@ -415,17 +416,17 @@ def chart_data(chart: SweepChart) -> dict[str, object]:
                 "socketio": s.socketio,
                 "reference": s.reference,
                 "points": [
-                    {
-                        "x": p.x,
-                        "at": p.at,
-                        "y": p.value,
-                        "interval": list(p.interval) if p.interval else None,
-                        "status": p.status,
-                        "error": p.error,
-                        "unstable": p.unstable,
-                        "client_bound": p.client_bound,
-                        "run_id": p.run_id,
-                    }
+                    point_data(
+                        p.x,
+                        p.at,
+                        p.value,
+                        p.interval,
+                        p.status,
+                        p.error,
+                        p.unstable,
+                        p.client_bound,
+                        p.run_id,
+                    )
                     for p in s.points
                 ],
             }
