@@ -18,7 +18,7 @@ from tests.runs import SETTINGS, impl, run
 from wsbench.compare import CompareError, compare_runs, to_markdown, to_text
 from wsbench.cpus import default_placement
 from wsbench.impls import get_impl
-from wsbench.interleave import Arm, measure_interleaved
+from wsbench.interleave import Arm, measure_interleaved, side_order
 from wsbench.measure import MeasureConfig, measure
 from wsbench.sampling import SamplingPlan
 from wsbench.scenarios import Params, Scenario
@@ -121,3 +121,8 @@ def test_a_slowed_server_is_reported_slower_and_the_other_is_not() -> None:
     }
     rows = {row.split(" ·")[0]: verdict for (row, _), verdict in verdicts.items()}
     assert rows == {"spin_echo": "slower", "control": "no significant change"}
+
+
+def test_the_sides_alternate_in_a_counterbalanced_order() -> None:
+    # A B, B A, A B: neither side's first arm always follows the other side's last.
+    assert [side_order(2, r) for r in range(4)] == [[0, 1], [1, 0], [0, 1], [1, 0]]

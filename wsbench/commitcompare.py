@@ -29,7 +29,7 @@ import msgspec
 from wsbench import loadgen, store, system
 from wsbench.compare import CompareError
 from wsbench.cpus import placement_from
-from wsbench.interleave import merge_round
+from wsbench.interleave import merge_round, side_order
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import Benchmark, FormatError, Run, SystemCheck, load
 from wsbench.sampling import SamplingPlan
@@ -183,7 +183,8 @@ def measure_commits(
     envs_dir: Path = ENVS_DIR,
     log: Callable[[str], None] = lambda _: None,
 ) -> CommitSides:
-    """Measure two commits interleaved: ``plan.processes`` rounds of base then head.
+    """Measure two commits interleaved: ``plan.processes`` rounds, base then head in even
+    rounds and head then base in odd ones (:func:`wsbench.interleave.side_order`).
 
     Args:
         base_ref, head_ref: the commits (anything ``git rev-parse`` takes).
@@ -229,7 +230,8 @@ def measure_commits(
         for k, side_arms in enumerate(arms):
             (Path(tmp) / f"arms-{k}.json").write_text(json.dumps(side_arms))
         for r in range(plan.processes):
-            for k, (label, tree) in enumerate(zip(LABELS, checkouts, strict=True)):
+            for k in side_order(len(LABELS), r):
+                label, tree = LABELS[k], checkouts[k]
                 log(f"round {r + 1}/{plan.processes} {label} {commits[k][:12]}")
                 out_dir = Path(tmp) / f"round-{r}-{label}"
                 _worker(
