@@ -18,7 +18,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    ConsoleMessage,
+    FloatRect,
+    Page,
+    Request,
+    sync_playwright,
+)
 
 from tests.site_runs import CURRENT
 from wsbench.site.home import FAMILIES
@@ -31,6 +38,8 @@ BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 """Debian's package, other distributions' name for it, and the Chrome of GitHub's hosted
 runners (the same ``./bench`` looks for)."""
 WIDE, PHONE = 1400, 390
+SHOT_HEIGHT = 4000
+"""Screenshots show a page's first 4,000 px (a leaderboard is 20,000 px long at 1,400 px)."""
 SHOTS = ("", "leaderboards/echo/", "leaderboards/clients/", "frameworks/websockets/")
 """The pages photographed at both widths: home, echo, concurrent clients, a framework."""
 
@@ -137,7 +146,9 @@ def _shoot(page: Page, path: str, width: int) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     name = path.strip("/").replace("/", "-") or "home"
     out = SCREENSHOTS / f"{name}-{width}.png"
-    page.screenshot(path=str(out), full_page=True)
+    height = min(SHOT_HEIGHT, page.evaluate("document.documentElement.scrollHeight"))
+    clip = FloatRect(x=0, y=0, width=width, height=height)
+    page.screenshot(path=str(out), full_page=True, clip=clip)
     assert out.stat().st_size > 10_000
 
 
