@@ -385,6 +385,24 @@ def test_every_scenario_has_its_columns_first_the_figure_it_ranks_by() -> None:
     }
 
 
+def test_framework_page_says_when_and_in_which_run_each_version_was_last_measured(
+    results: Results,
+) -> None:
+    frameworks = {f.name: f for f in load_frameworks(IMPLS)}
+    page = render_page(frameworks["websockets"], results, "https://x", history_of(site_runs()))
+    header = next(line for line in page.markdown.splitlines() if line.startswith("| Row |"))
+    assert header.rstrip(" |").endswith("Last measured")
+    shown = [r for r in results.runs if r.impl.name == "websockets"]
+    for version in {r.impl.version for r in shown}:
+        newest = max((r for r in shown if r.impl.version == version), key=lambda r: r.run_id)
+        row = next(
+            line
+            for line in page.markdown.splitlines()
+            if line.startswith("| ") and f"| {version} |" in line
+        )
+        assert row.rstrip(" |").endswith(f"run `{newest.run_id}`"), row
+
+
 def test_framework_page_has_many_connections_by_version(results: Results) -> None:
     frameworks = {f.name: f for f in load_frameworks(IMPLS)}
     history = history_of(site_runs())

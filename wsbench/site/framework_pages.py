@@ -291,9 +291,15 @@ def run_order(framework: Framework) -> Callable[[EnvRun], tuple[int, str, int, s
     return key
 
 
+LAST_MEASURED = "Last measured"
+"""The results table's column: the start of the newest run that measured the row, and its
+id."""
+
+
 def _results_table(framework: Framework, runs: Sequence[EnvRun]) -> str:
     """One row per environment (configuration, version), its figures from whichever of its
-    EnvRuns has them; the line under it names every run."""
+    EnvRuns has them, and when and in which run it was last measured (:data:`LAST_MEASURED`:
+    the newest of its runs); the line under it names every run."""
     rows = []
     for env in by_environment(sorted(runs, key=run_order(framework))):
         run = env[0]
@@ -309,10 +315,12 @@ def _results_table(framework: Framework, runs: Sequence[EnvRun]) -> str:
                 figures.append(
                     text + (" ⚠" if flags_client_bound(headline, row.client_bound) else "")
                 )
-        rows.append([_row_label(run), cell(run.impl.version or DASH), *figures])
-    headers = ["Row", "Version"] + [h.column for h in HEADLINES]
+        newest = max(env, key=lambda e: e.run_id)
+        last = f"{date_text(newest.doc.started_at) or DASH}, run {code(newest.run_id)}"
+        rows.append([_row_label(run), cell(run.impl.version or DASH), *figures, last])
+    headers = ["Row", "Version"] + [h.column for h in HEADLINES] + [LAST_MEASURED]
     return (
-        table(headers, rows, align="ll" + "r" * len(HEADLINES))
+        table(headers, rows, align="ll" + "r" * len(HEADLINES) + "l")
         + "\n"
         + source_line(runs, RUNS_PAGE)
     )
