@@ -75,6 +75,20 @@ from wsbench.runformat import (
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPLS = ROOT / "tests" / "fixtures" / "site" / "impls"
+REFERENCE_META = """
+name = "ref"
+server = "ref-serve"
+event_loop = "tokio"
+reference = true
+[[configurations]]
+id = "websocket"
+protocol = "websocket"
+[[configurations]]
+id = "socketio"
+protocol = "socketio"
+"""
+"""A reference server speaking both protocols, as a ``meta.toml`` (tests that write their
+own implementations)."""
 MACHINE = Machine(
     name="wsbench-ci",
     cpu_model="Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz",

@@ -12,7 +12,15 @@ import re
 from pathlib import Path
 
 from tests.runs import ECHO_16_64, failed, impl, run
-from tests.site_runs import CURRENT, IMPLS, NO_CONNECTION, REFERENCE_RUN, TOO_BIG, site_runs
+from tests.site_runs import (
+    CURRENT,
+    IMPLS,
+    NO_CONNECTION,
+    REFERENCE_META,
+    REFERENCE_RUN,
+    TOO_BIG,
+    site_runs,
+)
 from wsbench import stats
 from wsbench.impls import load_impl
 from wsbench.provenance import impl_info
@@ -186,18 +194,7 @@ id = "wsproto-asyncio"
 ws_backend = "wsproto"
 event_loop = "asyncio"
 """,
-        "ref": """
-name = "ref"
-server = "ref-serve"
-event_loop = "tokio"
-reference = true
-[[configurations]]
-id = "websocket"
-protocol = "websocket"
-[[configurations]]
-id = "socketio"
-protocol = "socketio"
-""",
+        "ref": REFERENCE_META,
     }
     for name, text in metas.items():
         (root / name).mkdir()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.runs import run
-from tests.site_runs import IMPLS, site_runs
+from tests.site_runs import IMPLS, REFERENCE_META, site_runs
 from wsbench.impls import load_impl
 from wsbench.provenance import impl_info
 from wsbench.site.findings import Findings, findings_of
@@ -126,20 +126,6 @@ versions = [{{ version = "1.0", requires = ["uvicorn==0.54.0"] }}]
 id = "websockets-asyncio"
 ws_backend = "websockets"
 event_loop = "asyncio"
-"""
-
-
-REFERENCE_META = """
-name = "ref"
-server = "ref-serve"
-event_loop = "tokio"
-reference = true
-[[configurations]]
-id = "websocket"
-protocol = "websocket"
-[[configurations]]
-id = "socketio"
-protocol = "socketio"
 """
 
 

@@ -34,7 +34,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 from wsbench.site.chartcache import cached
 from wsbench.site.headline import Chart, Headline, Line
 from wsbench.site.history import ChartLine, HistoryChart, HistoryPoint, Night
-from wsbench.site.markup import UNSTABLE
+from wsbench.site.markup import UNSTABLE, short_number
 from wsbench.site.sweeps import Series, SweepChart, SweepFigure
 from wsbench.stats import UNSTABLE_CV
 
@@ -61,11 +61,8 @@ to fit longer labels)."""
 
 
 def _fmt(value: float, _pos: object = None) -> str:
-    if value == 0:
-        return "0"
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:,.3g}"
+    """:func:`wsbench.site.markup.short_number`, as matplotlib's tick formatter calls it."""
+    return short_number(value)
 
 
 class Drawn(Protocol):

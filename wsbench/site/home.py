@@ -18,7 +18,7 @@ render_bars_svg`) followed by every configuration's data for the interactive cha
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
@@ -27,12 +27,13 @@ from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg
 from wsbench.site.findings import Pairing
 from wsbench.site.interactive import chart_script
-from wsbench.site.markup import cell, params_title, safe_name
+from wsbench.site.markup import cell, params_title, safe_name, short_number
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, ranks, table_link
 from wsbench.site.results import EnvRun, Results
 from wsbench.site.rows import Params, Row, headline_of
 from wsbench.site.sweeps import (
     CONNECTIONS,
+    KIB,
     SUBSCRIBERS,
     Series,
     SweepChart,
@@ -48,7 +49,6 @@ HOME_PAGE = "index.md"
 TOP = 10
 """The static chart shows the best this many (and the reference); the interactive chart
 can show every configuration."""
-KIB = 1024.0
 
 
 @dataclass(frozen=True)
@@ -191,17 +191,18 @@ def _protocol_ok(run: EnvRun, family: Family) -> bool:
     return run.socketio == (family.protocol == "socketio")
 
 
-def _chosen(family: Family, groups: dict[Params, list[tuple[EnvRun, Row]]]) -> Params | None:
-    """The parameter set a family shows: the preferred one when measured, else the one with
-    the most ok figures (ties: the later in parameter order, e.g. more connections)."""
-    if not groups:
+def _chosen(family: Family, counts: Mapping[Params, int]) -> Params | None:
+    """The parameter set a family shows, of those measured with their number of figures
+    (``counts``): the preferred one when measured, else the one with the most figures
+    (ties: the later in parameter order, e.g. more connections); None when none was."""
+    if not counts:
         return None
     wanted = dict(family.prefer)
-    for params in groups:
+    for params in counts:
         found = dict(params)
         if wanted and all(found.get(k) == v for k, v in wanted.items()):
             return params
-    return max(groups, key=lambda p: (sum(1 for _, row in groups[p] if row.ok), p))
+    return max(counts, key=lambda p: (counts[p], p))
 
 
 def _value(row: Row, metric: Metric) -> float:
@@ -215,8 +216,7 @@ def _best_first(group: Sequence[tuple[EnvRun, Row]], metric: Metric) -> list[tup
 
 
 def _fig(value: float, unit: str) -> str:
-    text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.3g}"
-    return f"{text} {unit}"
+    return f"{short_number(value)} {unit}"
 
 
 def _sentence(family: Family, best: Sequence[tuple[EnvRun, Row]]) -> str:
@@ -271,7 +271,7 @@ def leaderboard_answer(family: Family, results: Results, machine: str) -> Answer
         for row in run.rows:
             if row.scenario == family.scenario and row.ok and row.summary(family.metric):
                 groups.setdefault(row.params, []).append((run, row))
-    params = _chosen(family, groups)
+    params = _chosen(family, {p: len(members) for p, members in groups.items()})
     if params is None:
         return None
     best = _best_first(groups[params], family.metric)
@@ -323,11 +323,8 @@ def socketio_cost_answer(
                 )
     if not figures:
         return None
-    wanted = dict(family.prefer)
-    params = next(
-        (p for p in figures if all(dict(p).get(k) == v for k, v in wanted.items())),
-        max(figures, key=lambda p: (len(figures[p]), p)),
-    )
+    params = _chosen(family, {p: len(found) for p, found in figures.items()})
+    assert params is not None  # figures is not empty
     # One bar per Socket.IO configuration: against the fastest plain WebSocket configuration
     # on its server build (a server may carry several WebSocket frameworks).
     best: dict[str, tuple[Pairing, float, tuple[float, float] | None, str]] = {}

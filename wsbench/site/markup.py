@@ -116,6 +116,16 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], align: str = ""
     return "\n".join(lines) + "\n"
 
 
+def short_number(value: float) -> str:
+    """A figure in a sentence or on a chart's axis: a whole number with thousands separators
+    from 100 up, three significant digits below (``"12,345"``, ``"0.0615"``, ``"0"``)."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:,.3g}"
+
+
 def num(value: float | None, fmt: str, scale: float = 1.0) -> str:
     """``value / scale`` formatted with ``fmt`` (e.g. ``",.1f"``), or a dash for None."""
     return DASH if value is None else format(value / scale, fmt)
