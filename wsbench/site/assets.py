@@ -77,7 +77,8 @@ def node_modules(root: Path | None = None) -> Path:
         )
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix="install-") as tmp:
-        work = Path(tmp)
+        work = Path(tmp) / "packages"  # renamed to target when complete
+        work.mkdir()
         for name in ("package.json", "package-lock.json"):
             shutil.copyfile(SOURCE_DIR / name, work / name)
         done = subprocess.run(
@@ -94,7 +95,6 @@ def node_modules(root: Path | None = None) -> Path:
         if not (target / COMPLETE).is_file():
             shutil.rmtree(target, ignore_errors=True)
             work.rename(target)
-            Path(tmp).mkdir()  # for TemporaryDirectory's clean-up
     return target / "node_modules"
 
 

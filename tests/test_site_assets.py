@@ -1,0 +1,32 @@
+"""wsbench.site.assets: the bundled libraries and the site's own files, and a clear error
+when npm is missing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from wsbench.site import assets
+
+
+def test_every_asset_is_bundled_with_its_licence() -> None:
+    files = assets.site_assets()
+    assert set(files) == set(assets.VENDOR) | set(assets.OWN)
+    # The version the lock file pins.
+    pinned = json.loads((assets.SOURCE_DIR / "package.json").read_text())["dependencies"]
+    assert f'"{pinned["echarts"]}"'.encode() in files["assets/vendor/echarts.min.js"]
+    assert f"v{pinned['tablesort']}".encode() in files["assets/vendor/tablesort.min.js"]
+    assert b"Apache License" in files["assets/vendor/echarts.LICENSE.txt"]
+    assert b"MIT" in files["assets/vendor/tablesort.LICENSE.txt"]
+    for path in assets.SCRIPTS + assets.STYLESHEETS:
+        assert path in files
+
+
+def test_a_missing_npm_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda _name: None)
+    with pytest.raises(assets.AssetsError, match="npm"):
+        assets.node_modules(tmp_path)
+    assert not (assets.install_dir(tmp_path) / assets.COMPLETE).exists()
