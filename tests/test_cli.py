@@ -47,3 +47,18 @@ def test_system_check_prints_every_item_as_json(capsys: pytest.CaptureFixture[st
     code = main(["system", "check", "--json", "--require-tuned"])
     again = msgspec.json.decode(capsys.readouterr().out, type=SystemCheck)
     assert code == (0 if again.tuned else 1)
+
+
+def test_run_with_unknown_environment_or_with_impl(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--environment", "uvpip-nosuch", "--no-site"]) == 2
+    assert "unknown environment(s) ['uvpip-nosuch']" in capsys.readouterr().err
+    assert main(["run", "--environment", "x", "--impl", "websockets", "--no-site"]) == 2
+    assert "--environment selects environments by itself" in capsys.readouterr().err
+
+
+def test_nightly_measure_in_auto_mode_needs_the_results_branch(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["nightly", "measure", "--run-id", "20261126T022300Z-cccccc", "--store", "/nonexistent"]
+    assert main(argv) == 2
+    assert "--matrix auto reads the results branch: give --remote" in capsys.readouterr().err

@@ -13,14 +13,17 @@ import pytest
 
 from tests.runs import impl, run
 from wsbench import store
+from wsbench.asvconf import bench_envs
 from wsbench.confirm import CONFIRMATIONS
 from wsbench.impls import get_impl
 from wsbench.nightly import (
     NightlyError,
     file_issues,
     given_plan_options,
+    older_versions_due,
     plan_outputs,
     publish,
+    without_selection,
     write_reports,
 )
 from wsbench.regressions import Regression
@@ -122,7 +125,7 @@ def test_malformed_or_missing_documents_are_not_published(tmp_path: Path, remote
 def test_plan_gives_a_run_id_and_the_shards() -> None:
     lines = dict(line.split("=", 1) for line in plan_outputs(3).splitlines())
     assert store.RUN_ID_PATTERN.fullmatch(lines["run_id"])
-    assert json.loads(lines["shards"]) == [1, 2, 3]
+    assert json.loads(lines["shards"]) == [1, 2, 3] and lines["count"] == "3"
     with pytest.raises(NightlyError):
         plan_outputs(0)
 
@@ -178,3 +181,20 @@ def test_confirm_gets_the_sampling_options_given_to_the_run() -> None:
     argv = ["--impl", "x", "--windows", "2", "--window", "0.2", "--machine", "m"]
     assert given_plan_options(argv) == ["--windows", "2", "--window", "0.2"]
     assert given_plan_options(["--impl", "x"]) == []
+
+
+def test_the_older_versions_run_without_the_shards_selection() -> None:
+    kept = ["--scenario", "stream", "--windows", "2", "--machine", "e2e"]
+    argv = ["--impl", "websockets", "--config=asyncio", "--new-releases", "--grid", "full",
+            "--shard", "1/2", *kept]  # fmt: skip
+    assert without_selection(argv) == kept
+
+
+def test_older_versions_of_the_configurations_measured_tonight_by_mode() -> None:
+    tonight = [run([1.0], run_id="20261126T022300Z-cccccc", impl_info=impl("websockets", "17.4"))]
+    asyncio = [e for e in bench_envs() if (e.impl.name, e.config.id) == ("websockets", "asyncio")]
+    older = [e for e in asyncio if not e.is_default]
+    assert len(older) == 5  # not those of uvloop: not measured tonight
+    assert [d.env for d in older_versions_due(tonight, "always", None)] == older
+    assert older_versions_due(tonight, "never", None) == []
+    assert [d.env for d in older_versions_due(tonight, "auto", [])] == older  # none published

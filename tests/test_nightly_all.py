@@ -1,19 +1,25 @@
 """``./bench nightly all`` end to end from a clean clone, against a local bare repository
 standing in for GitHub's results branch and a package index served locally.
 
-In the clone, websockets' newest release is taken out of its ``meta.toml``; the index lists
-it, so the nightly finds it as a new release, installs it with the pins of the last listed
-version, measures it beside that version and prints their comparison. The environments go
-into two shards (websockets in one, the native reference in the other), measured one after
-the other and published together on top of an earlier night's run, which is kept byte for
-byte; the site is built from the whole branch.
+In the clone, websockets' newest release is taken out of its ``meta.toml``, and so are its
+oldest versions (fewer to install and measure): the index lists the newest, so the nightly
+finds it as a new release, installs it with the pins of the last listed version, measures
+it beside that version and prints their comparison. The environments go into two shards
+(websockets in one, the native reference in the other), measured one after the other and
+published together on top of an earlier night's run, which is kept byte for byte.
 
-Like the main job's test, it uses the load generator built for the test session and a
-temporary HOME.
+Two nights run. The first finds no document of its comparison group on the branch, so it
+measures every older version too; then a comment is added to the load generator's source,
+which changes its build identity and so the comparison group: the second night measures
+every version again, and the site built after it shows each version from that night.
+
+Like the main job's test, it uses the load generator built for the test session (its
+source hash is read from the clone's files) and a temporary HOME.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +29,9 @@ import msgspec
 from tests.conftest import clean_clone_env
 from tests.runs import run
 from wsbench import store
-from wsbench.impls import get_impl
+from wsbench.asvconf import BenchEnv, bench_envs
+from wsbench.impls import all_impls, get_impl
+from wsbench.matrix import NEW_GROUP, due
 from wsbench.nightly import publish
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import CheckItem, SystemCheck, load
@@ -31,6 +39,9 @@ from wsbench.runformat import CheckItem, SystemCheck, load
 EARLIER = "20261101T020000Z-aaaaaa"
 WEBSOCKETS = get_impl("websockets")
 PREVIOUS, NEWEST = (v.version for v in WEBSOCKETS.versions[-2:])
+OLDER = [v.version for v in WEBSOCKETS.versions[-4:-2]]
+"""The older versions the clone keeps; the ones before them are taken out."""
+LISTED = [*OLDER, PREVIOUS]
 
 
 def _git(*args: str, cwd: Path) -> str:
@@ -39,18 +50,48 @@ def _git(*args: str, cwd: Path) -> str:
     ).stdout.strip()
 
 
-def _clone_without_the_newest_websockets(clone: Path) -> None:
+def _commit(clone: Path, message: str) -> None:
+    _git("-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "--quiet", "-am",
+         message, cwd=clone)  # fmt: skip
+
+
+def _clone_with_three_websockets_versions(clone: Path) -> None:
     _git("clone", "--quiet", str(REPO_ROOT), str(clone), cwd=REPO_ROOT)
     meta = clone / "impls" / "websockets" / "meta.toml"
     lines = meta.read_text(encoding="utf-8").splitlines(keepends=True)
-    kept = [line for line in lines if f'version = "{NEWEST}"' not in line]
-    assert len(kept) == len(lines) - 1
+    kept_versions = set(LISTED)
+    kept = [
+        line for line in lines
+        if not (m := re.search(r'version = "([^"]+)"', line)) or m[1] in kept_versions
+    ]  # fmt: skip
+    assert len(kept) == len(lines) - (len(WEBSOCKETS.versions) - len(LISTED))
     meta.write_text("".join(kept), encoding="utf-8")
-    _git("-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "--quiet", "-am",
-         f"without websockets {NEWEST}", cwd=clone)  # fmt: skip
+    subprocess.run([sys.executable, "-m", "wsbench.cli", "asv-conf"], cwd=clone, check=True,
+                   capture_output=True)  # fmt: skip
+    _commit(clone, f"websockets {', '.join(LISTED)} only")
 
 
-def test_the_nightly_end_to_end_finds_a_new_release_and_adds_a_sharded_run(
+def _clone_envs(clone: Path) -> list[BenchEnv]:
+    """The clone's version matrix (its ``meta.toml`` files)."""
+    return [e for e in bench_envs(all_impls(clone / "impls")) if e.impl.name == "websockets"]
+
+
+def _night(clone: Path, remote: Path, work: Path, env: dict[str, str], *site: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "wsbench.cli", "nightly", "all", "--remote", str(remote),
+         "--shards", "2", "--allow-untuned", "--work-dir", str(work), *site, "--",
+         "--impl", "websockets", "--impl", "native", "--config", "asyncio",
+         "--config", "websocket", "--scenario", "stream",
+         "--processes", "1", "--windows", "2", "--warmup", "0.1", "--window", "0.2",
+         "--machine", "e2e"],
+        cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    return out
+
+
+def test_two_nights_measure_every_version_when_the_load_generator_changes(
     tmp_path: Path, index_server: dict[str, object]
 ) -> None:
     remote = tmp_path / "remote.git"
@@ -65,28 +106,31 @@ def test_the_nightly_end_to_end_finds_a_new_release_and_adds_a_sharded_run(
         "info": {"name": "websockets"},
         "releases": {PREVIOUS: wheel, NEWEST: wheel, "99.0rc1": wheel},
     }
-
     clone = tmp_path / "clone"
-    _clone_without_the_newest_websockets(clone)
+    _clone_with_three_websockets_versions(clone)
     env = clean_clone_env(tmp_path)
-    work = tmp_path / "work"
-    proc = subprocess.run(
-        [sys.executable, "-m", "wsbench.cli", "nightly", "all", "--remote", str(remote),
-         "--shards", "2", "--allow-untuned", "--work-dir", str(work), "--",
-         "--impl", "websockets", "--impl", "native", "--scenario", "stream",
-         "--processes", "1", "--windows", "2", "--warmup", "0.1", "--window", "0.2",
-         "--machine", "e2e"],
-        cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out[-4000:]
-    assert "nightly: shard 1/2" in out and "nightly: shard 2/2" in out
-    assert "nightly: 6 documents added to results" in out
-    for config in ("asyncio", "uvloop"):  # compared with the last listed release, by name
-        assert f"nightly: new release websockets · {config}: {PREVIOUS} → {NEWEST}:" in out
 
-    # The branch holds the earlier night untouched and the new run's documents: websockets
-    # (the last listed release and the new one, each configuration) and the reference.
+    # Night 1: no document of its comparison group yet, so every older version is due.
+    out = _night(clone, remote, tmp_path / "night1", env, "--no-site")
+    assert "nightly: shard 1/2: ./bench run --new-releases" in out
+    assert "nightly: shard 2/2: ./bench run --new-releases" in out
+    assert "nightly: shard 1/2: 2 older version(s) due:" in out
+    for version in OLDER:
+        assert f"websockets · asyncio {version}: {NEW_GROUP}" in out  # the row name and why
+    assert "nightly: shard 2/2: older versions: none due" in out  # the reference has none
+    assert "nightly: 5 documents added to results" in out
+    assert f"nightly: new release websockets · asyncio: {PREVIOUS} → {NEWEST}:" in out
+
+    # Night 2, after a change of the load generator's source: every version again.
+    main_rs = clone / "loadgen" / "src" / "main.rs"
+    main_rs.write_text(main_rs.read_text() + "// a change of the load generator\n")
+    _commit(clone, "loadgen: a comment")
+    out = _night(clone, remote, tmp_path / "night2", env)
+    assert "nightly: shard 1/2: 2 older version(s) due:" in out
+    for version in OLDER:
+        assert f"websockets · asyncio {version}: {NEW_GROUP}" in out
+    assert "nightly: 5 documents added to results" in out
+
     check = tmp_path / "check"
     _git("clone", "--quiet", "--branch", "results", str(remote), str(check), cwd=tmp_path)
     files = sorted(p.relative_to(check) for p in check.rglob("*.json"))
@@ -96,23 +140,35 @@ def test_the_nightly_end_to_end_finds_a_new_release_and_adds_a_sharded_run(
         (tmp_path / "earlier").rglob("*.json")
     ).read_bytes()
     docs = [load(check / f) for f in files if f.parts[0] == "e2e"]
-    assert len({d.run_id for d in docs}) == 1
-    assert sorted((d.impl.name, d.impl.config) for d in docs if d.impl.name == "native") == [
-        ("native", "socketio"),
-        ("native", "websocket"),
-    ]
-    assert sorted((d.impl.config, d.impl.version) for d in docs if d.impl.name != "native") == [
-        ("asyncio", PREVIOUS),
-        ("asyncio", NEWEST),
-        ("uvloop", PREVIOUS),
-        ("uvloop", NEWEST),
-    ]
-    for doc in docs:
-        assert doc.system is not None and doc.system.items  # the tuning check, recorded
-        assert [b.params["size_bytes"] for b in doc.benchmarks] == [16, 1024, 65536]
-        assert all(b.status == "ok" for b in doc.benchmarks), doc.impl
-    assert len(_git("log", "--format=%s", "results", cwd=remote).splitlines()) == 2
+    night1, night2 = sorted({d.run_id for d in docs})
+    assert len({d.loadgen.source_sha256 for d in docs}) == 2
+    for night in (night1, night2):
+        mine = [d for d in docs if d.run_id == night]
+        assert sorted((d.impl.name, d.impl.config, d.impl.version) for d in mine) == sorted(
+            [("native", "websocket", None)]
+            + [("websockets", "asyncio", v) for v in [*LISTED, NEWEST]]
+        )
+        grids = {d.impl.version: [b.params["size_bytes"] for b in d.benchmarks] for d in mine}
+        for version in [PREVIOUS, NEWEST]:  # the full grid
+            assert grids[version] == [16, 1024, 65536]
+        for version in OLDER:  # the default grid, with the same settings: one group
+            assert grids[version] == [1024]
+        assert len({d.comparable_key() for d in mine}) == 1
+        for doc in mine:
+            assert doc.system is not None and doc.system.items  # the tuning check, recorded
+            assert all(b.status == "ok" for b in doc.benchmarks), doc.impl
+    assert len(_git("log", "--format=%s", "results", cwd=remote).splitlines()) == 3
 
-    # The site is built from the whole branch: the new run and the earlier one are listed.
+    # A third night with nothing changed would measure no older version.
+    older = [e for e in _clone_envs(clone) if not e.is_default and e.config.id == "asyncio"]
+    assert [e.version.version for e in older if e.version] == OLDER
+    assert due(older, docs, [d for d in docs if d.run_id == night2]) == []
+
+    # The site, built from the whole branch after night 2: every run listed, and each
+    # version on the framework page, last measured in night 2.
     environment = (clone / "public" / "environment" / "index.html").read_text()
-    assert docs[0].run_id in environment and EARLIER in environment
+    assert all(run_id in environment for run_id in (night1, night2, EARLIER))
+    page = (clone / "public" / "frameworks" / "websockets" / "index.html").read_text()
+    for version in [*LISTED, NEWEST]:
+        row = next(r for r in page.split("<tr>") if f"<td>{version}</td>" in r)
+        assert night2 in row, row

@@ -35,6 +35,8 @@ from tests.site_runs import (
     site_runs,
 )
 from wsbench import stats
+from wsbench.matrix import MATRIX_PERIOD_DAYS
+from wsbench.paths import REPO_ROOT
 from wsbench.scenarios import SCENARIOS, SOURCE_ADDRESSES, SPECS
 from wsbench.site.downloads import samples_csv
 from wsbench.site.findings import findings_of
@@ -42,7 +44,14 @@ from wsbench.site.framework_pages import render_page
 from wsbench.site.frameworks import load_frameworks
 from wsbench.site.history import history_of
 from wsbench.site.markup import params_title
-from wsbench.site.methodology import SCENARIOS_MARKER, fill_markers, render_scenarios
+from wsbench.site.methodology import (
+    MATRIX_MARKER,
+    METHODOLOGY_PAGE,
+    SCENARIOS_MARKER,
+    fill_markers,
+    render_matrix,
+    render_scenarios,
+)
 from wsbench.site.pages import expand_nav
 from wsbench.site.render import (
     COLUMNS,
@@ -470,6 +479,16 @@ def test_methodology_lists_every_scenario_from_its_definition() -> None:
     page = f"# Methodology\n\n{SCENARIOS_MARKER}\n\nafter\n"
     assert fill_markers("methodology.md", page) == f"# Methodology\n\n{text}\n\nafter\n"
     assert fill_markers("index.md", page) == page
+
+
+def test_methodology_says_which_versions_a_night_measures() -> None:
+    text = render_matrix()
+    assert f"once its figures are {MATRIX_PERIOD_DAYS} days old" in text
+    assert "on the default grid and with the same settings" in text
+    page = f"{MATRIX_MARKER}\n\n{SCENARIOS_MARKER}\n"
+    assert fill_markers("methodology.md", page) == f"{text}\n\n{render_scenarios()}\n"
+    source = (REPO_ROOT / "site" / METHODOLOGY_PAGE).read_text(encoding="utf-8")
+    assert source.count(f"\n{MATRIX_MARKER}\n") == 1
 
 
 def test_nav_lists_every_leaderboard() -> None:

@@ -64,6 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="latest release of each (default) or every version in the matrix",
     )
     parser.add_argument(
+        "--environment",
+        action="append",
+        metavar="ASV_NAME",
+        help="only these environments, by asv's name (repeatable; as in asv.conf.json and "
+        "in each run document; with --impl, --config and --versions left out)",
+    )
+    parser.add_argument(
         "--scenario",
         action="append",
         choices=SCENARIOS,
@@ -108,6 +115,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
 
 
+def grid_windows(grid: str) -> int:
+    """``--windows``' default on ``grid``: on the default grid
+    :data:`~wsbench.scenarios.DEFAULT_GRID_WINDOWS_PER_PROCESS`, on the full grid the
+    sampling plan's default."""
+    if grid == "default":
+        return DEFAULT_GRID_WINDOWS_PER_PROCESS
+    return SamplingPlan().windows_per_process
+
+
 def main_job_plan(args: argparse.Namespace) -> SamplingPlan:
     """The sampling plan of :func:`add_arguments`' options: ``--windows`` defaults to
     :data:`~wsbench.scenarios.DEFAULT_GRID_WINDOWS_PER_PROCESS` on the default grid and
@@ -116,12 +132,7 @@ def main_job_plan(args: argparse.Namespace) -> SamplingPlan:
     Raises:
         MainJobError: a value out of range.
     """
-    windows = args.windows
-    if windows is None:
-        default = args.grid == "default"
-        windows = (
-            DEFAULT_GRID_WINDOWS_PER_PROCESS if default else SamplingPlan().windows_per_process
-        )
+    windows = args.windows if args.windows is not None else grid_windows(args.grid)
     try:
         return plan_from_args(argparse.Namespace(**{**vars(args), "windows": windows}))
     except ValueError as exc:
@@ -133,15 +144,29 @@ def _step(i: int, text: str) -> None:
 
 
 def select_envs(
-    impls: list[str] | None, versions: str, configs: list[str] | None = None
+    impls: list[str] | None,
+    versions: str,
+    configs: list[str] | None = None,
+    names: list[str] | None = None,
 ) -> list[BenchEnv]:
     """The environments to run: the given implementations (default all) in the given
-    configurations (default all), at the latest or all versions.
+    configurations (default all), at the latest or all versions; or, when ``names`` are
+    given, exactly the environments of those asv names (the nightly's older versions,
+    :mod:`wsbench.matrix`).
 
     Raises:
-        MainJobError: an implementation name is unknown, or a configuration id belongs to
-            none of the selected implementations.
+        MainJobError: an implementation name or an environment name is unknown, a
+            configuration id belongs to none of the selected implementations, or
+            ``names`` come with implementations or configurations.
     """
+    if names:
+        if impls or configs:
+            raise MainJobError("--environment selects environments by itself: no --impl/--config")
+        by_name = {e.name: e for e in asvconf.bench_envs()}
+        missing = [n for n in names if n not in by_name]
+        if missing:
+            raise MainJobError(f"unknown environment(s) {missing} (see asv.conf.json)")
+        return [by_name[n] for n in dict.fromkeys(names)]
     try:
         wanted = {get_impl(name).name for name in impls} if impls else None
     except ImplError as exc:
@@ -229,7 +254,7 @@ def run(args: argparse.Namespace) -> int:
         parse_params(args.param)
     except ValueError as exc:
         raise MainJobError(str(exc)) from exc
-    envs = select_envs(args.impl, args.versions, args.config)
+    envs = select_envs(args.impl, args.versions, args.config, args.environment)
     listed = {e.name for e in envs}
     if args.new_releases:
         impls = list({e.impl.name: e.impl for e in envs}.values())

@@ -2,10 +2,14 @@
 as it runs on the runners (``.github/workflows/nightly.yml`` calls them in this order).
 
 - ``plan --shards N``: a run id and the shard list, as GitHub step outputs.
-- (each shard, on a runner) ``./bench run --new-releases --shard I/N --run-id ID --no-site``
-  into a store of its own, then ``confirm STORE --run-id ID``: every new release flagged
-  slower is measured again, interleaved with the previous release (:mod:`wsbench.confirm`);
-  the store is uploaded as an artifact.
+- (each shard, on a runner) ``measure --shard I/N --run-id ID --store STORE --remote R``:
+  ``./bench run --new-releases --grid full`` of the shard's implementations into a store of
+  its own, then ``./bench run`` of their older versions that are due (:mod:`wsbench.matrix`:
+  none in the comparison group of the night's documents on the results branch, or measured
+  a week ago or more) on the default grid with the same settings; then
+  ``confirm STORE --run-id ID``: every new release flagged slower is measured again,
+  interleaved with the previous release (:mod:`wsbench.confirm`); the store is uploaded as
+  an artifact.
 - ``publish --remote R --store-dir DIR SHARD_STORE...``: clone the results branch, add
   every shard's documents (never replacing one), refuse if a document records an untuned
   machine (unless ``--allow-untuned``), commit and push; then write the regression reports
@@ -28,8 +32,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from wsbench import compare, confirm, github, regressions, resultsbranch, store
+from wsbench import compare, confirm, github, matrix, regressions, resultsbranch, store
+from wsbench.asvconf import bench_envs
 from wsbench.impls import all_impls
+from wsbench.mainjob import grid_windows
 from wsbench.paths import REPO_ROOT
 from wsbench.runformat import Run
 from wsbench.sampling import SamplingPlan, add_plan_arguments, plan_from_args
@@ -37,6 +43,12 @@ from wsbench.sampling import SamplingPlan, add_plan_arguments, plan_from_args
 BRANCH = "results"
 """The results branch's default name."""
 FAILURE_TITLE = "The nightly benchmark run failed"
+SHARDS = 4
+"""The scheduled night's shards (``plan``'s default; the repository variable
+``WSBENCH_SHARDS`` overrides it): the fewest whose longest shard fits the measuring job's
+240-minute limit on a night that measures every older version, by the estimate from
+measured times in README "The version matrix". Shards wait for a free runner, so they also
+run on fewer runners, one after another."""
 REPORTS_INDEX = "reports.json"
 """In a reports folder: ``[{"title", "body_file"}, ...]``, one per regression."""
 
@@ -49,7 +61,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The nightly command's subcommands and options."""
     sub = parser.add_subparsers(dest="step", required=True)
     plan = sub.add_parser("plan", help="a run id and the shards, as GitHub step outputs")
-    plan.add_argument("--shards", type=int, default=1)
+    plan.add_argument(
+        "--shards", type=int, default=SHARDS, help=f"shards (default {SHARDS})"
+    )  # fmt: skip
+    msr = sub.add_parser(
+        "measure", help="a shard: latest and new releases, then the older versions due"
+    )
+    msr.add_argument("--shard", default="1/1", metavar="I/N")
+    msr.add_argument("--run-id", required=True)
+    msr.add_argument("--store", type=Path, required=True, help="the shard's results store")
+    add_matrix_arguments(msr)
+    msr.add_argument("run_args", nargs=argparse.REMAINDER, help="-- then ./bench run options")
     con = sub.add_parser("confirm", help="measure flagged new releases again, interleaved")
     con.add_argument("store", type=Path, help="the shard's results store")
     con.add_argument("--run-id", required=True)
@@ -76,18 +98,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     every.add_argument("--allow-untuned", action="store_true")
     every.add_argument("--work-dir", type=Path, help="where shards and the clone go")
     every.add_argument("--no-site", action="store_true")
+    every.add_argument(
+        "--matrix", choices=matrix.MODES, default="auto",
+        help="older versions: when due (default), all, or none",
+    )  # fmt: skip
     every.add_argument("run_args", nargs=argparse.REMAINDER, help="-- then ./bench run options")
 
 
+def add_matrix_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--matrix`` and the results branch it reads (``--remote``, ``--branch``)."""
+    parser.add_argument(
+        "--matrix", choices=matrix.MODES, default="auto",
+        help="older versions: when due (default; reads the results branch), all, or none",
+    )  # fmt: skip
+    parser.add_argument("--remote", help="the repository holding the results branch")
+    parser.add_argument("--branch", default=BRANCH)
+
+
 def plan_outputs(shards: int) -> str:
-    """``run_id=...`` and ``shards=[1, ..., N]`` lines (``$GITHUB_OUTPUT``'s format).
+    """``run_id=...``, ``shards=[1, ..., N]`` and ``count=N`` lines (``$GITHUB_OUTPUT``'s
+    format).
 
     Raises:
         NightlyError: fewer than one shard.
     """
     if shards < 1:
         raise NightlyError("--shards must be at least 1")
-    return f"run_id={store.new_run_id()}\nshards={json.dumps(list(range(1, shards + 1)))}\n"
+    shard_list = json.dumps(list(range(1, shards + 1)))
+    return f"run_id={store.new_run_id()}\nshards={shard_list}\ncount={shards}\n"
 
 
 def untuned(docs: Sequence[Run]) -> list[str]:
@@ -263,6 +301,128 @@ def given_plan_options(argv: Sequence[str]) -> list[str]:
     ]
 
 
+SELECTION_OPTIONS = ("--impl", "--config", "--versions", "--environment", "--grid", "--shard",
+                     "--run-id")  # fmt: skip
+"""``./bench run`` options with a value that choose what a shard measures: the nightly sets
+them itself for the older versions."""
+SELECTION_FLAGS = ("--new-releases", "--no-site")
+
+
+def without_selection(argv: Sequence[str]) -> list[str]:
+    """``argv`` (``./bench run`` options) without :data:`SELECTION_OPTIONS` (as ``--opt V``
+    or ``--opt=V``) and :data:`SELECTION_FLAGS`."""
+    out: list[str] = []
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in SELECTION_OPTIONS:
+            skip = True
+        elif token not in SELECTION_FLAGS and not token.startswith(
+            tuple(f"{o}=" for o in SELECTION_OPTIONS)
+        ):
+            out.append(token)
+    return out
+
+
+def _bench_run(argv: Sequence[str], shard_store: Path, what: str) -> None:
+    """``./bench run ARGV`` into ``shard_store``.
+
+    Raises:
+        NightlyError: it exited non-zero (``what`` names it).
+    """
+    argv = [sys.executable, "-m", "wsbench.cli", "run", *argv]
+    print(f"nightly: {what}: ./bench {' '.join(argv[3:])}", flush=True)
+    env = {**os.environ, store.ROOT_ENV: str(shard_store)}
+    code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
+    if code != 0:
+        raise NightlyError(f"{what}: ./bench run exited {code}")
+
+
+def published_runs(remote: str, branch: str) -> list[Run]:
+    """Every readable document of the results branch ``branch`` of ``remote`` (none when
+    the branch does not exist yet); an unreadable one is named on stderr and left out.
+
+    Raises:
+        NightlyError: the branch could not be cloned.
+    """
+    with tempfile.TemporaryDirectory(prefix="wsbench-published-") as tmp:
+        try:
+            resultsbranch.checkout(remote, branch, Path(tmp) / "branch")
+        except resultsbranch.ResultsBranchError as exc:
+            raise NightlyError(f"reading the results branch: {exc}") from exc
+        loaded = store.load_store(Path(tmp) / "branch")
+    for problem in loaded.problems:
+        print(f"nightly: results branch: unreadable document left out: {problem}",
+              file=sys.stderr)  # fmt: skip
+    return loaded.runs
+
+
+def older_versions_due(
+    tonight: Sequence[Run], mode: str, published: Sequence[Run] | None
+) -> list[matrix.Due]:
+    """The older versions (:mod:`wsbench.matrix`) of the configurations measured in
+    ``tonight``: all of them (``mode`` "always"), none ("never"), or those due against
+    ``published`` ("auto")."""
+    measured = {(d.impl.name, d.impl.config) for d in tonight}
+    older = [e for e in bench_envs()
+             if not e.is_default and (e.impl.name, e.config.id) in measured]  # fmt: skip
+    if mode == "never":
+        return []
+    if mode == "always":
+        return [matrix.Due(e, "every older version (--matrix always)") for e in older]
+    return matrix.due(older, published or [], tonight)
+
+
+def measure_shard(
+    shard: str,
+    run_id: str,
+    shard_store: Path,
+    run_args: Sequence[str],
+    *,
+    mode: str = "auto",
+    published: Sequence[Run] | None = None,
+) -> list[matrix.Due]:
+    """The ``measure`` step: shard ``shard`` (``"I/N"``) of run ``run_id`` into
+    ``shard_store``: the latest and new releases on the full grid, then the older versions
+    due (:func:`older_versions_due`) on the default grid with the full grid's windows per
+    process, so that their documents share the night's comparison group. ``run_args``:
+    more ``./bench run`` options for both (e.g. ``--machine``).
+
+    Returns:
+        The older versions measured, with why.
+
+    Raises:
+        NightlyError: a ``./bench run`` failed, the store holds a malformed document, or
+            ``mode`` is "auto" and ``published`` is None.
+    """
+    if mode == "auto" and published is None:
+        raise NightlyError("--matrix auto reads the results branch: give --remote")
+    extra = [a for a in run_args if a != "--"]
+    _bench_run(["--new-releases", "--no-site", "--grid", "full", "--shard", shard,
+                "--run-id", run_id, *extra], shard_store, f"shard {shard}")  # fmt: skip
+    loaded = store.load_store(shard_store)
+    if loaded.problems:
+        raise NightlyError("malformed documents: " + "; ".join(loaded.problems))
+    tonight = [d for d in loaded.runs if d.run_id == run_id]
+    found = older_versions_due(tonight, mode, published)
+    if not found:
+        why = "none due" if mode == "auto" else f"--matrix {mode}"
+        print(f"nightly: shard {shard}: older versions: {why}", flush=True)
+        return []
+    print(f"nightly: shard {shard}: {len(found)} older version(s) due:", flush=True)
+    for d in found:
+        version = f" {d.env.version.version}" if d.env.version else ""
+        print(f"nightly:   {d.env.row_name}{version}: {d.reason}", flush=True)
+    rest = without_selection(extra)
+    given = any(t == "--windows" or t.startswith("--windows=") for t in rest)
+    windows = [] if given else ["--windows", str(grid_windows("full"))]
+    names = [token for d in found for token in ("--environment", d.env.name)]
+    _bench_run(["--no-site", "--grid", "default", *windows, "--run-id", run_id, *names, *rest],
+               shard_store, f"shard {shard}: older versions")  # fmt: skip
+    return found
+
+
 def run_all(args: argparse.Namespace) -> int:
     """The nightly end to end here: every shard one after the other with ``./bench run``,
     publish, reports, then the site from the whole results branch."""
@@ -272,19 +432,15 @@ def run_all(args: argparse.Namespace) -> int:
     work.mkdir(parents=True, exist_ok=True)
     run_id = store.new_run_id()
     extra = [a for a in args.run_args if a != "--"]
+    published = published_runs(args.remote, args.branch) if args.matrix == "auto" else None
     shard_stores = []
     for i in range(1, args.shards + 1):
         shard_store = work / f"shard-{i}"
-        argv = [sys.executable, "-m", "wsbench.cli", "run", "--new-releases", "--no-site",
-                "--grid", "full", "--shard", f"{i}/{args.shards}", "--run-id", run_id,
-                *extra]  # fmt: skip
-        print(f"nightly: shard {i}/{args.shards}: {' '.join(argv[3:])}", flush=True)
-        env = {**os.environ, store.ROOT_ENV: str(shard_store)}
-        code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
-        if code != 0:
-            raise NightlyError(f"shard {i}/{args.shards}: ./bench run exited {code}")
+        measure_shard(f"{i}/{args.shards}", run_id, shard_store, extra, mode=args.matrix,
+                      published=published)  # fmt: skip
         argv = [sys.executable, "-m", "wsbench.cli", "nightly", "confirm", str(shard_store),
                 "--run-id", run_id, *given_plan_options(extra)]  # fmt: skip
+        env = {**os.environ, store.ROOT_ENV: str(shard_store)}
         code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
         if code != 0:
             raise NightlyError(f"shard {i}/{args.shards}: nightly confirm exited {code}")
@@ -310,6 +466,12 @@ def run(args: argparse.Namespace) -> int:
     """
     if args.step == "plan":
         print(plan_outputs(args.shards), end="")
+    elif args.step == "measure":
+        if args.remote is None and args.matrix == "auto":
+            raise NightlyError("--matrix auto reads the results branch: give --remote")
+        published = published_runs(args.remote, args.branch) if args.matrix == "auto" else None
+        measure_shard(args.shard, args.run_id, args.store, args.run_args, mode=args.matrix,
+                      published=published)  # fmt: skip
     elif args.step == "confirm":
         try:
             plan = plan_from_args(args)

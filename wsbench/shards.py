@@ -2,16 +2,21 @@
 
 An implementation's environments stay together in one shard, so that a new release and
 the release it is compared with are measured on the same runner in the same session. The
-implementations are dealt out largest first to the shard with the fewest environments so
-far (ties: the lower shard), which every runner computes alike from the same list.
+implementations are dealt out largest first to the shard with the least weight so far
+(ties: the lower shard), which every runner computes alike from the same list. An
+implementation weighs its number of environments in the version matrix (``meta.toml``,
+every version) plus its new releases: the nights that measure the whole matrix are the
+long ones (:mod:`wsbench.matrix`), and an implementation keeps its shard whether a night
+measures its older versions or not.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 
-from wsbench.asvconf import BenchEnv
+from wsbench.asvconf import BenchEnv, bench_envs
 
 _SPEC = re.compile(r"(\d+)/(\d+)")
 
@@ -35,26 +40,43 @@ def parse(spec: str) -> tuple[int, int]:
     return index, count
 
 
-def split(envs: Sequence[BenchEnv], count: int) -> list[list[BenchEnv]]:
+def matrix_weights(envs: Sequence[BenchEnv]) -> dict[str, int]:
+    """Each implementation of ``envs``: its environments in the version matrix (every
+    listed version) plus those of ``envs`` that the matrix does not list (new releases)."""
+    listed = {e.name for e in bench_envs()}
+    weights = Counter(e.impl.name for e in bench_envs())
+    weights.update(e.impl.name for e in envs if e.name not in listed)
+    return {e.impl.name: weights[e.impl.name] for e in envs}
+
+
+def split(
+    envs: Sequence[BenchEnv], count: int, weights: Mapping[str, int] | None = None
+) -> list[list[BenchEnv]]:
     """``envs`` in ``count`` shards (see the module's docstring); each shard keeps the
-    environments' order. A shard may be empty when there are fewer implementations."""
+    environments' order. A shard may be empty when there are fewer implementations.
+
+    Args:
+        weights: each implementation's weight (default: its environments in ``envs``).
+    """
     groups: dict[str, list[BenchEnv]] = {}
     for env in envs:
         groups.setdefault(env.impl.name, []).append(env)
+    weight = {n: len(g) for n, g in groups.items()} | dict(weights or {})
     loads = [0] * count
     owner: dict[str, int] = {}
-    for name in sorted(groups, key=lambda n: (-len(groups[n]), n)):
+    for name in sorted(groups, key=lambda n: (-weight[n], n)):
         shard = min(range(count), key=lambda k: (loads[k], k))
         owner[name] = shard
-        loads[shard] += len(groups[name])
+        loads[shard] += weight[name]
     return [[e for e in envs if owner[e.impl.name] == k] for k in range(count)]
 
 
 def select(envs: Sequence[BenchEnv], spec: str) -> list[BenchEnv]:
-    """The environments of shard ``spec`` (``"I/N"``).
+    """The environments of shard ``spec`` (``"I/N"``), implementations weighed by
+    :func:`matrix_weights`.
 
     Raises:
         ShardError: see the class.
     """
     index, count = parse(spec)
-    return split(envs, count)[index - 1]
+    return split(envs, count, matrix_weights(envs))[index - 1]

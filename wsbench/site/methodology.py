@@ -9,6 +9,7 @@ parameter sets in both grids and the many-connection settings are always those o
 from __future__ import annotations
 
 from wsbench.cpus import OPEN_FILES_CAP
+from wsbench.matrix import MATRIX_PERIOD_DAYS
 from wsbench.metrics import SCENARIO_HEADLINES
 from wsbench.runformat import ERROR_KINDS
 from wsbench.scenarios import (
@@ -29,6 +30,8 @@ METHODOLOGY_PAGE = "methodology.md"
 """The Methodology page, relative to the docs dir."""
 SCENARIOS_MARKER = "<!-- wsbench: scenarios -->"
 """Where :func:`render_scenarios` goes on the Methodology page (on a line of its own)."""
+MATRIX_MARKER = "<!-- wsbench: version matrix -->"
+"""Where :func:`render_matrix` goes on the Methodology page (on a line of its own)."""
 
 
 def _sets(scenario: str, which: Grid) -> str:
@@ -149,10 +152,27 @@ def render_scenarios() -> str:
     )
 
 
+def render_matrix() -> str:
+    """The Methodology page's paragraph on which versions a night measures
+    (:mod:`wsbench.matrix`)."""
+    return (
+        "**Every version, kept measured.** Each night measures the latest release of every "
+        "configuration and every newer release on the package index, on the full grid. An "
+        "older version of the matrix is measured on the same night, on the default grid and "
+        "with the same settings (so that its figures share the comparison group), whenever "
+        "it has no figure in the night's comparison group (the load generator's source, "
+        "its compiler, the settings or the machine changed, or the version is new to "
+        f"`meta.toml`), and otherwise once its figures are {MATRIX_PERIOD_DAYS} days old. "
+        "Each framework page says, for each version, when and in which run it was last "
+        "measured.\n"
+    )
+
+
 def fill_markers(src_uri: str, markdown: str) -> str:
     """``markdown`` of the page at ``src_uri`` (relative to the docs dir) with its markers
-    replaced: the Methodology page's :data:`SCENARIOS_MARKER` by :func:`render_scenarios`;
-    other pages unchanged."""
-    if src_uri != METHODOLOGY_PAGE or SCENARIOS_MARKER not in markdown:
+    replaced: the Methodology page's :data:`SCENARIOS_MARKER` by :func:`render_scenarios`
+    and :data:`MATRIX_MARKER` by :func:`render_matrix`; other pages unchanged."""
+    if src_uri != METHODOLOGY_PAGE:
         return markdown
+    markdown = markdown.replace(MATRIX_MARKER, render_matrix())
     return markdown.replace(SCENARIOS_MARKER, render_scenarios())
