@@ -37,6 +37,8 @@ from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, GRIDS, SCENARIOS
 from wsbench.suite import GRID_ENV, PARAMS_ENV, SCENARIOS_ENV, parse_params
 
 STEPS = 5
+ASV = (sys.executable, "-m", "wsbench.asv_main")
+"""asv's command line, run as :mod:`wsbench.asv_main` (its configuration read faster)."""
 ASV_DONE_CODES = (0, 2)
 """asv run's exit codes when it ran: 0 all passed, 2 some benchmark failed (recorded as such)."""
 
@@ -185,7 +187,7 @@ def register_machine(name: str) -> None:
     """``asv machine --yes`` with values read from this machine (no spaces in the OS string)."""
     ram_gib = round(psutil.virtual_memory().total / 2**30)
     argv = [
-        "asv", "machine", "--yes", "--machine", name,
+        *ASV, "machine", "--yes", "--machine", name,
         "--os", re.sub(r"\s+", "_", machine.kernel()),
         "--arch", platform.machine(),
         "--cpu", re.sub(r"\s+", "_", machine.cpu_model()),
@@ -198,7 +200,7 @@ def register_machine(name: str) -> None:
 def _check(argv: list[str], what: str, env: dict[str, str] | None = None) -> int:
     code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
     if code != 0:
-        raise MainJobError(f"{what} failed ({' '.join(argv[:3])} exited {code})")
+        raise MainJobError(f"{what} failed (asv {argv[len(ASV)]} exited {code})")
     return code
 
 
@@ -226,7 +228,7 @@ def asv_command(
     49.5 s, with the same figures: the measurement itself runs once per class, in
     ``setup_cache``, in a fresh fork either way.
     """
-    argv = ["asv", "run", commits, "--machine", machine_name, "--launch-method", "forkserver"]
+    argv = [*ASV, "run", commits, "--machine", machine_name, "--launch-method", "forkserver"]
     scenarios = [s for s in scenarios or () if s]
     if config is not None:
         argv += ["--config", str(config)]
