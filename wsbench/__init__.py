@@ -21,6 +21,9 @@ Modules, one job each:
 - :mod:`wsbench.compare`, :mod:`wsbench.interleave`, :mod:`wsbench.venvs`,
   :mod:`wsbench.comparejob`: comparisons of runs, commits and versions.
 - :mod:`wsbench.noise`: the noise study.
+- :mod:`wsbench.nightly`, :mod:`wsbench.matrix`: the nightly's steps, and which older
+  versions a night measures.
+- :mod:`wsbench.asv_main`: asv's command line, its configuration read faster.
 - :mod:`wsbench.cli`: the command line.
 """
 
