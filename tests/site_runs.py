@@ -66,12 +66,14 @@ from wsbench.runformat import (
     CheckItem,
     Latency,
     Machine,
+    MemoryStep,
     Run,
     Sample,
     Settings,
     Spread,
     SystemCheck,
 )
+from wsbench.scenarios import memory_counts
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPLS = ROOT / "tests" / "fixtures" / "site" / "impls"
@@ -140,6 +142,10 @@ MEMORY = [{"connections": n} for n in (1000, 10000)]
 CONNECT = {"workers": 16}
 IDLE_RSS = 5 * 2**20
 """The server's RSS before the memory scenario's connections, bytes."""
+KERNEL_BASE = 60 * 2**20
+"""The kernel's socket memory before the memory scenario's connections, bytes."""
+KERNEL_KIB = 4.0
+"""The kernel's socket memory per connection in the fixture, KiB (both ends)."""
 NO_CONNECTION = "no connection succeeded: timeout=1000"
 """Why websockets 15.0.1's clients benchmark at 1,000 connections failed."""
 CLIENT_ERRORS = [
@@ -182,20 +188,37 @@ def clients(
 
 
 def memory(
-    params: dict[str, int], kib: float, ok: int | None = None, timeouts: int = 0
+    params: dict[str, int],
+    kib: float,
+    ok: int | None = None,
+    timeouts: int = 0,
+    bend: float = 0.0,
 ) -> Benchmark:
     """A memory benchmark: ``kib`` KiB per established connection (times :data:`SPREAD`),
-    ``ok`` of the connections established (default all), ``timeouts`` failed ones in each
-    window."""
+    on a straight line through the staircase's counts (:func:`memory_counts`, scaled to the
+    ``ok`` connections established, default all) from :data:`IDLE_RSS`, the kernel's
+    memory rising :data:`KERNEL_KIB` KiB per connection; ``timeouts`` failed connections in
+    each window; ``bend``: the first step's rise is taken off it as a fraction of the
+    whole rise (memory the allocator already held)."""
     n = params["connections"]
     held = ok if ok is not None else n
+    counts = [round(c * held / n) for c in memory_counts(n)]
 
     def window(i: int, per: float) -> Sample:
+        steps = tuple(
+            MemoryStep(
+                c,
+                IDLE_RSS
+                + round(c * per * 1024 - (bend * held * per * 1024 if c == counts[1] else 0)),
+                KERNEL_BASE + round(c * KERNEL_KIB * 1024),
+            )
+            for c in counts
+        )
         return Sample(
             process=i // 2, window=i % 2, status="ok", connections_ok=held,
             connections_per_s=4_000.0, handshake_s=Latency(1e-4, 2e-4, 3e-4, 4e-4, 5e-4),
             errors={"timeout": timeouts, "lost": 0}, rss_idle_bytes=IDLE_RSS,
-            rss_held_bytes=IDLE_RSS + round(held * per * 1024),
+            rss_held_bytes=steps[-1].rss_bytes, memory_steps=steps,
         )  # fmt: skip
 
     return Benchmark("memory", dict(params), "ok", None, _windows(window, kib))

@@ -14,7 +14,7 @@ import pytest
 from wsbench.impls import get_impl
 from wsbench.measure import MeasureConfig, ServerSession
 from wsbench.sampling import SamplingPlan, to_sample
-from wsbench.scenarios import SOURCE_ADDRESSES
+from wsbench.scenarios import SOURCE_ADDRESSES, memory_counts
 
 CONNECTIONS = 1000
 IMPL, CONFIG = "picows", "uvloop"
@@ -66,6 +66,15 @@ def test_a_thousand_idle_connections_are_held_and_measured(session: ServerSessio
     assert m.rss_idle_bytes is not None and m.rss_held_bytes is not None
     # 1,000 open connections cost a server memory: at least its socket objects and buffers.
     assert m.rss_held_bytes > m.rss_idle_bytes
+    # The staircase: every count read, from none to all, the kernel's memory with it.
+    assert m.memory_steps is not None
+    assert [s.connections for s in m.memory_steps] == list(memory_counts(CONNECTIONS))
+    assert (m.memory_steps[0].rss_bytes, m.memory_steps[-1].rss_bytes) == (
+        m.rss_idle_bytes, m.rss_held_bytes,
+    )  # fmt: skip
+    assert all(s.kernel_bytes for s in m.memory_steps)
+    assert m.memory_steps[-1].kernel_bytes > m.memory_steps[0].kernel_bytes  # type: ignore[operator]
     sample = to_sample(m, process=0, window=0, plan=SamplingPlan())
     assert (sample.rss_idle_bytes, sample.rss_held_bytes) == (m.rss_idle_bytes, m.rss_held_bytes)
+    assert sample.memory_steps == m.memory_steps
     assert sample.messages_per_s is None and sample.server_cpu_percent is None

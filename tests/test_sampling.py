@@ -10,6 +10,7 @@ from wsbench import sampling
 from wsbench.cpus import default_placement
 from wsbench.impls import get_impl
 from wsbench.measure import MeasureConfig, Measurement, ServerSession
+from wsbench.runformat import MemoryStep
 from wsbench.sampler import CpuActivity, ServerUsage
 from wsbench.sampling import (
     SamplingPlan,
@@ -228,16 +229,27 @@ def test_a_memory_sample_gives_bytes_per_connection() -> None:
         "connections_ok": 800, "connections_per_s": 4000.0, "errors": {"timeout": 200},
         "handshake_us": {"p50": 1, "p90": 1, "p99": 1, "p99_9": 1, "max": 1, "count": 800},
     }  # fmt: skip
+    # A staircase on a straight line of 10 kB per connection from 10 MB, the kernel's
+    # memory 3 kB per connection from 60 MB: the slopes, the intercept, the delta.
+    steps = tuple(
+        MemoryStep(n, 10_000_000 + 10_000 * n, 60_000_000 + 3_000 * n) for n in (0, 80, 400, 800)
+    )
     m = Measurement(config=config, report=report, rss_idle_bytes=10_000_000)
-    m.rss_held_bytes = 18_000_000
+    m.rss_held_bytes, m.memory_steps = 18_000_000, steps
     sample = to_sample(m, process=0, window=0, plan=PLAN)
+    assert sample.memory_steps == steps
     assert metrics.BY_NAME["bytes_per_connection"].of(sample) == 10_000.0
+    assert metrics.BY_NAME["memory_slope_bytes"].of(sample) == pytest.approx(10_000.0)
+    assert metrics.BY_NAME["memory_base_bytes"].of(sample) == pytest.approx(10_000_000.0)
+    assert metrics.BY_NAME["kernel_bytes_per_connection"].of(sample) == pytest.approx(3_000.0)
     assert metrics.BY_NAME["errors"].of(sample) == 200.0
     assert sample.messages_per_s is None and sample.latency_s is None
     assert [m.name for m in metrics.for_scenario("memory")] == [
         "connections_per_s", "handshake_p50", "handshake_p99", "errors",
-        "bytes_per_connection", "rss_idle_bytes", "rss_held_bytes",
+        "bytes_per_connection", "memory_slope_bytes", "memory_base_bytes",
+        "kernel_bytes_per_connection", "rss_idle_bytes", "rss_held_bytes",
     ]  # fmt: skip
+    assert metrics.SCENARIO_HEADLINES["memory"].name == "memory_slope_bytes"
 
 
 def test_the_suite_skips_parameter_sets_outside_the_grid_and_refuses_an_unknown_grid(

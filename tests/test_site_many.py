@@ -26,6 +26,7 @@ from tests.site_runs import (
     CURRENT,
     IDLE_RSS,
     IMPLS,
+    KERNEL_KIB,
     NO_CONNECTION,
     REFERENCE_RUN,
     SPREAD,
@@ -36,6 +37,7 @@ from tests.site_runs import (
 )
 from wsbench import stats
 from wsbench.matrix import MATRIX_PERIOD_DAYS
+from wsbench.memoryfit import FLOOR_BYTES
 from wsbench.paths import REPO_ROOT
 from wsbench.scenarios import SCENARIOS, SOURCE_ADDRESSES, SPECS
 from wsbench.site.downloads import samples_csv
@@ -58,6 +60,7 @@ from wsbench.site.render import (
     LEADERBOARD_PAGES,
     LeaderboardPage,
     errors_text,
+    memory_check,
     ranks,
     render_leaderboard_page,
 )
@@ -244,7 +247,8 @@ def test_clients_charts_one_series_per_row_against_connections(
 
 
 def _memory_cell(kib: float, ok: int) -> str:
-    """The memory cell computed from the fixture's RSS figures: (held - idle) / ok, KiB."""
+    """The memory cell computed from the fixture's RSS figures: (held - idle) / ok, KiB (on
+    the fixture's straight lines, the slope)."""
     values = [(IDLE_RSS + round(ok * kib * f * 1024) - IDLE_RSS) / ok for f in SPREAD]
     summary = stats.summarize(values)
     assert summary.interval is not None
@@ -257,7 +261,7 @@ def test_memory_leaderboard_ranks_by_bytes_per_connection_ascending(
 ) -> None:
     md = memory_page.markdown
     assert "**Rank** is by memory per connection (lower is better);" in md
-    assert "Sorted by memory per connection, lowest first." in md
+    assert "Sorted by memory per connection (the slope), lowest first." in md
     rows = _table(md, "## 1,000 connections")
     assert [(r["Rank"], r["Framework"], r["Version"]) for r in rows] == [
         ("—", "native reference · wsbench-loadgen serve · tokio (current-thread)", "0.1.0"),
@@ -268,25 +272,49 @@ def test_memory_leaderboard_ranks_by_bytes_per_connection_ascending(
     ]
     assert list(rows[0])[3:-1] == [
         "Memory per connection (KiB)",
-        "Server RSS idle (MiB)",
-        "Server RSS with connections (MiB)",
+        "Base memory (MiB)",
+        "Kernel per connection, both ends (KiB)",
+        "Connection counts",
+        "Check",
+        "Delta at the top count (KiB)",
         "Connections ok",
         "Errors (all windows)",
     ]
     aiohttp = rows[1]
-    # 990 connections of 1,000 held 20 KiB each: (held - idle) / 990.
+    # 990 connections of 1,000 held, 20 KiB each on a straight line from 5 MiB: the slope.
     assert aiohttp["Memory per connection (KiB)"] == "20.0 (19.7–20.3)" == _memory_cell(20, 990)
-    assert aiohttp["Server RSS idle (MiB)"] == "5.0"
-    assert (
-        aiohttp["Server RSS with connections (MiB)"]
-        == f"{(IDLE_RSS + 990 * 20 * 1024) / 2**20:,.1f}"
-    )
+    assert aiohttp["Base memory (MiB)"] == "5.0"
+    assert aiohttp["Kernel per connection, both ends (KiB)"] == f"{KERNEL_KIB:.1f}"
+    assert aiohttp["Connection counts"] == "0, 99, 495, 990"
+    assert aiohttp["Check"] == "ok"
+    assert aiohttp["Delta at the top count (KiB)"] == "20.0"
     assert aiohttp["Connections ok"] == "990 of 1,000"
     assert aiohttp["Errors (all windows)"] == "60 (timeout 60)"
     assert rows[3]["Memory per connection (KiB)"] == "42.5 (41.9–43.1)" == _memory_cell(42.5, 1000)
     big = _table(md, "## 10,000 connections")
     assert [r["Version"] for r in big] == ["0.1.0", "3.13.2", "15.0.1"]
     assert big[2]["Memory per connection (KiB)"] == _memory_cell(41.0, 10_000)
+
+
+def test_a_memory_figure_off_its_line_or_below_the_floor_is_flagged() -> None:
+    straight = row_of(memory({"connections": 1000}, 20.0))
+    assert memory_check(straight) == []
+    bent = row_of(memory({"connections": 1000}, 20.0, bend=0.9))
+    (reason,) = memory_check(bent)
+    assert reason.startswith("not a straight line in 6 of 6 processes")
+    low = row_of(memory({"connections": 1000}, 0.25))
+    assert memory_check(low) == [f"below the floor of {FLOOR_BYTES} B per connection (256 B)"]
+    docs = [
+        run([], impl_info=impl("a"), benchmarks=[memory({"connections": 1000}, 30.0)]),
+        run([], impl_info=impl("b"), benchmarks=[memory({"connections": 1000}, 0.25)]),
+    ]
+    page = render_leaderboard_page("memory", select(docs)).markdown
+    rows = [line for line in page.splitlines() if line.startswith("| ") and " · asyncio" in line]
+    # The flagged figure is shown with its reason, after the others and unranked.
+    assert [r.split("|")[1].strip() for r in rows] == ["1", "—"]
+    assert ">b · asyncio<" in rows[1] and "⚠" in rows[1] and "below the floor" in rows[1]
+    # Not drawn: listed under the chart instead.
+    assert "- ✕ b · asyncio 15.0.1 at 1,000 connections: flagged: below the floor" in page
 
 
 def test_memory_chart_is_bars_one_group_per_connection_count(
@@ -439,7 +467,9 @@ def test_framework_page_has_many_connections_by_version(results: Results) -> Non
         "15.0.1": [pytest.approx(24_000), pytest.approx(26_000), None],
     }
     # Memory per connection by version, with its significant change (42.5 -> 40.0 KiB).
-    assert "### Memory per connection, 1,000 idle connections (KiB, lower is better)" in section
+    assert (
+        "### Memory per connection, 0 to 1,000 idle connections (KiB, lower is better)" in section
+    )
     assert "Significant changes between consecutive releases: 14.2 → 15.0.1: **−6 %**" in section
     assert memory_headline(1000).params == {"connections": 1000}
     # No such results: no section (Starlette); the reference has no version axis.
@@ -475,7 +505,7 @@ def test_methodology_lists_every_scenario_from_its_definition() -> None:
     assert "TIME_WAIT" in text and "`RLIMIT_NOFILE`" in text and "(`open_files`)" in text
     assert "prints a line saying its traffic starts" in text
     assert "a window fails only when no connection succeeds" in text
-    assert "(the server's RSS with N idle connections open − its RSS before they opened)" in text
+    assert "**Memory per connection is a slope.**" in text and "base memory" in text
     page = f"# Methodology\n\n{SCENARIOS_MARKER}\n\nafter\n"
     assert fill_markers("methodology.md", page) == f"# Methodology\n\n{text}\n\nafter\n"
     assert fill_markers("index.md", page) == page

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
+import msgspec
 import psutil
 
 from wsbench import loadgen
 from wsbench.cpus import CpuPlacement, default_placement
 from wsbench.impls import Impl, get_impl
-from wsbench.sampler import CpuActivity, ServerUsage, WindowSampler, tree_rss
+from wsbench.runformat import MemoryStep
+from wsbench.sampler import (
+    CpuActivity,
+    ServerUsage,
+    WindowSampler,
+    kernel_socket_memory,
+    tree_rss,
+)
 from wsbench.scenarios import (
     BROADCAST_IN_FLIGHT,
     CAPACITY_IN_FLIGHT,
@@ -21,6 +31,7 @@ from wsbench.scenarios import (
     SOURCE_ADDRESSES,
     Params,
     Scenario,
+    memory_counts,
     spec,
 )
 from wsbench.server import ServerError, ServerProcess, free_port
@@ -140,14 +151,18 @@ class MeasureConfig:
         if self.scenario == "market" and not self.rate:
             raise ConfigError("the market scenario needs a tick rate (rate > 0)")
 
-    def loadgen_args(self, url: str, protocol: str = "websocket") -> list[str]:
+    def loadgen_args(
+        self, url: str, protocol: str = "websocket", *, hold_s: float | None = None
+    ) -> list[str]:
         """The load generator's command line for this configuration against ``url``, in
         ``protocol`` (``"websocket"`` or ``"socketio"``); ``loadgen/README.md`` documents
-        each subcommand."""
+        each subcommand. ``hold_s``: how long a ``hold`` may last at most (default
+        :attr:`bound_s`)."""
         defined = spec(self.scenario)
         args: list[str] = [defined.mode, "--url", url]
         if defined.mode == "hold":
-            args += ["--connections", str(self.connections), "--hold-s", f"{self.bound_s:g}"]
+            held = self.bound_s if hold_s is None else hold_s
+            args += ["--connections", str(self.connections), "--hold-s", f"{held:g}"]
         elif defined.mode == "connect":
             args += ["--workers", str(self.workers), "--size", str(self.size_bytes)]
         elif defined.mode in ("broadcast", "market"):
@@ -218,7 +233,8 @@ class Measurement:
         server_pid: the server's process id (gone once :func:`measure` returns).
         cpu_activity: how busy the measured CPUs were over the window, if sampled.
         rss_idle_bytes: memory scenario: the server's RSS before the connections opened.
-        rss_held_bytes: memory scenario: its RSS with them open and idle.
+        rss_held_bytes: memory scenario: its RSS with them all open and idle.
+        memory_steps: memory scenario: the server's and the kernel's memory at each count.
     """
 
     config: MeasureConfig
@@ -232,6 +248,7 @@ class Measurement:
     cpu_activity: CpuActivity | None = None
     rss_idle_bytes: int | None = None
     rss_held_bytes: int | None = None
+    memory_steps: tuple[MemoryStep, ...] | None = None
 
     def fail(self, reason: str) -> None:
         """Mark as failed; the first reason wins."""
@@ -281,6 +298,11 @@ class Measurement:
             "bytes_per_s": _float(report.get("bytes_per_s")) if report else None,
             "rss_idle_bytes": self.rss_idle_bytes,
             "rss_held_bytes": self.rss_held_bytes,
+            "memory_steps": (
+                [msgspec.structs.asdict(step) for step in self.memory_steps]
+                if self.memory_steps
+                else None
+            ),
             "latency_s": self.latency_s,
             "server": asdict(self.server) if self.server else None,
             "loadgen_cpu_percent": self.loadgen_cpu_percent,
@@ -535,38 +557,80 @@ class ServerSession:
             result.cpu_activity = sampler.activity
 
     def _hold(self, config: MeasureConfig, result: Measurement) -> None:
-        """The memory scenario: the server's RSS, then ``config.connections`` connections
-        opened and held idle for ``config.duration_s``, then its RSS again (the peak over
-        the hold), then the connections closed.
+        """The memory scenario, a staircase in one server process: the server's and the
+        kernel's memory before any connection, then at each count of
+        :func:`~wsbench.scenarios.memory_counts` (``config.connections`` the last): the
+        connections added by one load generator ``hold`` each, the earlier ones kept open
+        and idle, an equal share of ``config.duration_s`` to settle (the window is split
+        between the steps, so that the scenario takes as long as a one-count hold did),
+        then both read again; then every connection closed. A step in which no connection
+        opened ends the staircase.
+
+        The report is the last step's (its handshakes are those made with the most
+        connections already open), with ``connections_ok``, ``errors``, ``closed`` and
+        ``closed_early`` summed over the steps; connections the server closed during the
+        hold also count as ``closed_early`` errors.
 
         Raises:
             ServerError: the server is gone.
             wsbench.loadgen.LoadgenError: the load generator failed.
         """
+        url = self.url(config.scenario)
+        counts = memory_counts(config.connections)
+        settle_s = config.duration_s / (len(counts) - 1)
+        steps = [self._memory_step(0)]
+        reports: list[dict[str, Any]] = []
+        with ExitStack() as stack:
+            holds = []
+            opened = 0
+            for before, count in itertools.pairwise(counts):
+                added = replace(config, connections=count - before)
+                hold = stack.enter_context(
+                    loadgen.Hold(
+                        added.loadgen_args(url, self.run_config.protocol, hold_s=config.bound_s),
+                        cpus=self.placement.loadgen,
+                        timeout_s=added.bound_s,
+                        binary=self.binary,
+                    )
+                )
+                holds.append(hold)
+                reports.append(hold.opened)
+                ok = int(hold.opened.get("connections_ok") or 0)
+                if not ok:
+                    break
+                opened += ok
+                time.sleep(settle_s)
+                steps.append(self._memory_step(opened))
+            closed = [hold.release() for hold in reversed(holds)]
+        result.memory_steps = tuple(steps)
+        result.rss_idle_bytes = steps[0].rss_bytes
+        result.rss_held_bytes = steps[-1].rss_bytes if len(steps) > 1 else None
+        errors: dict[str, int] = {}
+        for part in reports:
+            for kind, n in (part.get("errors") or {}).items():
+                errors[kind] = errors.get(kind, 0) + n
+        early = sum(int(c.get("closed_early") or 0) for c in closed)
+        if early:
+            errors["closed_early"] = errors.get("closed_early", 0) + early
+        result.report = {
+            **reports[-1],
+            "connections_ok": sum(int(r.get("connections_ok") or 0) for r in reports),
+            "errors": errors,
+            "closed": sum(int(c.get("closed") or 0) for c in closed),
+            "closed_early": early,
+        }
+
+    def _memory_step(self, connections: int) -> MemoryStep:
+        """The server's RSS and the kernel's socket memory now, with ``connections`` open.
+
+        Raises:
+            ServerError: the server is gone.
+        """
         try:
-            result.rss_idle_bytes = tree_rss(self.server.pid)
+            rss = tree_rss(self.server.pid)
         except psutil.Error as exc:
             raise ServerError(f"{self.server.name}: cannot read its memory: {exc}") from exc
-        with loadgen.Hold(
-            config.loadgen_args(self.url(config.scenario), self.run_config.protocol),
-            cpus=self.placement.loadgen,
-            timeout_s=config.bound_s,
-            binary=self.binary,
-        ) as hold:
-            opened = hold.opened
-            if opened.get("connections_ok"):
-                sampler = WindowSampler(self.server.pid, delay_s=0.0, duration_s=config.duration_s)
-                sampler.start()
-                time.sleep(config.duration_s)
-                usage = sampler.result()
-                result.rss_held_bytes = usage.rss_bytes if usage else None
-                closed = hold.release()
-                opened = {**opened, **closed}
-                if closed.get("closed_early"):
-                    errors = dict(opened.get("errors", {}))
-                    errors["closed_early"] = errors.get("closed_early", 0) + closed["closed_early"]
-                    opened["errors"] = errors
-            result.report = opened
+        return MemoryStep(connections, rss, kernel_socket_memory())
 
 
 def measure(

@@ -4,10 +4,11 @@ comparisons all take their figures from here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from wsbench.runformat import Sample
+from wsbench.memoryfit import Fit, kernel_fit, rss_fit
+from wsbench.runformat import MemoryStep, Sample
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,19 @@ def _bytes_per_connection(sample: Sample) -> float | None:
     return (held - idle) / ok
 
 
+def _fitted(
+    which: Callable[[Sequence[MemoryStep] | None], Fit | None], part: str
+) -> Callable[[Sample], float | None]:
+    """The ``part`` (``"slope"`` or ``"intercept"``) of ``which`` fit of a sample's memory
+    steps (:mod:`wsbench.memoryfit`)."""
+
+    def value(sample: Sample) -> float | None:
+        found = which(sample.memory_steps)
+        return None if found is None else float(getattr(found, part))
+
+    return value
+
+
 FANOUT = ("broadcast", "market")
 """The scenarios with one publisher and many subscribers (deliveries, not round trips)."""
 MESSAGING = ("echo", "stream", "clients", "text", "json", "soak", "offered", *FANOUT)
@@ -153,8 +167,20 @@ METRICS: tuple[Metric, ...] = (
     Metric("handshake_p99", "handshake p99", "s", False, CONNECTING, _handshake("p99")),
     Metric("errors", "errors", "count", False, (*CONNECTING, "soak"), _errors_total),
     Metric(
-        "bytes_per_connection", "memory per connection", "bytes", False, ("memory",),
+        "bytes_per_connection", "memory delta at the top count", "bytes", False, ("memory",),
         _bytes_per_connection,
+    ),
+    Metric(
+        "memory_slope_bytes", "memory per connection", "bytes", False, ("memory",),
+        _fitted(rss_fit, "slope"),
+    ),
+    Metric(
+        "memory_base_bytes", "base memory (intercept)", "bytes", False, ("memory",),
+        _fitted(rss_fit, "intercept"),
+    ),
+    Metric(
+        "kernel_bytes_per_connection", "kernel memory per connection (both ends)", "bytes",
+        False, ("memory",), _fitted(kernel_fit, "slope"),
     ),
     Metric(
         "rss_idle_bytes", "server RSS idle", "bytes", False, ("memory",),
@@ -189,7 +215,7 @@ HEADLINE = BY_NAME["messages_per_s"]
 SCENARIO_HEADLINES: dict[str, Metric] = {
     **{scenario: HEADLINE for scenario in MESSAGING},
     "connect": BY_NAME["connections_per_s"],
-    "memory": BY_NAME["bytes_per_connection"],
+    "memory": BY_NAME["memory_slope_bytes"],
     "soak": BY_NAME["server_rss_growth_bytes"],
     "broadcast": BY_NAME["delivery_p99"],
     "market": BY_NAME["order_round_trip_p99"],

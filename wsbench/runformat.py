@@ -33,15 +33,18 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
                      "connections_ok", "connections_per_s", "handshake_s",
                      "per_connection_messages_per_s": {"min", "median", "max"},
                      "errors": {kind: count}, "rss_idle_bytes", "rss_held_bytes",
-                     "server_rss_growth_bytes"}, ...],
+                     "server_rss_growth_bytes",
+                     "memory_steps": [{"connections", "rss_bytes", "kernel_bytes"}, ...]},
+                    ...],
         "server_exit_codes": [0, -15, ...]}, ...],
      "system": {"items": [{"name", "value", "ok", "reason"}, ...], "tuned": bool} or null}
 
 ``system`` (added within version 1; null in earlier documents) is the machine's tuning
 check (:mod:`wsbench.system`) when the run started. The many-connection fields of a sample
-(``connections_ok`` to ``server_rss_growth_bytes``) and ``settings.open_files`` were
-also added within version 1: null (or absent) in earlier documents and in scenarios that
-do not have them (:mod:`wsbench.scenarios`).
+(``connections_ok`` to ``server_rss_growth_bytes``), the memory scenario's
+``memory_steps`` and ``settings.open_files`` were also added within version 1: null (or
+absent) in earlier documents and in scenarios that do not have them
+(:mod:`wsbench.scenarios`).
 
 Units: seconds, bytes, messages/s, bytes/s, percent of one core (100 = one core busy).
 """
@@ -196,6 +199,24 @@ class Spread(msgspec.Struct, frozen=True):
     max: float
 
 
+class MemoryStep(msgspec.Struct, frozen=True):
+    """The memory scenario at one connection count, read after the settle time.
+
+    Attributes:
+        connections: connections open and idle (0: before the first one opened).
+        rss_bytes: the server's resident memory (its process tree), bytes.
+        kernel_bytes: the kernel's memory that grows with sockets, on the whole machine:
+            unreclaimable slab (``SUnreclaim`` in ``/proc/meminfo``: socket structures,
+            files, epoll entries) plus TCP socket buffers (``mem`` of ``/proc/net/sockstat``,
+            in pages), bytes. A loopback connection has two sockets, so this counts the load
+            generator's end too. Null where ``/proc`` does not tell.
+    """
+
+    connections: int
+    rss_bytes: int
+    kernel_bytes: int | None = None
+
+
 class Sample(msgspec.Struct, frozen=True):
     """One measurement window.
 
@@ -229,7 +250,9 @@ class Sample(msgspec.Struct, frozen=True):
             ``other``, ``lost``; see ``loadgen/README.md``) in the many-connection
             scenarios, where they are figures rather than failures.
         rss_idle_bytes: the server's RSS before the connections of the memory scenario.
-        rss_held_bytes: its RSS with them open and idle.
+        rss_held_bytes: its RSS with them all open and idle.
+        memory_steps: memory scenario: the server's and the kernel's memory at each
+            connection count, in ascending order (:data:`wsbench.scenarios.MEMORY_STEPS`).
         server_rss_growth_bytes: its RSS at the window's end minus at its start.
         offered_per_s: a fixed offered load's rate, messages/s (the offered scenario's
             percentage of capacity resolved; broadcast and market: the publisher's rate).
@@ -265,6 +288,7 @@ class Sample(msgspec.Struct, frozen=True):
     rss_idle_bytes: int | None = None
     rss_held_bytes: int | None = None
     server_rss_growth_bytes: int | None = None
+    memory_steps: tuple[MemoryStep, ...] | None = None
     offered_per_s: float | None = None
     published_per_s: float | None = None
     last_delivery_s: Latency | None = None

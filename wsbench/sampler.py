@@ -107,6 +107,31 @@ def tree_rss(pid: int) -> int:
     return _rss(_tree(pid))
 
 
+PROC = Path("/proc")
+
+
+def kernel_socket_memory(proc: Path = PROC) -> int | None:
+    """The kernel's memory that grows with sockets, whole machine, bytes: unreclaimable
+    slab (``SUnreclaim`` of ``/proc/meminfo``: socket, file, dentry and epoll structures)
+    plus TCP socket buffers (``mem`` of the ``TCP:`` line of ``/proc/net/sockstat``, in
+    pages of ``os.sysconf("SC_PAGE_SIZE")``); None when either cannot be read. psutil
+    gives neither (its ``slab`` includes the reclaimable part)."""
+    try:
+        meminfo = (proc / "meminfo").read_text(encoding="ascii")
+        sockstat = (proc / "net" / "sockstat").read_text(encoding="ascii")
+    except OSError:
+        return None
+    slab_kib = next(
+        (int(line.split()[1]) for line in meminfo.splitlines() if line.startswith("SUnreclaim:")),
+        None,
+    )
+    tcp = next((line.split() for line in sockstat.splitlines() if line.startswith("TCP:")), [])
+    pages = int(tcp[tcp.index("mem") + 1]) if "mem" in tcp[:-1] else None
+    if slab_kib is None or pages is None:
+        return None
+    return slab_kib * 1024 + pages * os.sysconf("SC_PAGE_SIZE")
+
+
 def _rss(procs: list[psutil.Process]) -> int:
     total = 0
     for proc in procs:

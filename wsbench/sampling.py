@@ -173,6 +173,7 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
         errors=_errors(report) if defined.many_connections else None,
         rss_idle_bytes=m.rss_idle_bytes,
         rss_held_bytes=m.rss_held_bytes,
+        memory_steps=m.memory_steps,
         server_rss_growth_bytes=(
             m.server.rss_growth_bytes if m.server and m.config.scenario == "soak" else None
         ),

@@ -71,6 +71,18 @@ keeps its port in TIME_WAIT for 60 s, so repeated windows of 10,000 connections,
 connect storm, would run out of ports from one address."""
 CONNECT_MESSAGE_BYTES = 16
 """Size of the one message each connect cycle exchanges, bytes."""
+MEMORY_STEPS = (0.1, 0.5, 1.0)
+"""The memory scenario's connection counts as fractions of its ``connections`` parameter:
+the server's memory is read before the first connection (0) and once each count is open,
+and the figure is the slope through those points (:mod:`wsbench.memoryfit`)."""
+
+
+def memory_counts(connections: int) -> tuple[int, ...]:
+    """The connection counts the memory scenario reads at, ascending, from 0 to
+    ``connections`` (:data:`MEMORY_STEPS`), e.g. ``(0, 1000, 5000, 10000)``."""
+    return (0, *sorted({max(1, round(f * connections)) for f in MEMORY_STEPS}))
+
+
 SOAK_CONNECTIONS = 100
 """Connections of the soak run (RSS growth during a long echo run)."""
 SOAK_SIZE_BYTES = 1024

@@ -51,6 +51,7 @@ from wsbench.site.markup import (
     tagged,
 )
 from wsbench.site.render import SCENARIO_TITLES, chart_block
+from wsbench.site.render import unflagged as render_unflagged
 from wsbench.site.results import EnvRun, Results, by_environment, natural_key
 from wsbench.site.sources import date_text, source_line
 from wsbench.site.sweeps import (
@@ -452,8 +453,9 @@ def _many_machine(
         out.append(heading(level, f"{title} ({f.unit}, {f.better})", chart_anchor(slug, where)))
         rel = (path.removeprefix("frameworks/") for path in (svg, data))
         out.append(chart_block(c, next(rel), next(rel)))
+    unflagged = [render_unflagged(run) for run in ordered]  # no flagged figure drawn
     for count in counts:
-        out += _by_version(framework, ordered, memory_headline(count), where, level, files)
+        out += _by_version(framework, unflagged, memory_headline(count), where, level, files)
     return "\n".join(out), files
 
 

@@ -28,7 +28,13 @@ from wsbench.site.charts import render_bars_svg
 from wsbench.site.findings import Pairing
 from wsbench.site.interactive import chart_script
 from wsbench.site.markup import cell, params_title, safe_name, short_number
-from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, ranks, table_link
+from wsbench.site.render import (
+    LEADERBOARD_PAGES,
+    SCENARIO_TITLES,
+    checks_fail,
+    ranks,
+    table_link,
+)
 from wsbench.site.results import EnvRun, Results
 from wsbench.site.rows import Params, Row, headline_of
 from wsbench.site.sweeps import (
@@ -274,7 +280,8 @@ def leaderboard_answer(family: Family, results: Results, machine: str) -> Answer
     params = _chosen(family, {p: len(members) for p, members in groups.items()})
     if params is None:
         return None
-    best = _best_first(groups[params], family.metric)
+    flagged = [(run, row) for run, row in groups[params] if checks_fail(row)]
+    best = _best_first([m for m in groups[params] if m not in flagged], family.metric)
     series = [
         Series(
             row_label(run),
@@ -293,9 +300,17 @@ def leaderboard_answer(family: Family, results: Results, machine: str) -> Answer
         machine,
         params,
         _chart(family, machine, params, series),
-        _sentence(family, best),
+        _sentence(family, best) + _left_out(flagged),
         table_link(family.scenario, results, machine, params),
     )
+
+
+def _left_out(flagged: Sequence[tuple[EnvRun, Row]]) -> str:
+    """The sentence naming the configurations left out of a ranking for a flagged figure."""
+    if not flagged:
+        return ""
+    names = ", ".join(cell(row_label(run)) for run, _ in flagged)
+    return f" Left out, their figures flagged by the checks (see the table): {names}."
 
 
 def socketio_cost_answer(

@@ -15,11 +15,13 @@ MiB = 2^20 bytes, µs = 10^-6 s, ms = 10^-3 s.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from wsbench import stats
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.memoryfit import FLOOR_BYTES, problems, rss_fit
 from wsbench.metrics import BY_NAME, Metric
 from wsbench.scenarios import (
     CONNECT_MESSAGE_BYTES,
@@ -217,6 +219,28 @@ def _connections_ok(row: Row) -> str:
     return f"{text} of {asked:,}" if asked is not None else text
 
 
+def memory_check(row: Row) -> list[str]:
+    """Why ``row``'s memory per connection must not be read bare
+    (:func:`wsbench.memoryfit.problems` over its processes' fits); empty when it passes."""
+    fits = [f for s in row.samples if (f := rss_fit(s.memory_steps)) is not None]
+    summary = row.summary(BY_NAME["memory_slope_bytes"])
+    return problems(fits, summary.median if summary else None)
+
+
+def _memory_slope(row: Row) -> str:
+    text = spread(row.summary(BY_NAME["memory_slope_bytes"]), ",.1f", KIB)
+    return f"{text} ⚠" if memory_check(row) else text
+
+
+def _memory_counts(row: Row) -> str:
+    counts = sorted({s.connections for sample in row.samples for s in sample.memory_steps or ()})
+    return ", ".join(f"{c:,}" for c in counts) if counts else DASH
+
+
+MEMORY_CHECK_COLUMN = Column("Check", lambda row: "; ".join(memory_check(row)) or "ok")
+"""Why a memory figure is flagged (:func:`memory_check`), "ok" when it is not."""
+
+
 ERRORS_COLUMN = Column("Errors (all windows)", lambda row: errors_text(error_counts(row.samples)))
 """Failed connections by kind and lost messages, summed over the row's usable windows."""
 PER_CONNECTION_COLUMN = Column("Per-connection messages/s (min / median / max)", _per_connection)
@@ -253,11 +277,14 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
         *_ERRORS_AND_SERVER,
     ),
     "memory": (
-        _spread_column("Memory per connection (KiB)", BY_NAME["bytes_per_connection"], ",.1f",
-                       KIB),
-        _median_column("Server RSS idle (MiB)", BY_NAME["rss_idle_bytes"], ",.1f", MIB),
-        _median_column("Server RSS with connections (MiB)", BY_NAME["rss_held_bytes"], ",.1f",
-                       MIB),
+        Column("Memory per connection (KiB)", _memory_slope),
+        _median_column("Base memory (MiB)", BY_NAME["memory_base_bytes"], ",.1f", MIB),
+        _median_column("Kernel per connection, both ends (KiB)",
+                       BY_NAME["kernel_bytes_per_connection"], ",.1f", KIB),
+        Column("Connection counts", _memory_counts),
+        MEMORY_CHECK_COLUMN,
+        _median_column("Delta at the top count (KiB)", BY_NAME["bytes_per_connection"],
+                       ",.1f", KIB),
         CONNECTIONS_OK_COLUMN,
         ERRORS_COLUMN,
     ),
@@ -361,11 +388,18 @@ def _row_cells(
     return [*cells, *figures, _flag(run, row, page)]
 
 
+def checks_fail(row: Row) -> bool:
+    """``row``'s figure is flagged by its scenario's checks (memory: :func:`memory_check`):
+    shown with the reason, after the rows that pass, unranked."""
+    return row.scenario == "memory" and row.ok and bool(memory_check(row))
+
+
 def _sort_key(item: tuple[EnvRun, Row]) -> tuple[object, ...]:
     run, row = item
     median = row.figure.median if row.figure else 0.0
     return (
         not row.ok,
+        checks_fail(row),
         -median if headline_of(row.scenario).higher_is_better else median,
         natural_key(run.label),
         natural_key(run.impl.version or ""),
@@ -375,8 +409,12 @@ def _sort_key(item: tuple[EnvRun, Row]) -> tuple[object, ...]:
 def ranks(group: Sequence[tuple[EnvRun, Row]]) -> list[int | None]:
     """The rank of each (run, row) of one table (rows of one scenario) by the scenario's
     headline figure (:func:`wsbench.site.rows.headline_of`, its direction;
-    :func:`wsbench.stats.ties`); None for the reference and for failed rows."""
-    ranked = [i for i, (run, row) in enumerate(group) if row.figure and not run.impl.reference]
+    :func:`wsbench.stats.ties`); None for the reference, for failed rows and for rows whose
+    figure the checks flag (:func:`checks_fail`)."""
+    ranked = [
+        i for i, (run, row) in enumerate(group)
+        if row.figure and not run.impl.reference and not checks_fail(row)
+    ]  # fmt: skip
     summaries = [s for i in ranked if (s := group[i][1].figure) is not None]
     higher = headline_of(group[0][1].scenario).higher_is_better if group else True
     out: list[int | None] = [None] * len(group)
@@ -438,7 +476,8 @@ ORDER_SENTENCES = {
         "handshake time, errors, CPU and memory are better. MiB = 2^20 bytes, ms = 10^-3 s. "
     ),
     "memory": (
-        "Sorted by memory per connection, lowest first. KiB = 2^10 bytes, MiB = 2^20 bytes. "
+        "Sorted by memory per connection (the slope), lowest first. KiB = 2^10 bytes, "
+        "MiB = 2^20 bytes. "
     ),
     "soak": (
         "Sorted by RSS growth over the window, lowest first: a leak shows as growth. Higher "
@@ -472,9 +511,17 @@ NOTES = {
         f"{ERRORS_NOTE}.",
     ),
     "memory": (
-        "*Memory per connection* = (server RSS with N idle connections open \u2212 its RSS "
-        "before they opened) / connections established, in each window. *Connections ok*: "
-        "connections established (median over the windows) of those asked for.",
+        "*Memory per connection* = the slope of the least-squares line through the "
+        "server's RSS at each *connection count* (0, then each count opened and held idle, "
+        "in one server process), median over the processes with its 95 % interval; "
+        "*base memory* is that line at zero connections. *Kernel per connection* is the "
+        "same slope of the kernel's socket memory (slab and TCP buffers of the whole "
+        "machine: both ends of each loopback connection), which RSS does not include. "
+        "*Delta at the top count* = (RSS with all connections open \u2212 RSS before) / "
+        "connections: it under-counts memory the allocator already held. \u26a0 and *Check* "
+        f"name a figure below {FLOOR_BYTES} B per connection or whose counts are not on a "
+        "straight line (Methodology). *Connections ok*: connections established (median "
+        "over the processes) of those asked for.",
         f"{ERRORS_NOTE}.",
     ),
     "soak": (
@@ -668,7 +715,22 @@ def _sweeps(scenario: str, runs: Sequence[EnvRun]) -> list[SweepChart]:
     charts = CHARTS.get(scenario)
     if charts is None:
         return []
-    return sweep_charts(scenario, runs, charts.figures, kind=charts.kind, x=charts.x)
+    return sweep_charts(
+        scenario, [unflagged(run) for run in runs], charts.figures, kind=charts.kind, x=charts.x
+    )
+
+
+def unflagged(run: EnvRun) -> EnvRun:
+    """``run`` with each row the checks flag (:func:`checks_fail`) turned into a failed
+    point of the charts, its reason listed under them, so that no flagged figure is drawn."""
+    if not any(checks_fail(row) for row in run.rows):
+        return run
+    rows = tuple(
+        dataclasses.replace(row, status="failed", error="flagged: " + "; ".join(memory_check(row)))
+        if checks_fail(row) else row
+        for row in run.rows
+    )  # fmt: skip
+    return dataclasses.replace(run, rows=rows)
 
 
 def chart_notes(chart: SweepChart) -> str:

@@ -104,7 +104,7 @@ ERRORS = SweepFigure(
     total=True,
 )
 MEMORY = SweepFigure(
-    "memory-per-connection", "Memory per connection", BY_NAME["bytes_per_connection"], "KiB", KIB
+    "memory-per-connection", "Memory per connection", BY_NAME["memory_slope_bytes"], "KiB", KIB
 )
 CLIENTS_FIGURES = (THROUGHPUT, LATENCY_P99, ERRORS)
 """The clients leaderboard's charts against the number of connections, in page order."""
@@ -362,8 +362,8 @@ def memory_headline(connections: int) -> Headline:
     KiB (2^10 bytes)."""
     return Headline(
         f"memory-per-connection-{connections}",
-        f"Memory per connection, {connections:,} idle connections",
-        f"KiB per connection, {connections:,} connections",
+        f"Memory per connection, 0 to {connections:,} idle connections",
+        f"KiB per connection, 0 to {connections:,} connections",
         "memory",
         {X_PARAM: connections},
         "KiB",
