@@ -55,7 +55,8 @@ class Line:
         return self.result.verdict if self.result else "not compared"
 
 
-def _key(run: Run, match: Match) -> tuple[str, ...]:
+def pair_key(run: Run, match: Match) -> tuple[str, ...]:
+    """What pairs a base document with a head document (see :data:`Match`)."""
     base = (run.machine.name, run.impl.name, run.impl.config)
     return base if match == "configuration" else (*base, run.impl.version or "")
 
@@ -76,7 +77,8 @@ def check_comparable(base: Sequence[Run], head: Sequence[Run]) -> None:
         )
 
 
-def _row(base: Run, head: Run) -> str:
+def row_name(base: Run, head: Run) -> str:
+    """The pair's row name, with both versions when they differ."""
     if base.impl.version == head.impl.version:
         return base.impl.row_name
     return f"{base.impl.row_name} {base.impl.version} → {head.impl.version}"
@@ -128,10 +130,10 @@ def compare_runs(
     """
     check_comparable(base, head)
     chosen = [metrics.BY_NAME[name] for name in metric_names]
-    heads = {_key(r, match): r for r in head}
+    heads = {pair_key(r, match): r for r in head}
     lines: list[Line] = []
     for b_run in base:
-        h_run = heads.get(_key(b_run, match))
+        h_run = heads.get(pair_key(b_run, match))
         if h_run is None:
             continue
         h_benches = {(x.scenario, tuple(sorted(x.params.items()))): x for x in h_run.benchmarks}
@@ -141,7 +143,7 @@ def compare_runs(
                 continue
             for metric in chosen:
                 if b.scenario in metric.scenarios:
-                    lines.append(_line(_row(b_run, h_run), b, h, metric, resamples))
+                    lines.append(_line(row_name(b_run, h_run), b, h, metric, resamples))
     if not lines:
         raise CompareError("the two sides have no benchmark in common")
     return lines

@@ -34,7 +34,7 @@ from wsbench.impls import ImplError, get_impl
 from wsbench.paths import REPO_ROOT, SITE_DIR
 from wsbench.sampling import SamplingPlan, add_plan_arguments, plan_from_args
 from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, GRIDS, SCENARIOS, in_grid
-from wsbench.suite import GRID_ENV, PARAMS_ENV, SCENARIOS_ENV, parse_params
+from wsbench.suite import GRID_ENV, INSTRUCTIONS_ENV, PARAMS_ENV, SCENARIOS_ENV, parse_params
 
 STEPS = 5
 ASV = (sys.executable, "-m", "wsbench.asv_main")
@@ -114,6 +114,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--shard", metavar="I/N", help="only shard I of N of the environments (wsbench.shards)"
     )
     parser.add_argument("--run-id", help="the run's id (default: a new one; shards share one)")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each server's instructions per message under valgrind (about 2 "
+        "minutes per environment; the nightly's; README: Instructions per message)",
+    )
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
 
 
@@ -323,6 +329,7 @@ def run(args: argparse.Namespace) -> int:
         "WSBENCH_LOADGEN_CPUS": args.loadgen_cpus or "",
         GRID_ENV: args.grid,
         PARAMS_ENV: ";".join(args.param),
+        INSTRUCTIONS_ENV: "1" if args.instructions else "",
     }
     scenarios: list[str] = args.scenario or list(in_grid(args.grid))
     env[SCENARIOS_ENV] = ",".join(scenarios)  # measured together by the shared setup_cache

@@ -34,7 +34,7 @@ from wsbench.scenarios import (
     memory_counts,
     spec,
 )
-from wsbench.server import ServerError, ServerProcess, free_port
+from wsbench.server import STOP_GRACE_S, ServerError, ServerProcess, free_port
 
 SOCKETIO_PATH = "/socket.io/?EIO=4&transport=websocket"
 """Where a Socket.IO server takes Engine.IO v4 WebSocket connections (every scenario)."""
@@ -407,6 +407,11 @@ class ServerSession:
         client: the command of a client program (``clients/``) that drives the server in
             the load generator's place, with its arguments and report (echo and stream
             only); None: the load generator.
+        wrapper: a command the server's command line is prefixed with (e.g. valgrind's,
+            :mod:`wsbench.instructions`).
+        env: extra environment variables of the server.
+        stop_grace_s: seconds the server has to exit after SIGTERM
+            (:class:`~wsbench.server.ServerProcess`).
 
     Raises:
         wsbench.impls.ImplError: unknown configuration.
@@ -423,6 +428,9 @@ class ServerSession:
         label: str | None = None,
         startup_timeout_s: float = STARTUP_TIMEOUT_S,
         client: Sequence[str] | None = None,
+        wrapper: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+        stop_grace_s: float = STOP_GRACE_S,
     ) -> None:
         self.impl = impl
         self.client = tuple(client) if client else None
@@ -435,7 +443,13 @@ class ServerSession:
         argv = impl.argv(
             python=python, loadgen=self.binary, host=HOST, port=port, config=self.run_config
         )
-        self.server = ServerProcess(argv, cpus=self.placement.server, name=label or impl.name)
+        self.server = ServerProcess(
+            [*wrapper, *argv],
+            cpus=self.placement.server,
+            name=label or impl.name,
+            env=env,
+            stop_grace_s=stop_grace_s,
+        )
         self.start_error: str | None = None
         self.exit_code: int | None = None
         self._capacity: dict[tuple[int, int], Measurement] = {}

@@ -305,7 +305,10 @@ SELECTION_OPTIONS = ("--impl", "--config", "--versions", "--environment", "--gri
                      "--run-id")  # fmt: skip
 """``./bench run`` options with a value that choose what a shard measures: the nightly sets
 them itself for the older versions."""
-SELECTION_FLAGS = ("--new-releases", "--no-site")
+SELECTION_FLAGS = ("--new-releases", "--no-site", "--instructions")
+"""Flags of the first run only: the older versions are measured without new releases, site
+or instruction counts (about 2 minutes per environment: the latest releases' are counted
+every night, README: Instructions per message)."""
 
 
 def without_selection(argv: Sequence[str]) -> list[str]:

@@ -9,7 +9,7 @@ page and ``README.md`` describe it for readers.
 
 Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
 
-    {"format": "wsbench-run", "version": 1,
+    {"format": "wsbench-run", "version": 2,
      "run_id": "20261123T190000Z-3f9a1c",            # shared by every environment of a run
      "started_at": ISO 8601, "finished_at": ISO 8601 or null,
      "machine": {"name", "cpu_model", "cpu_count", "kernel", "ram_bytes"},
@@ -37,7 +37,16 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
                      "memory_steps": [{"connections", "rss_bytes", "kernel_bytes"}, ...]},
                     ...],
         "server_exit_codes": [0, -15, ...]}, ...],
-     "system": {"items": [{"name", "value", "ok", "reason"}, ...], "tuned": bool} or null}
+     "system": {"items": [{"name", "value", "ok", "reason"}, ...], "tuned": bool} or null,
+     "counting": {"tool", "hash_seed", "aslr"} or null,
+     "instructions": [
+       {"scenario": "echo", "params": {"size_bytes": 16, "in_flight": 64},
+        "status": "ok" | "failed", "error": text or null,
+        "counts": [{"count", "messages", "instructions"}, ...]}, ...]}
+
+``counting`` and ``instructions`` (version 2) are the server's instruction counts under
+valgrind (:mod:`wsbench.instructions`): null and empty when they were not counted, and in
+every version 1 document, which reads as a version 2 document without them.
 
 ``system`` (added within version 1; null in earlier documents) is the machine's tuning
 check (:mod:`wsbench.system`) when the run started. The many-connection fields of a sample
@@ -58,15 +67,18 @@ import msgspec
 
 FORMAT = "wsbench-run"
 """The ``format`` field of every run document."""
-VERSION = 1
-"""The version of the format this module reads and writes; a reader rejects any other."""
+VERSION = 2
+"""The version of the format this module writes."""
+READS = (1, 2)
+"""The versions it reads; a reader rejects any other. Version 2 added the instruction counts
+(``counting``, ``instructions``); a version 1 document reads as one without them."""
 
 Status = Literal["ok", "failed"]
 
 
 class FormatError(ValueError):
-    """A file is not a wsbench run document of :data:`VERSION` (the message names the file
-    and the first field that does not fit)."""
+    """A file is not a wsbench run document of a version in :data:`READS` (the message names
+    the file and the first field that does not fit)."""
 
 
 class Machine(msgspec.Struct, frozen=True):
@@ -348,6 +360,66 @@ class SystemCheck(msgspec.Struct, frozen=True):
     tuned: bool
 
 
+class InstructionCount(msgspec.Struct, frozen=True):
+    """One count-mode run of the load generator against a server under callgrind.
+
+    Attributes:
+        count: the load generator's ``--count`` (messages per connection; fan-out:
+            messages published).
+        messages: the messages the run carried (:func:`wsbench.instructions.messages_of`).
+        instructions: the user-space instructions the server's process tree executed
+            during the run.
+    """
+
+    count: int
+    messages: int
+    instructions: int
+
+
+class InstructionSet(msgspec.Struct, frozen=True):
+    """The instruction counts of one parameter set: its low and high runs
+    (:mod:`wsbench.instructions`), from which the instructions per message derive.
+
+    Attributes:
+        scenario: e.g. ``"echo"``.
+        params: e.g. ``{"size_bytes": 16, "in_flight": 64}``.
+        status: ``"failed"`` with ``error`` when a run or a dump failed.
+        error: why, or null.
+        counts: the low run, then the high run.
+    """
+
+    scenario: str
+    params: dict[str, int]
+    status: Status
+    error: str | None
+    counts: list[InstructionCount]
+
+    @property
+    def per_message(self) -> float | None:
+        """Instructions per message: ``(I_hi - I_lo) / (M_hi - M_lo)`` of the first and
+        last counts; None when it failed or the messages did not grow."""
+        if self.status != "ok" or len(self.counts) < 2:
+            return None
+        lo, hi = self.counts[0], self.counts[-1]
+        if hi.messages <= lo.messages:
+            return None
+        return (hi.instructions - lo.instructions) / (hi.messages - lo.messages)
+
+
+class Counting(msgspec.Struct, frozen=True):
+    """How instructions were counted; counts made differently are never compared.
+
+    Attributes:
+        tool: e.g. ``"valgrind-3.19.0 callgrind"``.
+        hash_seed: ``PYTHONHASHSEED`` of the server.
+        aslr: whether the server's address space was randomised (never: ``setarch -R``).
+    """
+
+    tool: str
+    hash_seed: int
+    aslr: bool = False
+
+
 class Run(msgspec.Struct, frozen=True):
     """One environment's part of a run (see the module's docstring for the shape)."""
 
@@ -364,6 +436,8 @@ class Run(msgspec.Struct, frozen=True):
     format: str = FORMAT
     version: int = VERSION
     system: SystemCheck | None = None
+    counting: Counting | None = None
+    instructions: list[InstructionSet] = msgspec.field(default_factory=list)
 
     def comparable_key(self) -> tuple[object, ...]:
         """What must be equal for two runs' figures to share a table or a chart: the
@@ -389,10 +463,10 @@ def decode(data: bytes | str, *, source: str = "<run>") -> Run:
         raise FormatError(f"{source}: not a JSON object: {exc}") from exc
     if head.get("format") != FORMAT:
         raise FormatError(f"{source}: not a wsbench run (format {head.get('format')!r})")
-    if head.get("version") != VERSION:
+    if head.get("version") not in READS:
         raise FormatError(
             f"{source}: wsbench run format version {head.get('version')!r}; "
-            f"this harness reads version {VERSION}"
+            f"this harness reads versions {', '.join(map(str, READS))}"
         )
     try:
         return msgspec.json.decode(data, type=Run)

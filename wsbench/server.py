@@ -44,6 +44,8 @@ class ServerProcess:
         cpus: CPU numbers the server is pinned to.
         name: a label for error messages (e.g. ``"websockets 15.0.1"``).
         env: extra environment variables.
+        stop_grace_s: seconds it has to exit after SIGTERM before it is killed (default
+            :data:`STOP_GRACE_S`; longer under valgrind, which writes its counts at exit).
     """
 
     def __init__(
@@ -53,8 +55,10 @@ class ServerProcess:
         cpus: Sequence[int],
         name: str,
         env: dict[str, str] | None = None,
+        stop_grace_s: float = STOP_GRACE_S,
     ) -> None:
         self.argv = list(argv)
+        self.stop_grace_s = stop_grace_s
         self.cpus = tuple(cpus)
         self.name = name
         self.env = {**os.environ, **(env or {})}
@@ -146,7 +150,7 @@ class ServerProcess:
 
     def stop(self) -> int | None:
         """Stop the server and everything it started: SIGTERM to its process group, SIGKILL
-        after :data:`STOP_GRACE_S`, then wait until every process of the tree has exited.
+        after :attr:`stop_grace_s`, then wait until every process of the tree has exited.
 
         Returns:
             The server's exit code (negative: killed by that signal), None if never started.
@@ -157,7 +161,7 @@ class ServerProcess:
         if self.proc.poll() is None:
             self._signal_group(signal.SIGTERM)
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(timeout=STOP_GRACE_S)
+                self.proc.wait(timeout=self.stop_grace_s)
         # Kill whatever is left in the group (the server itself or a child it started).
         self._signal_group(signal.SIGKILL)
         self.proc.wait()

@@ -27,6 +27,9 @@ run`` directly) can choose them:
 - ``WSBENCH_RESULTS``: the results store (default ``results/``).
 - ``WSBENCH_RUN_ID``: the run this belongs to (the main job sets it; without it, each
   environment starts a run of its own).
+- ``WSBENCH_INSTRUCTIONS``: ``1`` to also count the server's instructions per message under
+  valgrind (:mod:`wsbench.instructions`) after the samples, in the same document (the
+  sets of the scenarios ``WSBENCH_SCENARIOS`` names, or every set).
 """
 
 from __future__ import annotations
@@ -43,11 +46,19 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from wsbench import metrics, provenance, store
-from wsbench.cpus import placement_from
-from wsbench.impls import get_impl
+from wsbench import instructions, metrics, provenance, store
+from wsbench.cpus import CpuPlacement, placement_from
+from wsbench.impls import Impl, get_impl
 from wsbench.paths import INSTALL_ERROR_FILE
-from wsbench.runformat import ALL_DISTURBED, Benchmark, FormatError, Run, load
+from wsbench.runformat import (
+    ALL_DISTURBED,
+    Benchmark,
+    Counting,
+    FormatError,
+    InstructionSet,
+    Run,
+    load,
+)
 from wsbench.sampling import SamplingPlan, sample_scenarios
 from wsbench.scenarios import (
     GRIDS,
@@ -75,6 +86,8 @@ the full grid's scenarios together once had bounds of 30 to 60 min each, 8 h in 
 GRID_ENV = "WSBENCH_GRID"
 """The environment variable choosing the grid of parameter sets (``default`` or ``full``)."""
 PARAMS_ENV = "WSBENCH_PARAMS"
+INSTRUCTIONS_ENV = "WSBENCH_INSTRUCTIONS"
+"""The environment variable that turns instruction counting on (``1``)."""
 """The environment variable narrowing the grid: ``NAME=V[,V...]`` items separated by ``;``
 (``./bench run --param``); a parameter a scenario does not have does not narrow it."""
 
@@ -126,6 +139,7 @@ class SuiteSettings:
     results_dir: Path
     run_id: str
     grid: Grid = "default"
+    instructions: bool = False
 
     @classmethod
     def from_env(cls) -> SuiteSettings:
@@ -168,6 +182,7 @@ class SuiteSettings:
                 results_dir=store.root_from_env(),
                 run_id=env.get(store.RUN_ID_ENV) or store.new_run_id(),
                 grid=grid,
+                instructions=env.get(INSTRUCTIONS_ENV, "") == "1",
             )
         except ValueError as exc:
             raise SuiteError(f"bad WSBENCH_* setting: {exc}") from exc
@@ -312,10 +327,31 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
             on_progress=save,
             log=lambda line: print(f"wsbench: {impl.name}:{run_config.id} {line}", file=sys.stderr),
         )
+    if settings.instructions and not not_installed:
+        run = count_instructions(run, impl, run_config.id, placement)
+        save(found)
     return {
         scenario: {params_key(b.params): figures_of(b) for b in benchmarks}
         for scenario, benchmarks in found.items()
     }
+
+
+def count_instructions(run: Run, impl: Impl, config_id: str, placement: CpuPlacement) -> Run:
+    """``run`` with the server's instruction counts (:mod:`wsbench.instructions`) of the
+    sets whose scenario ``WSBENCH_SCENARIOS`` names (every set when it names none); a set
+    that cannot be counted is recorded as failed with the reason."""
+    names = [n for n in os.environ.get(SCENARIOS_ENV, "").split(",") if n]
+    sets = [s for s in instructions.SETS if not names or s.scenario in names]
+    log = f"wsbench: {impl.name}:{config_id} counting instructions ({len(sets)} sets)"
+    print(log, file=sys.stderr)
+    try:
+        counting = Counting(instructions.tool(), instructions.HASH_SEED)
+    except instructions.CountError as exc:
+        failed = [InstructionSet(s.scenario, s.params, "failed", str(exc), []) for s in sets]
+        return msgspec.structs.replace(run, instructions=failed)
+    counted = instructions.count_sets(impl, config_id, sets, python=sys.executable,
+                                      placement=placement)  # fmt: skip
+    return msgspec.structs.replace(run, counting=counting, instructions=counted)
 
 
 def lookup(figures: dict[str, Figures], params: Params, metric: str) -> float:

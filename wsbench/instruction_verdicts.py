@@ -1,0 +1,178 @@
+"""Verdicts on instructions per message: two sides' counts (:mod:`wsbench.instructions`)
+compared set by set.
+
+A count is deterministic up to a small spread (measured A/A, README "Instructions per
+message"), so no statistical test is needed: a set is *slower* when the head executes at
+least :data:`THRESHOLD` more instructions per message than the base, *faster* when at least
+that much fewer, else *no significant change*. What such a verdict can see: work the server
+does in user space (Python, C extensions, the event loop). What it cannot: the kernel's work,
+waiting (latency with TCP_NODELAY off, a timer), cache misses and parallelism; the wall-clock
+verdict (:mod:`wsbench.compare`) sees those, with its wider noise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wsbench.compare import Match, pair_key, row_name
+from wsbench.runformat import InstructionSet, Run
+from wsbench.scenarios import params_label
+
+THRESHOLD = 0.01
+"""The smallest relative change in instructions per message that is a verdict (1 %): five
+times the largest A/A difference measured (0.17 %, README "Instructions per message")."""
+WHAT_IT_SEES = "instructions per message (user space, under valgrind)"
+"""What the verdict is about, as every table labels it."""
+
+
+@dataclass(frozen=True)
+class CountLine:
+    """One parameter set's instructions per message on both sides.
+
+    Attributes:
+        row: the configuration's row name (with both versions when they differ).
+        scenario: the scenario.
+        params: the parameter set.
+        base: the base's instructions per message, or None.
+        head: the head's, or None.
+        problem: why there is no verdict (a failed count, different counting), or None.
+    """
+
+    row: str
+    scenario: str
+    params: dict[str, int]
+    base: float | None
+    head: float | None
+    problem: str | None = None
+
+    @property
+    def ratio(self) -> float | None:
+        """head / base, or None without both."""
+        if self.base is None or self.head is None or self.base <= 0:
+            return None
+        return self.head / self.base
+
+    @property
+    def verdict(self) -> str:
+        """``"slower"`` (more instructions per message by at least :data:`THRESHOLD`),
+        ``"faster"``, ``"no significant change"``, or ``"not compared"``."""
+        ratio = self.ratio
+        if ratio is None or self.problem:
+            return "not compared"
+        if ratio >= 1 + THRESHOLD:
+            return "slower"
+        if ratio <= 1 - THRESHOLD:
+            return "faster"
+        return "no significant change"
+
+
+def counting_key(run: Run) -> tuple[object, ...]:
+    """What must be equal for two runs' counts to be compared: the counting tool and hash
+    seed, the CPU model (its instruction set extensions choose code paths in C libraries)
+    and the load generator build (how it batches its writes)."""
+    return (run.counting, run.machine.cpu_model, run.loadgen)
+
+
+def _problem(s: InstructionSet) -> str | None:
+    if s.status != "ok":
+        return "failed: " + ((s.error or "").splitlines() or [""])[0]
+    if s.per_message is None:
+        return "no messages between the two counts"
+    return None
+
+
+def compare_counts(base: Sequence[Run], head: Sequence[Run], *, match: Match) -> list[CountLine]:
+    """Every counted set the two sides have in common, compared; empty when neither side
+    was counted. Sides counted differently (:func:`counting_key`) get lines with that
+    problem and no verdict.
+
+    Args:
+        base, head: the run documents of each side (one per environment).
+        match: how environments are paired (:data:`wsbench.compare.Match`).
+    """
+    heads = {pair_key(r, match): r for r in head if r.instructions}
+    lines: list[CountLine] = []
+    for b_run in base:
+        h_run = heads.get(pair_key(b_run, match))
+        if h_run is None or not b_run.instructions:
+            continue
+        differ = None
+        if counting_key(b_run) != counting_key(h_run):
+            differ = "counted differently (tool, hash seed, CPU model or load generator build)"
+        found = {(s.scenario, tuple(sorted(s.params.items()))): s for s in h_run.instructions}
+        for b in b_run.instructions:
+            h = found.get((b.scenario, tuple(sorted(b.params.items()))))
+            if h is None:
+                continue
+            why = differ
+            if why is None and _problem(b):
+                why = f"base {_problem(b)}"
+            if why is None and _problem(h):
+                why = f"head {_problem(h)}"
+            lines.append(
+                CountLine(row_name(b_run, h_run), b.scenario, b.params, b.per_message,
+                          h.per_message, why)
+            )  # fmt: skip
+    return lines
+
+
+def _cells(line: CountLine) -> list[str]:
+    def value(x: float | None) -> str:
+        return "" if x is None else f"{x:,.0f}"
+
+    ratio = line.ratio
+    return [
+        line.row,
+        f"{line.scenario} {params_label(line.params)}",
+        value(line.base),
+        value(line.head),
+        "" if ratio is None else f"{ratio:.4f}",
+        line.problem or line.verdict,
+    ]
+
+
+HEADERS = ["configuration", "benchmark", "base", "head", "head/base", "verdict"]
+
+
+def summary(lines: Sequence[CountLine]) -> str:
+    """The verdicts counted, e.g. ``"1 slower, 20 no significant change"``."""
+    counts: dict[str, int] = {}
+    for line in lines:
+        counts[line.verdict] = counts.get(line.verdict, 0) + 1
+    order = ["slower", "faster", "no significant change", "not compared"]
+    return ", ".join(f"{counts[v]} {v}" for v in order if v in counts)
+
+
+def rule() -> str:
+    """The verdict rule, in one sentence."""
+    return (
+        f"Verdict on {WHAT_IT_SEES}: slower or faster when head and base differ by at least "
+        f"{THRESHOLD:.0%} (deterministic counts; the kernel's work, waiting and cache misses "
+        "are not seen: the wall-clock verdict sees them)."
+    )
+
+
+def to_text(lines: Sequence[CountLine]) -> str:
+    """The comparison as an aligned terminal table, its counts and its rule."""
+    rows = [HEADERS, *(_cells(line) for line in lines)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
+    text = [f"Instructions per message ({WHAT_IT_SEES})", ""]
+    for i, row in enumerate(rows):
+        cells = [c.rjust(w) if 2 <= j <= 4 else c.ljust(w) for j, (c, w) in
+                 enumerate(zip(row, widths, strict=True))]  # fmt: skip
+        text.append("  ".join(cells).rstrip())
+        if i == 0:
+            text.append("  ".join("-" * w for w in widths))
+    text += ["", summary(lines), rule()]
+    return "\n".join(text) + "\n"
+
+
+def to_markdown(lines: Sequence[CountLine]) -> str:
+    """The comparison as Markdown: a heading, the counts, the table, the rule."""
+    out = [f"### Instructions per message ({WHAT_IT_SEES})", "", summary(lines), ""]
+    out.append("| " + " | ".join(HEADERS) + " |")
+    out.append("|---|---|---:|---:|---:|---|")
+    out += ["| " + " | ".join(_cells(line)) + " |" for line in lines]
+    out += ["", rule()]
+    return "\n".join(out) + "\n"
