@@ -20,15 +20,43 @@ def test_a_run_reads_back_identically() -> None:
 def test_the_document_is_versioned_json() -> None:
     doc = json.loads(encode(run([100.0])))
     assert doc["format"] == "wsbench-run"
-    assert doc["version"] == 1
+    assert doc["version"] == 2
     assert doc["benchmarks"][0]["samples"][0]["messages_per_s"] == 100.0
 
 
-def test_another_version_is_refused() -> None:
+def test_a_newer_version_is_refused() -> None:
     doc = json.loads(encode(run([100.0])))
-    doc["version"] = 2
-    with pytest.raises(FormatError, match="version 2; this harness reads version 1"):
+    doc["version"] = 3
+    with pytest.raises(FormatError, match="version 3; this harness reads versions 1, 2"):
         decode(json.dumps(doc), source="x.json")
+
+
+def test_a_version_1_document_reads_as_one_without_instruction_counts() -> None:
+    doc = json.loads(encode(run([100.0])))
+    doc["version"] = 1
+    del doc["counting"], doc["instructions"]
+    read = decode(json.dumps(doc), source="x.json")
+    assert read.version == 1
+    assert read.counting is None and read.instructions == []
+    assert read.benchmarks == run([100.0]).benchmarks
+
+
+def test_instruction_counts_read_back_with_their_figures() -> None:
+    from wsbench.runformat import Counting, InstructionCount, InstructionSet
+
+    counts = [InstructionCount(1000, 1000, 10_000_000), InstructionCount(5000, 5000, 50_000_000),
+              InstructionCount(5000, 5000, 50_040_000)]  # fmt: skip
+    original = msgspec.structs.replace(
+        run([100.0]),
+        counting=Counting("valgrind-3.19.0 callgrind", 0),
+        instructions=[InstructionSet("echo", {"size_bytes": 16}, "ok", None, counts)],
+    )
+    read = decode(encode(original))
+    assert read == original
+    assert read.instructions[0].per_message == 10_000.0
+    assert read.instructions[0].spread == 0.001
+    failed = InstructionSet("echo", {"size_bytes": 16}, "failed", "boom", [])
+    assert failed.per_message is None and failed.spread is None
 
 
 def test_a_field_of_the_wrong_type_is_named() -> None:

@@ -20,6 +20,8 @@ Modules, one job each:
 - :mod:`wsbench.suite`: what the asv benchmarks run.
 - :mod:`wsbench.compare`, :mod:`wsbench.interleave`, :mod:`wsbench.venvs`,
   :mod:`wsbench.comparejob`: comparisons of runs, commits and versions.
+- :mod:`wsbench.instructions`, :mod:`wsbench.instruction_verdicts`: the server's
+  instructions per message under valgrind, and their verdicts.
 - :mod:`wsbench.noise`: the noise study.
 - :mod:`wsbench.nightly`, :mod:`wsbench.matrix`: the nightly's steps, and which older
   versions a night measures.

@@ -182,6 +182,8 @@ def measure_commits(
     trees: Path = TREES_DIR,
     envs_dir: Path = ENVS_DIR,
     log: Callable[[str], None] = lambda _: None,
+    count: Sequence[str] | None = None,
+    wall_clock: bool = True,
 ) -> CommitSides:
     """Measure two commits interleaved: ``plan.processes`` rounds, base then head in even
     rounds and head then base in odd ones (:func:`wsbench.interleave.side_order`).
@@ -199,6 +201,10 @@ def measure_commits(
         repo, trees, envs_dir: the repository, where its worktrees go, where environments
             are installed.
         log: progress lines.
+        count: also count the instructions per message of the sets of these scenarios
+            (:mod:`wsbench.instructions`; empty: every set), each side once (the counts are
+            deterministic: no rounds); None: no counting.
+        wall_clock: measure the rounds (False: the documents hold only the counts).
 
     Raises:
         CompareError: a commit does not exist or cannot run the worker, no configuration
@@ -225,11 +231,21 @@ def measure_commits(
         )
     merged: list[list[list[Benchmark]]] = [[[] for _ in arms[0]] for _ in LABELS]
     firsts: list[list[Run]] = [[], []]
+    counted: list[list[Run]] = [[], []]
     with tempfile.TemporaryDirectory(prefix="wsbench-commits-") as tmp:
         (Path(tmp) / "grid.json").write_text(json.dumps(grid))
         for k, side_arms in enumerate(arms):
             (Path(tmp) / f"arms-{k}.json").write_text(json.dumps(side_arms))
-        for r in range(plan.processes):
+        for k, label in enumerate(LABELS) if count is not None else ():
+            log(f"{label} {commits[k][:12]}: counting instructions under valgrind")
+            out_dir = Path(tmp) / f"count-{label}"
+            _worker(
+                checkouts[k], "count", "--arms", str(Path(tmp) / f"arms-{k}.json"),
+                "--scenarios", ",".join(count or ()), "--run-id", run_id, "--label", label,
+                "--machine", machine_name, "--out", str(out_dir), tuning=tuning,
+            )  # fmt: skip
+            counted[k] = _load_round(out_dir, len(arms[k]))
+        for r in range(plan.processes if wall_clock else 0):
             for k in side_order(len(LABELS), r):
                 label, tree = LABELS[k], checkouts[k]
                 log(f"round {r + 1}/{plan.processes} {label} {commits[k][:12]}")
@@ -249,13 +265,19 @@ def measure_commits(
                 for i, doc in enumerate(docs):
                     merged[k][i] = merge_round(merged[k][i], doc.benchmarks, r)
     for k, out_side in enumerate((sides.base, sides.head)):
-        for first, benchmarks in zip(firsts[k], merged[k], strict=True):
+        if not wall_clock:
+            out_side.extend(counted[k])
+            continue
+        for i, (first, benchmarks) in enumerate(zip(firsts[k], merged[k], strict=True)):
             settings = msgspec.structs.replace(first.settings, processes=plan.processes)
-            out_side.append(
-                msgspec.structs.replace(
-                    first, benchmarks=benchmarks, settings=settings, finished_at=store.now_iso()
-                )
+            doc = msgspec.structs.replace(
+                first, benchmarks=benchmarks, settings=settings, finished_at=store.now_iso()
             )
+            if counted[k]:
+                doc = msgspec.structs.replace(
+                    doc, counting=counted[k][i].counting, instructions=counted[k][i].instructions
+                )
+            out_side.append(doc)
     return sides
 
 

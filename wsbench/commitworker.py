@@ -21,6 +21,12 @@ it has this module with these two subcommands.
     list of parameter sets), and writes one run document per arm into ``DIR``
     (:mod:`wsbench.runformat`, run id ``<ID>-<L>``, as ``000.json``, ``001.json`` ... in the
     arms' order). The comparing harness numbers the rounds' processes when it merges them.
+
+``count --arms FILE --scenarios A,B --run-id ID --label L --machine M --out DIR``
+    Counts every arm's instructions per message under valgrind (:mod:`wsbench.instructions`:
+    the sets of those scenarios, or every set when ``--scenarios`` is empty) and writes one
+    run document per arm with its ``counting`` and ``instructions`` and no samples, named as
+    ``round``'s.
 """
 
 from __future__ import annotations
@@ -33,7 +39,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from wsbench import runformat
+import msgspec
+
+from wsbench import instructions, provenance, runformat, store, system
 from wsbench.asvconf import bench_envs
 from wsbench.cpus import placement_from
 from wsbench.impls import ImplError, all_impls
@@ -89,6 +97,25 @@ def measure_round(
     Raises:
         ImplError: an arm names an implementation or configuration this commit lacks.
     """
+    (docs,) = measure_interleaved(
+        [_arms(arm_entries)],
+        list(grid),  # type: ignore[arg-type]  # validated by sample_scenario
+        replace(plan, processes=1),
+        placement=placement_from(None, None),
+        machine_name=machine_name,
+        run_id=run_id,
+        labels=(label,),
+        grids=grid,  # type: ignore[arg-type]
+    )
+    return docs
+
+
+def _arms(arm_entries: Sequence[dict[str, Any]]) -> list[Arm]:
+    """The arms of ``arm_entries`` (as :func:`arms` prints them) in this commit.
+
+    Raises:
+        ImplError: an arm names an implementation or configuration this commit lacks.
+    """
     by_name = {i.name: i for i in all_impls()}
     side = []
     for entry in arm_entries:
@@ -99,16 +126,50 @@ def measure_round(
         side.append(
             Arm(impl, entry["config_id"], entry["python"], entry["env_name"], entry["version"])
         )
-    (docs,) = measure_interleaved(
-        [side],
-        list(grid),  # type: ignore[arg-type]  # validated by sample_scenario
-        replace(plan, processes=1),
-        placement=placement_from(None, None),
-        machine_name=machine_name,
-        run_id=run_id,
-        labels=(label,),
-        grids=grid,  # type: ignore[arg-type]
-    )
+    return side
+
+
+def count_arms(
+    arm_entries: Sequence[dict[str, Any]],
+    scenarios: Sequence[str],
+    *,
+    run_id: str,
+    label: str,
+    machine_name: str,
+) -> list[runformat.Run]:
+    """Every arm's instruction counts (see the module's ``count`` command): one run document
+    per arm, with no samples.
+
+    Raises:
+        ImplError: an arm names an implementation or configuration this commit lacks.
+    """
+    sets = instructions.sets_of(scenarios)
+    placement = placement_from(None, None)
+    tuning = system.recorded(placement)
+    docs = []
+    for arm in _arms(arm_entries):
+        counted = instructions.count_all(
+            arm.impl, arm.config_id, sets, python=arm.python, placement=placement
+        )
+        version = arm.version or provenance.installed_version_in(arm.python, arm.impl.package)
+        doc = provenance.new_run(
+            run_id=f"{run_id}-{label}",
+            machine_name=machine_name,
+            settings=SamplingPlan(processes=1).settings(placement, 1),
+            impl=arm.impl,
+            config=arm.impl.config(arm.config_id),
+            env_name=arm.env_name,
+            version=version,
+            system_check=tuning,
+        )
+        docs.append(
+            msgspec.structs.replace(
+                doc,
+                finished_at=store.now_iso(),
+                counting=counted.counting,
+                instructions=counted.instructions,
+            )
+        )
     return docs
 
 
@@ -133,26 +194,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--window", type=float, default=plan.window_s)
     r.add_argument("--max-other-cpu", type=float, default=plan.max_other_cpu_percent)
     r.add_argument("--max-steal", type=float, default=plan.max_steal_percent)
+    c = sub.add_parser("count")
+    c.add_argument("--arms", type=Path, required=True)
+    c.add_argument("--scenarios", default="")
+    c.add_argument("--run-id", required=True)
+    c.add_argument("--label", required=True)
+    c.add_argument("--machine", required=True)
+    c.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     try:
         if args.command == "arms":
             print(json.dumps(arms(args.impl, args.config, args.envs_dir)))
             return 0
-        docs = measure_round(
-            json.loads(args.arms.read_text()),
-            json.loads(args.grid.read_text()),
-            replace(
-                plan,
-                windows_per_process=args.windows,
-                warmup_s=args.warmup,
-                window_s=args.window,
-                max_other_cpu_percent=args.max_other_cpu,
-                max_steal_percent=args.max_steal,
-            ),
-            run_id=args.run_id,
-            label=args.label,
-            machine_name=args.machine,
-        )
+        if args.command == "count":
+            docs = count_arms(
+                json.loads(args.arms.read_text()),
+                [s for s in args.scenarios.split(",") if s],
+                run_id=args.run_id,
+                label=args.label,
+                machine_name=args.machine,
+            )
+        else:
+            docs = measure_round(
+                json.loads(args.arms.read_text()),
+                json.loads(args.grid.read_text()),
+                replace(
+                    plan,
+                    windows_per_process=args.windows,
+                    warmup_s=args.warmup,
+                    window_s=args.window,
+                    max_other_cpu_percent=args.max_other_cpu,
+                    max_steal_percent=args.max_steal,
+                ),
+                run_id=args.run_id,
+                label=args.label,
+                machine_name=args.machine,
+            )
     except (ImplError, ValueError, OSError) as exc:
         print(f"wsbench.commitworker: {exc}", file=sys.stderr)
         return 2

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import msgspec
 
-from wsbench import commitcompare, compare, store, suite
+from wsbench import commitcompare, compare, instruction_verdicts, instructions, store, suite
 from wsbench.asvconf import bench_envs
 from wsbench.cpus import placement_from
 from wsbench.impls import ImplError, get_impl
@@ -68,6 +68,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by", choices=["environment", "configuration"])
     add_plan_arguments(parser, "rounds: server processes per side and configuration")
     parser.add_argument("--markdown", type=Path, help="also write the table as Markdown here")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="with --versions or --commits: also count each side's instructions per message "
+        "under valgrind (README: Instructions per message)",
+    )
+    parser.add_argument(
+        "--instructions-only",
+        action="store_true",
+        help="with --commits: count instructions only, no wall-clock rounds (deterministic: "
+        "fit for a shared or hosted machine)",
+    )
     parser.add_argument("--fail-on-slower", action="store_true")
     parser.add_argument("--machine", default="wsbench-local")
 
@@ -181,18 +193,26 @@ def run(args: argparse.Namespace) -> int:
         scenarios: list[Scenario] = args.scenario or in_grid(args.grid)
         grids = select_grids(scenarios, parse_params(args.param), args.grid)
         if args.versions:
+            if args.instructions_only:
+                raise compare.CompareError("--instructions-only goes with --commits")
             base_arms, head_arms = _version_arms(args)
             base, head = measure_interleaved(
                 [base_arms, head_arms], scenarios, plan,
                 placement=placement_from(None, None), machine_name=args.machine,
                 grids=grids, log=_progress,  # type: ignore[arg-type]
             )  # fmt: skip
+            if args.instructions:
+                base = _counted(base, base_arms, args.scenario or [])
+                head = _counted(head, head_arms, args.scenario or [])
             title = f"{args.impl[0]} {args.versions[0]} → {args.versions[1]} (interleaved)"
         else:
+            counting = args.instructions or args.instructions_only
             sides = commitcompare.measure_commits(
                 args.commits[0], args.commits[1], impls=args.impl or [],
                 configs=args.config or [], grid=grids, plan=plan,
                 machine_name=args.machine, log=_progress,
+                count=(args.scenario or []) if counting else None,
+                wall_clock=not args.instructions_only,
             )  # fmt: skip
             base, head, skipped = sides.base, sides.head, sides.skipped
             title = (
@@ -213,23 +233,57 @@ def run(args: argparse.Namespace) -> int:
         raise compare.CompareError(
             "give two run ids, --impl NAME --versions BASE HEAD, or --commits BASE HEAD"
         )
-    try:
-        lines = compare.compare_runs(
-            base,
-            head,
-            match=by or "environment",
-            metric_names=args.metric or compare.DEFAULT_METRICS,
-        )
-    except KeyError as exc:
-        raise compare.CompareError(f"unknown figure {exc}") from exc
-    print(compare.to_text(lines, title, skipped))
+    counted = instruction_verdicts.compare_counts(base, head, match=by or "environment")
+    if args.instructions_only:
+        if not counted:
+            raise compare.CompareError("the two sides have no instruction count in common")
+        lines: list[compare.Line] = []
+        text = f"{title}\n\n" + instruction_verdicts.to_text(counted)
+        markdown = f"### {title}\n\n" + instruction_verdicts.to_markdown(counted)
+        text += "".join(f"not compared: {s}\n" for s in skipped)
+        markdown += "".join(f"\n- not compared: {s}" for s in skipped)
+    else:
+        try:
+            lines = compare.compare_runs(
+                base,
+                head,
+                match=by or "environment",
+                metric_names=args.metric or compare.DEFAULT_METRICS,
+            )
+        except KeyError as exc:
+            raise compare.CompareError(f"unknown figure {exc}") from exc
+        text = compare.to_text(lines, title, skipped)
+        markdown = compare.to_markdown(lines, title, skipped)
+        if counted:
+            text += "\n" + instruction_verdicts.to_text(counted)
+            markdown += "\n" + instruction_verdicts.to_markdown(counted)
+    print(text)
     if args.markdown:
-        args.markdown.write_text(compare.to_markdown(lines, title, skipped), encoding="utf-8")
-    slower = any(line.verdict == "slower" for line in lines)
+        args.markdown.write_text(markdown, encoding="utf-8")
+    verdicts = [line.verdict for line in lines] + [line.verdict for line in counted]
+    slower = "slower" in verdicts
     return 1 if args.fail_on_slower and slower else 0
+
+
+def _counted(docs: list[Run], arms: list[Arm], scenarios: list[str]) -> list[Run]:
+    """``docs`` (one per arm, in the arms' order) with each arm's instruction counts."""
+    sets = instructions.sets_of(scenarios)
+    placement = placement_from(None, None)
+    out = []
+    for doc, arm in zip(docs, arms, strict=True):
+        _progress(f"counting instructions: {arm.env_name}")
+        found = instructions.count_all(
+            arm.impl, arm.config_id, sets, python=arm.python, placement=placement
+        )
+        out.append(
+            msgspec.structs.replace(doc, counting=found.counting, instructions=found.instructions)
+        )
+    return out
 
 
 def _only(run: Run, scenarios: list[str]) -> Run:
     return msgspec.structs.replace(
-        run, benchmarks=[b for b in run.benchmarks if b.scenario in scenarios]
+        run,
+        benchmarks=[b for b in run.benchmarks if b.scenario in scenarios],
+        instructions=[s for s in run.instructions if s.scenario in scenarios],
     )

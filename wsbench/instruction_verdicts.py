@@ -22,6 +22,10 @@ from wsbench.scenarios import params_label
 THRESHOLD = 0.01
 """The smallest relative change in instructions per message that is a verdict (1 %): five
 times the largest A/A difference measured (0.17 %, README "Instructions per message")."""
+SPREAD_FACTOR = 3.0
+"""A set whose counts spread (:attr:`~wsbench.runformat.InstructionSet.spread`, the larger
+of the two sides') more than ``THRESHOLD / SPREAD_FACTOR`` is *not deterministic*: its
+verdict needs a change of ``SPREAD_FACTOR`` times its spread."""
 WHAT_IT_SEES = "instructions per message (user space, under valgrind)"
 """What the verdict is about, as every table labels it."""
 
@@ -37,6 +41,7 @@ class CountLine:
         base: the base's instructions per message, or None.
         head: the head's, or None.
         problem: why there is no verdict (a failed count, different counting), or None.
+        spread: the larger of the two sides' spreads (relative), or None.
     """
 
     row: str
@@ -45,6 +50,18 @@ class CountLine:
     base: float | None
     head: float | None
     problem: str | None = None
+    spread: float | None = None
+
+    @property
+    def deterministic(self) -> bool:
+        """False when the counts spread more than ``THRESHOLD / SPREAD_FACTOR``."""
+        return self.spread is None or self.spread * SPREAD_FACTOR <= THRESHOLD
+
+    @property
+    def threshold(self) -> float:
+        """The relative change this line's verdict needs: :data:`THRESHOLD`, or
+        ``SPREAD_FACTOR`` times the spread when that is larger."""
+        return max(THRESHOLD, SPREAD_FACTOR * (self.spread or 0.0))
 
     @property
     def ratio(self) -> float | None:
@@ -60,9 +77,9 @@ class CountLine:
         ratio = self.ratio
         if ratio is None or self.problem:
             return "not compared"
-        if ratio >= 1 + THRESHOLD:
+        if ratio >= 1 + self.threshold:
             return "slower"
-        if ratio <= 1 - THRESHOLD:
+        if ratio <= 1 - self.threshold:
             return "faster"
         return "no significant change"
 
@@ -110,9 +127,10 @@ def compare_counts(base: Sequence[Run], head: Sequence[Run], *, match: Match) ->
                 why = f"base {_problem(b)}"
             if why is None and _problem(h):
                 why = f"head {_problem(h)}"
+            spreads = [x for x in (b.spread, h.spread) if x is not None]
             lines.append(
                 CountLine(row_name(b_run, h_run), b.scenario, b.params, b.per_message,
-                          h.per_message, why)
+                          h.per_message, why, max(spreads) if spreads else None)
             )  # fmt: skip
     return lines
 
@@ -122,17 +140,21 @@ def _cells(line: CountLine) -> list[str]:
         return "" if x is None else f"{x:,.0f}"
 
     ratio = line.ratio
+    verdict = line.problem or line.verdict
+    if not line.deterministic and not line.problem:
+        verdict += f" (not deterministic: ±{line.threshold:.1%} needed)"
     return [
         line.row,
         f"{line.scenario} {params_label(line.params)}",
         value(line.base),
         value(line.head),
         "" if ratio is None else f"{ratio:.4f}",
-        line.problem or line.verdict,
+        "" if line.spread is None else f"{line.spread:.2%}",
+        verdict,
     ]
 
 
-HEADERS = ["configuration", "benchmark", "base", "head", "head/base", "verdict"]
+HEADERS = ["configuration", "benchmark", "base", "head", "head/base", "spread", "verdict"]
 
 
 def summary(lines: Sequence[CountLine]) -> str:
@@ -148,8 +170,9 @@ def rule() -> str:
     """The verdict rule, in one sentence."""
     return (
         f"Verdict on {WHAT_IT_SEES}: slower or faster when head and base differ by at least "
-        f"{THRESHOLD:.0%} (deterministic counts; the kernel's work, waiting and cache misses "
-        "are not seen: the wall-clock verdict sees them)."
+        f"{THRESHOLD:.0%}, or {SPREAD_FACTOR:g} times the spread of a repeated count where "
+        "that is larger (not deterministic); the kernel's work, waiting and cache misses are "
+        "not seen: the wall-clock verdict sees them."
     )
 
 
@@ -159,7 +182,7 @@ def to_text(lines: Sequence[CountLine]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
     text = [f"Instructions per message ({WHAT_IT_SEES})", ""]
     for i, row in enumerate(rows):
-        cells = [c.rjust(w) if 2 <= j <= 4 else c.ljust(w) for j, (c, w) in
+        cells = [c.rjust(w) if 2 <= j <= 5 else c.ljust(w) for j, (c, w) in
                  enumerate(zip(row, widths, strict=True))]  # fmt: skip
         text.append("  ".join(cells).rstrip())
         if i == 0:
@@ -172,7 +195,7 @@ def to_markdown(lines: Sequence[CountLine]) -> str:
     """The comparison as Markdown: a heading, the counts, the table, the rule."""
     out = [f"### Instructions per message ({WHAT_IT_SEES})", "", summary(lines), ""]
     out.append("| " + " | ".join(HEADERS) + " |")
-    out.append("|---|---|---:|---:|---:|---|")
+    out.append("|---|---|---:|---:|---:|---:|---|")
     out += ["| " + " | ".join(_cells(line)) + " |" for line in lines]
     out += ["", rule()]
     return "\n".join(out) + "\n"

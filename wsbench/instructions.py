@@ -13,7 +13,10 @@ followed by a dump of the counters (``callgrind_control --dump``, which also zer
 
 1. a warm-up run at the low count (first-use costs: imports, caches, a room created);
 2. the low count ``lo``;
-3. the high count ``hi``.
+3. the high count ``hi``;
+4. the high count again: how far it lands from the first is the set's spread
+   (:attr:`~wsbench.runformat.InstructionSet.spread`), which tells a deterministic count
+   (0-0.2 % measured) from one that depends on time (threads, polling).
 
 The instructions per message are ``(I_hi - I_lo) / (M_hi - M_lo)``: ``I`` the instructions
 the server's process tree executed during the run, ``M`` the messages the load generator
@@ -40,12 +43,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import psutil
 
 from wsbench.cpus import CpuPlacement
 from wsbench.impls import Impl
 from wsbench.measure import MeasureConfig, ServerSession
-from wsbench.runformat import InstructionCount, InstructionSet
+from wsbench.runformat import Counting, InstructionCount, InstructionSet
 from wsbench.scenarios import Params, Scenario, params_key
 
 HASH_SEED = 0
@@ -60,9 +64,12 @@ TOOL_ARGS = (
     "--compress-strings=no",
     "--compress-pos=no",
     "--trace-children=yes",
+    "--instr-atstart=no",
 )
 """valgrind's options: callgrind counting instructions only (it can dump its counters while
-the server runs, which cachegrind 3.19 cannot), following every child process."""
+the server runs, which cachegrind 3.19 cannot), following every child process, and not
+instrumenting until the server is ready (:meth:`CountingSession.__enter__` switches it on):
+a server starts about 5 times faster uninstrumented."""
 STARTUP_TIMEOUT_S = 300.0
 """Seconds a server under valgrind has to complete its first handshake (it runs 15-50 times
 slower than natively)."""
@@ -216,7 +223,33 @@ class CountingSession:
 
     def __enter__(self) -> CountingSession:
         self.session.__enter__()
+        if self.session.start_error is None:
+            try:
+                for pid in self._processes():
+                    self._control(pid, "--instr=on")
+            except CountError as exc:
+                self.session.start_error = str(exc)
         return self
+
+    def _control(self, pid: int, option: str) -> None:
+        """``callgrind_control OPTION PID``.
+
+        Raises:
+            CountError: it failed (with its output).
+        """
+        try:
+            done = subprocess.run(
+                ["callgrind_control", option, str(pid)],
+                capture_output=True,
+                text=True,
+                timeout=DUMP_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise CountError(f"{self.impl.name}: callgrind_control {option}: {exc}") from exc
+        if done.returncode != 0:
+            why = (done.stdout + done.stderr).strip()
+            raise CountError(f"{self.impl.name}: callgrind_control {option} {pid}: {why}")
 
     def __exit__(self, *exc_info: object) -> None:
         self.session.__exit__(*exc_info)
@@ -239,18 +272,11 @@ class CountingSession:
         """
         total = 0
         for pid in self._processes():
-            done = subprocess.run(
-                ["callgrind_control", "--dump", str(pid)],
-                capture_output=True,
-                text=True,
-                timeout=DUMP_TIMEOUT_S,
-                check=False,
-            )
+            self._control(pid, "--dump")
             n = self._dumps.get(pid, 0) + 1
             path = self.out_dir / f"{DUMP_FILE_PREFIX}.{pid}.{n}"
-            if done.returncode != 0 or not path.exists():
-                why = (done.stdout + done.stderr).strip() or f"no file {path.name}"
-                raise CountError(f"{self.impl.name}: callgrind dump of process {pid}: {why}")
+            if not path.exists():
+                raise CountError(f"{self.impl.name}: callgrind dump of process {pid}: no file")
             self._dumps[pid] = n
             total += dump_total(path)
             path.unlink()
@@ -270,8 +296,8 @@ class CountingSession:
         return InstructionCount(config.count, messages_of(measured.report), instructions)
 
     def count(self, wanted: CountSet) -> InstructionSet:
-        """Count ``wanted``: a warm-up run, then its low and high runs (the module's
-        method). Never raises: a failure is recorded with its reason."""
+        """Count ``wanted``: a warm-up run, then its low, high and repeated high runs (the
+        module's method). Never raises: a failure is recorded with its reason."""
         base = MeasureConfig.for_params(
             self.impl.name, self.config_id, wanted.scenario, wanted.params,
             warmup_s=0.0, window_s=1.0,
@@ -280,14 +306,46 @@ class CountingSession:
         try:
             if self.session.start_error is not None:
                 raise CountError(self.session.start_error)
-            self.dump()  # what came before (start-up, the previous set) is not counted
-            self.run(base)  # warm-up
-            self.dump()
+            self.run(base)  # warm-up; its dump also takes what came before (start-up, the
+            # previous set), which is not counted
             lo = self.run(base)
             hi = self.run(replace(base, count=wanted.hi))
+            again = self.run(replace(base, count=wanted.hi))
         except (CountError, subprocess.TimeoutExpired) as exc:
             return InstructionSet(wanted.scenario, wanted.params, "failed", str(exc), [])
-        return InstructionSet(wanted.scenario, wanted.params, "ok", None, [lo, hi])
+        return InstructionSet(wanted.scenario, wanted.params, "ok", None, [lo, hi, again])
+
+
+class Counted(msgspec.Struct, frozen=True):
+    """What :func:`count_all` gives a run document: how it counted (None when valgrind is
+    missing) and every set's counts (a failed set with its reason)."""
+
+    counting: Counting | None
+    instructions: list[InstructionSet]
+
+
+def sets_of(scenarios: Sequence[str] = ()) -> list[CountSet]:
+    """The sets of :data:`SETS` whose scenario is in ``scenarios`` (empty: every set)."""
+    return [s for s in SETS if not scenarios or s.scenario in scenarios]
+
+
+def count_all(
+    impl: Impl,
+    config_id: str | None,
+    sets: Sequence[CountSet],
+    *,
+    python: str,
+    placement: CpuPlacement | None = None,
+) -> Counted:
+    """Count ``sets`` (:func:`count_sets`); when valgrind is missing, every set failed with
+    that reason. Never raises for a server, load generator or valgrind failure."""
+    try:
+        counting = Counting(tool(), HASH_SEED)
+    except CountError as exc:
+        failed = [InstructionSet(s.scenario, s.params, "failed", str(exc), []) for s in sets]
+        return Counted(None, failed)
+    counted = count_sets(impl, config_id, sets, python=python, placement=placement)
+    return Counted(counting, counted)
 
 
 def count_sets(

@@ -385,7 +385,7 @@ class InstructionSet(msgspec.Struct, frozen=True):
         params: e.g. ``{"size_bytes": 16, "in_flight": 64}``.
         status: ``"failed"`` with ``error`` when a run or a dump failed.
         error: why, or null.
-        counts: the low run, then the high run.
+        counts: the low run, the high run, and the high run again (its spread).
     """
 
     scenario: str
@@ -396,14 +396,29 @@ class InstructionSet(msgspec.Struct, frozen=True):
 
     @property
     def per_message(self) -> float | None:
-        """Instructions per message: ``(I_hi - I_lo) / (M_hi - M_lo)`` of the first and
-        last counts; None when it failed or the messages did not grow."""
+        """Instructions per message: ``(I_hi - I_lo) / (M_hi - M_lo)`` of the first two
+        counts; None when it failed or the messages did not grow."""
         if self.status != "ok" or len(self.counts) < 2:
             return None
-        lo, hi = self.counts[0], self.counts[-1]
+        lo, hi = self.counts[0], self.counts[1]
         if hi.messages <= lo.messages:
             return None
         return (hi.instructions - lo.instructions) / (hi.messages - lo.messages)
+
+    @property
+    def spread(self) -> float | None:
+        """How far the repeated high run's per-message figure is from the first's, relative
+        (0.01 = 1 %): ``|I_hi2 - I_hi| / (I_hi - I_lo)`` with the messages' difference
+        accounted for; None without a third count. A deterministic server gives 0-0.2 %; a
+        server whose work depends on time (threads, polling) more."""
+        first = self.per_message
+        if first is None or len(self.counts) < 3 or not first:
+            return None
+        lo, again = self.counts[0], self.counts[2]
+        if again.messages <= lo.messages:
+            return None
+        second = (again.instructions - lo.instructions) / (again.messages - lo.messages)
+        return abs(second - first) / first
 
 
 class Counting(msgspec.Struct, frozen=True):

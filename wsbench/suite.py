@@ -50,15 +50,7 @@ from wsbench import instructions, metrics, provenance, store
 from wsbench.cpus import CpuPlacement, placement_from
 from wsbench.impls import Impl, get_impl
 from wsbench.paths import INSTALL_ERROR_FILE
-from wsbench.runformat import (
-    ALL_DISTURBED,
-    Benchmark,
-    Counting,
-    FormatError,
-    InstructionSet,
-    Run,
-    load,
-)
+from wsbench.runformat import ALL_DISTURBED, Benchmark, FormatError, Run, load
 from wsbench.sampling import SamplingPlan, sample_scenarios
 from wsbench.scenarios import (
     GRIDS,
@@ -338,20 +330,13 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
 
 def count_instructions(run: Run, impl: Impl, config_id: str, placement: CpuPlacement) -> Run:
     """``run`` with the server's instruction counts (:mod:`wsbench.instructions`) of the
-    sets whose scenario ``WSBENCH_SCENARIOS`` names (every set when it names none); a set
-    that cannot be counted is recorded as failed with the reason."""
-    names = [n for n in os.environ.get(SCENARIOS_ENV, "").split(",") if n]
-    sets = [s for s in instructions.SETS if not names or s.scenario in names]
-    log = f"wsbench: {impl.name}:{config_id} counting instructions ({len(sets)} sets)"
-    print(log, file=sys.stderr)
-    try:
-        counting = Counting(instructions.tool(), instructions.HASH_SEED)
-    except instructions.CountError as exc:
-        failed = [InstructionSet(s.scenario, s.params, "failed", str(exc), []) for s in sets]
-        return msgspec.structs.replace(run, instructions=failed)
-    counted = instructions.count_sets(impl, config_id, sets, python=sys.executable,
-                                      placement=placement)  # fmt: skip
-    return msgspec.structs.replace(run, counting=counting, instructions=counted)
+    sets whose scenario ``WSBENCH_SCENARIOS`` names (every set when it names none)."""
+    sets = instructions.sets_of([n for n in os.environ.get(SCENARIOS_ENV, "").split(",") if n])
+    print(f"wsbench: {impl.name}:{config_id} counting instructions ({len(sets)} sets)",
+          file=sys.stderr)  # fmt: skip
+    found = instructions.count_all(impl, config_id, sets, python=sys.executable,
+                                   placement=placement)  # fmt: skip
+    return msgspec.structs.replace(run, counting=found.counting, instructions=found.instructions)
 
 
 def lookup(figures: dict[str, Figures], params: Params, metric: str) -> float:
