@@ -209,18 +209,25 @@ def to_markdown(lines: Sequence[Line], title: str, skipped: Sequence[str] = ()) 
     return "\n".join(out) + "\n"
 
 
-def to_text(lines: Sequence[Line], title: str, skipped: Sequence[str] = ()) -> str:
-    """The comparison as an aligned terminal table, then what was not compared
-    (``skipped``) and the rule."""
-    rows = [[*HEADERS, "verdict"], *(_cells(line) for line in lines)]
+def aligned(rows: Sequence[Sequence[str]], numeric: range) -> list[str]:
+    """``rows`` (the header first) as aligned text lines, a rule under the header; the
+    columns in ``numeric`` right-aligned, the others left-aligned."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    text = [title, ""]
+    text = []
     for i, row in enumerate(rows):
-        cells = [c.rjust(w) if 3 <= j <= 6 else c.ljust(w) for j, (c, w) in
+        cells = [c.rjust(w) if j in numeric else c.ljust(w) for j, (c, w) in
                  enumerate(zip(row, widths, strict=True))]  # fmt: skip
         text.append("  ".join(cells).rstrip())
         if i == 0:
             text.append("  ".join("-" * w for w in widths))
+    return text
+
+
+def to_text(lines: Sequence[Line], title: str, skipped: Sequence[str] = ()) -> str:
+    """The comparison as an aligned terminal table, then what was not compared
+    (``skipped``) and the rule."""
+    rows = [[*HEADERS, "verdict"], *(_cells(line) for line in lines)]
+    text = [title, "", *aligned(rows, range(3, 7))]
     text += ["", summary(lines)]
     text += [f"not compared: {s}" for s in skipped]
     text.append(rule())

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wsbench.compare import Match, pair_key, row_name
+from wsbench.compare import Match, aligned, pair_key, row_name
 from wsbench.runformat import InstructionSet, Run
 from wsbench.scenarios import params_label
 
@@ -179,14 +179,7 @@ def rule() -> str:
 def to_text(lines: Sequence[CountLine]) -> str:
     """The comparison as an aligned terminal table, its counts and its rule."""
     rows = [HEADERS, *(_cells(line) for line in lines)]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(HEADERS))]
-    text = [f"Instructions per message ({WHAT_IT_SEES})", ""]
-    for i, row in enumerate(rows):
-        cells = [c.rjust(w) if 2 <= j <= 5 else c.ljust(w) for j, (c, w) in
-                 enumerate(zip(row, widths, strict=True))]  # fmt: skip
-        text.append("  ".join(cells).rstrip())
-        if i == 0:
-            text.append("  ".join("-" * w for w in widths))
+    text = [f"Instructions per message ({WHAT_IT_SEES})", "", *aligned(rows, range(2, 6))]
     text += ["", summary(lines), rule()]
     return "\n".join(text) + "\n"
 
