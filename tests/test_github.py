@@ -124,3 +124,42 @@ def test_a_gh_failure_is_an_error_naming_the_command(
     _answers(monkeypatch, {"issue list": "FAIL"})
     with pytest.raises(github.GitHubError, match="gh issue list"):
         github.upsert_issue("T", "B", repo="o/r", gh=binary)
+
+
+def test_the_instruction_count_comment_is_a_comment_of_its_own(
+    gh: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary, log = gh
+    comments = [{"id": 12, "body": github.COMMENT_MARKER + "\nwall-clock"}]
+    _answers(monkeypatch, {"api --paginate": comments})
+    body = github.COUNTS_MARKER + "\ncounts"
+    assert github.upsert_pr_comment(3, body, repo="o/r", gh=binary) == "posted"
+    assert _calls(log)[1]["stdin"] == body
+    comments.append({"id": 13, "body": body})
+    _answers(monkeypatch, {"api --paginate": comments})
+    log.write_text("")
+    assert github.upsert_pr_comment(3, body + " again", repo="o/r", gh=binary) == "updated"
+    assert _calls(log)[1]["argv"][3] == "repos/o/r/issues/comments/13"
+
+
+def test_a_body_too_long_for_github_is_cut(
+    gh: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary, log = gh
+    _answers(monkeypatch, {"api --paginate": []})
+    github.upsert_pr_comment(3, "x" * 100_000, repo="o/r", gh=binary)
+    posted = _calls(log)[1]["stdin"]
+    assert len(posted) == github.MAX_COMMENT_CHARS and posted.endswith("in the artifact)\n")
+
+
+def test_an_artifacts_pr_number_is_trusted_only_when_its_head_is_the_counted_commit(
+    gh: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary, _ = gh
+    _answers(monkeypatch, {"api repos/o/r/pulls/4": {"head": {"sha": "h" * 40}}})
+    assert github.pr_of_artifact("4\n", "h" * 40, repo="o/r", gh=binary) == 4
+    with pytest.raises(github.GitHubError, match="not cccccccccccc"):
+        github.pr_of_artifact("4", "c" * 40, repo="o/r", gh=binary)
+    for forged in ("4; rm -rf /", "-1", "", "٤"):
+        with pytest.raises(github.GitHubError, match="not a number"):
+            github.pr_of_artifact(forged, "h" * 40, repo="o/r", gh=binary)

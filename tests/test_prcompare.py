@@ -1,8 +1,20 @@
-"""What a pull request's change asks to measure."""
+"""What a pull request's change asks to measure, and the instruction-count comparison a
+hosted runner makes of it (the measuring itself stood in for)."""
 
 from __future__ import annotations
 
-from wsbench.prcompare import select
+import argparse
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from tests.runs import ECHO_16_64, impl, run
+from wsbench import commitcompare, prcompare
+from wsbench.commitcompare import CommitSides
+from wsbench.github import COUNTS_MARKER
+from wsbench.prcompare import REDUCED_SETS, add_arguments, select
+from wsbench.runformat import Counting, InstructionCount, InstructionSet, Run
 
 
 def test_a_harness_or_load_generator_change_measures_everything_at_a_reduced_scale() -> None:
@@ -23,3 +35,51 @@ def test_documentation_tests_and_workflows_measure_nothing() -> None:
     chosen = select(["README.md", "tests/test_x.py", ".github/workflows/ci.yml",
                      "impls/PROTOCOL.md", "site/methodology.md"])  # fmt: skip
     assert chosen.empty and "no implementation" in chosen.reason
+
+
+def _counted(doc: Run, per_message: int) -> Run:
+    lo, hi = 10_000_000 + 1000 * per_message, 10_000_000 + 5000 * per_message
+    counts = [InstructionCount(1000, 1000, lo), InstructionCount(5000, 5000, hi),
+              InstructionCount(5000, 5000, hi)]  # fmt: skip
+    return msgspec.structs.replace(
+        doc, counting=Counting("valgrind-3.19.0 callgrind", 0),
+        instructions=[InstructionSet("echo", dict(ECHO_16_64), "ok", None, counts)],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("changed", "impls", "count"),
+    [("impls/websockets/server.py", ("websockets",), ()),
+     ("wsbench/measure.py", (), REDUCED_SETS)],
+)  # fmt: skip
+def test_instructions_only_counts_what_changed_and_writes_its_own_comment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: str, impls: tuple[str, ...],
+    count: tuple[str, ...],
+) -> None:  # fmt: skip
+    asked: dict[str, object] = {}
+
+    def measure_commits(base: str, head: str, **kw: object) -> CommitSides:
+        asked.update(kw, base=base, head=head)
+        doc = run([], impl_info=impl("websockets", "15.0.1", "asyncio"), benchmarks=[])
+        return CommitSides((base, head), [_counted(doc, 80_000)], [_counted(doc, 82_000)],
+                           ["aiohttp · asyncio: only on the base"])  # fmt: skip
+
+    def git(*args: str, **_: object) -> str:
+        return "m" * 40 if args[0] == "merge-base" else changed
+
+    monkeypatch.setattr(commitcompare, "measure_commits", measure_commits)
+    monkeypatch.setattr(commitcompare, "resolve", lambda ref, *_: ref * 40)
+    monkeypatch.setattr(commitcompare, "git", git)
+    monkeypatch.setenv("WSBENCH_RESULTS", str(tmp_path / "store"))
+    out = tmp_path / "instructions.md"
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--base", "b", "--head", "h", "--instructions-only",
+                              "--markdown", str(out)])  # fmt: skip
+    assert prcompare.run(args) == 0
+    assert asked["impls"] == impls and asked["count"] == count
+    assert asked["wall_clock"] is False and asked["base"] == "m" * 40
+    text = out.read_text()
+    assert text.startswith(COUNTS_MARKER + "\n### wsbench: hhhhhhhh against its merge base")
+    assert "| websockets · asyncio | echo 16 B x64 | 80,000 | 82,000 | 1.0250 |" in text
+    assert "| slower |" in text and "not compared: aiohttp · asyncio: only on the base" in text

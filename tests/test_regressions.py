@@ -1,6 +1,7 @@
 """Every new release is compared with the last listed one of its configuration in the same
 run; one significantly slower there and in its interleaved confirmation (the same figure)
-gives one report per (framework, release); one that is not, whose confirmation does not
+gives one report per (framework, release), and so does one whose instructions per message
+rose by the threshold, without confirmation; one that is not, whose confirmation does not
 hold, or whose previous release is missing, gives none."""
 
 from __future__ import annotations
@@ -9,11 +10,11 @@ import dataclasses
 
 import msgspec
 
-from tests.runs import impl, run
+from tests.runs import ECHO_16_64, impl, run
 from wsbench.compare import compare_runs
 from wsbench.impls import get_impl
 from wsbench.regressions import Regression, compare_new_releases, confirmed_lines, find, key, title
-from wsbench.runformat import Run
+from wsbench.runformat import Counting, InstructionCount, InstructionSet, Run
 
 WEBSOCKETS = get_impl("websockets")
 LAST = WEBSOCKETS.versions[-1].version
@@ -91,3 +92,39 @@ def test_a_slower_figure_not_slower_again_or_not_measured_again_is_not_reported(
         match="configuration", metric_names=["latency_p99"],
     )  # fmt: skip
     assert confirmed_lines(candidate, other_figure) == []  # the same figure must be slower
+
+
+def _counted(doc: Run, per_message: int, again: int | None = None) -> Run:
+    """``doc`` with echo 16 B x64 counted at ``per_message`` instructions per message (the
+    repeated high run at ``again``, default the same)."""
+    again = per_message if again is None else again
+    lo, hi = 10_000_000 + 1000 * per_message, 10_000_000 + 5000 * per_message
+    counts = [InstructionCount(1000, 1000, lo), InstructionCount(5000, 5000, hi),
+              InstructionCount(5000, 5000, lo + 4000 * again)]  # fmt: skip
+    return msgspec.structs.replace(
+        doc, counting=Counting("valgrind-3.19.0 callgrind", 0),
+        instructions=[InstructionSet("echo", dict(ECHO_16_64), "ok", None, counts)],
+    )  # fmt: skip
+
+
+def test_more_instructions_per_message_is_reported_without_confirmation() -> None:
+    # wall-clock figures the same: only the count tells, +2 % instructions per message
+    docs = [_counted(_doc(LAST, FAST), 80_000), _counted(_doc("99.0", FAST), 81_600)]
+    (candidate,) = compare_new_releases(docs, RUN, [WEBSOCKETS])
+    assert not candidate.slower and candidate.more_instructions
+    (found,) = _find(docs, again=None)
+    assert f"websockets · asyncio: {LAST} → 99.0: instruction counts" in found.body
+    assert "| slower |" in found.body and "without a confirmation run" in found.body
+    assert "confirmation (interleaved)" not in found.body
+
+
+def test_no_report_for_counts_within_the_threshold_or_their_spread() -> None:
+    same = [_counted(_doc(LAST, FAST), 80_000), _counted(_doc("99.0", FAST), 80_400)]  # +0.5 %
+    assert _find(same, again=None) == []
+    # +2 %, but the repeated count spread 1 %: a verdict needs 3 %
+    wobbly = [_counted(_doc(LAST, FAST), 80_000), _counted(_doc("99.0", FAST), 81_600, 82_400)]
+    (candidate,) = compare_new_releases(wobbly, RUN, [WEBSOCKETS])
+    assert not candidate.more_instructions
+    assert _find(wobbly, again=None) == []
+    # one side not counted: nothing to compare
+    assert _find([_doc(LAST, FAST), _counted(_doc("99.0", FAST), 90_000)], again=None) == []

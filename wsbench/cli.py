@@ -105,7 +105,13 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--pr", type=int, required=True)
     info.add_argument("--repo", required=True, help="OWNER/NAME")
     comment = sub.add_parser("pr-comment", help="post or update the comparison's comment (gh)")
-    comment.add_argument("--pr", type=int, required=True)
+    which = comment.add_mutually_exclusive_group(required=True)
+    which.add_argument("--pr", type=int)
+    which.add_argument(
+        "--pr-file", type=Path,
+        help="a file holding the number (an artifact's: checked against --head-sha)",
+    )  # fmt: skip
+    comment.add_argument("--head-sha", help="with --pr-file: the commit that was measured")
     comment.add_argument("--repo", required=True, help="OWNER/NAME")
     comment.add_argument("--markdown", type=Path, required=True)
     comment.add_argument("--remove-label", help="the label that asked for the comparison")
@@ -189,9 +195,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("".join(f"{k}={v}\n" for k, v in found.items()), end="")
             return 0
         if args.command == "pr-comment":
-            body = args.markdown.read_text(encoding="utf-8")
-            done = github.upsert_pr_comment(args.pr, body, repo=args.repo, label=args.remove_label)
-            print(f"wsbench: comment {done} on #{args.pr}")
+            pr = args.pr
+            if args.pr_file is not None:
+                if not args.head_sha:
+                    raise GitHubError("--pr-file needs --head-sha (the commit that was measured)")
+                text = args.pr_file.read_text(encoding="utf-8", errors="replace")
+                pr = github.pr_of_artifact(text, args.head_sha, repo=args.repo)
+            body = args.markdown.read_text(encoding="utf-8", errors="replace")
+            done = github.upsert_pr_comment(pr, body, repo=args.repo, label=args.remove_label)
+            print(f"wsbench: comment {done} on #{pr}")
             return 0
         if args.command == "nightly":
             return nightly.run(args)

@@ -14,6 +14,12 @@ from collections.abc import Sequence
 GH = "gh"
 COMMENT_MARKER = "<!-- wsbench-pr-comparison -->"
 """The first line of the pull-request comparison's comment (how it is found again)."""
+COUNTS_MARKER = "<!-- wsbench-pr-instructions -->"
+"""The first line of the pull request's instruction-count comment (a comment of its own)."""
+MARKERS = (COMMENT_MARKER, COUNTS_MARKER)
+"""The markers a comment may start with."""
+MAX_COMMENT_CHARS = 65_536
+"""GitHub's limit on a comment's length."""
 
 
 class GitHubError(RuntimeError):
@@ -64,8 +70,10 @@ def upsert_pr_comment(
     pr: int, body: str, *, repo: str, gh: str = GH, label: str | None = None
 ) -> str:
     """Post the comparison on pull request ``pr`` of ``repo`` (``owner/name``), editing
-    wsbench's earlier comment (the one starting with :data:`COMMENT_MARKER`) if there is
-    one; then remove ``label``, so that a new push needs a new approval.
+    wsbench's earlier comment with the same marker (the body's first line when it is one of
+    :data:`MARKERS`, else :data:`COMMENT_MARKER`) if there is one; then remove ``label``,
+    so that a new push needs a new approval. A body longer than :data:`MAX_COMMENT_CHARS`
+    is cut, saying so.
 
     Returns:
         ``"updated"`` or ``"posted"``.
@@ -73,13 +81,17 @@ def upsert_pr_comment(
     Raises:
         GitHubError: see the class.
     """
-    text = body if body.startswith(COMMENT_MARKER) else f"{COMMENT_MARKER}\n{body}"
+    marker = next((m for m in MARKERS if body.startswith(m)), COMMENT_MARKER)
+    text = body if body.startswith(marker) else f"{marker}\n{body}"
+    if len(text) > MAX_COMMENT_CHARS:
+        cut = "\n\n(cut: longer than a GitHub comment can be; the whole table is in the artifact)\n"
+        text = text[: MAX_COMMENT_CHARS - len(cut)] + cut
     listed = _gh(["api", "--paginate", f"repos/{repo}/issues/{pr}/comments"], gh=gh)
     try:
         comments = json.loads(listed or "[]")
     except ValueError as exc:
         raise GitHubError(f"gh api comments: not JSON: {listed[:200]!r}") from exc
-    ours = [c["id"] for c in comments if str(c.get("body", "")).startswith(COMMENT_MARKER)]
+    ours = [c["id"] for c in comments if str(c.get("body", "")).startswith(marker)]
     if ours:
         path = f"repos/{repo}/issues/comments/{ours[0]}"
         _gh(["api", "--method", "PATCH", path, "-F", "body=@-"], gh=gh, stdin=text)
@@ -114,3 +126,28 @@ def pull_request(pr: int, *, repo: str, gh: str = GH) -> dict[str, str]:
             "runs only for heads in this repository"
         )
     return {"head": str(head), "base": str(base), "pr": str(pr)}
+
+
+def pr_of_artifact(text: str, head_sha: str, *, repo: str, gh: str = GH) -> int:
+    """The pull request number an untrusted artifact names (``text``: digits only), once
+    GitHub confirms that pull request's head is ``head_sha`` (the commit the measuring
+    workflow ran on, from the trusted ``workflow_run`` event): a forged number cannot
+    direct the comment to another pull request.
+
+    Raises:
+        GitHubError: ``text`` is not a number, gh failed, or the heads differ.
+    """
+    found = text.strip()
+    if not found.isascii() or not found.isdigit() or len(found) > 10:
+        raise GitHubError(f"the artifact's pull request number is not a number: {found[:40]!r}")
+    answer = _gh(["api", f"repos/{repo}/pulls/{int(found)}"], gh=gh)
+    try:
+        head = json.loads(answer)["head"]["sha"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise GitHubError(f"pull request {found}: unexpected answer from gh api") from exc
+    if head != head_sha:
+        raise GitHubError(
+            f"pull request {found}: its head is {str(head)[:12]}, not {head_sha[:12]} (the "
+            "commit that was counted); no comment"
+        )
+    return int(found)

@@ -30,6 +30,12 @@ WHAT_IT_SEES = "instructions per message (user space, under valgrind)"
 """What the verdict is about, as every table labels it."""
 
 
+def deterministic(spread: float | None) -> bool:
+    """False when a set's counts spread (relative, 0.01 = 1 %) more than
+    ``THRESHOLD / SPREAD_FACTOR``: a change of :data:`THRESHOLD` could be its noise."""
+    return spread is None or spread * SPREAD_FACTOR <= THRESHOLD
+
+
 @dataclass(frozen=True)
 class CountLine:
     """One parameter set's instructions per message on both sides.
@@ -54,8 +60,9 @@ class CountLine:
 
     @property
     def deterministic(self) -> bool:
-        """False when the counts spread more than ``THRESHOLD / SPREAD_FACTOR``."""
-        return self.spread is None or self.spread * SPREAD_FACTOR <= THRESHOLD
+        """False when the counts spread more than ``THRESHOLD / SPREAD_FACTOR``
+        (:func:`deterministic`)."""
+        return deterministic(self.spread)
 
     @property
     def threshold(self) -> float:

@@ -325,8 +325,9 @@ class Counted(msgspec.Struct, frozen=True):
 
 
 def sets_of(scenarios: Sequence[str] = ()) -> list[CountSet]:
-    """The sets of :data:`SETS` whose scenario is in ``scenarios`` (empty: every set)."""
-    return [s for s in SETS if not scenarios or s.scenario in scenarios]
+    """The sets of :data:`SETS` whose scenario or :attr:`~CountSet.key` is in ``scenarios``
+    (e.g. ``["echo"]``, ``["stream/size_bytes=16"]``; empty: every set)."""
+    return [s for s in SETS if not scenarios or s.scenario in scenarios or s.key in scenarios]
 
 
 def count_all(

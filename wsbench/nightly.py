@@ -32,7 +32,16 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from wsbench import compare, confirm, github, matrix, regressions, resultsbranch, store
+from wsbench import (
+    compare,
+    confirm,
+    github,
+    instruction_verdicts,
+    matrix,
+    regressions,
+    resultsbranch,
+    store,
+)
 from wsbench.asvconf import bench_envs
 from wsbench.impls import all_impls
 from wsbench.mainjob import grid_windows
@@ -186,6 +195,10 @@ def publish(
         compared = regressions.compare_new_releases(new, run_id, all_impls())
         confirmations = {}
         for c in compared:
+            if c.counts:
+                counted = instruction_verdicts.summary(c.counts)
+                print(f"nightly: new release {c.heading}: instructions per message: {counted}")
+                print(instruction_verdicts.to_text(c.counts))
             if c.problem:
                 print(f"nightly: new release {c.heading}: not compared: {c.problem}")
                 continue

@@ -11,6 +11,12 @@ between the merge base and the head):
   parameter set;
 - nothing else (documentation, tests, workflows): nothing is measured, and the comment
   says so.
+
+With ``--instructions-only`` (the hosted-runner job, which any pull request gets, forks
+included) nothing is timed: each side's server instructions per message are counted under
+valgrind (:mod:`wsbench.instructions`), every set for the implementations changed, and
+:data:`REDUCED_SETS` for every configuration when everything may move; the comment starts
+with :data:`wsbench.github.COUNTS_MARKER`, so that it is a comment of its own.
 """
 
 from __future__ import annotations
@@ -21,9 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from wsbench import commitcompare, compare, store
+from wsbench import commitcompare, compare, instruction_verdicts, store
 from wsbench.comparejob import COMPARISONS, parse_params, select_grids
-from wsbench.github import COMMENT_MARKER
+from wsbench.github import COMMENT_MARKER, COUNTS_MARKER
 from wsbench.sampling import add_plan_arguments, plan_from_args
 from wsbench.scenarios import in_grid
 
@@ -31,6 +37,9 @@ EVERYTHING = ("wsbench/", "loadgen/", "benchmarks/", "pyproject.toml", "bench")
 """Path prefixes whose change can move every figure."""
 REDUCED_PARAMS = ("size_bytes=1024", "connections=1000")
 """The parameter sets measured when every configuration is (``--param`` syntax)."""
+REDUCED_SETS = ("echo/in_flight=64,size_bytes=16",)
+"""The sets counted when every configuration is (``--instructions-only``; keys of
+:data:`wsbench.instructions.SETS`)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +86,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--markdown", type=Path, required=True, help="write the comment here")
     add_plan_arguments(parser, "rounds: server processes per side and configuration")
     parser.add_argument("--machine", default="wsbench-local")
+    parser.add_argument(
+        "--instructions-only", action="store_true",
+        help="count instructions per message under valgrind instead of timing (any runner)",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,7 +104,10 @@ def run(args: argparse.Namespace) -> int:
     paths = commitcompare.git("diff", "--name-only", merge_base, head).splitlines()
     chosen = select(paths)
     title = f"wsbench: {head[:8]} against its merge base {merge_base[:8]}"
-    header = [COMMENT_MARKER, f"### {title}", "", f"Measured because {chosen.reason}."]
+    if args.instructions_only:
+        title += ", instructions per message"
+    marker = COUNTS_MARKER if args.instructions_only else COMMENT_MARKER
+    header = [marker, f"### {title}", "", f"Measured because {chosen.reason}."]
     if chosen.empty:
         text = "\n".join([*header, "", "Nothing was measured."]) + "\n"
         args.markdown.write_text(text, encoding="utf-8")
@@ -101,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
         plan = plan_from_args(args)
     except ValueError as exc:
         raise compare.CompareError(str(exc)) from exc
+    if args.instructions_only:
+        return _count(args, chosen, (merge_base, head), header, title)
     params = parse_params(REDUCED_PARAMS if chosen.everything else ())
     grids = select_grids(in_grid("default"), params, "full")
     if chosen.everything:
@@ -118,4 +136,33 @@ def run(args: argparse.Namespace) -> int:
     text = "\n".join([*header, "", table])
     args.markdown.write_text(text, encoding="utf-8")
     print(compare.to_text(lines, title, sides.skipped))
+    return 0
+
+
+def _count(
+    args: argparse.Namespace,
+    chosen: Selection,
+    commits: tuple[str, str],
+    header: list[str],
+    title: str,
+) -> int:
+    """The ``--instructions-only`` comparison: both commits counted once (no rounds), the
+    instruction verdicts written to ``args.markdown``."""
+    if chosen.everything:
+        header.append(f"Every configuration, counted at: {', '.join(REDUCED_SETS)}.")
+    sides = commitcompare.measure_commits(
+        commits[0], commits[1], impls=chosen.impls, configs=[], grid={},
+        plan=plan_from_args(args), machine_name=args.machine,
+        log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
+        count=REDUCED_SETS if chosen.everything else (), wall_clock=False,
+    )  # fmt: skip
+    root = store.root_from_env()
+    for doc in [*sides.base, *sides.head]:
+        store.save(doc, root / COMPARISONS)
+    lines = instruction_verdicts.compare_counts(sides.base, sides.head, match="configuration")
+    skipped = [f"- not compared: {s}" for s in sides.skipped]
+    table = instruction_verdicts.to_markdown(lines)
+    args.markdown.write_text("\n".join([*header, "", table, *skipped]) + "\n", encoding="utf-8")
+    print(title)
+    print(instruction_verdicts.to_text(lines), end="")
     return 0

@@ -3,10 +3,14 @@
 In one run, each new release's document (a version its implementation's ``meta.toml``
 does not list yet, :mod:`wsbench.releases`) is compared with the document of the last
 listed version of the same configuration (:func:`wsbench.compare.compare_runs`). A release
-with a *slower* verdict on any figure is a candidate; it is measured again, interleaved
-(:mod:`wsbench.confirm`), and a figure slower in both gives one report per (framework,
-release): a title that stays the same from night to night (the GitHub issue is found again
-by it) and a Markdown body with both comparisons of every such configuration.
+with a *slower* verdict on any wall-clock figure is a candidate; it is measured again,
+interleaved (:mod:`wsbench.confirm`), and a figure slower in both is a regression. A set
+whose instructions per message rose significantly
+(:func:`wsbench.instruction_verdicts.compare_counts`, when both releases were counted) is a
+regression at once: the counts are deterministic, so measuring again would give the same
+verdict. Either gives one report per (framework, release): a title that stays the same from
+night to night (the GitHub issue is found again by it) and a Markdown body with the
+comparisons of every such configuration.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from wsbench import compare
+from wsbench import compare, instruction_verdicts
 from wsbench.impls import Impl
+from wsbench.instruction_verdicts import CountLine
 from wsbench.runformat import Run
 
 TITLE_PREFIX = "Benchmark regression:"
@@ -57,6 +62,9 @@ class ReleaseComparison:
         base: the previous release's document.
         head: the new release's document.
         lines: the comparison, figure by figure (:func:`wsbench.compare.compare_runs`).
+        counts: the instruction counts' comparison, set by set
+            (:func:`wsbench.instruction_verdicts.compare_counts`); empty when either
+            release was not counted.
         problem: why it was not compared (the previous release not measured in the run,
             or not comparable), or None; ``lines`` is then empty.
     """
@@ -67,6 +75,7 @@ class ReleaseComparison:
     head: Run
     base: Run | None
     lines: tuple[compare.Line, ...] = ()
+    counts: tuple[CountLine, ...] = ()
     problem: str | None = None
 
     @property
@@ -76,8 +85,14 @@ class ReleaseComparison:
 
     @property
     def slower(self) -> bool:
-        """True when at least one figure is significantly slower."""
+        """True when at least one wall-clock figure is significantly slower."""
         return any(line.verdict == "slower" for line in self.lines)
+
+    @property
+    def more_instructions(self) -> bool:
+        """True when at least one set's instructions per message rose significantly (a
+        regression without confirmation: the counts are deterministic)."""
+        return any(line.verdict == "slower" for line in self.counts)
 
 
 def compare_new_releases(
@@ -107,12 +122,15 @@ def compare_new_releases(
         if previous is None:
             out.append(replace(base, problem=f"{last} was not measured in run {run_id}"))
             continue
+        counts = tuple(
+            instruction_verdicts.compare_counts([previous], [new], match="configuration")
+        )
         try:
             lines = tuple(compare.compare_runs([previous], [new], match="configuration"))
         except compare.CompareError as exc:
-            out.append(replace(base, problem=str(exc)))
+            out.append(replace(base, problem=str(exc), counts=counts))
             continue
-        out.append(replace(base, lines=lines))
+        out.append(replace(base, lines=lines, counts=counts))
     return sorted(out, key=lambda c: (c.impl, c.release, c.head.impl.config))
 
 
@@ -145,12 +163,15 @@ def find(
     confirmations: Mapping[Key, Sequence[compare.Line]],
 ) -> list[Regression]:
     """The regressions among ``comparisons`` (of run ``run_id``): one per (framework,
-    release) with a figure significantly slower in a configuration's comparison *and* in
-    its confirmation (``confirmations[key(c)]``; a candidate without one is not reported).
-    The body gives every such configuration's confirmation table, then the nightly's."""
+    release) with, in a configuration, a figure significantly slower in its comparison
+    *and* in its confirmation (``confirmations[key(c)]``; a wall-clock candidate without
+    one is not reported), or significantly more instructions per message (no confirmation
+    needed). The body gives every such configuration's instruction-count table, its
+    confirmation table and the nightly's wall-clock table."""
     found: dict[tuple[str, str], list[ReleaseComparison]] = {}
     for c in comparisons:
-        if c.slower and confirmed_lines(c, confirmations.get(key(c), ())):
+        confirmed = c.slower and bool(confirmed_lines(c, confirmations.get(key(c), ())))
+        if confirmed or c.more_instructions:
             found.setdefault((c.impl, c.release), []).append(c)
     out = []
     for (name, release), parts in sorted(found.items()):
@@ -160,15 +181,22 @@ def find(
             f"The nightly run `{run_id}` on `{parts[0].head.machine.name}` measured "
             f"**{display} {release}**, a release newer than the last one listed in "
             f"`impls/{name}/meta.toml` ({previous}), installed with that version's "
-            f"pins, beside {previous} in the same session. Some figures were significantly "
-            "slower, and measured again at once, interleaved with the previous release on "
-            "the same runner, they were slower again:",
+            f"pins, beside {previous} in the same session. It is significantly slower: "
+            "its server executes more instructions per message (deterministic counts, "
+            "reported without a confirmation run), or wall-clock figures were slower and, "
+            "measured again at once, interleaved with the previous release on the same "
+            "runner, slower again:",
             "",
         ]
         for c in parts:
-            again = f"{c.heading}: confirmation (interleaved)"
-            sections.append(compare.to_markdown(confirmations[key(c)], again))
-            sections.append(compare.to_markdown(c.lines, f"{c.heading}: the nightly run"))
+            if c.counts:
+                sections.append(f"#### {c.heading}: instruction counts\n")
+                sections.append(instruction_verdicts.to_markdown(c.counts))
+            if confirmations.get(key(c)):
+                again = f"{c.heading}: confirmation (interleaved)"
+                sections.append(compare.to_markdown(confirmations[key(c)], again))
+            if c.lines:
+                sections.append(compare.to_markdown(c.lines, f"{c.heading}: the nightly run"))
         out.append(
             Regression(
                 impl=name,

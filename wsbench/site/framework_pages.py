@@ -16,8 +16,11 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from wsbench.instructions import SETS
+from wsbench.scenarios import params_key, params_words
 from wsbench.site import templates
 from wsbench.site.charts import night_labels, render_history_svg, render_svg, render_sweep_svg
+from wsbench.site.counts import count_legend, count_text
 from wsbench.site.environment import RAW_RESULTS_ANCHOR
 from wsbench.site.frameworks import SOCKETIO, Framework
 from wsbench.site.headline import HEADLINES, Chart, Headline, chart, chart_data
@@ -324,6 +327,60 @@ def _results_table(framework: Framework, runs: Sequence[EnvRun]) -> str:
         table(headers, rows, align="ll" + "r" * len(HEADLINES) + "l")
         + "\n"
         + source_line(runs, RUNS_PAGE)
+    )
+
+
+COUNTS_TITLE = "Instructions per message by version"
+COUNTS_INTRO = (
+    "The server's instructions per message in each counted parameter set, one row per "
+    "(configuration, version), from the newest shown run that counted it; the nightly counts "
+    "each new release as it measures it, so older versions fill in as releases appear. "
+)
+
+
+def count_header(scenario: str, params: dict[str, int]) -> str:
+    """A counted set's short column header, e.g. ``"echo 16 B x64"``."""
+    return " ".join([scenario, *params_words(params, short=True)])
+
+
+def _counts_table(framework: Framework, runs: Sequence[EnvRun], level: str) -> str:
+    """The :data:`COUNTS_TITLE` section: one row per environment with counts, one column
+    per counted set (in :data:`wsbench.instructions.SETS` order); "" when no shown run of
+    ``runs`` counted instructions."""
+    envs = by_environment(sorted(runs, key=run_order(framework)))
+    counted = [env for env in envs if any(e.doc.instructions for e in env)]
+    if not counted:
+        return ""
+    found = {
+        (s.scenario, params_key(s.params))
+        for env in counted
+        for e in env
+        for s in e.doc.instructions
+    }
+    sets = [s for s in SETS if (s.scenario, params_key(s.params)) in found]
+    rows = []
+    for env in counted:
+        newest = sorted(env, key=lambda e: e.run_id, reverse=True)
+        cells = []
+        for wanted in sets:
+            got = next(
+                (
+                    s
+                    for e in newest
+                    for s in e.doc.instructions
+                    if s.scenario == wanted.scenario and s.params == wanted.params
+                ),
+                None,
+            )
+            cells.append(count_text(got))
+        rows.append([_row_label(env[0]), cell(env[0].impl.version or DASH), *cells])
+    headers = ["Row", "Version", *(count_header(s.scenario, s.params) for s in sets)]
+    return (
+        heading(level, COUNTS_TITLE, anchor(COUNTS_TITLE))
+        + COUNTS_INTRO
+        + count_legend("../methodology.md")
+        + "\n\n"
+        + table(headers, rows, align="ll" + "r" * len(sets))
     )
 
 
@@ -726,6 +783,7 @@ def render_page(
             {
                 "heading": f"### Machine `{machine}`\n" if len(machines) > 1 else "",
                 "table": _results_table(f, mine),
+                "counts": _counts_table(f, mine, level),
                 "charts": charts,
             }
         )

@@ -9,6 +9,8 @@ parameter sets in both grids and the many-connection settings are always those o
 from __future__ import annotations
 
 from wsbench.cpus import OPEN_FILES_CAP
+from wsbench.instruction_verdicts import SPREAD_FACTOR, THRESHOLD
+from wsbench.instructions import SETS
 from wsbench.matrix import MATRIX_PERIOD_DAYS
 from wsbench.memoryfit import FLOOR_BYTES, LINEARITY_TOLERANCE
 from wsbench.metrics import SCENARIO_HEADLINES
@@ -34,6 +36,10 @@ SCENARIOS_MARKER = "<!-- wsbench: scenarios -->"
 """Where :func:`render_scenarios` goes on the Methodology page (on a line of its own)."""
 MATRIX_MARKER = "<!-- wsbench: version matrix -->"
 """Where :func:`render_matrix` goes on the Methodology page (on a line of its own)."""
+COUNT_VERDICTS_MARKER = "<!-- wsbench: count verdicts -->"
+"""Where :func:`render_count_verdicts` goes on the Methodology page (within a line)."""
+COUNTED_SETS_MARKER = "<!-- wsbench: counted sets -->"
+"""Where :func:`render_counted_sets` goes on the Methodology page (on a line of its own)."""
 
 
 def memory_steps_text() -> str:
@@ -191,11 +197,49 @@ def render_matrix() -> str:
     )
 
 
+def render_count_verdicts() -> str:
+    """The Methodology page's sentences on instruction-count verdicts, from
+    :mod:`wsbench.instruction_verdicts`' threshold and spread factor."""
+    return (
+        f"A comparison calls a set *slower* or *faster* when the two sides differ by at "
+        f"least {THRESHOLD:.0%} in instructions per message, or by {SPREAD_FACTOR:g} times "
+        "the set's spread where that is larger; no statistical test is needed, because the "
+        "counts do not vary with the machine's noise. Counts made with another valgrind, "
+        "hash seed, CPU model or load generator build are never compared. A new release "
+        "whose count rose is reported at once, without the confirmation run a wall-clock "
+        "regression needs."
+    )
+
+
+def render_counted_sets() -> str:
+    """The parameter sets that are counted (:data:`wsbench.instructions.SETS`) as a table:
+    scenario (linked to its leaderboard), parameter set, the low and high counts."""
+    rows = [
+        [
+            f"[{cell(SCENARIO_TITLES[s.scenario])}]({LEADERBOARD_PAGES[s.scenario]})",
+            cell(params_title(tuple(s.params.items()))),
+            f"{s.lo:,}",
+            f"{s.hi:,}",
+        ]
+        for s in SETS
+    ]
+    headers = ["Scenario", "Parameter set", "Low count", "High count"]
+    return (
+        "The counted parameter sets, in the order one server process runs them (a count is "
+        "messages per connection; in the fan-out scenarios, messages published):\n\n"
+        + table(headers, rows, align="llrr")
+    )
+
+
 def fill_markers(src_uri: str, markdown: str) -> str:
     """``markdown`` of the page at ``src_uri`` (relative to the docs dir) with its markers
-    replaced: the Methodology page's :data:`SCENARIOS_MARKER` by :func:`render_scenarios`
-    and :data:`MATRIX_MARKER` by :func:`render_matrix`; other pages unchanged."""
+    replaced: the Methodology page's :data:`SCENARIOS_MARKER` by :func:`render_scenarios`,
+    :data:`MATRIX_MARKER` by :func:`render_matrix`, :data:`COUNT_VERDICTS_MARKER` by
+    :func:`render_count_verdicts` and :data:`COUNTED_SETS_MARKER` by
+    :func:`render_counted_sets`; other pages unchanged."""
     if src_uri != METHODOLOGY_PAGE:
         return markdown
+    markdown = markdown.replace(COUNT_VERDICTS_MARKER, render_count_verdicts())
+    markdown = markdown.replace(COUNTED_SETS_MARKER, render_counted_sets())
     markdown = markdown.replace(MATRIX_MARKER, render_matrix())
     return markdown.replace(SCENARIOS_MARKER, render_scenarios())

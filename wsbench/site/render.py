@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from wsbench import stats
+from wsbench.instructions import SETS
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.memoryfit import FLOOR_BYTES, problems, rss_fit
 from wsbench.metrics import BY_NAME, Metric
@@ -35,6 +36,7 @@ from wsbench.scenarios import (
 )
 from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg, render_sweep_svg
+from wsbench.site.counts import COUNT_HEADER, count_legend, count_text
 from wsbench.site.interactive import chart_script, rows_script
 from wsbench.site.markup import (
     DASH,
@@ -328,14 +330,32 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
 (:data:`wsbench.metrics.SCENARIO_HEADLINES`)."""
 
 
+COUNT_COLUMN = Column(COUNT_HEADER, lambda row: count_text(row.instructions))
+"""The server's instructions per message (:mod:`wsbench.site.counts`), beside its CPU in the
+scenarios that are counted (:data:`COUNTED_SCENARIOS`), in a table where a row has them."""
+COUNTED_SCENARIOS = frozenset(s.scenario for s in SETS)
+"""The scenarios with an instruction count (:data:`wsbench.instructions.SETS`)."""
+
+
 def columns_of(scenario: str) -> tuple[Column, ...]:
     """The figure columns of ``scenario``'s leaderboard (:data:`COLUMNS`; for a scenario it
-    does not list, its headline figure with its interval, server CPU and RSS)."""
+    does not list, its headline figure with its interval, server CPU and RSS), with
+    :data:`COUNT_COLUMN` after the server CPU (else last) in :data:`COUNTED_SCENARIOS`."""
     found = COLUMNS.get(scenario)
-    if found:
+    if not found:
+        metric = headline_of(scenario)
+        found = (_spread_column(f"{metric.label} ({metric.unit})", metric, ",.2f"), _CPU, _RSS)
+    if scenario not in COUNTED_SCENARIOS:
         return found
-    metric = headline_of(scenario)
-    return (_spread_column(f"{metric.label} ({metric.unit})", metric, ",.2f"), _CPU, _RSS)
+    at = found.index(_CPU) + 1 if _CPU in found else len(found)
+    return (*found[:at], COUNT_COLUMN, *found[at:])
+
+
+def counted_columns(columns: Sequence[Column], rows: Sequence[Row]) -> tuple[Column, ...]:
+    """``columns`` without :data:`COUNT_COLUMN` when no row of ``rows`` has counts."""
+    if any(row.instructions for row in rows):
+        return tuple(columns)
+    return tuple(c for c in columns if c is not COUNT_COLUMN)
 
 
 POLICY_SCENARIOS = ("broadcast", "market")
@@ -837,13 +857,7 @@ def render_leaderboard_page(
             NO_RESULTS if results.empty or scenario not in SPECS else not_measured(scenario)
         )
         return LeaderboardPage(templates.render("leaderboard.md.j2", **context), {})
-    columns = columns_of(scenario)
     policy = scenario in POLICY_SCENARIOS
-    headers = [
-        "Rank", "Framework", "Version", *([POLICY_HEADER] if policy else []),
-        *(c.header for c in columns), "Flag",
-    ]  # fmt: skip
-    align = "rll" + ("l" if policy else "") + "r" * len(columns) + "l"
     level = "###" if len(results.machines) > 1 else "##"
     files: dict[str, bytes] = {}
     machines = []
@@ -858,6 +872,12 @@ def render_leaderboard_page(
         tables = []
         for params in sorted(groups, key=_param_sort_key):
             group = sorted(groups[params], key=_sort_key)
+            columns = counted_columns(columns_of(scenario), [w for _, w in group])
+            headers = [
+                "Rank", "Framework", "Version", *([POLICY_HEADER] if policy else []),
+                *(c.header for c in columns), "Flag",
+            ]  # fmt: skip
+            align = "rll" + ("l" if policy else "") + "r" * len(columns) + "l"
             cells = (
                 _row_cells(r, w, rank, columns, pages.get(r.impl.name), policy)
                 for (r, w), rank in zip(group, ranks(group), strict=True)
@@ -888,7 +908,10 @@ def render_leaderboard_page(
         rank_legend=rank_legend(headline_of(scenario)),
         unstable_legend=UNSTABLE_LEGEND,
         times=TIMES,
-        notes=NOTES.get(scenario, ()),
+        notes=(
+            *NOTES.get(scenario, ()),
+            *([count_legend("../methodology.md")] if any(w.instructions for _, w in rows) else []),
+        ),
         policies=policies([run for run, _ in rows]) if policy else "",
         machines=machines,
     )

@@ -293,7 +293,9 @@ def select(docs: list[runformat.Run]) -> Results:
     for machine in sorted({d.machine.name for d in docs}):
         mine = [d for d in docs if d.machine.name == machine]
         group = current_group(mine)
-        shown += [EnvRun(d, tuple(row_of(b) for b in benches)) for d, benches in group]
+        shown += [
+            EnvRun(d, tuple(row_of(b, d.instructions) for b in benches)) for d, benches in group
+        ]
         history += _history(mine, group)
     newest_first = sorted(shown, key=lambda r: r.run_id, reverse=True)
     return Results(runs=tuple(sorted(newest_first, key=_sort_key)), history=tuple(history))

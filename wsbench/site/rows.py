@@ -12,13 +12,14 @@ kind) are counted over all its usable windows (:func:`error_counts`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from wsbench import metrics, stats
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.metrics import Metric
-from wsbench.runformat import ALL_DISTURBED, Benchmark, Sample, Status
+from wsbench.runformat import ALL_DISTURBED, Benchmark, InstructionSet, Sample, Status
 
 NO_FIGURE = "no messages/s figure recorded"
 """The reason shown for an ok benchmark whose usable samples have no throughput (in a
@@ -106,6 +107,9 @@ class Row:
         client_bound: the median load generator CPU is above
             :data:`wsbench.measure.CLIENT_BOUND_CPU_PERCENT`: the client may have limited
             the figure.
+        instructions: the server's instruction counts at this scenario and parameter set
+            from the same run document (:mod:`wsbench.instructions`), or None when that
+            run did not count them.
     """
 
     scenario: str
@@ -123,6 +127,7 @@ class Row:
     server_rss_bytes: float | None = None
     loadgen_cpu_percent: float | None = None
     client_bound: bool = False
+    instructions: InstructionSet | None = None
 
     @property
     def ok(self) -> bool:
@@ -153,20 +158,39 @@ class Row:
         return metrics.values(metric, list(self.samples))
 
 
-def row_of(benchmark: Benchmark) -> Row:
-    """The row of one benchmark of a run document."""
+def counts_of(benchmark: Benchmark, counted: Sequence[InstructionSet]) -> InstructionSet | None:
+    """The set of ``counted`` (a run document's ``instructions``) with ``benchmark``'s
+    scenario and parameter set, or None."""
+    return next(
+        (s for s in counted if s.scenario == benchmark.scenario and s.params == benchmark.params),
+        None,
+    )
+
+
+def row_of(benchmark: Benchmark, counted: Sequence[InstructionSet] = ()) -> Row:
+    """The row of one benchmark of a run document, with the instruction counts of the same
+    document (``counted``: its ``instructions``) at its parameter set when it has them."""
     params = tuple((k, v) for k, v in benchmark.params.items())
+    counts = counts_of(benchmark, counted)
     disturbed = sum(1 for s in benchmark.samples if s.status == "ok" and s.disturbed)
     if benchmark.status != "ok":
         error = benchmark.error or "failed (no reason recorded)"
-        return Row(benchmark.scenario, params, "failed", error, disturbed=disturbed)
+        return Row(
+            benchmark.scenario, params, "failed", error, disturbed=disturbed, instructions=counts
+        )
     usable = tuple(benchmark.usable())
     if not usable:
-        return Row(benchmark.scenario, params, "failed", ALL_DISTURBED, disturbed=disturbed)
+        return Row(
+            benchmark.scenario, params, "failed", ALL_DISTURBED, disturbed=disturbed,
+            instructions=counts,
+        )  # fmt: skip
     headline = headline_of(benchmark.scenario)
     figure = summary_of(headline, usable)
     if figure is None:
-        return Row(benchmark.scenario, params, "failed", no_figure(headline), disturbed=disturbed)
+        return Row(
+            benchmark.scenario, params, "failed", no_figure(headline), disturbed=disturbed,
+            instructions=counts,
+        )  # fmt: skip
     loadgen_cpu = median_of(metrics.BY_NAME["loadgen_cpu_percent"], usable)
     return Row(
         benchmark.scenario,
@@ -183,4 +207,5 @@ def row_of(benchmark: Benchmark) -> Row:
         server_rss_bytes=median_of(metrics.BY_NAME["server_rss_bytes"], usable),
         loadgen_cpu_percent=loadgen_cpu,
         client_bound=loadgen_cpu is not None and loadgen_cpu > CLIENT_BOUND_CPU_PERCENT,
+        instructions=counts,
     )
