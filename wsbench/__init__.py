@@ -21,7 +21,8 @@ Modules, one job each:
 - :mod:`wsbench.compare`, :mod:`wsbench.interleave`, :mod:`wsbench.venvs`,
   :mod:`wsbench.comparejob`: comparisons of runs, commits and versions.
 - :mod:`wsbench.instructions`, :mod:`wsbench.instruction_verdicts`: the server's
-  instructions per message under valgrind, and their verdicts.
+  instructions per message under valgrind, and their verdicts; :mod:`wsbench.crosscheck`:
+  those counts against the CPU time per message of the same run (rank correlation).
 - :mod:`wsbench.noise`: the noise study.
 - :mod:`wsbench.nightly`, :mod:`wsbench.matrix`: the nightly's steps, and which older
   versions a night measures.

@@ -13,6 +13,7 @@ from wsbench import (
     asvconf,
     clientjob,
     comparejob,
+    crosscheck,
     devtest,
     github,
     loadgen,
@@ -90,6 +91,11 @@ def _parser() -> argparse.ArgumentParser:
         "compare", help="two runs, or two versions measured interleaved, figure by figure"
     )
     comparejob.add_arguments(comp)
+
+    cross = sub.add_parser(
+        "crosscheck", help="a run's instructions per message against its CPU time per message"
+    )
+    crosscheck.add_arguments(cross)
 
     study = sub.add_parser(
         "noise", help="the noise study: variation within and between server processes"
@@ -223,6 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return noise.run(args)
         if args.command == "compare":
             return comparejob.run(args)
+        if args.command == "crosscheck":
+            return crosscheck.run(args)
         if args.command == "asv-conf":
             if args.check:
                 ok = asvconf.is_in_sync()
@@ -237,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
     except (
         ConfigError, ImplError, CpuSetError, mainjob.MainJobError, CompareError,
-        nightly.NightlyError,
+        nightly.NightlyError, crosscheck.CrossCheckError,
     ) as exc:  # fmt: skip
         print(f"wsbench: {exc}", file=sys.stderr)
         return 2

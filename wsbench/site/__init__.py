@@ -18,6 +18,8 @@ Modules, one job each:
   scenarios' charts and their JSON data).
 - :mod:`wsbench.site.environment`: markdown of the Runs and environment page (with every
   run's downloads and the CSV's columns).
+- :mod:`wsbench.site.counts`: instructions per message as a cell and the sentence that says
+  what they are (leaderboards, framework pages).
 - :mod:`wsbench.site.headline`: a framework's headline figures against its version.
 - :mod:`wsbench.site.changes`: significant changes between consecutive releases.
 - :mod:`wsbench.site.history`: every run's headline figures night by night, per

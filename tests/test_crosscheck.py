@@ -1,0 +1,62 @@
+"""./bench crosscheck: instructions per message against CPU seconds per message over a run's
+configurations (Spearman's rank correlation), with the configurations that disagree."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from tests.runs import ECHO_16_64, benchmark, impl, run
+from wsbench import crosscheck, store
+from wsbench.runformat import Counting, InstructionCount, InstructionSet, Run
+
+RUN_ID = "20261126T200000Z-cc0001"
+
+
+def doc(name: str, rate: float, per_message: int | None) -> Run:
+    """``name`` at ``rate`` messages/s (server CPU 99 %: 0.99 / rate CPU seconds per
+    message), counted at ``per_message`` instructions per message (None: not counted)."""
+    base = run([], run_id=RUN_ID, impl_info=impl(name, "1.0", "asyncio"),
+               benchmarks=[benchmark("echo", ECHO_16_64, [rate] * 4)])  # fmt: skip
+    if per_message is None:
+        return base
+    lo, hi = 10_000_000 + 1000 * per_message, 10_000_000 + 5000 * per_message
+    counts = [InstructionCount(1000, 1000, lo), InstructionCount(5000, 5000, hi),
+              InstructionCount(5000, 5000, hi)]  # fmt: skip
+    return msgspec.structs.replace(
+        base, counting=Counting("valgrind-3.19.0 callgrind", 0),
+        instructions=[InstructionSet("echo", dict(ECHO_16_64), "ok", None, counts)],
+    )  # fmt: skip
+
+
+def test_the_ranks_and_the_configuration_that_disagrees() -> None:
+    # a..e: fewer instructions, more messages/s; "e" is fastest in CPU time but executes
+    # the most instructions (a C extension, say)
+    docs = [doc("a", 10_000, 100_000), doc("b", 20_000, 50_000), doc("c", 30_000, 30_000),
+            doc("d", 40_000, 20_000), doc("e", 80_000, 120_000), doc("f", 5_000, None)]  # fmt: skip
+    (c,) = crosscheck.correlate(crosscheck.pairs(docs))
+    assert [p.row for p in c.pairs] == ["d · asyncio", "c · asyncio", "b · asyncio",
+                                        "a · asyncio", "e · asyncio"]  # fmt: skip
+    assert c.pairs[0].cpu_s == pytest.approx(0.99 / 40_000)
+    assert c.ranks()["e · asyncio"] == (5, 1)
+    assert [p.row for p in c.disagreements()] == ["e · asyncio"]
+    assert c.rho == pytest.approx(0.0)  # rank differences 1, 1, 1, 1, 4 (a..e): 1 - 6 * 20 / 120
+    text = crosscheck.to_text([c])
+    assert "echo 16 B x64: 5 configurations, Spearman rho = 0.000" in text
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    assert "e · asyncio 120,000 12.38 5 / 1 9.70 <- ranks differ" in lines
+    assert "a · asyncio 100,000 99.00 4 / 5 1.01" in lines
+
+
+def test_a_run_without_counts_is_an_error_naming_it(tmp_path: Path) -> None:
+    for d in (doc("a", 10_000, None), doc("b", 20_000, None)):
+        store.save(d, tmp_path)
+    args = argparse.Namespace(run=RUN_ID, results=tmp_path)
+    with pytest.raises(crosscheck.CrossCheckError, match=f"run {RUN_ID} has no counted set"):
+        crosscheck.run(args)
+    args = argparse.Namespace(run="20261126T000000Z-nope00", results=tmp_path)
+    with pytest.raises(crosscheck.CrossCheckError, match="no run"):
+        crosscheck.run(args)
