@@ -154,7 +154,7 @@ def to_text(correlations: Sequence[Correlation]) -> str:
         text += [f"{c.label}: {len(c.pairs)} configurations, Spearman rho = {rho}", ""]
         ranks = c.ranks()
         odd = {p.row for p in c.disagreements()}
-        rows = [["configuration", "instr/msg", "CPU µs/msg", "ranks", "G instr/CPU s", ""]]
+        rows = [["configuration", "instr/msg", "CPU µs/msg", "ranks", "G instr/CPU s", "note"]]
         rows += [
             [
                 p.row,
