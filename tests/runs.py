@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+import msgspec
+
 from wsbench.runformat import (
     Benchmark,
+    Counting,
     Environment,
     Harness,
     ImplInfo,
+    InstructionCount,
+    InstructionSet,
     Latency,
     LoadgenBuild,
     Machine,
@@ -130,3 +135,28 @@ def run(
         ),
         benchmarks=benchmarks,
     )  # fmt: skip
+
+
+def counted_set(
+    per_message: int, *, again: int | None = None, params: dict[str, int] = ECHO_16_64
+) -> InstructionSet:
+    """An ok echo set counted at ``per_message`` instructions per message: 1,000 then 5,000
+    messages above a start-up of 10 M instructions, the repeated high run at ``again`` per
+    message (default: the same, a spread of 0)."""
+    again = per_message if again is None else again
+    lo = 10_000_000 + 1000 * per_message
+    counts = [InstructionCount(1000, 1000, lo),
+              InstructionCount(5000, 5000, lo + 4000 * per_message),
+              InstructionCount(5000, 5000, lo + 4000 * again)]  # fmt: skip
+    return InstructionSet("echo", dict(params), "ok", None, counts)
+
+
+COUNTING = Counting("valgrind-3.19.0 callgrind", 0)
+"""How the test documents' sets were counted."""
+
+
+def with_counts(doc: Run, *sets: InstructionSet) -> Run:
+    """``doc`` with ``sets`` counted (:data:`COUNTING`; none: not counted)."""
+    return msgspec.structs.replace(
+        doc, counting=COUNTING if sets else None, instructions=list(sets)
+    )

@@ -6,12 +6,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import msgspec
 import pytest
 
-from tests.runs import ECHO_16_64, benchmark, impl, run
+from tests.runs import ECHO_16_64, benchmark, counted_set, impl, run, with_counts
 from wsbench import crosscheck, store
-from wsbench.runformat import Counting, InstructionCount, InstructionSet, Run
+from wsbench.runformat import Run
 
 RUN_ID = "20261126T200000Z-cc0001"
 
@@ -21,15 +20,7 @@ def doc(name: str, rate: float, per_message: int | None) -> Run:
     message), counted at ``per_message`` instructions per message (None: not counted)."""
     base = run([], run_id=RUN_ID, impl_info=impl(name, "1.0", "asyncio"),
                benchmarks=[benchmark("echo", ECHO_16_64, [rate] * 4)])  # fmt: skip
-    if per_message is None:
-        return base
-    lo, hi = 10_000_000 + 1000 * per_message, 10_000_000 + 5000 * per_message
-    counts = [InstructionCount(1000, 1000, lo), InstructionCount(5000, 5000, hi),
-              InstructionCount(5000, 5000, hi)]  # fmt: skip
-    return msgspec.structs.replace(
-        base, counting=Counting("valgrind-3.19.0 callgrind", 0),
-        instructions=[InstructionSet("echo", dict(ECHO_16_64), "ok", None, counts)],
-    )  # fmt: skip
+    return base if per_message is None else with_counts(base, counted_set(per_message))
 
 
 def test_the_ranks_and_the_configuration_that_disagrees() -> None:

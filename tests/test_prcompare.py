@@ -6,15 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import msgspec
 import pytest
 
-from tests.runs import ECHO_16_64, impl, run
+from tests.runs import counted_set, impl, run, with_counts
 from wsbench import commitcompare, prcompare
 from wsbench.commitcompare import CommitSides
 from wsbench.github import COUNTS_MARKER
 from wsbench.prcompare import REDUCED_SETS, add_arguments, select
-from wsbench.runformat import Counting, InstructionCount, InstructionSet, Run
+from wsbench.runformat import Run
 
 
 def test_a_harness_or_load_generator_change_measures_everything_at_a_reduced_scale() -> None:
@@ -38,13 +37,7 @@ def test_documentation_tests_and_workflows_measure_nothing() -> None:
 
 
 def _counted(doc: Run, per_message: int) -> Run:
-    lo, hi = 10_000_000 + 1000 * per_message, 10_000_000 + 5000 * per_message
-    counts = [InstructionCount(1000, 1000, lo), InstructionCount(5000, 5000, hi),
-              InstructionCount(5000, 5000, hi)]  # fmt: skip
-    return msgspec.structs.replace(
-        doc, counting=Counting("valgrind-3.19.0 callgrind", 0),
-        instructions=[InstructionSet("echo", dict(ECHO_16_64), "ok", None, counts)],
-    )  # fmt: skip
+    return with_counts(doc, counted_set(per_message))
 
 
 @pytest.mark.parametrize(

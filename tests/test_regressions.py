@@ -10,11 +10,11 @@ import dataclasses
 
 import msgspec
 
-from tests.runs import ECHO_16_64, impl, run
+from tests.runs import counted_set, impl, run, with_counts
 from wsbench.compare import compare_runs
 from wsbench.impls import get_impl
 from wsbench.regressions import Regression, compare_new_releases, confirmed_lines, find, key, title
-from wsbench.runformat import Counting, InstructionCount, InstructionSet, Run
+from wsbench.runformat import Run
 
 WEBSOCKETS = get_impl("websockets")
 LAST = WEBSOCKETS.versions[-1].version
@@ -97,14 +97,7 @@ def test_a_slower_figure_not_slower_again_or_not_measured_again_is_not_reported(
 def _counted(doc: Run, per_message: int, again: int | None = None) -> Run:
     """``doc`` with echo 16 B x64 counted at ``per_message`` instructions per message (the
     repeated high run at ``again``, default the same)."""
-    again = per_message if again is None else again
-    lo, hi = 10_000_000 + 1000 * per_message, 10_000_000 + 5000 * per_message
-    counts = [InstructionCount(1000, 1000, lo), InstructionCount(5000, 5000, hi),
-              InstructionCount(5000, 5000, lo + 4000 * again)]  # fmt: skip
-    return msgspec.structs.replace(
-        doc, counting=Counting("valgrind-3.19.0 callgrind", 0),
-        instructions=[InstructionSet("echo", dict(ECHO_16_64), "ok", None, counts)],
-    )  # fmt: skip
+    return with_counts(doc, counted_set(per_message, again=again))
 
 
 def test_more_instructions_per_message_is_reported_without_confirmation() -> None:

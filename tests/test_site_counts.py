@@ -4,12 +4,11 @@ page's table by version."""
 
 from __future__ import annotations
 
-import msgspec
 import pytest
 
-from tests.runs import ECHO_16_64, benchmark, impl, run
+from tests.runs import ECHO_16_64, benchmark, counted_set, impl, run, with_counts
 from tests.site_runs import IMPLS
-from wsbench.runformat import Counting, InstructionCount, InstructionSet, Run
+from wsbench.runformat import InstructionSet, Run
 from wsbench.site.counts import COUNT_HEADER, count_text
 from wsbench.site.framework_pages import COUNTS_TITLE, render_page
 from wsbench.site.frameworks import load_frameworks
@@ -24,15 +23,8 @@ ECHO_4K = {"size_bytes": 4096, "in_flight": 64}
 def counted(
     params: dict[str, int], per_message: int, *, again: int | None = None
 ) -> InstructionSet:
-    """An ok set: 1,000 then 5,000 messages at ``per_message`` instructions each above a
-    start-up of 10 M; the repeated high run at ``again`` per message (default: the same)."""
-    hi = 10_000_000 + 5000 * per_message
-    hi2 = 10_000_000 + 5000 * (again if again is not None else per_message)
-    lo = 10_000_000 + 1000 * per_message
-    hi2 -= 1000 * ((again if again is not None else per_message) - per_message)
-    counts = [InstructionCount(1000, 1000, lo), InstructionCount(5000, 5000, hi),
-              InstructionCount(5000, 5000, hi2)]  # fmt: skip
-    return InstructionSet("echo", dict(params), "ok", None, counts)
+    """An ok set (:func:`tests.runs.counted_set`)."""
+    return counted_set(per_message, again=again, params=params)
 
 
 def doc(version: str, rate: float, sets: list[InstructionSet], **kw: object) -> Run:
@@ -40,10 +32,7 @@ def doc(version: str, rate: float, sets: list[InstructionSet], **kw: object) -> 
     ``sets`` counted."""
     benches = [benchmark("echo", p, [rate] * 4) for p in (ECHO_16_64, ECHO_16_1, ECHO_4K)]
     base = run([], impl_info=impl("websockets", version, "asyncio"), benchmarks=benches, **kw)  # type: ignore[arg-type]
-    return msgspec.structs.replace(
-        base, counting=Counting("valgrind-3.19.0 callgrind", 0) if sets else None,
-        instructions=sets,
-    )  # fmt: skip
+    return with_counts(base, *sets)
 
 
 FAILED = InstructionSet(
