@@ -96,6 +96,7 @@ async def echo(ws):
 """
 
 
+@pytest.mark.alone
 def test_a_commit_that_slows_one_server_is_slower_there_and_nowhere_else(tmp_path: Path) -> None:
     # The head commit makes websockets' echo handler spin for half its time per message at
     # 16 B x 64 (rate about x0.67; a smaller slowdown is not reliably told from this kind

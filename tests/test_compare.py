@@ -85,6 +85,7 @@ def _arm(name: str, *args: str) -> Arm:
     return Arm(impl, "default", sys.executable, name)
 
 
+@pytest.mark.alone
 def test_a_server_against_itself_interleaved_shows_no_change() -> None:
     native = Arm(get_impl("native"), "websocket", sys.executable, "native")
     sides = [[native, _arm("echo")], [native, _arm("echo")]]
@@ -96,6 +97,7 @@ def test_a_server_against_itself_interleaved_shows_no_change() -> None:
     assert [line.verdict for line in lines] == ["no significant change"] * 6, to_text(lines, "")
 
 
+@pytest.mark.alone
 def test_a_slowed_server_is_reported_slower_and_the_other_is_not() -> None:
     # Extra work worth half the server's time per message at 16 B x 64 (rate about x0.67).
     # A smaller slowdown is not reliably told from this kind of machine's window-to-window

@@ -4,6 +4,7 @@ otherwise; mypy keeps its cache in the build cache."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,14 @@ def test_mypy_keeps_its_cache_in_the_build_cache_unless_told_otherwise(
     }  # fmt: skip
     quiet = devtest.steps_env({"PYTHONDONTWRITEBYTECODE": "1", "MYPY_CACHE_DIR": "/mine"})
     assert quiet == {"PYTHONPYCACHEPREFIX": str(tmp_path / "pycache"), "MYPY_CACHE_DIR": "/mine"}
+
+
+def test_the_wall_clock_verdicts_run_alone_after_the_parallel_tests() -> None:
+    names = [name for name, _ in devtest.STEPS]
+    assert names[-2:] == ["pytest", "pytest, alone"]
+    parallel, alone = (argv for _, argv in devtest.STEPS[-2:])
+    assert isinstance(parallel, list) and isinstance(alone, list)
+    assert ("-m", "not alone") in itertools.pairwise(parallel)
+    assert "--numprocesses=auto" in parallel
+    assert ("-m", "alone") in itertools.pairwise(alone)
+    assert not any("numprocesses" in a for a in alone)
