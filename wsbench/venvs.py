@@ -23,7 +23,8 @@ class VenvError(RuntimeError):
 
 
 def ensure(env: BenchEnv, root: Path = ENVS_DIR) -> Path:
-    """The Python interpreter of ``env``'s environment, made and installed when needed.
+    """The Python interpreter of ``env``'s environment, made and installed when needed (made
+    again over what an unfinished earlier attempt left).
 
     Raises:
         VenvError: see the class.
@@ -36,10 +37,10 @@ def ensure(env: BenchEnv, root: Path = ENVS_DIR) -> Path:
     if (path / DONE).exists():
         return python
     specs = [requirement_spec(k, v) for k, v in sorted(env.requirements.items())]
-    steps = [
-        [uv, "venv", "--quiet", f"--python={PYTHON}", "--no-project", str(path)],
-        [uv, "pip", "install", "--quiet", "--python", str(python), *specs],
-    ]
+    # --clear: a folder without the DONE mark is what an interrupted or failed install left.
+    steps = [[uv, "venv", "--quiet", "--clear", f"--python={PYTHON}", "--no-project", str(path)]]
+    if specs:  # the native reference's environment needs no package
+        steps.append([uv, "pip", "install", "--quiet", "--python", str(python), *specs])
     for argv in steps:
         proc = subprocess.run(argv, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
