@@ -9,8 +9,10 @@ The two should agree on the order, not on the scale: CPU time also holds the ker
 (system calls, TCP), cache misses and waiting for locks, which the counts do not see, and an
 instruction of a C extension costs no more in the count than one of the interpreter. The
 ratio of the two, instructions per CPU second, says which: a server far below the others
-spends its CPU time where the count does not look (mostly the kernel, when it makes few
-instructions per message), one far above executes cheap instructions.
+spends its CPU time where the count does not look, one far above executes cheap
+instructions. The kernel's share of the server's CPU time in the same windows (system time,
+the median over the usable windows) is printed beside it: the part of the cost the count
+cannot see.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ class Pair:
         label: the set in words, e.g. ``"echo 16 B x64"``.
         instructions: instructions per message.
         cpu_s: server CPU seconds per message (median over the usable windows).
+        kernel_share: the kernel's share of the server's CPU time (0.4 = 40 %, median over
+            the usable windows), or None when the windows do not hold it.
     """
 
     row: str
@@ -55,6 +59,7 @@ class Pair:
     label: str
     instructions: float
     cpu_s: float
+    kernel_share: float | None = None
 
     @property
     def per_cpu_second(self) -> float:
@@ -69,6 +74,18 @@ def cpu_seconds_per_message(benchmark: Benchmark) -> float | None:
         s.server_cpu_percent / 100 / s.messages_per_s
         for s in benchmark.usable()
         if s.server_cpu_percent and s.messages_per_s
+    ]
+    return statistics.median(found) if found else None
+
+
+def kernel_share(benchmark: Benchmark) -> float | None:
+    """The median over ``benchmark``'s usable windows of the kernel's share of the server's
+    CPU time (``server_kernel_cpu_percent / server_cpu_percent``); None without a window
+    that holds both."""
+    found = [
+        s.server_kernel_cpu_percent / s.server_cpu_percent
+        for s in benchmark.usable()
+        if s.server_cpu_percent and s.server_kernel_cpu_percent is not None
     ]
     return statistics.median(found) if found else None
 
@@ -92,7 +109,8 @@ def pairs(docs: Sequence[Run]) -> list[Pair]:
             if per_message and cpu:
                 key = f"{counted.scenario}/{params_key(counted.params)}"
                 label = f"{counted.scenario} {params_label(counted.params)}"
-                out.append(Pair(doc.impl.row_name, key, label, per_message, cpu))
+                share = kernel_share(bench) if bench else None
+                out.append(Pair(doc.impl.row_name, key, label, per_message, cpu, share))
     return out
 
 
@@ -147,14 +165,16 @@ def correlate(found: Sequence[Pair]) -> list[Correlation]:
 
 def to_text(correlations: Sequence[Correlation]) -> str:
     """Per set: the correlation, then every configuration (instructions and CPU µs per
-    message, both ranks, instructions per CPU second), disagreements marked ``<-``."""
+    message, both ranks, instructions per CPU second, the kernel's share of the CPU time),
+    disagreements marked ``<-``; then the kernel's share over the configurations."""
     text = []
     for c in correlations:
         rho = "n/a" if c.rho is None else f"{c.rho:.3f} (p = {c.p_value:.2g})"
         text += [f"{c.label}: {len(c.pairs)} configurations, Spearman rho = {rho}", ""]
         ranks = c.ranks()
         odd = {p.row for p in c.disagreements()}
-        rows = [["configuration", "instr/msg", "CPU µs/msg", "ranks", "G instr/CPU s", "note"]]
+        rows = [["configuration", "instr/msg", "CPU µs/msg", "ranks", "G instr/CPU s",
+                 "kernel", "note"]]  # fmt: skip
         rows += [
             [
                 p.row,
@@ -162,11 +182,19 @@ def to_text(correlations: Sequence[Correlation]) -> str:
                 f"{p.cpu_s * 1e6:,.2f}",
                 f"{ranks[p.row][0]} / {ranks[p.row][1]}",
                 f"{p.per_cpu_second / 1e9:.2f}",
+                "-" if p.kernel_share is None else f"{p.kernel_share:.0%}",
                 "<- ranks differ" if p.row in odd else "",
             ]
             for p in c.pairs
         ]
-        text += [*aligned(rows, range(1, 5)), ""]
+        text += [*aligned(rows, range(1, 6))]
+        shares = sorted(p.kernel_share for p in c.pairs if p.kernel_share is not None)
+        if shares:
+            text += [
+                f"kernel's share of the server's CPU time: {shares[0]:.0%} to {shares[-1]:.0%}, "
+                f"median {statistics.median(shares):.0%} (not in the counts)"
+            ]
+        text += [""]
     return "\n".join(text)
 
 

@@ -28,8 +28,8 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
         "samples": [{"process": 0, "window": 0, "status": "ok", "error": null,
                      "messages_per_s", "bytes_per_s", "messages_received", "window_s",
                      "latency_s": {"p50", "p90", "p99", "p99_9", "max"} or null,
-                     "server_cpu_percent", "server_rss_bytes", "loadgen_cpu_percent",
-                     "other_cpu_percent", "steal_percent", "disturbed": bool,
+                     "server_cpu_percent", "server_kernel_cpu_percent", "server_rss_bytes",
+                     "loadgen_cpu_percent", "other_cpu_percent", "steal_percent", "disturbed": bool,
                      "connections_ok", "connections_per_s", "handshake_s",
                      "per_connection_messages_per_s": {"min", "median", "max"},
                      "errors": {kind: count}, "rss_idle_bytes", "rss_held_bytes",
@@ -47,6 +47,9 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
 ``counting`` and ``instructions`` (version 2) are the server's instruction counts under
 valgrind (:mod:`wsbench.instructions`): null and empty when they were not counted, and in
 every version 1 document, which reads as a version 2 document without them.
+
+A sample's ``server_kernel_cpu_percent`` (added within version 2; null in earlier
+documents) is the part of ``server_cpu_percent`` spent in the kernel.
 
 ``system`` (added within version 1; null in earlier documents) is the machine's tuning
 check (:mod:`wsbench.system`) when the run started. The many-connection fields of a sample
@@ -243,6 +246,8 @@ class Sample(msgspec.Struct, frozen=True):
         window_s: the window's length, seconds.
         latency_s: round-trip latency percentiles (echo), null for push.
         server_cpu_percent: the server's CPU over the window.
+        server_kernel_cpu_percent: the part of it spent in the kernel (system time: system
+            calls, and on loopback the TCP processing of what the server sends).
         server_rss_bytes: the server's peak resident memory, bytes.
         loadgen_cpu_percent: the load generator's CPU over the window.
         other_cpu_percent: CPU everything else used on the measured CPUs.
@@ -287,6 +292,7 @@ class Sample(msgspec.Struct, frozen=True):
     window_s: float | None = None
     latency_s: Latency | None = None
     server_cpu_percent: float | None = None
+    server_kernel_cpu_percent: float | None = None
     server_rss_bytes: int | None = None
     loadgen_cpu_percent: float | None = None
     other_cpu_percent: float | None = None

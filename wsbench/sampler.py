@@ -28,12 +28,16 @@ class ServerUsage:
         samples: how many RSS samples were taken.
         rss_growth_bytes: the RSS at the window's end minus at its start, bytes (negative
             when memory was returned to the system).
+        kernel_cpu_percent: the part of ``cpu_percent`` spent in the kernel (system time:
+            system calls, and on loopback the TCP processing of what the server sends), or
+            None when not sampled.
     """
 
     cpu_percent: float
     rss_bytes: int
     samples: int
     rss_growth_bytes: int = 0
+    kernel_cpu_percent: float | None = None
 
 
 @dataclass(frozen=True)
@@ -87,15 +91,16 @@ def _tree(pid: int) -> list[psutil.Process]:
     return [proc, *proc.children(recursive=True)]
 
 
-def _cpu_seconds(procs: list[psutil.Process]) -> float:
-    total = 0.0
+def _cpu_seconds(procs: list[psutil.Process]) -> tuple[float, float]:
+    """User and system CPU seconds of ``procs`` so far (a process that ended counts 0)."""
+    user = system = 0.0
     for proc in procs:
         try:
             times = proc.cpu_times()
         except psutil.Error:
             continue
-        total += times.user + times.system
-    return total
+        user, system = user + times.user, system + times.system
+    return user, system
 
 
 def tree_rss(pid: int) -> int:
@@ -204,16 +209,18 @@ class WindowSampler:
             last = _rss(procs)
             peak, samples = max(peak, last), samples + 1
         wall = time.monotonic() - wall0
-        cpu = _cpu_seconds(procs) - cpu0
+        user1, system1 = _cpu_seconds(procs)
+        user, system = user1 - cpu0[0], system1 - cpu0[1]
         busy1, steal1 = cpu_times(self.cpus)
         self._activity = CpuActivity(
             cpus=self.cpus, wall_s=wall, busy_s=busy1 - busy0, steal_s=steal1 - steal0
         )
         self._result = ServerUsage(
-            cpu_percent=100.0 * cpu / wall if wall > 0 else 0.0,
+            cpu_percent=100.0 * (user + system) / wall if wall > 0 else 0.0,
             rss_bytes=peak,
             samples=samples,
             rss_growth_bytes=last - first,
+            kernel_cpu_percent=100.0 * system / wall if wall > 0 else 0.0,
         )
 
     def result(self) -> ServerUsage | None:

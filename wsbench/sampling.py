@@ -161,6 +161,7 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
         window_s=_float(report.get("window_s")),
         latency_s=Latency(**latency) if latency else None,
         server_cpu_percent=server_cpu,
+        server_kernel_cpu_percent=m.server.kernel_cpu_percent if m.server else None,
         server_rss_bytes=m.server.rss_bytes if m.server else None,
         loadgen_cpu_percent=loadgen_cpu,
         other_cpu_percent=other,
