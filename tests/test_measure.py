@@ -120,3 +120,11 @@ def test_bad_options_are_named(changes: dict[str, Any], message: str) -> None:
     config = dataclasses.replace(_config("connect", workers=1), **changes)
     with pytest.raises(ConfigError, match=message):
         config.validate()
+
+
+def test_the_time_limit_is_a_minute_over_the_window_unless_given() -> None:
+    config = MeasureConfig(impl="x", scenario="echo", warmup_s=1.0, duration_s=3.0,
+                           connections=100)  # fmt: skip
+    assert config.bound_s == pytest.approx(1.0 + 3.0 + 60.0 + 1.0)
+    counted = MeasureConfig(impl="x", scenario="echo", count=500, time_limit_s=300.0)
+    assert counted.bound_s == 300.0

@@ -75,6 +75,10 @@ STARTUP_TIMEOUT_S = 300.0
 slower than natively)."""
 STOP_GRACE_S = 60.0
 """Seconds a server under valgrind has to exit after SIGTERM."""
+COUNT_RUN_LIMIT_S = 300.0
+"""Seconds one count run (a set's low or high count) has under valgrind. With the usual
+limit of about a minute (:attr:`~wsbench.measure.MeasureConfig.bound_s`), the slowest
+servers' pipelined and broadcast sets did not finish."""
 DUMP_TIMEOUT_S = 120.0
 """Seconds ``callgrind_control --dump`` has to dump a process's counters."""
 DUMP_FILE_PREFIX = "callgrind.out"
@@ -302,7 +306,7 @@ class CountingSession:
             self.impl.name, self.config_id, wanted.scenario, wanted.params,
             warmup_s=0.0, window_s=1.0,
         )  # fmt: skip
-        base = replace(base, count=wanted.lo, duration_s=1.0)
+        base = replace(base, count=wanted.lo, duration_s=1.0, time_limit_s=COUNT_RUN_LIMIT_S)
         try:
             if self.session.start_error is not None:
                 raise CountError(self.session.start_error)

@@ -80,6 +80,8 @@ class MeasureConfig:
             delivered).
         load_percent: offered scenario: the rate as a percentage of the capacity measured
             first in the same server process (:meth:`ServerSession.capacity`); 0 = none.
+        time_limit_s: the load generator's time limit, seconds (None: :attr:`bound_s`'s
+            own); a count under valgrind needs a longer one.
     """
 
     impl: str
@@ -97,6 +99,7 @@ class MeasureConfig:
     subscribers: int = 1
     rate: float = 0.0
     load_percent: int = 0
+    time_limit_s: float | None = None
 
     @classmethod
     def for_params(
@@ -213,8 +216,10 @@ class MeasureConfig:
     @property
     def bound_s(self) -> float:
         """An upper bound on the load generator's run time, in seconds (never reached
-        normally): warm-up and window, plus a minute, plus 10 ms per connection for the
-        connect phase."""
+        normally): :attr:`time_limit_s` when set, else warm-up and window, plus a minute,
+        plus 10 ms per connection for the connect phase."""
+        if self.time_limit_s is not None:
+            return self.time_limit_s
         return self.warmup_s + self.duration_s + 60.0 + 0.01 * self.connections
 
 
