@@ -7,12 +7,14 @@ same way."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from pathlib import Path
 
 import pytest
 
 from wsbench import loadgen
+from wsbench.paths import LOADGEN_DIR
 
 FAKE_CARGO = """#!/bin/sh
 echo "$* target=$CARGO_TARGET_DIR" >> "$CARGO_LOG"
@@ -105,3 +107,28 @@ def test_cargo_test_cleans_the_crate_in_the_shared_target_with_the_tests_profile
     assert [line.split()[0] for line in cargo_log.read_text().splitlines()] == [
         "clean", "test", "clean", "build", "clean", "test",
     ]  # fmt: skip
+
+
+def _copy_of_the_crate(dest: Path) -> Path:
+    """The load generator's manifest, lock file and sources, copied to ``dest``."""
+    source = LOADGEN_DIR
+    dest.mkdir()
+    for name in ("Cargo.toml", "Cargo.lock"):
+        (dest / name).write_bytes((source / name).read_bytes())
+    shutil.copytree(source / "src", dest / "src")
+    return dest
+
+
+def test_cargo_fmt_check_passes_the_tree_and_fails_an_unformatted_file(tmp_path: Path) -> None:
+    copy = _copy_of_the_crate(tmp_path / "crate")
+    assert loadgen.cargo_fmt_check(copy) == 0
+    with (copy / "src" / "url.rs").open("a") as source:
+        source.write("\npub fn  unformatted( )->u8{1}\n")
+    assert loadgen.cargo_fmt_check(copy) != 0
+
+
+def test_cargo_clippy_fails_on_a_lint(tmp_path: Path) -> None:
+    copy = _copy_of_the_crate(tmp_path / "crate")
+    with (copy / "src" / "url.rs").open("a") as source:
+        source.write("\npub fn always(x: u8) -> bool {\n    x == x\n}\n")  # clippy::eq_op
+    assert loadgen.cargo_clippy(copy) != 0

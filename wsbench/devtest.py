@@ -1,4 +1,5 @@
-"""The test command (``./bench test``, also run by CI): linters, then Rust tests, then pytest
+"""The test command (``./bench test``, also run by CI): linters (Python, workflows, rustfmt and
+clippy), then Rust tests, then pytest
 (in parallel, then the tests that need the machine to themselves)."""
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ STEPS: list[tuple[str, list[str] | Callable[[], int]]] = [
     ("workflow linters", [sys.executable, "-m", "wsbench.cli", "lint-workflows"]),
     # In the harness's shared cargo target folder (the dependencies are compiled once per
     # profile), with the tests profile: see loadgen.cargo_test.
+    ("cargo fmt", loadgen.cargo_fmt_check),
+    ("cargo clippy", loadgen.cargo_clippy),
     ("cargo test", loadgen.cargo_test),
     # The tests in one worker per CPU (pytest-xdist, each takes the next test when free),
     # except those that assert a wall-clock verdict (marked "alone", pyproject.toml): they

@@ -144,6 +144,42 @@ def cargo_test(root: Path = LOADGEN_DIR) -> int:
         ).returncode
 
 
+def cargo_fmt_check(root: Path = LOADGEN_DIR) -> int:
+    """``cargo fmt --check`` of the load generator in ``root`` (``./bench test``'s step):
+    non-zero, with the diff printed, when a file is not formatted as rustfmt would.
+
+    Returns:
+        cargo's exit code.
+
+    Raises:
+        LoadgenError: cargo is not installed.
+    """
+    manifest = ["--manifest-path", str(root / "Cargo.toml")]
+    return subprocess.run([_cargo(), "fmt", "--check", *manifest], check=False).returncode
+
+
+def cargo_clippy(root: Path = LOADGEN_DIR) -> int:
+    """``cargo clippy --all-targets -- -D warnings`` of the load generator in ``root``
+    (``./bench test``'s step): any lint is an error. In the shared target folder, the crate
+    cleaned first (:func:`cargo_test` gives the reason), so that the lints are of this tree.
+
+    Returns:
+        cargo's exit code.
+
+    Raises:
+        LoadgenError: cargo is not installed.
+    """
+    cargo = _cargo()
+    manifest = ["--manifest-path", str(root / "Cargo.toml")]
+    with _target_lock():
+        _clean_crate(cargo, manifest, profile="dev")
+        return subprocess.run(
+            [cargo, "clippy", "--all-targets", "--quiet", *manifest, "--", "-D", "warnings"],
+            check=False,
+            env=_cargo_env(),
+        ).returncode
+
+
 def _cargo() -> str:
     """The cargo command.
 
