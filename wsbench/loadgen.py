@@ -132,16 +132,9 @@ def cargo_test(root: Path = LOADGEN_DIR) -> int:
     Raises:
         LoadgenError: cargo is not installed.
     """
-    cargo = _cargo()
-    manifest = ["--manifest-path", str(root / "Cargo.toml")]
     overrides = [arg for setting in TEST_PROFILE_CONFIG for arg in ("--config", setting)]
-    with _target_lock():
-        _clean_crate(cargo, manifest, profile=TEST_PROFILE)
-        return subprocess.run(
-            [cargo, "test", "--profile", TEST_PROFILE, *overrides, *manifest],
-            check=False,
-            env=_cargo_env(),
-        ).returncode
+    return _cargo_on_clean_crate(root, TEST_PROFILE, ["test", "--profile", TEST_PROFILE,
+                                                      *overrides])  # fmt: skip
 
 
 def cargo_fmt_check(root: Path = LOADGEN_DIR) -> int:
@@ -169,14 +162,26 @@ def cargo_clippy(root: Path = LOADGEN_DIR) -> int:
     Raises:
         LoadgenError: cargo is not installed.
     """
+    return _cargo_on_clean_crate(
+        root, "dev", ["clippy", "--all-targets", "--quiet"], after=["--", "-D", "warnings"]
+    )
+
+
+def _cargo_on_clean_crate(
+    root: Path, profile: str, command: list[str], *, after: Sequence[str] = ()
+) -> int:
+    """``cargo COMMAND --manifest-path ROOT/Cargo.toml AFTER`` in the shared target folder,
+    under its lock, the crate's ``profile`` artifacts cleaned first; cargo's exit code.
+
+    Raises:
+        LoadgenError: cargo is not installed.
+    """
     cargo = _cargo()
     manifest = ["--manifest-path", str(root / "Cargo.toml")]
     with _target_lock():
-        _clean_crate(cargo, manifest, profile="dev")
+        _clean_crate(cargo, manifest, profile=profile)
         return subprocess.run(
-            [cargo, "clippy", "--all-targets", "--quiet", *manifest, "--", "-D", "warnings"],
-            check=False,
-            env=_cargo_env(),
+            [cargo, *command, *manifest, *after], check=False, env=_cargo_env()
         ).returncode
 
 
