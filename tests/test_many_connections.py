@@ -52,6 +52,7 @@ def test_a_thousand_clients_each_get_every_reply(session: ServerSession) -> None
     assert spread is not None and 0 < spread.min <= spread.median <= spread.max
 
 
+@pytest.mark.alone  # the kernel's memory is the whole machine's: other tests move it
 def test_a_thousand_idle_connections_are_held_and_measured(session: ServerSession) -> None:
     config = MeasureConfig(
         impl=IMPL, config=CONFIG, scenario="memory", connections=CONNECTIONS, duration_s=0.3,

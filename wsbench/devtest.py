@@ -22,15 +22,15 @@ STEPS: list[tuple[str, list[str] | Callable[[], int]]] = [
     ("mypy", [sys.executable, "-m", "mypy", "wsbench", "benchmarks", "tests"]),
     ("asv.conf.json in sync", [sys.executable, "-m", "wsbench.cli", "asv-conf", "--check"]),
     ("workflow linters", [sys.executable, "-m", "wsbench.cli", "lint-workflows"]),
-    # In the harness's shared cargo target folder (the dependencies are compiled once per
-    # profile), with the tests profile: see loadgen.cargo_test.
     ("cargo fmt", loadgen.cargo_fmt_check),
+    # In the harness's shared cargo target folder (the dependencies are compiled once per
+    # profile); cargo test with the tests profile: see loadgen.cargo_test.
     ("cargo clippy", loadgen.cargo_clippy),
     ("cargo test", loadgen.cargo_test),
     # The tests in one worker per CPU (pytest-xdist, each takes the next test when free),
-    # except those that assert a wall-clock verdict (marked "alone", pyproject.toml): they
-    # run after, with the machine to themselves. Two workers on 2 cores ran the others in
-    # 283 s instead of about 480 s.
+    # except those that assert what other work moves (a wall-clock verdict, the machine's
+    # kernel memory: marked "alone", pyproject.toml): they run after, with the machine to
+    # themselves. Two workers on 2 cores ran the others in 283 s instead of about 480 s.
     (
         "pytest",
         [*PYTEST, "-m", "not alone", "--numprocesses=auto", "--dist=worksteal", "--durations=25"],
