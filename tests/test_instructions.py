@@ -21,7 +21,6 @@ from wsbench.cpus import default_placement
 from wsbench.instruction_verdicts import compare_counts
 from wsbench.instructions import CountError, CountSet, dump_total, messages_of
 from wsbench.interleave import Arm, measure_interleaved
-from wsbench.measure import MeasureConfig
 from wsbench.runformat import Counting, InstructionSet, Run
 from wsbench.sampling import SamplingPlan
 
@@ -142,18 +141,6 @@ def test_calibration_waiting_longer_is_slower_by_the_clock_and_not_by_the_count(
     assert [line.verdict for line in lines] == ["slower", "slower"], to_text(lines, "")
 
 
-def test_a_count_run_gets_the_longer_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[MeasureConfig] = []
-
-    def record(self: instructions.CountingSession, config: MeasureConfig) -> None:
-        seen.append(config)
-        raise CountError("stop here")
-
-    monkeypatch.setattr(instructions.CountingSession, "run", record)
-    session = object.__new__(instructions.CountingSession)
-    session.impl, session.config_id = fixture_impl("counted_echo"), None
-    session.session = type("Started", (), {"start_error": None})()
-    failed = session.count(ECHO)
-    assert failed.status == "failed" and failed.error == "stop here"
-    (first,) = seen
+def test_a_count_run_gets_the_longer_time_limit() -> None:
+    first = instructions.count_run("counted_echo", None, ECHO)
     assert first.count == ECHO.lo and first.bound_s == instructions.COUNT_RUN_LIMIT_S

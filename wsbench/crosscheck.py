@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from scipy.stats import spearmanr
 from wsbench import compare, store
 from wsbench.compare import aligned
 from wsbench.comparejob import stored_run
-from wsbench.runformat import Benchmark, Run
+from wsbench.runformat import Benchmark, Run, Sample
 from wsbench.scenarios import params_key, params_label
 
 DISAGREE_SHARE = 0.25
@@ -67,27 +67,40 @@ class Pair:
         return self.instructions / self.cpu_s
 
 
+def _median_over_usable(
+    benchmark: Benchmark, figure: Callable[[Sample], float | None]
+) -> float | None:
+    """The median of ``figure`` over ``benchmark``'s usable windows where it is not None;
+    None without such a window."""
+    found = [x for s in benchmark.usable() if (x := figure(s)) is not None]
+    return statistics.median(found) if found else None
+
+
 def cpu_seconds_per_message(benchmark: Benchmark) -> float | None:
     """The median over ``benchmark``'s usable windows of server CPU seconds per message
     (CPU % / 100 / messages/s); None without such a window."""
-    found = [
-        s.server_cpu_percent / 100 / s.messages_per_s
-        for s in benchmark.usable()
-        if s.server_cpu_percent and s.messages_per_s
-    ]
-    return statistics.median(found) if found else None
+    return _median_over_usable(
+        benchmark,
+        lambda s: (
+            s.server_cpu_percent / 100 / s.messages_per_s
+            if s.server_cpu_percent and s.messages_per_s
+            else None
+        ),
+    )
 
 
 def kernel_share(benchmark: Benchmark) -> float | None:
     """The median over ``benchmark``'s usable windows of the kernel's share of the server's
     CPU time (``server_kernel_cpu_percent / server_cpu_percent``); None without a window
     that holds both."""
-    found = [
-        s.server_kernel_cpu_percent / s.server_cpu_percent
-        for s in benchmark.usable()
-        if s.server_cpu_percent and s.server_kernel_cpu_percent is not None
-    ]
-    return statistics.median(found) if found else None
+    return _median_over_usable(
+        benchmark,
+        lambda s: (
+            s.server_kernel_cpu_percent / s.server_cpu_percent
+            if s.server_cpu_percent and s.server_kernel_cpu_percent is not None
+            else None
+        ),
+    )
 
 
 def pairs(docs: Sequence[Run]) -> list[Pair]:

@@ -302,11 +302,7 @@ class CountingSession:
     def count(self, wanted: CountSet) -> InstructionSet:
         """Count ``wanted``: a warm-up run, then its low, high and repeated high runs (the
         module's method). Never raises: a failure is recorded with its reason."""
-        base = MeasureConfig.for_params(
-            self.impl.name, self.config_id, wanted.scenario, wanted.params,
-            warmup_s=0.0, window_s=1.0,
-        )  # fmt: skip
-        base = replace(base, count=wanted.lo, duration_s=1.0, time_limit_s=COUNT_RUN_LIMIT_S)
+        base = count_run(self.impl.name, self.config_id, wanted)
         try:
             if self.session.start_error is not None:
                 raise CountError(self.session.start_error)
@@ -318,6 +314,15 @@ class CountingSession:
         except (CountError, subprocess.TimeoutExpired) as exc:
             return InstructionSet(wanted.scenario, wanted.params, "failed", str(exc), [])
         return InstructionSet(wanted.scenario, wanted.params, "ok", None, [lo, hi, again])
+
+
+def count_run(impl: str, config_id: str | None, wanted: CountSet) -> MeasureConfig:
+    """The load generator run of ``wanted``'s low count (the high count: the same with
+    ``count=wanted.hi``): count mode, no warm-up, :data:`COUNT_RUN_LIMIT_S` to finish."""
+    base = MeasureConfig.for_params(
+        impl, config_id, wanted.scenario, wanted.params, warmup_s=0.0, window_s=1.0
+    )
+    return replace(base, count=wanted.lo, duration_s=1.0, time_limit_s=COUNT_RUN_LIMIT_S)
 
 
 class Counted(msgspec.Struct, frozen=True):
