@@ -73,7 +73,7 @@ from wsbench.runformat import (
     Spread,
     SystemCheck,
 )
-from wsbench.scenarios import memory_counts
+from wsbench.scenarios.memory import counts as memory_counts
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPLS = ROOT / "tests" / "fixtures" / "site" / "impls"

@@ -14,7 +14,8 @@ import pytest
 from wsbench.impls import get_impl
 from wsbench.measure import MeasureConfig, ServerSession
 from wsbench.sampling import SamplingPlan, to_sample
-from wsbench.scenarios import SOURCE_ADDRESSES, memory_counts
+from wsbench.scenarios import SOURCE_ADDRESSES
+from wsbench.scenarios.memory import counts as memory_counts
 
 CONNECTIONS = 1000
 IMPL, CONFIG = "picows", "uvloop"

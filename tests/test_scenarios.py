@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
+from wsbench import metrics
+from wsbench import scenarios as scenarios_package
+from wsbench.measure import MeasureConfig
 from wsbench.scenarios import (
     FANOUT_MAX_CLIENT_MESSAGES_PER_S,
     SCENARIOS,
@@ -115,3 +121,39 @@ def test_market_runs_seed_002s_100_ticks_a_second_up_to_100_clients() -> None:
     full = spec("market").grid("full")
     assert [p["subscribers"] for p in full if p["rate"] == 100] == [1, 10, 100]
     assert [p for p in full if p["rate"] == 10] == [{"subscribers": 1000, "rate": 10}]
+
+
+def test_every_module_of_the_package_but_base_and_params_is_a_registered_scenario() -> None:
+    folder = Path(scenarios_package.__file__).parent
+    modules = {p.stem for p in folder.glob("*.py")} - {"__init__", "base", "params"}
+    assert modules == set(SCENARIOS)
+    assert [SPECS[s].position for s in SCENARIOS] == sorted(SPECS[s].position for s in SCENARIOS)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_a_scenario_ranks_by_one_of_its_figures_and_shows_only_its_figures(scenario: str) -> None:
+    defined = spec(scenario)
+    assert defined.headline in defined.figures
+    assert {c.figure for c in defined.columns if c.figure} <= set(defined.figures)
+    assert [m.name for m in metrics.for_scenario(scenario)] == [
+        m.name for m in metrics.METRICS if m.name in defined.figures
+    ]
+    assert metrics.SCENARIO_HEADLINES[scenario].name == defined.headline
+
+
+def test_each_mode_drives_the_load_generator_with_its_own_options() -> None:
+    echo = MeasureConfig("x", "echo", size_bytes=64, in_flight=8, duration_s=2.0)
+    assert spec("echo").loadgen_options(echo) == [
+        "--connections", "1", "--size", "64", "--warmup", "1.0", "--duration", "2.0",
+        "--in-flight", "8",
+    ]  # fmt: skip
+    market = MeasureConfig("x", "market", subscribers=10, rate=100.0)
+    assert spec("market").loadgen_options(market)[:4] == [
+        "--subscribers", "10", "--rate", "100",
+    ]  # fmt: skip
+    assert spec("market").invalid(replace(market, rate=0.0)) == (
+        "the market scenario needs a tick rate (rate > 0)"
+    )
+    held = MeasureConfig("x", "memory", connections=100, time_limit_s=7.0)
+    assert spec("memory").loadgen_options(held) == ["--connections", "100", "--hold-s", "7"]
+    assert not spec("memory").windowed and spec("echo").windowed

@@ -160,4 +160,4 @@ def test_shipped_claims_name_real_configurations_and_metrics() -> None:
                 continue
             assert (m.impl, m.config) in configs[m.store], (m.impl, m.config)
             assert m.scenario in BY_NAME[m.metric].scenarios, (m.scenario, m.metric)
-            assert set(m.params) <= set(SPECS[m.scenario].axes), m.params  # type: ignore[index]
+            assert set(m.params) <= set(SPECS[m.scenario].axes), m.params

@@ -31,7 +31,7 @@ from wsbench.github import GitHubError
 from wsbench.impls import ImplError, all_impls
 from wsbench.measure import ConfigError, MeasureConfig, measure
 from wsbench.paths import CLIENTS_DIR, SITE_DIR
-from wsbench.scenarios import SCENARIOS
+from wsbench.scenarios import SCENARIOS, spec
 from wsbench.summary import summarize
 from wsbench.venvs import VenvError
 
@@ -151,7 +151,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _measure(args: argparse.Namespace) -> int:
-    rate = args.rate or (100.0 if args.scenario == "market" else 0.0)
+    rate = args.rate or spec(args.scenario).default_rate
     params = {
         "size_bytes": args.size, "in_flight": args.in_flight, "workers": args.workers,
         "subscribers": args.subscribers, "load_percent": args.load_percent,

@@ -99,13 +99,13 @@ def measure_round(
     """
     (docs,) = measure_interleaved(
         [_arms(arm_entries)],
-        list(grid),  # type: ignore[arg-type]  # validated by sample_scenario
+        list(grid),  # validated by sample_scenario
         replace(plan, processes=1),
         placement=placement_from(None, None),
         machine_name=machine_name,
         run_id=run_id,
         labels=(label,),
-        grids=grid,  # type: ignore[arg-type]
+        grids=grid,
     )
     return docs
 

@@ -199,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
             base, head = measure_interleaved(
                 [base_arms, head_arms], scenarios, plan,
                 placement=placement_from(None, None), machine_name=args.machine,
-                grids=grids, log=_progress,  # type: ignore[arg-type]
+                grids=grids, log=_progress,
             )  # fmt: skip
             if args.instructions:
                 base = _counted(base, base_arms, args.scenario or [])

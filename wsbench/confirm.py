@@ -66,7 +66,7 @@ def flagged_grids(candidate: ReleaseComparison) -> dict[Scenario, list[Params]]:
     grids: dict[Scenario, list[Params]] = {}
     for line in candidate.lines:
         if line.verdict == "slower":
-            sets = grids.setdefault(line.scenario, [])  # type: ignore[arg-type]
+            sets = grids.setdefault(line.scenario, [])
             if line.params not in sets:
                 sets.append(dict(line.params))
     return grids

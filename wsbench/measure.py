@@ -24,16 +24,8 @@ from wsbench.sampler import (
     kernel_socket_memory,
     tree_rss,
 )
-from wsbench.scenarios import (
-    BROADCAST_IN_FLIGHT,
-    CAPACITY_IN_FLIGHT,
-    SCENARIOS,
-    SOURCE_ADDRESSES,
-    Params,
-    Scenario,
-    memory_counts,
-    spec,
-)
+from wsbench.scenarios import SCENARIOS, SOURCE_ADDRESSES, Params, Scenario, memory, spec
+from wsbench.scenarios.offered import CAPACITY_IN_FLIGHT
 from wsbench.server import STOP_GRACE_S, ServerError, ServerProcess, free_port
 
 SOCKETIO_PATH = "/socket.io/?EIO=4&transport=websocket"
@@ -149,43 +141,21 @@ class MeasureConfig:
             raise ConfigError("workers, subscribers and source addresses must be at least 1")
         if self.rate < 0 or not 0 <= self.load_percent <= 1000:
             raise ConfigError("the rate must be >= 0 messages/s and the load 0-1000 %")
-        if spec(self.scenario).pinned_rate and not (self.rate or self.load_percent):
-            raise ConfigError(f"the {self.scenario} scenario needs a rate or a load percentage")
-        if self.scenario == "market" and not self.rate:
-            raise ConfigError("the market scenario needs a tick rate (rate > 0)")
+        problem = spec(self.scenario).invalid(self)
+        if problem:
+            raise ConfigError(problem)
 
     def loadgen_args(
         self, url: str, protocol: str = "websocket", *, hold_s: float | None = None
     ) -> list[str]:
         """The load generator's command line for this configuration against ``url``, in
-        ``protocol`` (``"websocket"`` or ``"socketio"``); ``loadgen/README.md`` documents
-        each subcommand. ``hold_s``: how long a ``hold`` may last at most (default
-        :attr:`bound_s`)."""
+        ``protocol`` (``"websocket"`` or ``"socketio"``): the scenario's mode and its options
+        (:meth:`wsbench.scenarios.base.ScenarioSpec.loadgen_options`), then those every mode
+        shares; ``loadgen/README.md`` documents each subcommand. ``hold_s``: how long a
+        ``hold`` may last at most (default :attr:`bound_s`)."""
         defined = spec(self.scenario)
-        args: list[str] = [defined.mode, "--url", url]
-        if defined.mode == "hold":
-            held = self.bound_s if hold_s is None else hold_s
-            args += ["--connections", str(self.connections), "--hold-s", f"{held:g}"]
-        elif defined.mode == "connect":
-            args += ["--workers", str(self.workers), "--size", str(self.size_bytes)]
-        elif defined.mode in ("broadcast", "market"):
-            args += ["--subscribers", str(self.subscribers)]
-            if defined.mode == "broadcast":
-                args += ["--size", str(self.size_bytes)]
-            if self.rate:
-                args += ["--rate", f"{self.rate:g}"]
-            else:
-                args += ["--in-flight", str(BROADCAST_IN_FLIGHT)]
-        else:
-            args += ["--connections", str(self.connections)]
-            if not defined.json:
-                args += ["--size", str(self.size_bytes)]
-        if defined.mode != "hold":
-            args += ["--warmup", str(self.warmup_s), "--duration", str(self.duration_s)]
-        if defined.mode == "echo" and self.rate:
-            args += ["--rate", f"{self.rate:g}"]
-        elif defined.mode == "echo":
-            args += ["--in-flight", str(self.in_flight)]
+        held = self if hold_s is None else replace(self, time_limit_s=hold_s)
+        args = [defined.mode, "--url", url, *defined.loadgen_options(held)]
         if defined.json:
             args.append("--json")
         elif self.text or defined.text:
@@ -318,61 +288,10 @@ class Measurement:
 
 
 def check_report(report: dict[str, Any], config: MeasureConfig) -> str | None:
-    """Why a load generator report does not count as a valid measurement, or None if it does.
-
-    A report is invalid when any message was corrupted, duplicated or out of order, or
-    nothing was received; in count mode, when fewer than ``connections * count`` messages
-    came back. In the single-connection scenarios a failed connection or a lost message
-    also invalidates it; in the many-connection scenarios
-    (:attr:`wsbench.scenarios.ScenarioSpec.many_connections`) those are figures (errors by
-    kind), and the report is invalid only when no connection (connect: no cycle) succeeded.
-    """
-    defined = spec(config.scenario)
-    errors = {k: v for k, v in report.get("errors", {}).items() if v}
-    if defined.mode == "hold":
-        if report.get("connections_ok"):
-            return None
-        return "no connection succeeded: " + (_counts(errors) or "no error was reported")
-    integrity = report["integrity"]
-    if defined.many_connections:
-        problems = [f"{k}={v}" for k, v in integrity.items() if v and k != "lost"]
-    else:
-        problems = [f"{k}={v}" for k, v in integrity.items() if v]
-        problems += [f"{k}={v}" for k, v in errors.items()]
-    if problems:
-        return "load generator saw " + ", ".join(problems)
-    if defined.mode == "connect":
-        if report.get("cycles"):
-            return None
-        return "no connect cycle completed in the window: " + (_counts(errors) or "no error")
-    if defined.many_connections and not report.get("connections_ok"):
-        return "no connection succeeded: " + (_counts(errors) or "no error was reported")
-    if not report["messages_received"]:
-        if config.count is not None:
-            return "no message was received"
-        return (
-            f"no message was received in the {config.duration_s:g} s measurement window "
-            f"(after {config.warmup_s:g} s of warm-up): the server answered more slowly than "
-            "that, or not at all"
-        )
-    if config.count is not None and defined.mode == "echo":
-        expected = config.count * config.connections
-        if report["messages_received"] != expected:
-            return f"received {report['messages_received']} of {expected} messages"
-    echoed = (report.get("fanout") or {}).get("publisher_received")
-    if echoed:
-        return f"the server sent {echoed} message(s) back to the publisher (never the sender)"
-    if config.count is not None and defined.mode in ("broadcast", "market"):
-        expected = config.count * config.subscribers
-        if report["messages_received"] != expected:
-            return f"subscribers received {report['messages_received']} of {expected} messages"
-        orders = report["fanout"].get("orders")
-        if orders and (orders["acked"] != orders["sent"] or orders["mismatched"]):
-            return (
-                f"{orders['acked']} of {orders['sent']} orders acknowledged, "
-                f"{orders['mismatched']} acknowledgements mismatched"
-            )
-    return None
+    """Why a load generator report does not count as a valid measurement of ``config``, or
+    None if it does: its scenario's check
+    (:meth:`wsbench.scenarios.base.ScenarioSpec.check`)."""
+    return spec(config.scenario).check(report, config)
 
 
 def _float(value: object) -> float | None:
@@ -387,10 +306,6 @@ older load generators report no ``min`` or ``stdev``)."""
 def seconds_summary(summary: dict[str, float]) -> dict[str, float]:
     """A load generator µs summary's figures (:data:`LATENCY_KEYS` it has) in seconds."""
     return {k: float(summary[k]) / 1e6 for k in LATENCY_KEYS if k in summary}
-
-
-def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in counts.items())
 
 
 class ServerSession:
@@ -521,7 +436,7 @@ class ServerSession:
             return result
         try:
             self.server.check_alive("before the measurement")
-            if spec(config.scenario).mode == "hold":
+            if not spec(config.scenario).windowed:
                 self._hold(config, result)
             else:
                 self._traffic(config, result)
@@ -578,7 +493,7 @@ class ServerSession:
     def _hold(self, config: MeasureConfig, result: Measurement) -> None:
         """The memory scenario, a staircase in one server process: the server's and the
         kernel's memory before any connection, then at each count of
-        :func:`~wsbench.scenarios.memory_counts` (``config.connections`` the last): the
+        :func:`~wsbench.scenarios.memory.counts` (``config.connections`` the last): the
         connections added by one load generator ``hold`` each, the earlier ones kept open
         and idle, an equal share of ``config.duration_s`` to settle (the window is split
         between the steps, so that the scenario takes as long as a one-count hold did),
@@ -595,7 +510,7 @@ class ServerSession:
             wsbench.loadgen.LoadgenError: the load generator failed.
         """
         url = self.url(config.scenario)
-        counts = memory_counts(config.connections)
+        counts = memory.counts(config.connections)
         settle_s = config.duration_s / (len(counts) - 1)
         steps = [self._memory_step(0)]
         reports: list[dict[str, Any]] = []

@@ -20,6 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wsbench.runformat import MemoryStep
+from wsbench.scenarios.memory import FLOOR_BYTES
+
+__all__ = ["FLOOR_BYTES", "Fit", "FitError", "fit", "kernel_fit", "problems", "rss_fit"]
 
 MIN_COUNTS = 3
 """Distinct connection counts a fit needs: two points always make a line, three can show
@@ -27,16 +30,6 @@ that they do not lie on one."""
 LINEARITY_TOLERANCE = 0.10
 """A fit whose largest residual exceeds this fraction of the line's rise over the counts
 measured is not a per-connection cost: flagged, not published bare."""
-
-
-FLOOR_BYTES = 512
-"""A memory per connection below this is flagged as implausible: every server here keeps,
-for each connection, at least its socket's state in its own structures (socketify:
-uSockets' socket and uWebSockets' per-WebSocket data, and the Python object its handlers
-get; the asyncio servers: a transport and a protocol object, a few hundred bytes each) and
-the buffers its reads land in. A figure below it means the allocator served the
-connections from memory it already held (or returned more than they took), not that they
-cost nothing."""
 
 
 class FitError(ValueError):

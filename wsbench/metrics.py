@@ -1,6 +1,8 @@
 """The figures wsbench publishes, one definition each: name, unit, direction, and how a
-sample (:class:`wsbench.runformat.Sample`) gives it. asv's result files, the site and the
-comparisons all take their figures from here."""
+sample (:class:`wsbench.runformat.Sample`) gives it. Which scenarios have a figure, and the
+one each ranks by, their modules say (:attr:`wsbench.scenarios.base.ScenarioSpec.figures`
+and ``headline``). asv's result files, the site and the comparisons all take their figures
+from here."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from dataclasses import dataclass, field
 
 from wsbench.memoryfit import Fit, kernel_fit, rss_fit
 from wsbench.runformat import MemoryStep, Sample
+from wsbench.scenarios import SPECS
+from wsbench.scenarios.market import ORDER_ROUND_TRIPS
 
 
 @dataclass(frozen=True)
@@ -20,7 +24,6 @@ class Metric:
         label: how tables name it, e.g. ``"throughput"``.
         unit: e.g. ``"messages/s"``, ``"s"``, ``"%"``, ``"bytes"``.
         higher_is_better: direction of "faster"/"better".
-        scenarios: the scenarios that have it.
         of: the value in one sample (None when the sample has none); left out of the
             repr, so that a chart's repr (the chart cache's key) is the same in every process.
     """
@@ -29,8 +32,12 @@ class Metric:
     label: str
     unit: str
     higher_is_better: bool
-    scenarios: tuple[str, ...]
     of: Callable[[Sample], float | None] = field(repr=False)
+
+    @property
+    def scenarios(self) -> tuple[str, ...]:
+        """The scenarios that have it (their specs' ``figures``), in registry order."""
+        return tuple(s.name for s in SPECS.values() if self.name in s.figures)
 
     @property
     def better(self) -> str:
@@ -98,111 +105,98 @@ def _fitted(
     return value
 
 
-FANOUT = ("broadcast", "market")
-"""The scenarios with one publisher and many subscribers (deliveries, not round trips)."""
-MESSAGING = ("echo", "stream", "clients", "text", "json", "soak", "offered", *FANOUT)
-"""The scenarios whose windows carry messages."""
-ROUND_TRIPS = ("echo", "clients", "text", "json", "soak", "offered")
-"""The scenarios with round-trip latencies."""
-WINDOWED = (*MESSAGING, "connect")
-"""The scenarios with a measurement window the server's CPU is sampled over."""
-CONNECTING = ("clients", "connect", "memory", *FANOUT)
-"""The scenarios whose connect phase (or cycles) is a figure."""
 METRICS: tuple[Metric, ...] = (
     Metric(
-        "messages_per_s", "throughput", "messages/s", True, MESSAGING, lambda s: s.messages_per_s
+        "messages_per_s", "throughput", "messages/s", True, lambda s: s.messages_per_s
     ),
-    Metric("bytes_per_s", "throughput", "bytes/s", True, MESSAGING, lambda s: s.bytes_per_s),
-    Metric("latency_p50", "round trip p50", "s", False, ROUND_TRIPS, _latency("p50")),
-    Metric("latency_p99", "round trip p99", "s", False, ROUND_TRIPS, _latency("p99")),
-    Metric("latency_p99_9", "round trip p99.9", "s", False, ROUND_TRIPS, _latency("p99_9")),
-    Metric("latency_max", "round trip max", "s", False, ("clients", "offered"), _latency("max")),
+    Metric("bytes_per_s", "throughput", "bytes/s", True, lambda s: s.bytes_per_s),
+    Metric("latency_p50", "round trip p50", "s", False, _latency("p50")),
+    Metric("latency_p99", "round trip p99", "s", False, _latency("p99")),
+    Metric("latency_p99_9", "round trip p99.9", "s", False, _latency("p99_9")),
+    Metric("latency_max", "round trip max", "s", False, _latency("max")),
     Metric(
-        "offered_per_s", "offered load", "messages/s", True, ("offered", *FANOUT),
+        "offered_per_s", "offered load", "messages/s", True,
         lambda s: s.offered_per_s,
     ),
-    Metric("delivery_p50", "delivery p50", "s", False, FANOUT, _latency("p50")),
-    Metric("delivery_p99", "delivery p99", "s", False, FANOUT, _latency("p99")),
-    Metric("delivery_p99_9", "delivery p99.9", "s", False, FANOUT, _latency("p99_9")),
-    Metric("delivery_max", "delivery max", "s", False, FANOUT, _latency("max")),
+    Metric("delivery_p50", "delivery p50", "s", False, _latency("p50")),
+    Metric("delivery_p99", "delivery p99", "s", False, _latency("p99")),
+    Metric("delivery_p99_9", "delivery p99.9", "s", False, _latency("p99_9")),
+    Metric("delivery_max", "delivery max", "s", False, _latency("max")),
     Metric(
-        "last_delivery_p50", "last subscriber p50", "s", False, FANOUT,
+        "last_delivery_p50", "last subscriber p50", "s", False,
         _of("last_delivery_s", "p50"),
     ),
     Metric(
-        "last_delivery_p99", "last subscriber p99", "s", False, FANOUT,
+        "last_delivery_p99", "last subscriber p99", "s", False,
         _of("last_delivery_s", "p99"),
     ),
     Metric(
-        "published_per_s", "published", "messages/s", True, FANOUT, lambda s: s.published_per_s
+        "published_per_s", "published", "messages/s", True, lambda s: s.published_per_s
     ),
-    Metric("orders_per_s", "orders", "orders/s", True, ("market",), lambda s: s.orders_per_s),
+    Metric("orders_per_s", "orders", "orders/s", True, lambda s: s.orders_per_s),
     *(
         Metric(
-            f"order_round_trip_{key}", f"order round trip {label}", "s", False, ("market",),
+            f"order_round_trip_{key}", f"order round trip {label}", "s", False,
             _of("order_round_trip_s", key),
         )
-        for key, label in (
-            ("mean", "avg"), ("min", "min"), ("p50", "p50"), ("p99", "p99"),
-            ("p99_9", "p99.9"), ("max", "max"), ("stdev", "std dev"),
-        )
+        for key, label in ORDER_ROUND_TRIPS
     ),
     Metric(
-        "per_connection_min", "per-connection min", "messages/s", True, ("clients",),
+        "per_connection_min", "per-connection min", "messages/s", True,
         _per_connection("min"),
     ),
     Metric(
-        "per_connection_median", "per-connection median", "messages/s", True, ("clients",),
+        "per_connection_median", "per-connection median", "messages/s", True,
         _per_connection("median"),
     ),
     Metric(
-        "per_connection_max", "per-connection max", "messages/s", True, ("clients",),
+        "per_connection_max", "per-connection max", "messages/s", True,
         _per_connection("max"),
     ),
     Metric(
-        "connections_per_s", "connections/s", "connections/s", True, CONNECTING,
+        "connections_per_s", "connections/s", "connections/s", True,
         lambda s: s.connections_per_s,
     ),
-    Metric("handshake_p50", "handshake p50", "s", False, CONNECTING, _handshake("p50")),
-    Metric("handshake_p99", "handshake p99", "s", False, CONNECTING, _handshake("p99")),
-    Metric("errors", "errors", "count", False, (*CONNECTING, "soak"), _errors_total),
+    Metric("handshake_p50", "handshake p50", "s", False, _handshake("p50")),
+    Metric("handshake_p99", "handshake p99", "s", False, _handshake("p99")),
+    Metric("errors", "errors", "count", False, _errors_total),
     Metric(
-        "bytes_per_connection", "memory delta at the top count", "bytes", False, ("memory",),
+        "bytes_per_connection", "memory delta at the top count", "bytes", False,
         _bytes_per_connection,
     ),
     Metric(
-        "memory_slope_bytes", "memory per connection", "bytes", False, ("memory",),
+        "memory_slope_bytes", "memory per connection", "bytes", False,
         _fitted(rss_fit, "slope"),
     ),
     Metric(
-        "memory_base_bytes", "base memory (intercept)", "bytes", False, ("memory",),
+        "memory_base_bytes", "base memory (intercept)", "bytes", False,
         _fitted(rss_fit, "intercept"),
     ),
     Metric(
         "kernel_bytes_per_connection", "kernel memory per connection (both ends)", "bytes",
-        False, ("memory",), _fitted(kernel_fit, "slope"),
+        False, _fitted(kernel_fit, "slope"),
     ),
     Metric(
-        "rss_idle_bytes", "server RSS idle", "bytes", False, ("memory",),
+        "rss_idle_bytes", "server RSS idle", "bytes", False,
         lambda s: _float(s.rss_idle_bytes),
     ),
     Metric(
-        "rss_held_bytes", "server RSS with connections", "bytes", False, ("memory",),
+        "rss_held_bytes", "server RSS with connections", "bytes", False,
         lambda s: _float(s.rss_held_bytes),
     ),
     Metric(
-        "server_rss_growth_bytes", "RSS growth", "bytes", False, ("soak",),
+        "server_rss_growth_bytes", "RSS growth", "bytes", False,
         lambda s: _float(s.server_rss_growth_bytes),
     ),
     Metric(
-        "server_cpu_percent", "server CPU", "%", False, WINDOWED, lambda s: s.server_cpu_percent
+        "server_cpu_percent", "server CPU", "%", False, lambda s: s.server_cpu_percent
     ),
     Metric(
-        "server_rss_bytes", "server RSS", "bytes", False, WINDOWED,
+        "server_rss_bytes", "server RSS", "bytes", False,
         lambda s: _float(s.server_rss_bytes),
     ),
     Metric(
-        "loadgen_cpu_percent", "load generator CPU", "%", False, WINDOWED,
+        "loadgen_cpu_percent", "load generator CPU", "%", False,
         lambda s: s.loadgen_cpu_percent,
     ),
 )  # fmt: skip
@@ -212,16 +206,11 @@ have it."""
 BY_NAME = {m.name: m for m in METRICS}
 HEADLINE = BY_NAME["messages_per_s"]
 """The figure leaderboards of the messaging scenarios rank by and comparisons lead with."""
-SCENARIO_HEADLINES: dict[str, Metric] = {
-    **{scenario: HEADLINE for scenario in MESSAGING},
-    "connect": BY_NAME["connections_per_s"],
-    "memory": BY_NAME["memory_slope_bytes"],
-    "soak": BY_NAME["server_rss_growth_bytes"],
-    "broadcast": BY_NAME["delivery_p99"],
-    "market": BY_NAME["order_round_trip_p99"],
-    "offered": BY_NAME["latency_p99"],
-}
-"""The figure each scenario's leaderboard ranks by."""
+SCENARIO_HEADLINES: dict[str, Metric] = {name: BY_NAME[s.headline] for name, s in SPECS.items()}
+"""The figure each scenario's leaderboard ranks by (its spec's ``headline``)."""
+_UNKNOWN = sorted({f for s in SPECS.values() for f in (*s.figures, s.headline)} - set(BY_NAME))
+if _UNKNOWN:
+    raise ValueError(f"scenario modules name figures metrics does not define: {_UNKNOWN}")
 
 
 def for_scenario(scenario: str) -> list[Metric]:

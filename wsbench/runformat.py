@@ -269,7 +269,7 @@ class Sample(msgspec.Struct, frozen=True):
         rss_idle_bytes: the server's RSS before the connections of the memory scenario.
         rss_held_bytes: its RSS with them all open and idle.
         memory_steps: memory scenario: the server's and the kernel's memory at each
-            connection count, in ascending order (:data:`wsbench.scenarios.MEMORY_STEPS`).
+            connection count, in ascending order (:data:`wsbench.scenarios.memory.STEPS`).
         server_rss_growth_bytes: its RSS at the window's end minus at its start.
         offered_per_s: a fixed offered load's rate, messages/s (the offered scenario's
             percentage of capacity resolved; broadcast and market: the publisher's rate).

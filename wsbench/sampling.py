@@ -167,7 +167,7 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
         other_cpu_percent=other,
         steal_percent=steal,
         disturbed=disturbed,
-        connections_ok=report.get("cycles" if defined.mode == "connect" else "connections_ok"),
+        connections_ok=defined.connections_ok(report),
         connections_per_s=_float(report.get("connections_per_s")),
         handshake_s=_summary_s(report.get("handshake_us")),
         per_connection_messages_per_s=_spread(report.get("per_connection_messages_per_s")),
@@ -176,7 +176,9 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
         rss_held_bytes=m.rss_held_bytes,
         memory_steps=m.memory_steps,
         server_rss_growth_bytes=(
-            m.server.rss_growth_bytes if m.server and m.config.scenario == "soak" else None
+            m.server.rss_growth_bytes
+            if m.server and "server_rss_growth_bytes" in defined.figures
+            else None
         ),
         offered_per_s=_float(report.get("config", {}).get("rate_per_s")),
         published_per_s=_float(fanout.get("published_per_s")),
@@ -289,9 +291,9 @@ def process_groups(grids: Mapping[Scenario, list[Params]]) -> list[list[Scenario
     refusing the next scenario's connections (every broadcast window failed after it, on
     2026-11-26).
     """
-    hold = [s for s in grids if spec(s).mode == "hold"]
+    hold = [s for s in grids if not spec(s).windowed]
     rest = sorted(
-        (s for s in grids if spec(s).mode != "hold"),
+        (s for s in grids if spec(s).windowed),
         key=lambda s: (spec(s).mode == "connect", max(_opened(s, p) for p in grids[s] or [{}])),
     )
     return [group for group in (hold, rest) if group]

@@ -21,13 +21,10 @@ def summarize(m: Measurement) -> str:
         else f"{c.warmup_s:g} s warm-up, {c.duration_s:g} s window"
     )
     defined = spec(c.scenario)
-    frames = (
-        "JSON" if defined.json or defined.mode == "market"
-        else "text" if c.text or defined.text else "binary"
-    )  # fmt: skip
+    frames = "text" if c.text and defined.frames == "binary" else defined.frames
     who = (
         f"{c.subscribers} subscriber(s) + 1 publisher"
-        if defined.mode in ("broadcast", "market")
+        if defined.fanout
         else f"{c.connections} connection(s)"
     )
     load = f" · {c.rate:,.0f} messages/s offered" if c.rate else ""
@@ -38,7 +35,7 @@ def summarize(m: Measurement) -> str:
     if m.status != "ok":
         lines.append(f"FAILED: {m.error}")
     r = m.report
-    if r and defined.mode == "hold":
+    if r and not defined.windowed:
         lines += _hold_lines(m, r)
     elif r and defined.mode == "connect":
         lines.append(
@@ -46,7 +43,7 @@ def summarize(m: Measurement) -> str:
             f"({r['cycles']:,} cycles in {r['window_s']:.2f} s)"
         )
         lines += _connect_lines(r)
-    if r and defined.mode in ("echo", "stream"):
+    if r and defined.mode != "connect" and not defined.fanout and defined.windowed:
         lines.append(
             f"throughput: {r['messages_per_s']:,.0f} messages/s, "
             f"{r['bytes_per_s'] / 1e6:,.1f} MB/s "
@@ -69,9 +66,9 @@ def summarize(m: Measurement) -> str:
             )
         if c.connections > 1:
             lines += _connect_lines(r)
-    if r and defined.mode in ("broadcast", "market"):
+    if r and defined.fanout:
         lines += _fanout_lines(r)
-    if r and defined.mode != "hold":
+    if r and defined.windowed:
         integrity = ", ".join(f"{k} {v}" for k, v in r["integrity"].items())
         errors = ", ".join(f"{k} {v}" for k, v in r["errors"].items())
         lines.append(f"integrity: {integrity}; errors: {errors}")

@@ -162,7 +162,6 @@ SHARE = Metric(
     "Socket.IO's share of WebSocket messages/s",
     "%",
     True,
-    ("echo",),
     lambda _sample: None,
 )
 """The cost of Socket.IO's figure: a Socket.IO configuration's messages/s over the

@@ -15,18 +15,9 @@ from wsbench.matrix import MATRIX_PERIOD_DAYS
 from wsbench.memoryfit import FLOOR_BYTES, LINEARITY_TOLERANCE
 from wsbench.metrics import SCENARIO_HEADLINES
 from wsbench.runformat import ERROR_KINDS
-from wsbench.scenarios import (
-    CONNECT_MESSAGE_BYTES,
-    MEMORY_STEPS,
-    PARAM_DOCS,
-    SCENARIOS,
-    SOAK_CONNECTIONS,
-    SOAK_SIZE_BYTES,
-    SOURCE_ADDRESSES,
-    SPECS,
-    Grid,
-    spec,
-)
+from wsbench.scenarios import PARAM_DOCS, SCENARIOS, SOURCE_ADDRESSES, SPECS, Grid, connect, spec
+from wsbench.scenarios import memory as memory_scenario
+from wsbench.scenarios import soak as soak_scenario
 from wsbench.site.markup import cell, code, heading, params_title, table
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES
 
@@ -44,7 +35,7 @@ COUNTED_SETS_MARKER = "<!-- wsbench: counted sets -->"
 
 def memory_steps_text() -> str:
     """The memory scenario's steps as fractions of N, e.g. ``"0.1, 0.5 and 1"``."""
-    parts = [f"{f:g}" for f in MEMORY_STEPS]
+    parts = [f"{f:g}" for f in memory_scenario.STEPS]
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
@@ -150,11 +141,11 @@ def many_connections() -> str:
             "socket in its own structures) or when a process's points lie off its line by "
             f"more than {100 * LINEARITY_TOLERANCE:.0f} % of the line's rise.",
             f"- **Connection setup**: each worker repeats connect, handshake, one "
-            f"{CONNECT_MESSAGE_BYTES}-byte message and close; connections/s counts the cycles "
+            f"{connect.MESSAGE_BYTES}-byte message and close; connections/s counts the cycles "
             "completed in the window.",
-            f"- **RSS growth** (soak): echo on {SOAK_CONNECTIONS} connections with "
-            f"{SOAK_SIZE_BYTES:,}-byte messages, ping-pong, for a long window; the figure is "
-            "the server's RSS at the window's end minus at its start.",
+            f"- **RSS growth** (soak): echo on {soak_scenario.CONNECTIONS} connections with "
+            f"{soak_scenario.SIZE_BYTES:,}-byte messages, ping-pong, for a long window; the "
+            "figure is the server's RSS at the window's end minus at its start.",
             "",
         ]
     )
@@ -167,9 +158,9 @@ def render_scenarios() -> str:
     return "\n".join(
         [
             heading("###", "Every scenario and its parameter sets", "every-scenario"),
-            "Generated from the harness's one definition of the scenarios "
-            "([`wsbench/scenarios.py`](https://github.com/wsbench/wsbench/blob/main/"
-            "wsbench/scenarios.py)). The **full grid** is what the nightly measures; the "
+            "Generated from the harness's one definition of each scenario, one module each "
+            "([`wsbench/scenarios/`](https://github.com/wsbench/wsbench/tree/main/"
+            "wsbench/scenarios)). The **full grid** is what the nightly measures; the "
             "**default grid** is the main job's, a subset that fits its time budget. A "
             "scenario without a set in the default grid is measured only by the full grid; "
             "its leaderboard says so when no shown run has it.\n",

@@ -6,7 +6,8 @@ material's admonitions). Every figure is the median of a benchmark's usable samp
 headline, throughput and latency cells add its 95 % interval, and a Rank column ties rows
 whose intervals of the scenario's headline figure overlap (:func:`wsbench.stats.ties`;
 :data:`wsbench.metrics.SCENARIO_HEADLINES`: messages/s, connections/s, memory per connection,
-RSS growth). Each scenario has its own columns (:data:`COLUMNS`). Errors are totals over a
+RSS growth). Each scenario has its own columns, notes and sentences, which its module
+declares (:class:`wsbench.scenarios.base.ColumnSpec`, :func:`columns_of`). Errors are totals over a
 row's usable windows, by kind. The Concurrent clients page charts throughput, round-trip
 p99 and errors against the number of connections, the Memory page memory per connection
 as bars (:mod:`wsbench.site.sweeps`). Units: MB = 10^6 bytes, KiB = 2^10 bytes,
@@ -18,22 +19,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from wsbench import stats
 from wsbench.instructions import SETS
 from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
-from wsbench.memoryfit import FLOOR_BYTES, problems, rss_fit
+from wsbench.memoryfit import problems, rss_fit
 from wsbench.metrics import BY_NAME, Metric
-from wsbench.scenarios import (
-    CONNECT_MESSAGE_BYTES,
-    PARAM_DOCS,
-    SCENARIOS,
-    SOAK_CONNECTIONS,
-    SOAK_SIZE_BYTES,
-    SPECS,
-    in_grid,
-    spec,
-)
+from wsbench.scenarios import PARAM_DOCS, SCENARIOS, SPECS, in_grid, spec
+from wsbench.scenarios.base import CPU_COLUMN, KIB, RSS_COLUMN, ColumnSpec
 from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg, render_sweep_svg
 from wsbench.site.counts import COUNT_HEADER, count_legend, count_text
@@ -86,32 +80,15 @@ LEADERBOARD_PAGES: dict[str, str] = {
 }
 """Scenario -> its generated leaderboard page (relative to the docs dir)."""
 SCENARIO_TITLES: dict[str, str] = {
-    **{scenario: SPECS[scenario].title for scenario in SCENARIOS},
-    "stream": "Stream (server push)",
+    name: defined.site_title or defined.title for name, defined in SPECS.items()
 }
-"""Scenario -> its name on the site (:attr:`wsbench.scenarios.ScenarioSpec.title`; the
-stream scenario keeps the site's older name)."""
-SCENARIO_INTROS = {
-    "echo": (
-        "The load generator sends messages to `/echo` and checks every echo. *In flight* is "
-        "how many messages each connection keeps outstanding (1 = ping-pong). Latency is the "
-        "round-trip time of each message."
-    ),
-    "stream": (
-        "The load generator asks `/push` for an endless stream of messages and checks every "
-        "one; the server sends as fast as its flow control allows."
-    ),
-}
-"""Hand-written first paragraphs of the echo and stream pages; the other scenarios' come
-from :data:`wsbench.scenarios.SPECS` (:func:`scenario_intro`)."""
+"""Scenario -> its name on the site (:attr:`wsbench.scenarios.base.ScenarioSpec.site_title`,
+else its title)."""
 NO_RESULTS = (
     '!!! note "No results yet"\n\n'
     "    There are no benchmark results to show: the results store held no run document "
     "when this site was built. The pages fill in after the next benchmark run.\n"
 )
-MB = 1e6
-KIB = 1024.0
-MIB = float(2**20)
 REASON_CHARS = 200
 """Longer failure reasons are shortened in leaderboard cells; the framework page has them
 in full."""
@@ -239,95 +216,40 @@ def _memory_counts(row: Row) -> str:
     return ", ".join(f"{c:,}" for c in counts) if counts else DASH
 
 
-MEMORY_CHECK_COLUMN = Column("Check", lambda row: "; ".join(memory_check(row)) or "ok")
-"""Why a memory figure is flagged (:func:`memory_check`), "ok" when it is not."""
+SPECIAL_COLUMNS: dict[str, Callable[[Row], str]] = {
+    "errors": lambda row: errors_text(error_counts(row.samples)),
+    "per_connection": _per_connection,
+    "connections_ok": _connections_ok,
+    "memory_slope": _memory_slope,
+    "memory_counts": _memory_counts,
+    "memory_check": lambda row: "; ".join(memory_check(row)) or "ok",
+}
+"""The cells of the columns the site computes itself, by
+:attr:`~wsbench.scenarios.base.ColumnSpec.special` name: errors (failed connections by kind
+and lost messages, summed over the row's usable windows), each connection's messages/s in a
+window (smallest, median and largest, medians over the windows), connections established
+(median over the windows) of those asked for, memory per connection with its ⚠, the
+connection counts, and why a memory figure is flagged (:func:`memory_check`, "ok" when it
+is not)."""
 
 
-ERRORS_COLUMN = Column("Errors (all windows)", lambda row: errors_text(error_counts(row.samples)))
-"""Failed connections by kind and lost messages, summed over the row's usable windows."""
-PER_CONNECTION_COLUMN = Column("Per-connection messages/s (min / median / max)", _per_connection)
-"""Each connection's messages/s in a window: smallest, median and largest (medians over the
-windows)."""
-CONNECTIONS_OK_COLUMN = Column("Connections ok", _connections_ok)
-"""Connections established (median over the windows) of those asked for."""
-_MESSAGES = _spread_column("Messages/s", MESSAGES, ",.0f")
-_MB = _median_column("MB/s", BY_NAME["bytes_per_s"], ",.2f", MB)
-_CPU = _median_column("Server CPU (%)", BY_NAME["server_cpu_percent"], ".1f")
-_RSS = _median_column("Server RSS (MiB)", BY_NAME["server_rss_bytes"], ",.1f", MIB)
-_P50 = _spread_column("p50 latency (µs)", BY_NAME["latency_p50"], ",.1f", 1e-6)
-_P99 = _spread_column("p99 latency (µs)", BY_NAME["latency_p99"], ",.1f", 1e-6)
-_ECHO = (_MESSAGES, _MB, _P50, _P99, _CPU, _RSS)
-_ERRORS_AND_SERVER = (ERRORS_COLUMN, _CPU, _RSS)
-COLUMNS: dict[str, tuple[Column, ...]] = {
-    "echo": _ECHO,
-    "stream": (_MESSAGES, _MB, _CPU, _RSS),
-    "clients": (
-        _MESSAGES,
-        _P50,
-        _P99,
-        _median_column("p99.9 latency (µs)", BY_NAME["latency_p99_9"], ",.1f", 1e-6),
-        _median_column("Max latency (µs)", BY_NAME["latency_max"], ",.1f", 1e-6),
-        PER_CONNECTION_COLUMN,
-        _median_column("Handshake p99 (ms)", BY_NAME["handshake_p99"], ",.2f", 1e-3),
-        _median_column("Connections/s", BY_NAME["connections_per_s"], ",.0f"),
-        *_ERRORS_AND_SERVER,
-    ),
-    "connect": (
-        _spread_column("Connections/s", BY_NAME["connections_per_s"], ",.0f"),
-        _spread_column("Handshake p50 (ms)", BY_NAME["handshake_p50"], ",.2f", 1e-3),
-        _spread_column("Handshake p99 (ms)", BY_NAME["handshake_p99"], ",.2f", 1e-3),
-        *_ERRORS_AND_SERVER,
-    ),
-    "memory": (
-        Column("Memory per connection (KiB)", _memory_slope),
-        _median_column("Base memory (MiB)", BY_NAME["memory_base_bytes"], ",.1f", MIB),
-        _median_column("Kernel per connection, both ends (KiB)",
-                       BY_NAME["kernel_bytes_per_connection"], ",.1f", KIB),
-        Column("Connection counts", _memory_counts),
-        MEMORY_CHECK_COLUMN,
-        _median_column("Delta at the top count (KiB)", BY_NAME["bytes_per_connection"],
-                       ",.1f", KIB),
-        CONNECTIONS_OK_COLUMN,
-        ERRORS_COLUMN,
-    ),
-    "text": _ECHO,
-    "json": _ECHO,
-    "soak": (
-        _spread_column("RSS growth (KiB)", BY_NAME["server_rss_growth_bytes"], ",.0f", KIB),
-        _MESSAGES,
-        _P99,
-        *_ERRORS_AND_SERVER,
-    ),
-    "broadcast": (
-        _spread_column("Delivery p99 (µs)", BY_NAME["delivery_p99"], ",.1f", 1e-6),
-        _median_column("Delivery p50 (µs)", BY_NAME["delivery_p50"], ",.1f", 1e-6),
-        _median_column("Last subscriber p99 (µs)", BY_NAME["last_delivery_p99"], ",.1f", 1e-6),
-        _median_column("Deliveries/s", MESSAGES, ",.0f"),
-        _median_column("Published/s", BY_NAME["published_per_s"], ",.0f"),
-        *_ERRORS_AND_SERVER,
-    ),
-    "market": (
-        _spread_column("Order round trip p99 (µs)", BY_NAME["order_round_trip_p99"], ",.1f",
-                       1e-6),
-        _median_column("Order round trip p50 (µs)", BY_NAME["order_round_trip_p50"], ",.1f",
-                       1e-6),
-        _median_column("Tick delivery p99 (µs)", BY_NAME["delivery_p99"], ",.1f", 1e-6),
-        _median_column("Orders/s", BY_NAME["orders_per_s"], ",.0f"),
-        *_ERRORS_AND_SERVER,
-    ),
-    "offered": (
-        _spread_column("p99 latency (µs)", BY_NAME["latency_p99"], ",.1f", 1e-6),
-        _median_column("p50 latency (µs)", BY_NAME["latency_p50"], ",.1f", 1e-6),
-        _median_column("p99.9 latency (µs)", BY_NAME["latency_p99_9"], ",.1f", 1e-6),
-        _median_column("Max latency (µs)", BY_NAME["latency_max"], ",.1f", 1e-6),
-        _median_column("Offered messages/s", BY_NAME["offered_per_s"], ",.0f"),
-        _median_column("Achieved messages/s", MESSAGES, ",.0f"),
-        _CPU,
-        _RSS,
-    ),
-}  # fmt: skip
-"""Each scenario's figure columns, in order; the first is the figure it ranks by
-(:data:`wsbench.metrics.SCENARIO_HEADLINES`)."""
+@cache
+def column(declared: ColumnSpec) -> Column:
+    """The leaderboard column a scenario module declares (one object per declaration, so
+    that columns compare by identity).
+
+    Raises:
+        KeyError: an unknown special column or figure name.
+    """
+    if declared.special is not None:
+        return Column(declared.header, SPECIAL_COLUMNS[declared.special])
+    assert declared.figure is not None
+    make = _spread_column if declared.interval else _median_column
+    return make(declared.header, BY_NAME[declared.figure], declared.fmt, declared.scale)
+
+
+_CPU = column(CPU_COLUMN)
+_RSS = column(RSS_COLUMN)
 
 
 COUNT_COLUMN = Column(COUNT_HEADER, lambda row: count_text(row.instructions))
@@ -338,10 +260,11 @@ COUNTED_SCENARIOS = frozenset(s.scenario for s in SETS)
 
 
 def columns_of(scenario: str) -> tuple[Column, ...]:
-    """The figure columns of ``scenario``'s leaderboard (:data:`COLUMNS`; for a scenario it
-    does not list, its headline figure with its interval, server CPU and RSS), with
-    :data:`COUNT_COLUMN` after the server CPU (else last) in :data:`COUNTED_SCENARIOS`."""
-    found = COLUMNS.get(scenario)
+    """The figure columns of ``scenario``'s leaderboard (its module's
+    :attr:`~wsbench.scenarios.base.ScenarioSpec.columns`; for a scenario without, its
+    headline figure with its interval, server CPU and RSS), with :data:`COUNT_COLUMN` after
+    the server CPU (else last) in :data:`COUNTED_SCENARIOS`."""
+    found = tuple(column(c) for c in SPECS[scenario].columns) if scenario in SPECS else ()
     if not found:
         metric = headline_of(scenario)
         found = (_spread_column(f"{metric.label} ({metric.unit})", metric, ",.2f"), _CPU, _RSS)
@@ -358,7 +281,7 @@ def counted_columns(columns: Sequence[Column], rows: Sequence[Row]) -> tuple[Col
     return tuple(c for c in columns if c is not COUNT_COLUMN)
 
 
-POLICY_SCENARIOS = ("broadcast", "market")
+POLICY_SCENARIOS = tuple(s for s, defined in SPECS.items() if defined.slow_subscriber_policy)
 """The scenarios whose tables show each row's slow-subscriber policy."""
 POLICY_HEADER = "Slow subscriber"
 
@@ -485,84 +408,25 @@ SOCKETIO_SENTENCE = (
 )
 
 
-ORDER_SENTENCES = {
-    "clients": (
-        "Sorted by throughput, highest first. Higher messages/s and connections/s are "
-        "better; lower latency, handshake time, errors, CPU and memory are better. "
-        "MiB = 2^20 bytes, ms = 10^-3 s. "
-    ),
-    "connect": (
-        "Sorted by connections/s (completed cycles per second), highest first. Lower "
-        "handshake time, errors, CPU and memory are better. MiB = 2^20 bytes, ms = 10^-3 s. "
-    ),
-    "memory": (
-        "Sorted by memory per connection (the slope), lowest first. KiB = 2^10 bytes, "
-        "MiB = 2^20 bytes. "
-    ),
-    "soak": (
-        "Sorted by RSS growth over the window, lowest first: a leak shows as growth. Higher "
-        "messages/s are better; lower latency, errors, CPU and memory are better. "
-        "KiB = 2^10 bytes, MiB = 2^20 bytes. "
-    ),
-}
-"""How a leaderboard is sorted and which way each figure is better, per scenario; the
-others (ranked by messages/s) have :data:`ORDER_SENTENCE`."""
 ORDER_SENTENCE = (
     "Sorted by throughput, highest first. Higher messages/s and MB/s are better; lower "
     "latency, CPU and memory are better. MB = 10^6 bytes of payload, MiB = 2^20 bytes. "
 )
-ERRORS_NOTE = (
-    "*Errors*: connections that failed (by kind: refused, handshake failed, closed early, "
-    "timed out...) and messages lost, summed over every usable window of the row: they are "
-    "figures here, not failures; a window fails only when no connection succeeds"
-)
-NOTES = {
-    "clients": (
-        f"{ERRORS_NOTE}.",
-        "*Per-connection messages/s*: each connection's messages/s in a window, the "
-        "smallest, the median and the largest (medians over the windows): how evenly the "
-        "server shares itself. p99.9 and max latency, handshake p99 and connections/s (of "
-        "the connect phase) are medians over the windows.",
-    ),
-    "connect": (
-        "Each worker repeats connect, WebSocket handshake (Socket.IO: and namespace "
-        f"connection), one {CONNECT_MESSAGE_BYTES}-byte message and close; connections/s "
-        "counts the completed cycles of the window.",
-        f"{ERRORS_NOTE}.",
-    ),
-    "memory": (
-        "*Memory per connection* = the slope of the least-squares line through the "
-        "server's RSS at each *connection count* (0, then each count opened and held idle, "
-        "in one server process), median over the processes with its 95 % interval; "
-        "*base memory* is that line at zero connections. *Kernel per connection* is the "
-        "same slope of the kernel's socket memory (slab and TCP buffers of the whole "
-        "machine: both ends of each loopback connection), which RSS does not include. "
-        "*Delta at the top count* = (RSS with all connections open \u2212 RSS before) / "
-        "connections: it under-counts memory the allocator already held. \u26a0 and *Check* "
-        f"name a figure below {FLOOR_BYTES} B per connection or whose counts are not on a "
-        "straight line (Methodology). *Connections ok*: connections established (median "
-        "over the processes) of those asked for.",
-        f"{ERRORS_NOTE}.",
-    ),
-    "soak": (
-        f"Echo on {SOAK_CONNECTIONS} connections, {SOAK_SIZE_BYTES:,} B messages, ping-pong; "
-        "*RSS growth* is the server's RSS at the window's end minus at its start.",
-        f"{ERRORS_NOTE}.",
-    ),
-}
-"""Extra bullets under a scenario's intro (what its own columns mean)."""
+"""How a leaderboard ranked by messages/s is sorted and which way each figure is better (a
+scenario module states its own otherwise:
+:attr:`~wsbench.scenarios.base.ScenarioSpec.order_sentence`)."""
 
 
 def scenario_intro(scenario: str) -> str:
-    """The first paragraph of ``scenario``'s leaderboard: the hand-written one of echo and
-    stream (:data:`SCENARIO_INTROS`), else the scenario's summary, endpoint and parameters
-    from :data:`wsbench.scenarios.SPECS`."""
-    if scenario in SCENARIO_INTROS:
-        return SCENARIO_INTROS[scenario]
+    """The first paragraph of ``scenario``'s leaderboard: its module's hand-written one
+    (:attr:`~wsbench.scenarios.base.ScenarioSpec.intro`), else its summary, endpoint and
+    parameters."""
     try:
         defined = spec(scenario)
     except ValueError:
         return ""
+    if defined.intro is not None:
+        return defined.intro
     params = "; ".join(
         f"{code(name)} ({PARAM_DOCS[name][0]}): {PARAM_DOCS[name][1]}"
         if name in PARAM_DOCS
@@ -901,15 +765,16 @@ def render_leaderboard_page(
                 "tables": tables,
             }
         )
+    defined = SPECS.get(scenario)
     context.update(
-        order_sentence=ORDER_SENTENCES.get(scenario, ORDER_SENTENCE),
+        order_sentence=(defined.order_sentence if defined else None) or ORDER_SENTENCE,
         client_bound=CLIENT_BOUND_CPU_PERCENT,
         socketio_sentence=SOCKETIO_SENTENCE if any(run.socketio for run, _ in rows) else "",
         rank_legend=rank_legend(headline_of(scenario)),
         unstable_legend=UNSTABLE_LEGEND,
         times=TIMES,
         notes=(
-            *NOTES.get(scenario, ()),
+            *(defined.notes if defined else ()),
             *([count_legend("../methodology.md")] if any(w.instructions for _, w in rows) else []),
         ),
         policies=policies([run for run, _ in rows]) if policy else "",
