@@ -742,6 +742,7 @@ def test_methodology_lists_every_scenario(site: Path) -> None:
         "Echo", "Stream (server push)", "Concurrent clients", "Connection setup",
         "Memory per connection", "Echo, text frames", "JSON request/reply", "RSS growth",
         "Broadcast fan-out", "Market data with orders", "Latency under a fixed offered load",
+        "WebSocket ping",
     ]  # fmt: skip
     clients = listed["Concurrent clients"]
     assert clients["Default grid (./bench run, the main job)"] == (

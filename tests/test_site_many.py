@@ -536,6 +536,7 @@ def test_nav_lists_every_leaderboard() -> None:
         {"Broadcast fan-out": "leaderboards/broadcast.md"},
         {"Market data with orders": "leaderboards/market.md"},
         {"Latency under a fixed offered load": "leaderboards/offered.md"},
+        {"WebSocket ping": "leaderboards/ping.md"},
     ]
 
 

@@ -3,24 +3,14 @@ selected scenarios in the same server processes."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
 
 import pytest
 from asv_runner.benchmarks._base import get_setup_cache_key  # type: ignore[import-untyped]
 
-from benchmarks import (
-    broadcast,
-    clients,
-    connect,
-    echo,
-    json,
-    market,
-    memory,
-    offered,
-    soak,
-    stream,
-    text,
-)  # fmt: skip
+import benchmarks
 from wsbench.sampling import SamplingPlan
 from wsbench.scenarios import SCENARIOS, spec
 from wsbench.suite import (
@@ -33,7 +23,11 @@ from wsbench.suite import (
     selected_grids,
 )
 
-MODULES = [broadcast, clients, connect, echo, json, market, memory, offered, soak, stream, text]
+MODULES = [
+    importlib.import_module(f"benchmarks.{info.name}")
+    for info in pkgutil.iter_modules(benchmarks.__path__)
+]
+"""Every module of the asv suite (``benchmarks/``)."""
 
 
 def test_every_scenario_has_a_class_and_all_share_one_setup_cache() -> None:
