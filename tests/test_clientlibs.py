@@ -70,11 +70,12 @@ def test_exact_counts(session: tuple[Impl, ImplConfig, ServerSession], case: str
     assert measurement.status == "ok", measurement.error
     report = measurement.report
     assert report is not None
-    assert report["client"]["library"] == client.package
-    assert report["client"]["api"] == config.api
-    assert report["messages_received"] == values["count"]
-    assert report["bytes_received"] == values["count"] * values["size_bytes"]
+    assert report.client is not None
+    assert report.client.library == client.package
+    assert report.client.api == config.api
+    assert report.messages_received == values["count"]
+    assert report.bytes_received == values["count"] * values["size_bytes"]
     if case != "push":
-        assert report["latency_us"]["count"] == values["count"]
-    assert report["connections_ok"] == 1
-    assert report["loadgen_cpu_percent"] is not None
+        assert report.latency_us is not None and report.latency_us.count == values["count"]
+    assert report.connections_ok == 1
+    assert report.loadgen_cpu_percent is not None

@@ -25,7 +25,7 @@ def test_normal_run_leaves_no_process() -> None:
     config = MeasureConfig(impl="native", scenario="echo", count=100, in_flight=4)
     m = measure(config)
     assert m.status == "ok", m.error
-    assert m.report is not None and m.report["messages_received"] == 100
+    assert m.report is not None and m.report.messages_received == 100
     assert _gone(m.server_pid)
     assert m.server_exit_code == 0 or m.server_exit_code == -15  # SIGTERM honoured
 

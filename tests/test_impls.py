@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from wsbench.impls import all_impls, get_impl
+from wsbench.loadreport import Report
 from wsbench.measure import MeasureConfig, Measurement, ServerSession
 
 CONFIGS = [
@@ -99,13 +100,13 @@ def server(request: pytest.FixtureRequest) -> Iterator[ConfigServer]:
         srv.stop()
 
 
-def check_counters(report: dict[str, Any], what: str) -> None:
+def check_counters(report: Report, what: str) -> None:
     """Every integrity and error counter of ``report`` is 0."""
-    integrity = {k: v for k, v in report["integrity"].items() if v}
-    errors = {k: v for k, v in report["errors"].items() if v}
+    integrity = {k: v for k, v in report.integrity.items() if v}
+    errors = {k: v for k, v in report.errors.items() if v}
     assert not integrity, f"{what}: integrity counters {integrity}"
     assert not errors, f"{what}: error counters {errors}"
-    assert report["integrity"] and report["errors"], f"{what}: counters missing from the report"
+    assert report.integrity and report.errors, f"{what}: counters missing from the report"
 
 
 @TEXT
@@ -119,9 +120,9 @@ def test_echo_is_exact(server: ConfigServer, size: int, text: bool) -> None:
     )  # fmt: skip
     assert m.report is not None
     what = f"{server.label}, {what}"
-    assert m.report["messages_sent"] == 2 * count, what
-    assert m.report["messages_received"] == 2 * count, what
-    assert m.report["bytes_received"] == 2 * count * size, what
+    assert m.report.messages_sent == 2 * count, what
+    assert m.report.messages_received == 2 * count, what
+    assert m.report.bytes_received == 2 * count * size, what
     check_counters(m.report, what)
 
 
@@ -133,8 +134,8 @@ def test_push_delivers_the_exact_count(server: ConfigServer, size: int, text: bo
     m = server.run(what, scenario="stream", size_bytes=size, count=count, text=text)
     assert m.report is not None
     what = f"{server.label}, {what}"
-    assert m.report["messages_received"] == count, what
-    assert m.report["bytes_received"] == count * size, what
+    assert m.report.messages_received == count, what
+    assert m.report.bytes_received == count * size, what
     check_counters(m.report, what)
 
 
@@ -149,9 +150,9 @@ def test_json_replies_are_exact(server: ConfigServer) -> None:
     m = server.run("json", scenario="json", in_flight=16, connections=2, count=COUNT)
     assert m.report is not None
     what = f"{server.label}, json"
-    assert m.report["config"]["message_type"] == "json", what
-    assert m.report["messages_sent"] == 2 * COUNT, what
-    assert m.report["messages_received"] == 2 * COUNT, what
+    assert m.report.config.message_type == "json", what
+    assert m.report.messages_sent == 2 * COUNT, what
+    assert m.report.messages_received == 2 * COUNT, what
     check_counters(m.report, what)
 
 
@@ -173,10 +174,11 @@ def test_every_subscriber_gets_every_broadcast_message(server: ConfigServer, tex
         size_bytes=64,
     )  # fmt: skip
     assert m.report is not None
-    fanout = m.report["fanout"]
-    assert (fanout["subscribers"], fanout["published"]) == (SUBSCRIBERS, FANOUT_COUNT), what
-    assert m.report["messages_received"] == SUBSCRIBERS * FANOUT_COUNT, what
-    assert fanout["last_latency_us"]["count"] == FANOUT_COUNT, what
+    fanout = m.report.fanout
+    assert fanout is not None, what
+    assert (fanout.subscribers, fanout.published) == (SUBSCRIBERS, FANOUT_COUNT), what
+    assert m.report.messages_received == SUBSCRIBERS * FANOUT_COUNT, what
+    assert fanout.last_latency_us.count == FANOUT_COUNT, what
     check_counters(m.report, what)
 
 
@@ -189,10 +191,11 @@ def test_market_ticks_reach_every_client_and_every_order_is_acknowledged(
     what = f"{server.label}, market"
     m = server.run(what, scenario="market", subscribers=SUBSCRIBERS, count=FANOUT_COUNT, rate=500.0)
     assert m.report is not None
-    orders = m.report["fanout"]["orders"]
-    assert m.report["messages_received"] == SUBSCRIBERS * FANOUT_COUNT, what
-    assert (orders["sent"], orders["acked"]) == (SUBSCRIBERS * FANOUT_COUNT,) * 2, what
-    assert orders["mismatched"] == 0, what
+    orders = m.report.fanout.orders if m.report.fanout else None
+    assert orders is not None, what
+    assert m.report.messages_received == SUBSCRIBERS * FANOUT_COUNT, what
+    assert (orders.sent, orders.acked) == (SUBSCRIBERS * FANOUT_COUNT,) * 2, what
+    assert orders.mismatched == 0, what
     check_counters(m.report, what)
 
 
@@ -201,8 +204,8 @@ def test_echo_at_a_fixed_offered_load_is_exact(server: ConfigServer) -> None:
     what = f"{server.label}, echo at a fixed rate"
     m = server.run(what, scenario="offered", connections=2, count=COUNT, rate=2000.0)
     assert m.report is not None
-    assert m.report["config"]["rate_per_s"] == 2000.0, what
-    assert m.report["messages_received"] == 2 * COUNT, what
+    assert m.report.config.rate_per_s == 2000.0, what
+    assert m.report.messages_received == 2 * COUNT, what
     check_counters(m.report, what)
 
 
@@ -211,10 +214,10 @@ def test_concurrent_clients_each_get_every_reply(server: ConfigServer) -> None:
     m = server.run("clients", scenario="clients", connections=CLIENTS, count=20, source_addresses=4)
     assert m.report is not None
     what = f"{server.label}, {CLIENTS} clients"
-    assert m.report["connections_ok"] == CLIENTS, what
-    assert m.report["messages_received"] == CLIENTS * 20, what
-    spread = m.report["per_connection_messages_per_s"]
-    assert 0 < spread["min"] <= spread["median"] <= spread["max"], what
+    assert m.report.connections_ok == CLIENTS, what
+    assert m.report.messages_received == CLIENTS * 20, what
+    spread = m.report.per_connection_messages_per_s
+    assert spread is not None and 0 < spread.min <= spread.median <= spread.max, what
     check_counters(m.report, what)
 
 
@@ -226,8 +229,8 @@ def test_connection_setup_cycles_complete(server: ConfigServer) -> None:
     )  # fmt: skip
     assert m.report is not None
     what = f"{server.label}, connect"
-    assert m.report["cycles"] > 0, what
-    assert m.report["handshake_us"]["count"] == m.report["cycles"], what
+    assert m.report.cycles, what
+    assert m.report.handshake_us and m.report.handshake_us.count == m.report.cycles, what
     check_counters(m.report, what)
 
 
@@ -236,11 +239,11 @@ def test_idle_connections_are_held_and_closed(server: ConfigServer) -> None:
     m = server.run("memory", scenario="memory", connections=CLIENTS, duration_s=0.05)
     assert m.report is not None
     what = f"{server.label}, memory"
-    assert m.report["connections_ok"] == CLIENTS, what
-    assert m.report["closed"] == CLIENTS, what
-    assert m.report["closed_early"] == 0, what
+    assert m.report.connections_ok == CLIENTS, what
+    assert m.report.closed == CLIENTS, what
+    assert m.report.closed_early == 0, what
     assert m.rss_idle_bytes and m.rss_held_bytes, what
-    assert not any(m.report["errors"].values()), what
+    assert not any(m.report.errors.values()), what
 
 
 def test_server_stops_cleanly(server: ConfigServer) -> None:

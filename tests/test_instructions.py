@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 from tests.conftest import NEVER_DISTURBED, fixture_impl
+from tests.reports import report
 from tests.runs import impl as impl_info
 from tests.runs import run
 from wsbench import instructions
@@ -46,8 +47,8 @@ def test_a_dump_total_is_read(tmp_path: Path) -> None:
 
 
 def test_a_fanout_run_counts_its_priming_deliveries() -> None:
-    assert messages_of({"messages_received": 5000}) == 5000
-    fanout = {"messages_received": 1000, "fanout": {"priming_messages": 3, "subscribers": 100}}
+    assert messages_of(report(messages_received=5000)) == 5000
+    fanout = report(messages_received=1000, fanout={"priming_messages": 3, "subscribers": 100})
     assert messages_of(fanout) == 1300
 
 

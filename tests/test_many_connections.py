@@ -37,11 +37,11 @@ def test_a_thousand_clients_each_get_every_reply(session: ServerSession) -> None
     m = session.run(config)
     assert m.status == "ok", m.error
     assert m.report is not None
-    assert m.report["connections_ok"] == CONNECTIONS
-    assert m.report["messages_received"] == CONNECTIONS * 5
-    assert m.report["config"]["source_addresses"] == SOURCE_ADDRESSES
-    assert not any(m.report["errors"].values())
-    assert not any(m.report["integrity"].values())
+    assert m.report.connections_ok == CONNECTIONS
+    assert m.report.messages_received == CONNECTIONS * 5
+    assert m.report.config.source_addresses == SOURCE_ADDRESSES
+    assert not any(m.report.errors.values())
+    assert not any(m.report.integrity.values())
     sample = to_sample(m, process=0, window=0, plan=SamplingPlan())
     assert sample.connections_ok == CONNECTIONS
     assert sample.errors == {
@@ -62,7 +62,7 @@ def test_a_thousand_idle_connections_are_held_and_measured(session: ServerSessio
     m = session.run(config)
     assert m.status == "ok", m.error
     assert m.report is not None
-    assert (m.report["connections_ok"], m.report["closed"], m.report["closed_early"]) == (
+    assert (m.report.connections_ok, m.report.closed, m.report.closed_early) == (
         CONNECTIONS, CONNECTIONS, 0,
     )  # fmt: skip
     assert m.rss_idle_bytes is not None and m.rss_held_bytes is not None

@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from tests.reports import report
+from wsbench.loadreport import Report
 from wsbench.measure import MeasureConfig, check_report
 from wsbench.scenarios import SOURCE_ADDRESSES, Scenario
 
@@ -59,19 +61,19 @@ def test_json_text_connect_memory_and_soak_arguments() -> None:
     assert soak.params() == {"seconds": 10}
 
 
-def _report(**changes: Any) -> dict[str, Any]:
-    report: dict[str, Any] = {
+def _report(**changes: Any) -> Report:
+    fields: dict[str, Any] = {
         "messages_received": 500, "connections_ok": 10,
         "errors": dict(ZERO_ERRORS), "integrity": dict(ZERO_INTEGRITY),
     }  # fmt: skip
     for key, value in changes.items():
         if key in ZERO_ERRORS:
-            report["errors"][key] = value
+            fields["errors"][key] = value
         elif key in ZERO_INTEGRITY:
-            report["integrity"][key] = value
+            fields["integrity"][key] = value
         else:
-            report[key] = value
-    return report
+            fields[key] = value
+    return report(**fields)
 
 
 def test_failed_connections_are_figures_in_the_clients_scenario_only() -> None:
@@ -96,9 +98,9 @@ def test_connect_fails_without_a_completed_cycle_and_memory_without_a_connection
         "no connect cycle completed in the window: timeout=2"
     )
     memory = _config("memory", connections=1000)
-    held = {"connections_ok": 990, "errors": {**ZERO_ERRORS, "timeout": 10}}
+    held = report(connections_ok=990, errors={**ZERO_ERRORS, "timeout": 10})
     assert check_report(held, memory) is None
-    assert check_report({"connections_ok": 0, "errors": ZERO_ERRORS}, memory) == (
+    assert check_report(report(connections_ok=0, errors=ZERO_ERRORS), memory) == (
         "no connection succeeded: no error was reported"
     )
 

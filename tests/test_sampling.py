@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import NEVER_DISTURBED, fixture_impl
+from tests.reports import report as fake_report
 from wsbench import sampling
 from wsbench.cpus import default_placement
 from wsbench.impls import get_impl
@@ -27,11 +28,13 @@ PLAN = SamplingPlan(max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEV
 
 def _measurement(busy_s: float, steal_s: float = 0.0) -> Measurement:
     config = MeasureConfig(impl="native", scenario="echo")
-    report = {
+    report = fake_report(
+    **{
         "messages_per_s": 1000.0, "bytes_per_s": 16000.0, "messages_received": 1000,
         "window_s": 1.0, "loadgen_cpu_percent": 30.0,
         "latency_us": {"p50": 100, "p90": 110, "p99": 150, "p99_9": 200, "max": 300},
-    }  # fmt: skip
+        }
+    )  # fmt: skip
     m = Measurement(config=config, report=report)
     m.server = ServerUsage(cpu_percent=90.0, rss_bytes=10_000_000, samples=10)
     m.cpu_activity = CpuActivity(cpus=(0, 1), wall_s=1.0, busy_s=busy_s, steal_s=steal_s)
@@ -198,7 +201,8 @@ def test_a_clients_sample_keeps_errors_by_kind_lost_messages_and_the_spread() ->
         "native", None, "clients", {"connections": 1000, "size_bytes": 16, "in_flight": 1},
         warmup_s=0.25, window_s=0.5,
     )  # fmt: skip
-    report = {
+    report = fake_report(
+    **{
         "messages_per_s": 9000.0, "bytes_per_s": 144000.0, "messages_received": 4500,
         "window_s": 0.5, "loadgen_cpu_percent": 40.0, "connections_ok": 907,
         "connections_per_s": 1814.0,
@@ -209,7 +213,8 @@ def test_a_clients_sample_keeps_errors_by_kind_lost_messages_and_the_spread() ->
         "errors": {"connection_refused": 0, "handshake_failed": 0, "closed_early": 3,
                    "timeout": 90, "socketio_connect_error": 0, "other": 0},
         "integrity": {"lost": 7, "corrupted": 0, "duplicated": 0, "out_of_order": 0},
-    }  # fmt: skip
+        }
+    )  # fmt: skip
     sample = to_sample(Measurement(config=config, report=report), process=0, window=0, plan=PLAN)
     assert sample.errors == {
         "connection_refused": 0, "handshake_failed": 0, "closed_early": 3, "timeout": 90,
@@ -229,10 +234,12 @@ def test_a_memory_sample_gives_bytes_per_connection() -> None:
     config = MeasureConfig.for_params(
         "native", None, "memory", {"connections": 1000}, warmup_s=0.25, window_s=0.5
     )
-    report = {
+    report = fake_report(
+    **{
         "connections_ok": 800, "connections_per_s": 4000.0, "errors": {"timeout": 200},
         "handshake_us": {"p50": 1, "p90": 1, "p99": 1, "p99_9": 1, "max": 1, "count": 800},
-    }  # fmt: skip
+        }
+    )  # fmt: skip
     # A staircase on a straight line of 10 kB per connection from 10 MB, the kernel's
     # memory 3 kB per connection from 60 MB: the slopes, the intercept, the delta.
     steps = tuple(

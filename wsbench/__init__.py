@@ -6,6 +6,8 @@ Modules, one job each:
 - :mod:`wsbench.impls`: the implementations under ``impls/`` and their metadata.
 - :mod:`wsbench.cpus`: which CPUs the server and the load generator are pinned to.
 - :mod:`wsbench.loadgen`: building and running the native load generator.
+- :mod:`wsbench.loadreport`: the load generator's report as typed structs (its contract).
+- :mod:`wsbench.scenarios`: the scenarios, one module each, and their registry.
 - :mod:`wsbench.server`: one server subprocess, from start to a clean stop.
 - :mod:`wsbench.sampler`: the server's CPU and memory during the measurement window.
 - :mod:`wsbench.measure`: one measurement window (server + load generator + sampler), and

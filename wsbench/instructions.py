@@ -41,13 +41,13 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import msgspec
 import psutil
 
 from wsbench.cpus import CpuPlacement
 from wsbench.impls import Impl
+from wsbench.loadreport import Report
 from wsbench.measure import MeasureConfig, ServerSession
 from wsbench.runformat import Counting, InstructionCount, InstructionSet
 from wsbench.scenarios import Params, Scenario, params_key
@@ -175,14 +175,13 @@ def dump_total(path: Path) -> int:
     return int(found.group(1))
 
 
-def messages_of(report: dict[str, Any]) -> int:
+def messages_of(report: Report) -> int:
     """The messages a count-mode run carried, from the load generator's report: messages
     received, plus a fan-out run's priming messages delivered to each subscriber
     (``loadgen/README.md``)."""
-    received = int(report.get("messages_received") or 0)
-    fanout = report.get("fanout") or {}
-    primed = int(fanout.get("priming_messages") or 0) * int(fanout.get("subscribers") or 0)
-    return received + primed
+    fanout = report.fanout
+    primed = fanout.priming_messages * fanout.subscribers if fanout else 0
+    return report.messages_received + primed
 
 
 class CountingSession:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import json
 import os
 import queue
 import shutil
@@ -17,10 +16,11 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
+from wsbench import loadreport
 from wsbench.cpus import child_setup
 from wsbench.digest import files_sha256, tree_files
+from wsbench.loadreport import Report
 from wsbench.paths import LOADGEN_DIR
 
 BINARY_ENV = "WSBENCH_LOADGEN_BINARY"
@@ -368,14 +368,16 @@ class _Pipes:
         return text.strip()[-2000:]
 
 
-def _json_object(text: str) -> dict[str, Any]:
+def _report(text: str) -> Report:
+    """The load generator's printed report (:mod:`wsbench.loadreport`).
+
+    Raises:
+        LoadgenError: no report, or one that does not follow the contract.
+    """
     try:
-        report = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise LoadgenError(f"load generator printed no JSON report: {text[:500]!r}") from exc
-    if not isinstance(report, dict):
-        raise LoadgenError("load generator report is not a JSON object")
-    return report
+        return loadreport.decode(text)
+    except loadreport.ReportError as exc:
+        raise LoadgenError(f"load generator printed no valid report: {exc}") from exc
 
 
 def run_report(
@@ -386,8 +388,8 @@ def run_report(
     binary: Path,
     on_traffic: Callable[[], None] | None = None,
     command: Sequence[str] | None = None,
-) -> dict[str, Any]:
-    """Run ``wsbench-loadgen ARGS`` pinned to ``cpus`` and return its JSON report.
+) -> Report:
+    """Run ``wsbench-loadgen ARGS`` pinned to ``cpus`` and return its report.
 
     Args:
         args: the subcommand and its options, e.g. ``["echo", "--url", ...]``.
@@ -408,7 +410,7 @@ def run_report(
     if code != 0:
         who = "client program" if command else "load generator"
         raise LoadgenError(f"{who} exited {code}: {run.error_text()}")
-    return _json_object(out)
+    return _report(out)
 
 
 class Hold:
@@ -434,7 +436,7 @@ class Hold:
         self.argv = [str(binary), *args]
         self.cpus = tuple(cpus)
         self.timeout_s = timeout_s
-        self.opened: dict[str, Any] = {}
+        self.opened: Report | None = None
         self._run: _Pipes | None = None
 
     def __enter__(self) -> Hold:
@@ -449,12 +451,12 @@ class Hold:
         if line is None:
             code = self._run.proc.wait()
             raise LoadgenError(f"load generator exited {code}: {self._run.error_text()}")
-        self.opened = _json_object(line)
+        self.opened = _report(line)
         return self
 
-    def release(self) -> dict[str, Any]:
+    def release(self) -> loadreport.Closed:
         """Close stdin, so that it closes every connection, and return its second line
-        (``{"closed", "closed_early", "held_s"}``).
+        (:class:`wsbench.loadreport.Closed`).
 
         Raises:
             LoadgenError: it did not finish within ``timeout_s`` or printed no JSON object.
@@ -462,7 +464,10 @@ class Hold:
         assert self._run is not None and self._run.proc.stdin is not None
         self._run.proc.stdin.close()
         _, rest = self._run.wait(self.timeout_s)
-        return _json_object(rest.strip().splitlines()[-1] if rest.strip() else "")
+        try:
+            return loadreport.decode_closed(rest.strip().splitlines()[-1] if rest.strip() else "")
+        except loadreport.ReportError as exc:
+            raise LoadgenError(f"load generator hold printed no valid last line: {exc}") from exc
 
     def __exit__(self, *exc_info: object) -> None:
         if self._run is not None:

@@ -13,9 +13,10 @@ from typing import Any, Literal
 import msgspec
 import psutil
 
-from wsbench import loadgen
+from wsbench import loadgen, loadreport
 from wsbench.cpus import CpuPlacement, default_placement
 from wsbench.impls import Impl, get_impl
+from wsbench.loadreport import Report, Summary
 from wsbench.runformat import MemoryStep
 from wsbench.sampler import (
     CpuActivity,
@@ -201,7 +202,7 @@ class Measurement:
         config: what was measured.
         status: ``"ok"``, or ``"failed"`` with :attr:`error` saying why.
         error: the reason of a failure (with the server's log tail where relevant).
-        report: the load generator's JSON report (see ``loadgen/README.md``), if it ran.
+        report: the load generator's report (:mod:`wsbench.loadreport`), if it ran.
         server: the server's CPU and peak RSS during the window, if sampled.
         placement: the CPUs used.
         server_exit_code: the server's exit code after the stop (negative: a signal).
@@ -215,7 +216,7 @@ class Measurement:
     config: MeasureConfig
     status: Literal["ok", "failed"] = "ok"
     error: str | None = None
-    report: dict[str, Any] | None = None
+    report: Report | None = None
     server: ServerUsage | None = None
     placement: CpuPlacement = field(default_factory=default_placement)
     server_exit_code: int | None = None
@@ -234,23 +235,19 @@ class Measurement:
     def messages_per_s(self) -> float | None:
         """Throughput in messages/s (received by the load generator), None without a report
         or in a scenario without messages (connect, memory)."""
-        rate = self.report.get("messages_per_s") if self.report else None
-        return None if rate is None else float(rate)
+        return self.report.messages_per_s if self.report else None
 
     @property
     def latency_s(self) -> dict[str, float] | None:
         """Round-trip latency percentiles in seconds (echo only): p50, p90, p99, p99_9, max."""
-        lat = self.report.get("latency_us") if self.report else None
-        if not lat:
-            return None
-        return seconds_summary(lat)
+        lat = self.report.latency_us if self.report else None
+        return seconds_summary(lat) if lat else None
 
     @property
     def loadgen_cpu_percent(self) -> float | None:
         """The load generator's CPU over the window, in percent of one core (None in the
         memory scenario, which has no window)."""
-        cpu = self.report.get("loadgen_cpu_percent") if self.report else None
-        return None if cpu is None else float(cpu)
+        return self.report.loadgen_cpu_percent if self.report else None
 
     @property
     def client_bound(self) -> bool:
@@ -270,7 +267,7 @@ class Measurement:
             "status": self.status,
             "error": self.error,
             "messages_per_s": self.messages_per_s,
-            "bytes_per_s": _float(report.get("bytes_per_s")) if report else None,
+            "bytes_per_s": report.bytes_per_s if report else None,
             "rss_idle_bytes": self.rss_idle_bytes,
             "rss_held_bytes": self.rss_held_bytes,
             "memory_steps": (
@@ -283,29 +280,25 @@ class Measurement:
             "loadgen_cpu_percent": self.loadgen_cpu_percent,
             "client_bound": self.client_bound,
             "server_exit_code": self.server_exit_code,
-            "loadgen": report,
+            "loadgen": loadreport.to_builtins(report) if report else None,
         }
 
 
-def check_report(report: dict[str, Any], config: MeasureConfig) -> str | None:
+def check_report(report: Report, config: MeasureConfig) -> str | None:
     """Why a load generator report does not count as a valid measurement of ``config``, or
     None if it does: its scenario's check
     (:meth:`wsbench.scenarios.base.ScenarioSpec.check`)."""
     return spec(config.scenario).check(report, config)
 
 
-def _float(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]
-
-
 LATENCY_KEYS = ("p50", "p90", "p99", "p99_9", "max", "mean", "min", "stdev")
-"""The figures of a load generator latency summary kept, in seconds (the summary is in µs;
-older load generators report no ``min`` or ``stdev``)."""
+"""The figures of a load generator latency summary kept, in seconds (the summary is in
+µs)."""
 
 
-def seconds_summary(summary: dict[str, float]) -> dict[str, float]:
-    """A load generator µs summary's figures (:data:`LATENCY_KEYS` it has) in seconds."""
-    return {k: float(summary[k]) / 1e6 for k in LATENCY_KEYS if k in summary}
+def seconds_summary(summary: Summary) -> dict[str, float]:
+    """A load generator µs summary's figures (:data:`LATENCY_KEYS`) in seconds."""
+    return {k: float(getattr(summary, k)) / 1e6 for k in LATENCY_KEYS}
 
 
 class ServerSession:
@@ -513,7 +506,7 @@ class ServerSession:
         counts = memory.counts(config.connections)
         settle_s = config.duration_s / (len(counts) - 1)
         steps = [self._memory_step(0)]
-        reports: list[dict[str, Any]] = []
+        reports: list[Report] = []
         with ExitStack() as stack:
             holds = []
             opened = 0
@@ -528,8 +521,9 @@ class ServerSession:
                     )
                 )
                 holds.append(hold)
+                assert hold.opened is not None
                 reports.append(hold.opened)
-                ok = int(hold.opened.get("connections_ok") or 0)
+                ok = hold.opened.connections_ok or 0
                 if not ok:
                     break
                 opened += ok
@@ -541,18 +535,18 @@ class ServerSession:
         result.rss_held_bytes = steps[-1].rss_bytes if len(steps) > 1 else None
         errors: dict[str, int] = {}
         for part in reports:
-            for kind, n in (part.get("errors") or {}).items():
+            for kind, n in part.errors.items():
                 errors[kind] = errors.get(kind, 0) + n
-        early = sum(int(c.get("closed_early") or 0) for c in closed)
+        early = sum(c.closed_early for c in closed)
         if early:
             errors["closed_early"] = errors.get("closed_early", 0) + early
-        result.report = {
-            **reports[-1],
-            "connections_ok": sum(int(r.get("connections_ok") or 0) for r in reports),
-            "errors": errors,
-            "closed": sum(int(c.get("closed") or 0) for c in closed),
-            "closed_early": early,
-        }
+        result.report = msgspec.structs.replace(
+            reports[-1],
+            connections_ok=sum(r.connections_ok or 0 for r in reports),
+            errors=errors,
+            closed=sum(c.closed for c in closed),
+            closed_early=early,
+        )
 
     def _memory_step(self, connections: int) -> MemoryStep:
         """The server's RSS and the kernel's socket memory now, with ``connections`` open.

@@ -27,8 +27,8 @@ import dataclasses
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from wsbench import loadreport
 from wsbench.cpus import CpuPlacement, open_files_limit
 from wsbench.impls import Impl
 from wsbench.measure import MeasureConfig, Measurement, ServerSession, seconds_summary
@@ -149,16 +149,16 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
         steal is not None and steal > plan.max_steal_percent
     )
     defined = spec(m.config.scenario)
-    fanout = report.get("fanout") or {}
-    orders = fanout.get("orders") or {}
+    fanout = report.fanout
+    orders = fanout.orders if fanout else None
     return Sample(
         process=process,
         window=window,
         status="ok",
         messages_per_s=m.messages_per_s,
-        bytes_per_s=_float(report.get("bytes_per_s")),
-        messages_received=report.get("messages_received"),
-        window_s=_float(report.get("window_s")),
+        bytes_per_s=report.bytes_per_s,
+        messages_received=report.messages_received,
+        window_s=report.window_s,
         latency_s=Latency(**latency) if latency else None,
         server_cpu_percent=server_cpu,
         server_kernel_cpu_percent=m.server.kernel_cpu_percent if m.server else None,
@@ -168,9 +168,9 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
         steal_percent=steal,
         disturbed=disturbed,
         connections_ok=defined.connections_ok(report),
-        connections_per_s=_float(report.get("connections_per_s")),
-        handshake_s=_summary_s(report.get("handshake_us")),
-        per_connection_messages_per_s=_spread(report.get("per_connection_messages_per_s")),
+        connections_per_s=report.connections_per_s,
+        handshake_s=_summary_s(report.handshake_us),
+        per_connection_messages_per_s=_spread(report.per_connection_messages_per_s),
         errors=_errors(report) if defined.many_connections else None,
         rss_idle_bytes=m.rss_idle_bytes,
         rss_held_bytes=m.rss_held_bytes,
@@ -180,11 +180,11 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
             if m.server and "server_rss_growth_bytes" in defined.figures
             else None
         ),
-        offered_per_s=_float(report.get("config", {}).get("rate_per_s")),
-        published_per_s=_float(fanout.get("published_per_s")),
-        last_delivery_s=_summary_s(fanout.get("last_latency_us")),
-        order_round_trip_s=_summary_s(orders.get("round_trip_us")),
-        orders_per_s=_float(orders.get("acked_per_s")),
+        offered_per_s=report.config.rate_per_s,
+        published_per_s=fanout.published_per_s if fanout else None,
+        last_delivery_s=_summary_s(fanout.last_latency_us if fanout else None),
+        order_round_trip_s=_summary_s(orders.round_trip_us if orders else None),
+        orders_per_s=orders.acked_per_s if orders else None,
     )
 
 
@@ -196,31 +196,23 @@ def disturbed_by_other_work(sample: Sample, plan: SamplingPlan) -> bool:
     return sample.disturbed and other is not None and other > plan.max_other_cpu_percent
 
 
-def _float(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]
-
-
-def _summary_s(summary: dict[str, float] | None) -> Latency | None:
+def _summary_s(summary: loadreport.Summary | None) -> Latency | None:
     """A load generator µs summary (``handshake_us``) as percentiles in seconds, or None when
     it holds no value."""
-    if not summary or not summary.get("count"):
+    if summary is None or not summary.count:
         return None
     return Latency(**seconds_summary(summary))
 
 
-def _spread(spread: dict[str, float] | None) -> Spread | None:
-    if not spread:
+def _spread(spread: loadreport.Spread | None) -> Spread | None:
+    if spread is None:
         return None
-    return Spread(
-        min=float(spread["min"]), median=float(spread["median"]), max=float(spread["max"])
-    )
+    return Spread(min=spread.min, median=spread.median, max=spread.max)
 
 
-def _errors(report: dict[str, Any]) -> dict[str, int]:
+def _errors(report: loadreport.Report) -> dict[str, int]:
     """Failed connections by kind, and lost messages (``lost``), from a report."""
-    errors = {str(k): int(v) for k, v in (report.get("errors") or {}).items()}
-    errors["lost"] = int((report.get("integrity") or {}).get("lost", 0))
-    return errors
+    return {**report.errors, "lost": report.integrity.get("lost", 0)}
 
 
 @dataclass

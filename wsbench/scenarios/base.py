@@ -9,7 +9,8 @@ checks its report (:meth:`ScenarioSpec.check`), its figures (names of
 :data:`wsbench.metrics.METRICS`, the one it ranks by first), and its leaderboard's
 columns, notes and sentences. The registry (:mod:`wsbench.scenarios`) finds the modules;
 everything else (the measurement, the asv benchmarks, the metrics, the site) loops over
-it. This module imports nothing else of wsbench: the scenarios are the bottom layer.
+it. This module imports nothing else of wsbench but the load generator report's contract
+(:mod:`wsbench.loadreport`): the scenarios are the bottom layer.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import product
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
+
+from wsbench.loadreport import Report
 
 Scenario = str
 """A scenario's name, one of :data:`wsbench.scenarios.SCENARIOS`."""
@@ -27,8 +30,6 @@ ParamSets = tuple[tuple[tuple[str, int], ...], ...]
 """Parameter sets in a hashable form (a frozen dataclass field): tuples of name-value
 pairs."""
 Grid = Literal["default", "full"]
-Report = Mapping[str, Any]
-"""The load generator's JSON report (``loadgen/README.md``), as decoded."""
 
 SOURCE_ADDRESSES = 16
 """Loopback source addresses (127.0.0.1-16) the load generator spreads the connections of
@@ -268,9 +269,9 @@ class ScenarioSpec:
         problem = integrity_problem(report, self.many_connections)
         if problem:
             return problem
-        if self.many_connections and not report.get("connections_ok"):
+        if self.many_connections and not report.connections_ok:
             return "no connection succeeded: " + (error_counts(report) or "no error was reported")
-        if not report["messages_received"]:
+        if not report.messages_received:
             if s.count is not None:
                 return "no message was received"
             return (
@@ -287,8 +288,7 @@ class ScenarioSpec:
 
     def connections_ok(self, report: Report) -> int | None:
         """The connections (or cycles) that succeeded, from ``report``."""
-        found = report.get("connections_ok")
-        return None if found is None else int(found)
+        return report.connections_ok
 
     @property
     def fanout(self) -> bool:
@@ -324,8 +324,8 @@ class EchoMode(ScenarioSpec):
     def check_counts(self, report: Report, s: Settings) -> str | None:
         if s.count is not None:
             expected = s.count * s.connections
-            if report["messages_received"] != expected:
-                return f"received {report['messages_received']} of {expected} messages"
+            if report.messages_received != expected:
+                return f"received {report.messages_received} of {expected} messages"
         return None
 
 
@@ -349,13 +349,12 @@ class ConnectMode(ScenarioSpec):
 
     def check(self, report: Report, s: Settings) -> str | None:
         problem = integrity_problem(report, self.many_connections)
-        if problem or report.get("cycles"):
+        if problem or report.cycles:
             return problem
         return "no connect cycle completed in the window: " + (error_counts(report) or "no error")
 
     def connections_ok(self, report: Report) -> int | None:
-        found = report.get("cycles")
-        return None if found is None else int(found)
+        return report.cycles
 
 
 @dataclass(frozen=True)
@@ -371,7 +370,7 @@ class HoldMode(ScenarioSpec):
         return ["--connections", str(s.connections), "--hold-s", f"{s.bound_s:g}"]
 
     def check(self, report: Report, s: Settings) -> str | None:
-        if report.get("connections_ok"):
+        if report.connections_ok:
             return None
         return "no connection succeeded: " + (error_counts(report) or "no error was reported")
 
@@ -402,19 +401,19 @@ class FanoutMode(ScenarioSpec):
         return [*options, *window_options(s)]
 
     def check_counts(self, report: Report, s: Settings) -> str | None:
-        echoed = (report.get("fanout") or {}).get("publisher_received")
+        echoed = report.fanout.publisher_received if report.fanout else 0
         if echoed:
             return f"the server sent {echoed} message(s) back to the publisher (never the sender)"
         if s.count is None:
             return None
         expected = s.count * s.subscribers
-        if report["messages_received"] != expected:
-            return f"subscribers received {report['messages_received']} of {expected} messages"
-        orders = report["fanout"].get("orders")
-        if orders and (orders["acked"] != orders["sent"] or orders["mismatched"]):
+        if report.messages_received != expected:
+            return f"subscribers received {report.messages_received} of {expected} messages"
+        orders = report.fanout.orders if report.fanout else None
+        if orders and (orders.acked != orders.sent or orders.mismatched):
             return (
-                f"{orders['acked']} of {orders['sent']} orders acknowledged, "
-                f"{orders['mismatched']} acknowledgements mismatched"
+                f"{orders.acked} of {orders.sent} orders acknowledged, "
+                f"{orders.mismatched} acknowledgements mismatched"
             )
         return None
 
@@ -428,17 +427,17 @@ def client_messages_per_s(p: Params, messages_per_delivery: int = 1) -> int:
 def error_counts(report: Report) -> str:
     """The report's non-zero connection errors as ``"kind=n"``, comma-separated, e.g.
     ``"timeout=3, connection_refused=2"`` (empty: none)."""
-    return ", ".join(f"{k}={v}" for k, v in report.get("errors", {}).items() if v)
+    return ", ".join(f"{k}={v}" for k, v in report.errors.items() if v)
 
 
 def integrity_problem(report: Report, many_connections: bool) -> str | None:
     """``"load generator saw corrupted=1, ..."`` when the report counts a corrupted,
     duplicated or reordered message (and, with one connection, a lost message or a failed
     connection), else None."""
-    integrity = report["integrity"]
+    integrity = report.integrity
     if many_connections:
         problems = [f"{k}={v}" for k, v in integrity.items() if v and k != "lost"]
     else:
         problems = [f"{k}={v}" for k, v in integrity.items() if v]
-        problems += [f"{k}={v}" for k, v in report.get("errors", {}).items() if v]
+        problems += [f"{k}={v}" for k, v in report.errors.items() if v]
     return "load generator saw " + ", ".join(problems) if problems else None

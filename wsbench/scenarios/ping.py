@@ -13,6 +13,7 @@ In the full grid only (the nightly): the main job's 30-minute budget has no room
 
 from __future__ import annotations
 
+from wsbench.loadreport import Report
 from wsbench.scenarios.base import (
     CPU_COLUMN,
     P50_COLUMN,
@@ -20,7 +21,6 @@ from wsbench.scenarios.base import (
     P99_COLUMN,
     RSS_COLUMN,
     WINDOW_FIGURES,
-    Report,
     ScenarioSpec,
     Settings,
     param_sets,
@@ -42,8 +42,8 @@ class PingMode(ScenarioSpec):
     def check_counts(self, report: Report, s: Settings) -> str | None:
         if s.count is not None:
             expected = s.count * s.connections
-            if report["messages_received"] != expected:
-                return f"received {report['messages_received']} of {expected} pongs"
+            if report.messages_received != expected:
+                return f"received {report.messages_received} of {expected} pongs"
         return None
 
 

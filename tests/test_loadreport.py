@@ -1,0 +1,46 @@
+"""The load generator's report as typed structs: what it refuses, and what it keeps."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.reports import report
+from wsbench import loadreport
+from wsbench.loadreport import ReportError
+
+
+def _text(**changes: object) -> str:
+    return json.dumps({**loadreport.to_builtins(report(messages_received=3)), **changes})
+
+
+def test_a_report_round_trips_through_its_json() -> None:
+    original = report(messages_received=3, latency_us={"p50": 12.5, "count": 3})
+    decoded = loadreport.decode(json.dumps(loadreport.to_builtins(original)))
+    assert decoded == original
+    assert decoded.latency_us is not None and decoded.latency_us.p50 == 12.5
+
+
+def test_an_unknown_field_is_refused_with_its_path() -> None:
+    with pytest.raises(ReportError, match=r"unknown field `surprise`"):
+        loadreport.decode(_text(surprise=1))
+    with pytest.raises(ReportError, match=r"\$\.config"):
+        loadreport.decode(_text(config={"url": "ws://x", "protocol": "websocket",
+                                        "source_addresses": 1, "color": "red"}))  # fmt: skip
+
+
+def test_a_wrong_type_or_no_json_is_refused() -> None:
+    with pytest.raises(
+        ReportError, match=r"Expected `int`, got `str` - at `\$\.messages_received`"
+    ):
+        loadreport.decode(_text(messages_received="many"))
+    with pytest.raises(ReportError, match="not a load generator report"):
+        loadreport.decode("Killed")
+
+
+def test_holds_last_line_is_its_own_struct() -> None:
+    closed = loadreport.decode_closed('{"closed": 10, "closed_early": 2, "held_s": 1.5}')
+    assert (closed.closed, closed.closed_early, closed.held_s) == (10, 2, 1.5)
+    with pytest.raises(ReportError):
+        loadreport.decode_closed('{"closed": 10}')
