@@ -1,7 +1,7 @@
 """asv benchmarks of wsbench.
 
 They measure the commit asv is measuring: asv copies that commit's tree into the benchmark
-environment (``wsbench.asv_uv``: ``$ASV_ENV_DIR/wsbench-project``), and the harness, the
+environment (``wsbench.asv.uv``: ``$ASV_ENV_DIR/wsbench-project``), and the harness, the
 implementations and the load generator's sources are imported and built from there. Outside
 such an environment (``asv run -E existing``, or discovery before the copy exists) they come
 from this working tree.

@@ -11,8 +11,8 @@ the site and the comparisons read.
 
 from typing import ClassVar
 
-from wsbench.suite import ScenarioSuite as _ScenarioSuite
-from wsbench.suite import asv_params, tracker
+from wsbench.asv.suite import ScenarioSuite as _ScenarioSuite
+from wsbench.asv.suite import asv_params, tracker
 
 
 class Clients(_ScenarioSuite):

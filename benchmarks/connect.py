@@ -7,8 +7,8 @@ the run documents: see benchmarks/clients.py).
 
 from typing import ClassVar
 
-from wsbench.suite import ScenarioSuite as _ScenarioSuite
-from wsbench.suite import asv_params, tracker
+from wsbench.asv.suite import ScenarioSuite as _ScenarioSuite
+from wsbench.asv.suite import asv_params, tracker
 
 
 class Connect(_ScenarioSuite):

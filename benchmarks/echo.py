@@ -6,8 +6,8 @@ inverse of throughput in messages/s) in seconds, CPU in percent of one core, RSS
 
 from typing import ClassVar
 
-from wsbench.suite import MessagingSuite as _MessagingSuite
-from wsbench.suite import asv_params, tracker
+from wsbench.asv.suite import MessagingSuite as _MessagingSuite
+from wsbench.asv.suite import asv_params, tracker
 
 
 class Echo(_MessagingSuite):

@@ -8,8 +8,8 @@ and orders per second, the last client's latency, CPU) is in the run documents.
 
 from typing import ClassVar
 
-from wsbench.suite import WindowedSuite as _WindowedSuite
-from wsbench.suite import asv_params, tracker
+from wsbench.asv.suite import WindowedSuite as _WindowedSuite
+from wsbench.asv.suite import asv_params, tracker
 
 
 class Market(_WindowedSuite):

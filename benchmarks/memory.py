@@ -1,5 +1,5 @@
 """Memory per connection: the slope of the server's RSS over a staircase of idle
-connections from 0 to ``connections`` (wsbench.memoryfit), its intercept (the base memory)
+connections from 0 to ``connections`` (wsbench.results.memoryfit), its intercept (the base memory)
 and the kernel's share.
 
 Every figure is lower-is-better: bytes per connection, bytes, and failed connections as a
@@ -8,8 +8,8 @@ count (every step's RSS is in the run documents: see benchmarks/clients.py).
 
 from typing import ClassVar
 
-from wsbench.suite import ScenarioSuite as _ScenarioSuite
-from wsbench.suite import asv_params, tracker
+from wsbench.asv.suite import ScenarioSuite as _ScenarioSuite
+from wsbench.asv.suite import asv_params, tracker
 
 
 class Memory(_ScenarioSuite):

@@ -9,8 +9,8 @@ documents.
 
 from typing import ClassVar
 
-from wsbench.suite import MessagingSuite as _MessagingSuite
-from wsbench.suite import asv_params, tracker
+from wsbench.asv.suite import MessagingSuite as _MessagingSuite
+from wsbench.asv.suite import asv_params, tracker
 
 
 class Offered(_MessagingSuite):

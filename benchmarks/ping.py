@@ -7,8 +7,8 @@ of pings/s) in seconds, CPU in percent of one core, RSS in bytes.
 
 from typing import ClassVar
 
-from wsbench.suite import MessagingSuite as _MessagingSuite
-from wsbench.suite import asv_params, tracker
+from wsbench.asv.suite import MessagingSuite as _MessagingSuite
+from wsbench.asv.suite import asv_params, tracker
 
 
 class Ping(_MessagingSuite):

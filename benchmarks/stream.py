@@ -6,8 +6,8 @@ of throughput in messages/s), CPU in percent of one core, RSS in bytes.
 
 from typing import ClassVar
 
-from wsbench.suite import MessagingSuite as _MessagingSuite
-from wsbench.suite import asv_params
+from wsbench.asv.suite import MessagingSuite as _MessagingSuite
+from wsbench.asv.suite import asv_params
 
 
 class Stream(_MessagingSuite):

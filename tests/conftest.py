@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.site_runs import IMPLS, build, write_store
-from wsbench import loadgen
 from wsbench.impls import Impl
-from wsbench.releases import INDEX_ENV
+from wsbench.instrument import loadgen
+from wsbench.jobs.releases import INDEX_ENV
 
 SERVERS = Path(__file__).parent / "fixtures" / "servers"
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import msgspec
 
-from wsbench.runformat import (
+from wsbench.results.runformat import (
     Benchmark,
     Counting,
     Environment,

@@ -1,6 +1,6 @@
 """The site tests' results store: run documents of the fixture implementations
 (``tests/fixtures/site/impls``), built in code with the harness's own naming
-(:func:`wsbench.provenance.impl_info`) and written into a temporary folder by the tests.
+(:func:`wsbench.instrument.provenance.impl_info`) and written into a temporary folder by the tests.
 
 Machine ``wsbench-ci``; every benchmark has 6 windows (3 processes x 2 windows) spread
 around its rate by :data:`SPREAD` (median = the rate, coefficient of variation 1.5 %).
@@ -58,10 +58,11 @@ import msgspec
 import pytest
 
 from tests.runs import benchmark, failed, run
-from wsbench import mainjob, store
 from wsbench.impls import load_impl
-from wsbench.provenance import impl_info
-from wsbench.runformat import (
+from wsbench.instrument.provenance import impl_info
+from wsbench.jobs import main as mainjob
+from wsbench.results import store
+from wsbench.results.runformat import (
     Benchmark,
     CheckItem,
     Latency,
@@ -399,7 +400,7 @@ def write_store(root: Path) -> Path:
 
 
 def build(out: Path, store_root: Path, impls: Path | None = None) -> Path:
-    """The site as ``./bench site`` builds it (:func:`wsbench.mainjob.build_site`:
+    """The site as ``./bench site`` builds it (:func:`wsbench.jobs.main.build_site`:
     ``mkdocs build --strict`` of the repository's mkdocs.yml, which any warning fails) into
     ``out``, from the results store ``store_root`` (and ``impls``, default the repository's
     ``impls/``)."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from wsbench.cli import main
-from wsbench.runformat import SystemCheck
+from wsbench.commands.cli import main
+from wsbench.results.runformat import SystemCheck
 
 
 def test_unknown_implementation(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,4 @@
-"""The client libraries' job (wsbench.clientjob): which environments, what they install, and
+"""The client libraries' job (wsbench.jobs.clients): which environments, what they install, and
 the documents it writes: measured ones (the client in the project's environment against the
 native reference) and a version that does not install."""
 
@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from wsbench import clientjob, store, venvs
-from wsbench.asvconf import BenchEnv
-from wsbench.cpus import placement_from
+from wsbench.asv import venvs
+from wsbench.asv.conf import BenchEnv
 from wsbench.impls import ImplError
-from wsbench.runformat import load
-from wsbench.sampling import SamplingPlan
+from wsbench.instrument.cpus import placement_from
+from wsbench.instrument.sampling import SamplingPlan
+from wsbench.jobs import clients as clientjob
+from wsbench.results import store
+from wsbench.results.runformat import load
 from wsbench.scenarios import CLIENT_GRID
 
 PLAN = SamplingPlan(processes=1, windows_per_process=1, warmup_s=0.05, window_s=0.2, retries=0)

@@ -171,8 +171,8 @@ def test_summary_from_an_hdr_histogram() -> None:
 
 
 def test_report_has_the_load_generator_fields() -> None:
-    """Every field the harness reads from a load generator report (wsbench.sampling,
-    wsbench.measure.check_report) is there."""
+    """Every field the harness reads from a load generator report (wsbench.instrument.sampling,
+    wsbench.instrument.measure.check_report) is there."""
     drv = clientkit.driver(options("echo", "--count", "3"))
     echo_all(drv)
     report = drv.report("lib", "1", "api")

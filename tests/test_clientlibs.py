@@ -5,7 +5,7 @@ mode, every message checked by the client kit and counted.
 Each configuration gets one reference server (the module-scoped ``session`` fixture,
 parametrized over the configurations) serving its three cases, each a fresh client process;
 the harness validates each report as it validates the load generator's
-(:func:`wsbench.measure.check_report`: exact counts, no integrity error).
+(:func:`wsbench.instrument.measure.check_report`: exact counts, no integrity error).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from wsbench import loadgen
-from wsbench.clientjob import REFERENCE
 from wsbench.impls import Impl, ImplConfig, all_impls, get_impl
-from wsbench.measure import HOST, MeasureConfig, ServerSession
+from wsbench.instrument import loadgen
+from wsbench.instrument.measure import HOST, MeasureConfig, ServerSession
+from wsbench.jobs.clients import REFERENCE
 from wsbench.paths import CLIENTS_DIR
 
 CLIENTS = {c.name: c for c in all_impls(CLIENTS_DIR)}

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import benchmarks
-from wsbench import loadgen
-from wsbench.asv_uv import snapshot_tree
+from wsbench.asv.uv import snapshot_tree
+from wsbench.instrument import loadgen
+from wsbench.instrument.provenance import harness_sha256
 from wsbench.paths import PROJECT_IN_ENV, REPO_ROOT
-from wsbench.provenance import harness_sha256
-from wsbench.runformat import load
+from wsbench.results.runformat import load
 
 
 def test_the_benchmarks_look_for_the_copy_where_the_plugin_puts_it() -> None:
@@ -57,10 +57,10 @@ def test_asv_over_two_commits_measures_each_commits_own_code(tmp_path: Path) -> 
     }
     env.pop(loadgen.BINARY_ENV, None)
     proc = subprocess.run(
-        [sys.executable, "-m", "wsbench.cli", "run", "--impl", "native", "--config", "websocket",
-         "--scenario", "stream", "--grid", "full", "--commits", "HEAD~2..HEAD", "--processes",
-         "1", "--windows", "1", "--warmup", "0.05", "--window", "0.1", "--machine", "e2e",
-         "--no-site"],
+        [sys.executable, "-m", "wsbench.commands.cli", "run", "--impl", "native", "--config",
+         "websocket", "--scenario", "stream", "--grid", "full", "--commits", "HEAD~2..HEAD",
+         "--processes", "1", "--windows", "1", "--warmup", "0.05", "--window", "0.1",
+         "--machine", "e2e", "--no-site"],
         cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NEVER_DISTURBED
-from wsbench.asvconf import bench_envs
-from wsbench.commitcompare import _pair, measure_commits, resolve
-from wsbench.compare import CompareError, compare_runs, to_text
-from wsbench.comparejob import parse_params, select_grids
+from wsbench.asv.conf import bench_envs
+from wsbench.asv.venvs import ensure
 from wsbench.impls import get_impl
-from wsbench.measure import MeasureConfig, measure
+from wsbench.instrument.measure import MeasureConfig, measure
+from wsbench.instrument.sampling import SamplingPlan
+from wsbench.jobs.commits import _pair, measure_commits, resolve
+from wsbench.jobs.compare import parse_params, select_grids
 from wsbench.paths import REPO_ROOT
-from wsbench.sampling import SamplingPlan
-from wsbench.venvs import ensure
+from wsbench.results.compare import CompareError, compare_runs, to_text
 
 
 def _git(*args: str, cwd: Path) -> str:
@@ -38,7 +38,7 @@ def test_a_commit_without_the_worker_is_refused_and_not_helped_by_this_tree(
     # not borrow it.
     clone = tmp_path / "clone"
     _git("clone", "--quiet", str(REPO_ROOT), str(clone), cwd=tmp_path)
-    _git("rm", "-q", "wsbench/commitworker.py", cwd=clone)
+    _git("rm", "-q", "wsbench/jobs/commit_worker.py", cwd=clone)
     _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "old", cwd=clone)
     with pytest.raises(CompareError, match=r"predates wsbench\.commitworker"):
         measure_commits(

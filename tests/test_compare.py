@@ -15,12 +15,12 @@ import pytest
 
 from tests.conftest import NEVER_DISTURBED, fixture_impl
 from tests.runs import SETTINGS, impl, run
-from wsbench.compare import CompareError, compare_runs, to_markdown, to_text
-from wsbench.cpus import default_placement
 from wsbench.impls import get_impl
-from wsbench.interleave import Arm, measure_interleaved, side_order
-from wsbench.measure import MeasureConfig, measure
-from wsbench.sampling import SamplingPlan
+from wsbench.instrument.cpus import default_placement
+from wsbench.instrument.interleave import Arm, measure_interleaved, side_order
+from wsbench.instrument.measure import MeasureConfig, measure
+from wsbench.instrument.sampling import SamplingPlan
+from wsbench.results.compare import CompareError, compare_runs, to_markdown, to_text
 from wsbench.scenarios import Params, Scenario
 
 

@@ -11,15 +11,15 @@ from typing import Any
 import msgspec
 
 from tests.runs import ECHO_16_64, benchmark, impl, run
-from wsbench import store
-from wsbench.asvconf import BenchEnv
-from wsbench.confirm import CONFIRMATIONS, confirm, confirmation_of, flagged_grids, release_env
-from wsbench.cpus import placement_from
+from wsbench.asv.conf import BenchEnv
+from wsbench.ci.confirm import CONFIRMATIONS, confirm, confirmation_of, flagged_grids, release_env
 from wsbench.impls import get_impl
-from wsbench.interleave import Arm
-from wsbench.regressions import compare_new_releases, confirmed_lines
-from wsbench.runformat import Run
-from wsbench.sampling import SamplingPlan
+from wsbench.instrument.cpus import placement_from
+from wsbench.instrument.interleave import Arm
+from wsbench.instrument.sampling import SamplingPlan
+from wsbench.results import store
+from wsbench.results.regressions import compare_new_releases, confirmed_lines
+from wsbench.results.runformat import Run
 
 WEBSOCKETS = get_impl("websockets")
 LAST = WEBSOCKETS.versions[-1].version

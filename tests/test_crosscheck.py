@@ -10,8 +10,9 @@ import msgspec
 import pytest
 
 from tests.runs import ECHO_16_64, benchmark, counted_set, impl, run, with_counts
-from wsbench import crosscheck, store
-from wsbench.runformat import Run
+from wsbench.jobs import crosscheck
+from wsbench.results import store
+from wsbench.results.runformat import Run
 
 RUN_ID = "20261126T200000Z-cc0001"
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from wsbench import devtest, loadgen
+from wsbench.ci import devtest
+from wsbench.instrument import loadgen
 
 
 def test_bytecode_goes_to_the_cache_when_it_may_not_go_beside_the_sources(

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from wsbench import github
+from wsbench.ci import github
 
 FAKE_GH = """#!{python}
 import json, os, sys

@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from tests.conftest import fixture_impl
-from wsbench.measure import ConfigError, MeasureConfig, measure
+from wsbench.instrument.measure import ConfigError, MeasureConfig, measure
 
 
 def _gone(pid: int | None) -> bool:
@@ -82,7 +82,7 @@ def test_bad_configuration_names_the_problem(changes: dict[str, object], message
 def test_killed_harness_leaves_no_server() -> None:
     """Even a harness killed with SIGKILL (no clean-up possible) takes its server with it."""
     code = (
-        "from wsbench.measure import MeasureConfig, measure\n"
+        "from wsbench.instrument.measure import MeasureConfig, measure\n"
         "measure(MeasureConfig(impl='native', scenario='echo', warmup_s=0, duration_s=30))\n"
     )
     harness = subprocess.Popen([sys.executable, "-c", code])

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from wsbench.impls import all_impls, get_impl
+from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession
 from wsbench.loadreport import Report
-from wsbench.measure import MeasureConfig, Measurement, ServerSession
 
 CONFIGS = [
     pytest.param((impl.name, config.id), id=f"{impl.name}:{config.id}")

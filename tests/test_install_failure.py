@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from wsbench import suite
+from wsbench.asv import suite
 from wsbench.paths import INSTALL_ERROR_FILE
-from wsbench.runformat import load
+from wsbench.results.runformat import load
 
 REASON = "'uv pip install websockets==0.0.1' failed: no version 0.0.1"
 
@@ -48,7 +48,7 @@ def test_every_measurement_of_an_uninstallable_version_fails_with_the_reason(
 
 
 def test_the_summary_is_uvs_cause() -> None:
-    from wsbench.asv_uv import install_failure_summary
+    from wsbench.asv.uv import install_failure_summary
 
     unsatisfiable = (
         "error: No solution found when resolving dependencies\n"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import msgspec
 
 from tests.runs import impl, run
-from wsbench.instruction_verdicts import THRESHOLD, compare_counts, to_markdown, to_text
-from wsbench.runformat import Counting, InstructionCount, InstructionSet, Run
+from wsbench.results.instruction_verdicts import THRESHOLD, compare_counts, to_markdown, to_text
+from wsbench.results.runformat import Counting, InstructionCount, InstructionSet, Run
 
 ECHO = {"size_bytes": 16, "in_flight": 64}
 COUNTING = Counting("valgrind-3.19.0 callgrind", 0)

@@ -16,14 +16,14 @@ from tests.conftest import NEVER_DISTURBED, fixture_impl
 from tests.reports import report
 from tests.runs import impl as impl_info
 from tests.runs import run
-from wsbench import instructions
-from wsbench.compare import compare_runs, to_text
-from wsbench.cpus import default_placement
-from wsbench.instruction_verdicts import compare_counts
-from wsbench.instructions import CountError, CountSet, dump_total, messages_of
-from wsbench.interleave import Arm, measure_interleaved
-from wsbench.runformat import Counting, InstructionSet, Run
-from wsbench.sampling import SamplingPlan
+from wsbench.instrument import instructions
+from wsbench.instrument.cpus import default_placement
+from wsbench.instrument.instructions import CountError, CountSet, dump_total, messages_of
+from wsbench.instrument.interleave import Arm, measure_interleaved
+from wsbench.instrument.sampling import SamplingPlan
+from wsbench.results.compare import compare_runs, to_text
+from wsbench.results.instruction_verdicts import compare_counts
+from wsbench.results.runformat import Counting, InstructionSet, Run
 
 ECHO = CountSet("echo", {"size_bytes": 16, "in_flight": 1}, 100, 500)
 """A small echo set, ping-pong: 400 round trips between the low and high runs."""

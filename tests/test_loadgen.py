@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from wsbench import loadgen
+from wsbench.instrument import loadgen
 from wsbench.paths import LOADGEN_DIR
 
 FAKE_CARGO = """#!/bin/sh

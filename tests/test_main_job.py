@@ -18,12 +18,12 @@ import pytest
 
 from tests.conftest import NEVER_DISTURBED, clean_clone_env
 from wsbench.impls import get_impl
-from wsbench.mainjob import MainJobError, add_arguments, main_job_plan
+from wsbench.instrument.sampling import SamplingPlan
+from wsbench.jobs.main import MainJobError, add_arguments, main_job_plan
 from wsbench.paths import REPO_ROOT
-from wsbench.runformat import load
-from wsbench.sampling import SamplingPlan
+from wsbench.results.runformat import load
+from wsbench.results.stats import median
 from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, in_grid, params_key, spec
-from wsbench.stats import median
 
 
 def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
@@ -35,8 +35,8 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
     env["WSBENCH_MAX_STEAL_PERCENT"] = str(NEVER_DISTURBED)
     env["WSBENCH_MAX_OTHER_CPU_PERCENT"] = str(NEVER_DISTURBED)
     proc = subprocess.run(
-        [sys.executable, "-m", "wsbench.cli", "run", "--impl", "native", "--processes", "2",
-         "--windows", "1", "--warmup", "0.1", "--window", "0.2", "--machine", "e2e"],
+        [sys.executable, "-m", "wsbench.commands.cli", "run", "--impl", "native", "--processes",
+         "2", "--windows", "1", "--warmup", "0.1", "--window", "0.2", "--machine", "e2e"],
         cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

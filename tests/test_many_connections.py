@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from wsbench.impls import get_impl
-from wsbench.measure import MeasureConfig, ServerSession
-from wsbench.sampling import SamplingPlan, to_sample
+from wsbench.instrument.measure import MeasureConfig, ServerSession
+from wsbench.instrument.sampling import SamplingPlan, to_sample
 from wsbench.scenarios import SOURCE_ADDRESSES
 from wsbench.scenarios.memory import counts as memory_counts
 

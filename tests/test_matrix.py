@@ -6,9 +6,9 @@ from __future__ import annotations
 import msgspec
 
 from tests.runs import LOADGEN, SETTINGS, impl, run
-from wsbench.asvconf import BenchEnv, bench_envs
-from wsbench.matrix import MATRIX_PERIOD_DAYS, NEW_GROUP, due, run_started
-from wsbench.runformat import LoadgenBuild, Run
+from wsbench.asv.conf import BenchEnv, bench_envs
+from wsbench.ci.matrix import MATRIX_PERIOD_DAYS, NEW_GROUP, due, run_started
+from wsbench.results.runformat import LoadgenBuild, Run
 
 TONIGHT = "20261126T022300Z-cccccc"
 WEBSOCKETS = [e for e in bench_envs() if e.impl.name == "websockets"]

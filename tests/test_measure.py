@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from tests.reports import report
+from wsbench.instrument.measure import MeasureConfig, check_report
 from wsbench.loadreport import Report
-from wsbench.measure import MeasureConfig, check_report
 from wsbench.scenarios import SOURCE_ADDRESSES, Scenario
 
 URL = "ws://127.0.0.1:9/x"
@@ -117,7 +117,7 @@ def test_connect_fails_without_a_completed_cycle_and_memory_without_a_connection
 def test_bad_options_are_named(changes: dict[str, Any], message: str) -> None:
     import dataclasses
 
-    from wsbench.measure import ConfigError
+    from wsbench.instrument.measure import ConfigError
 
     config = dataclasses.replace(_config("connect", workers=1), **changes)
     with pytest.raises(ConfigError, match=message):

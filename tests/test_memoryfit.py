@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from wsbench.memoryfit import (
+from wsbench.results.memoryfit import (
     FLOOR_BYTES,
     LINEARITY_TOLERANCE,
     MIN_COUNTS,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wsbench import asvconf
+from wsbench.asv import conf as asvconf
 from wsbench.impls import Impl, ImplError, all_impls, get_impl, load_impl
 from wsbench.paths import REPO_ROOT
 

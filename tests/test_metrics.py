@@ -1,8 +1,8 @@
-"""wsbench.metrics: the figures' directions in words."""
+"""wsbench.results.metrics: the figures' directions in words."""
 
 from __future__ import annotations
 
-from wsbench.metrics import BY_NAME
+from wsbench.results.metrics import BY_NAME
 
 
 def test_direction_in_words_follows_higher_is_better() -> None:

@@ -12,11 +12,9 @@ import msgspec
 import pytest
 
 from tests.runs import impl, run
-from wsbench import store
-from wsbench.asvconf import bench_envs
-from wsbench.confirm import CONFIRMATIONS
-from wsbench.impls import get_impl
-from wsbench.nightly import (
+from wsbench.asv.conf import bench_envs
+from wsbench.ci.confirm import CONFIRMATIONS
+from wsbench.ci.nightly import (
     NightlyError,
     file_issues,
     given_plan_options,
@@ -26,8 +24,10 @@ from wsbench.nightly import (
     without_selection,
     write_reports,
 )
-from wsbench.regressions import Regression
-from wsbench.runformat import CheckItem, Run, SystemCheck
+from wsbench.impls import get_impl
+from wsbench.results import store
+from wsbench.results.regressions import Regression
+from wsbench.results.runformat import CheckItem, Run, SystemCheck
 
 TUNED = SystemCheck(items=(CheckItem("governor", "performance", True),), tuned=True)
 UNTUNED = SystemCheck(items=(CheckItem("governor", "powersave", False, "x"),), tuned=False)

@@ -29,13 +29,14 @@ import msgspec
 
 from tests.conftest import clean_clone_env
 from tests.runs import run
-from wsbench import scenarios, store
-from wsbench.asvconf import BenchEnv, bench_envs
+from wsbench import scenarios
+from wsbench.asv.conf import BenchEnv, bench_envs
+from wsbench.ci.matrix import NEW_GROUP, due
+from wsbench.ci.nightly import publish
 from wsbench.impls import all_impls, get_impl
-from wsbench.matrix import NEW_GROUP, due
-from wsbench.nightly import publish
 from wsbench.paths import REPO_ROOT
-from wsbench.runformat import CheckItem, SystemCheck, load
+from wsbench.results import store
+from wsbench.results.runformat import CheckItem, SystemCheck, load
 from wsbench.scenarios import Grid
 
 EARLIER = "20261101T020000Z-aaaaaa"
@@ -68,8 +69,8 @@ def _clone_with_three_websockets_versions(clone: Path) -> None:
     ]  # fmt: skip
     assert len(kept) == len(lines) - (len(WEBSOCKETS.versions) - len(LISTED))
     meta.write_text("".join(kept), encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "wsbench.cli", "asv-conf"], cwd=clone, check=True,
-                   capture_output=True)  # fmt: skip
+    subprocess.run([sys.executable, "-m", "wsbench.commands.cli", "asv-conf"], cwd=clone,
+                   check=True, capture_output=True)  # fmt: skip
     _commit(clone, f"websockets {', '.join(LISTED)} only")
 
 
@@ -87,7 +88,7 @@ def _night(
     clone: Path, remote: Path, work: Path, env: dict[str, str], *options: str, run: Sequence[str]
 ) -> str:
     proc = subprocess.run(
-        [sys.executable, "-m", "wsbench.cli", "nightly", "all", "--remote", str(remote),
+        [sys.executable, "-m", "wsbench.commands.cli", "nightly", "all", "--remote", str(remote),
          "--allow-untuned", "--work-dir", str(work), *options, "--", *run],
         cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip

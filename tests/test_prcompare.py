@@ -9,18 +9,19 @@ from pathlib import Path
 import pytest
 
 from tests.runs import counted_set, impl, run, with_counts
-from wsbench import commitcompare, prcompare
-from wsbench.commitcompare import CommitSides
-from wsbench.github import COUNTS_MARKER
-from wsbench.prcompare import REDUCED_SETS, add_arguments, select
-from wsbench.runformat import Run
+from wsbench.ci import pull_request as prcompare
+from wsbench.ci.github import COUNTS_MARKER
+from wsbench.ci.pull_request import REDUCED_SETS, add_arguments, select
+from wsbench.jobs import commits as commitcompare
+from wsbench.jobs.commits import CommitSides
+from wsbench.results.runformat import Run
 
 
 def test_a_harness_or_load_generator_change_measures_everything_at_a_reduced_scale() -> None:
     chosen = select(["impls/aiohttp/server.py", "loadgen/src/main.rs", "README.md"])
     assert chosen.everything and chosen.impls == () and not chosen.empty
     assert "loadgen/src/main.rs" in chosen.reason
-    assert select(["wsbench/measure.py"]).everything
+    assert select(["wsbench/instrument/measure.py"]).everything
     assert select(["pyproject.toml"]).everything and select(["bench"]).everything
     assert not select(["bench.md"]).everything
 
@@ -43,7 +44,7 @@ def _counted(doc: Run, per_message: int) -> Run:
 @pytest.mark.parametrize(
     ("changed", "impls", "count"),
     [("impls/websockets/server.py", ("websockets",), ()),
-     ("wsbench/measure.py", (), REDUCED_SETS)],
+     ("wsbench/instrument/measure.py", (), REDUCED_SETS)],
 )  # fmt: skip
 def test_instructions_only_counts_what_changed_and_writes_its_own_comment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, changed: str, impls: tuple[str, ...],

@@ -11,10 +11,17 @@ import dataclasses
 import msgspec
 
 from tests.runs import counted_set, impl, run, with_counts
-from wsbench.compare import compare_runs
 from wsbench.impls import get_impl
-from wsbench.regressions import Regression, compare_new_releases, confirmed_lines, find, key, title
-from wsbench.runformat import Run
+from wsbench.results.compare import compare_runs
+from wsbench.results.regressions import (
+    Regression,
+    compare_new_releases,
+    confirmed_lines,
+    find,
+    key,
+    title,
+)
+from wsbench.results.runformat import Run
 
 WEBSOCKETS = get_impl("websockets")
 LAST = WEBSOCKETS.versions[-1].version

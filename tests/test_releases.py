@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import pytest
 
 from wsbench.impls import get_impl
-from wsbench.releases import (
+from wsbench.jobs.releases import (
     ReleaseIndexError,
     fetch_project,
     new_release_envs,

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from tests.runs import run
-from wsbench.runformat import CheckItem, FormatError, SystemCheck, decode, encode
+from wsbench.results.runformat import CheckItem, FormatError, SystemCheck, decode, encode
 
 
 def test_a_run_reads_back_identically() -> None:
@@ -42,7 +42,7 @@ def test_a_version_1_document_reads_as_one_without_instruction_counts() -> None:
 
 
 def test_instruction_counts_read_back_with_their_figures() -> None:
-    from wsbench.runformat import Counting, InstructionCount, InstructionSet
+    from wsbench.results.runformat import Counting, InstructionCount, InstructionSet
 
     counts = [InstructionCount(1000, 1000, 10_000_000), InstructionCount(5000, 5000, 50_000_000),
               InstructionCount(5000, 5000, 50_040_000)]  # fmt: skip
@@ -77,7 +77,7 @@ def test_other_files_are_refused(text: str, message: str) -> None:
 
 def test_usable_samples_leave_out_disturbed_and_failed_windows() -> None:
     from tests.runs import sample
-    from wsbench.runformat import Sample
+    from wsbench.results.runformat import Sample
 
     bench = run([1.0]).benchmarks[0]
     kept = sample(100.0)

@@ -7,13 +7,11 @@ import pytest
 
 from tests.conftest import NEVER_DISTURBED, fixture_impl
 from tests.reports import report as fake_report
-from wsbench import sampling
-from wsbench.cpus import default_placement
 from wsbench.impls import get_impl
-from wsbench.measure import MeasureConfig, Measurement, ServerSession
-from wsbench.runformat import MemoryStep
-from wsbench.sampler import CpuActivity, ServerUsage
-from wsbench.sampling import (
+from wsbench.instrument import sampling
+from wsbench.instrument.cpus import default_placement
+from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession
+from wsbench.instrument.sampling import (
     SamplingPlan,
     disturbed_by_other_work,
     process_groups,
@@ -21,6 +19,8 @@ from wsbench.sampling import (
     sample_scenarios,
     to_sample,
 )  # fmt: skip
+from wsbench.instrument.usage import CpuActivity, ServerUsage
+from wsbench.results.runformat import MemoryStep
 from wsbench.scenarios import Params, Scenario, spec
 
 PLAN = SamplingPlan(max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED)
@@ -184,7 +184,7 @@ def test_a_bad_plan_is_refused() -> None:
 
 def test_asv_figures_are_medians_of_the_usable_samples() -> None:
     from tests.runs import run, sample
-    from wsbench.suite import figures_of
+    from wsbench.asv.suite import figures_of
 
     bench = run([100.0, 300.0, 200.0]).benchmarks[0]
     figures = figures_of(bench)
@@ -195,7 +195,7 @@ def test_asv_figures_are_medians_of_the_usable_samples() -> None:
 
 
 def test_a_clients_sample_keeps_errors_by_kind_lost_messages_and_the_spread() -> None:
-    from wsbench import metrics
+    from wsbench.results import metrics
 
     config = MeasureConfig.for_params(
         "native", None, "clients", {"connections": 1000, "size_bytes": 16, "in_flight": 1},
@@ -229,7 +229,7 @@ def test_a_clients_sample_keeps_errors_by_kind_lost_messages_and_the_spread() ->
 
 
 def test_a_memory_sample_gives_bytes_per_connection() -> None:
-    from wsbench import metrics
+    from wsbench.results import metrics
 
     config = MeasureConfig.for_params(
         "native", None, "memory", {"connections": 1000}, warmup_s=0.25, window_s=0.5
@@ -266,7 +266,14 @@ def test_a_memory_sample_gives_bytes_per_connection() -> None:
 def test_the_suite_skips_parameter_sets_outside_the_grid_and_refuses_an_unknown_grid(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from wsbench.suite import GRID_ENV, Figures, ScenarioSuite, SuiteError, SuiteSettings, lookup
+    from wsbench.asv.suite import (
+        GRID_ENV,
+        Figures,
+        ScenarioSuite,
+        SuiteError,
+        SuiteSettings,
+        lookup,
+    )
 
     figures: dict[str, Figures] = {"in_flight=1,size_bytes=16": {"seconds_per_message": 0.5}}
     with pytest.raises(NotImplementedError, match="not in this run's grid"):

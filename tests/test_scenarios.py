@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from wsbench import metrics
 from wsbench import scenarios as scenarios_package
-from wsbench.measure import MeasureConfig
+from wsbench.instrument.measure import MeasureConfig
+from wsbench.results import metrics
 from wsbench.scenarios import (
     FANOUT_MAX_CLIENT_MESSAGES_PER_S,
     SCENARIOS,

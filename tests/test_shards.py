@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from wsbench.asvconf import bench_envs
-from wsbench.shards import ShardError, parse, select, split
+from wsbench.asv.conf import bench_envs
+from wsbench.jobs.shards import ShardError, parse, select, split
 
 
 def test_every_environment_once_and_each_implementation_on_one_shard() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.site_runs import site_runs
-from wsbench import loadgen
+from wsbench.instrument import loadgen
 from wsbench.site import chartcache
 from wsbench.site.results import select
 from wsbench.site.sweeps import CLIENTS_FIGURES, sweep_charts

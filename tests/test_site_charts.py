@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from tests.site_runs import CURRENT, IMPLS, site_runs
-from wsbench import stats
+from wsbench.results import stats
 from wsbench.site.charts import render_svg
 from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.headline import HEADLINES, Chart, chart, version_axis

@@ -10,9 +10,9 @@ import pytest
 
 from tests.runs import benchmark, failed, impl, run
 from wsbench.impls import all_impls
-from wsbench.metrics import BY_NAME
 from wsbench.paths import CLIENTS_DIR
-from wsbench.runformat import Run
+from wsbench.results.metrics import BY_NAME
+from wsbench.results.runformat import Run
 from wsbench.scenarios import SPECS
 from wsbench.site.claims import (
     Claim,

@@ -8,7 +8,8 @@ import msgspec
 from tests.runs import benchmark, failed, impl, run
 from wsbench.impls import all_impls
 from wsbench.paths import CLIENTS_DIR
-from wsbench.runformat import Run
+from wsbench.results.runformat import Run
+from wsbench.results.store import Store
 from wsbench.scenarios import CLIENT_GRID
 from wsbench.site.clients import (
     CLIENTS_INDEX,
@@ -19,7 +20,6 @@ from wsbench.site.clients import (
     set_title,
 )
 from wsbench.site.results import results_of
-from wsbench.store import Store
 
 PING_PONG_256 = {"size_bytes": 256, "in_flight": 1}
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.runs import ECHO_16_64, benchmark, counted_set, impl, run, with_counts
 from tests.site_runs import IMPLS
-from wsbench.runformat import InstructionSet, Run
+from wsbench.results.runformat import InstructionSet, Run
 from wsbench.site.counts import COUNT_HEADER, count_text
 from wsbench.site.framework_pages import COUNTS_TITLE, render_page
 from wsbench.site.frameworks import load_frameworks

@@ -13,9 +13,9 @@ import pytest
 from tests.runs import ECHO_16_64, benchmark, failed, impl, run
 from tests.site_runs import CURRENT, OLD_RUN, OTHER_RUN, REFERENCE_RUN, TOO_BIG, UV_FAILURE
 from tests.site_runs import site_runs as fixture_runs
-from wsbench import runformat
-from wsbench.metrics import METRICS
-from wsbench.runformat import FormatError, Run
+from wsbench.results import runformat
+from wsbench.results.metrics import METRICS
+from wsbench.results.runformat import FormatError, Run
 from wsbench.scenarios import PARAM_NAMES
 from wsbench.site.downloads import (
     COLUMNS,

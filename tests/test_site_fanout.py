@@ -12,8 +12,8 @@ import pytest
 
 from tests.runs import failed, impl, run
 from wsbench.impls import load_impl
-from wsbench.provenance import impl_info
-from wsbench.runformat import Benchmark, ImplInfo, Latency, Run, Sample
+from wsbench.instrument.provenance import impl_info
+from wsbench.results.runformat import Benchmark, ImplInfo, Latency, Run, Sample
 from wsbench.site.markup import cell
 from wsbench.site.render import POLICY_HEADER, render_leaderboard_page
 from wsbench.site.results import Results, select

@@ -21,10 +21,10 @@ from tests.site_runs import (
     TOO_BIG,
     site_runs,
 )
-from wsbench import stats
 from wsbench.impls import load_impl
-from wsbench.provenance import impl_info
-from wsbench.runformat import Run
+from wsbench.instrument.provenance import impl_info
+from wsbench.results import stats
+from wsbench.results.runformat import Run
 from wsbench.site.findings import Findings, ServerBuild, findings_of
 from wsbench.site.findings_page import ratio_text, render_findings
 from wsbench.site.frameworks import load_frameworks

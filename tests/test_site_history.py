@@ -25,10 +25,10 @@ from tests.site_runs import (
     rates,
     site_runs,
 )
-from wsbench import stats
 from wsbench.impls import load_impl
-from wsbench.provenance import impl_info
-from wsbench.runformat import Harness, Run, SystemCheck
+from wsbench.instrument.provenance import impl_info
+from wsbench.results import stats
+from wsbench.results.runformat import Harness, Run, SystemCheck
 from wsbench.site.charts import night_labels, render_history_svg
 from wsbench.site.framework_pages import NIGHTS_ONE_RUN, NIGHTS_TABLE_RUNS, render_page
 from wsbench.site.frameworks import Framework, load_frameworks

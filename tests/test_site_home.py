@@ -15,7 +15,7 @@ import pytest
 from tests.runs import run
 from tests.site_runs import IMPLS, REFERENCE_META, site_runs
 from wsbench.impls import load_impl
-from wsbench.provenance import impl_info
+from wsbench.instrument.provenance import impl_info
 from wsbench.site.findings import Findings, findings_of
 from wsbench.site.frameworks import load_frameworks
 from wsbench.site.home import (

@@ -35,10 +35,10 @@ from tests.site_runs import (
     memory,
     site_runs,
 )
-from wsbench import stats
-from wsbench.matrix import MATRIX_PERIOD_DAYS
-from wsbench.memoryfit import FLOOR_BYTES
+from wsbench.ci.matrix import MATRIX_PERIOD_DAYS
 from wsbench.paths import REPO_ROOT
+from wsbench.results import stats
+from wsbench.results.memoryfit import FLOOR_BYTES
 from wsbench.scenarios import SCENARIOS, SOURCE_ADDRESSES, SPECS
 from wsbench.site.downloads import samples_csv
 from wsbench.site.findings import findings_of

@@ -31,10 +31,10 @@ from tests.site_runs import (
 )
 from tests.site_runs import OTHER_SETTINGS as LONGER_WINDOWS
 from tests.site_runs import SETTINGS as SITE_SETTINGS
-from wsbench import stats, store
 from wsbench.impls import load_impl
-from wsbench.provenance import impl_info
-from wsbench.runformat import ALL_DISTURBED, ImplInfo, Run, Settings
+from wsbench.instrument.provenance import impl_info
+from wsbench.results import stats, store
+from wsbench.results.runformat import ALL_DISTURBED, ImplInfo, Run, Settings
 from wsbench.site.changes import significant_changes
 from wsbench.site.clients import latest_runs
 from wsbench.site.environment import render_environment

@@ -2,7 +2,7 @@
 fails the build (``mkdocs build --strict`` without ``--quiet``, which would drop the warning
 before the strict mode counts it), with exit code 2 and a message naming the file and the
 reason. A valid store still builds: tests/test_site.py builds its sites through the same
-:func:`wsbench.mainjob.build_site`."""
+:func:`wsbench.jobs.main.build_site`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import pytest
 
 from tests.runs import impl, run
 from tests.site_runs import IMPLS
-from wsbench import cli, mainjob, store
+from wsbench.commands import cli
+from wsbench.jobs import main as mainjob
+from wsbench.results import store
 
 RATES = [98.0, 99.0, 100.0, 101.0, 102.0, 103.0]
 

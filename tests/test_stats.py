@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from wsbench.stats import (
+from wsbench.results.stats import (
     ALPHA,
     MIN_EFFECT,
     Summary,
@@ -42,7 +42,7 @@ def test_median_of_nothing_raises() -> None:
 def test_importing_the_module_and_median_need_no_numpy() -> None:
     code = (
         "import sys\n"
-        "from wsbench.stats import median\n"
+        "from wsbench.results.stats import median\n"
         "assert median([1.0, 2.0]) == 1.5\n"
         "assert 'numpy' not in sys.modules and 'scipy' not in sys.modules, 'imported'\n"
     )

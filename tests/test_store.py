@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tests.runs import run
-from wsbench import store
+from wsbench.results import store
 
 
 def test_a_second_run_adds_and_loses_nothing(tmp_path: Path) -> None:

@@ -11,9 +11,7 @@ import pytest
 from asv_runner.benchmarks._base import get_setup_cache_key  # type: ignore[import-untyped]
 
 import benchmarks
-from wsbench.sampling import SamplingPlan
-from wsbench.scenarios import SCENARIOS, spec
-from wsbench.suite import (
+from wsbench.asv.suite import (
     GRID_ENV,
     PARAMS_ENV,
     SCENARIOS_ENV,
@@ -22,6 +20,8 @@ from wsbench.suite import (
     SuiteSettings,
     selected_grids,
 )
+from wsbench.instrument.sampling import SamplingPlan
+from wsbench.scenarios import SCENARIOS, spec
 
 MODULES = [
     importlib.import_module(f"benchmarks.{info.name}")

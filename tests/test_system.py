@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from wsbench import system
-from wsbench.cpus import CpuPlacement
-from wsbench.runformat import CheckItem, SystemCheck
+from wsbench.instrument import system
+from wsbench.instrument.cpus import CpuPlacement
+from wsbench.results.runformat import CheckItem, SystemCheck
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:

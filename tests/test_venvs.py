@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from wsbench import venvs
-from wsbench.asvconf import bench_envs
+from wsbench.asv import venvs
+from wsbench.asv.conf import bench_envs
 
 
 def test_an_environment_without_packages_is_made_over_an_unfinished_one(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wsbench.workflowlint import run
+from wsbench.ci.workflow_lint import run
 
 BAD = """\
 name: bad

@@ -22,16 +22,16 @@ RESULTS_DIR = ASV_DIR / "results"
 """asv's results folder (``results_dir`` in asv.conf.json)."""
 
 RUNS_DIR = REPO_ROOT / "results"
-"""The results store (:mod:`wsbench.store`): every run's documents; ignored by git."""
+"""The results store (:mod:`wsbench.results.store`): every run's documents; ignored by git."""
 
 
 SITE_DIR = REPO_ROOT / "public"
 """Where ``mkdocs build`` writes the site; ignored by git."""
 
 INSTALL_ERROR_FILE = "wsbench-install-error.json"
-"""Left at an asv environment's root (``sys.prefix``) by :mod:`wsbench.asv_uv` when the
+"""Left at an asv environment's root (``sys.prefix``) by :mod:`wsbench.asv.uv` when the
 environment's requirements did not install: ``{"requirements": {name: version}, "error": str}``."""
 
 PROJECT_IN_ENV = "wsbench-project"
-"""Where, inside an asv environment, :mod:`wsbench.asv_uv` puts the copy of the commit being
+"""Where, inside an asv environment, :mod:`wsbench.asv.uv` puts the copy of the commit being
 measured (the benchmarks import the harness from it)."""

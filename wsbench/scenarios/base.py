@@ -6,7 +6,7 @@ modes (:class:`EchoMode`, :class:`StreamMode`, :class:`ConnectMode`, :class:`Hol
 A scenario module (``wsbench/scenarios/<name>.py``) holds one ``SPEC``: its parameters
 and grids, how it drives the load generator (:meth:`ScenarioSpec.loadgen_options`) and
 checks its report (:meth:`ScenarioSpec.check`), its figures (names of
-:data:`wsbench.metrics.METRICS`, the one it ranks by first), and its leaderboard's
+:data:`wsbench.results.metrics.METRICS`, the one it ranks by first), and its leaderboard's
 columns, notes and sentences. The registry (:mod:`wsbench.scenarios`) finds the modules;
 everything else (the measurement, the asv benchmarks, the metrics, the site) loops over
 it. This module imports nothing else of wsbench but the load generator report's contract
@@ -57,7 +57,7 @@ ERRORS_NOTE = (
 
 
 class Settings(Protocol):
-    """What one measurement asks of a scenario (:class:`wsbench.measure.MeasureConfig`
+    """What one measurement asks of a scenario (:class:`wsbench.instrument.measure.MeasureConfig`
     is one): sizes in bytes, times in seconds, rates in messages/s."""
 
     @property
@@ -90,7 +90,7 @@ class ColumnSpec:
 
     Attributes:
         header: its header with the unit, e.g. ``"p99 latency (µs)"``.
-        figure: the metric it shows (a name of :data:`wsbench.metrics.METRICS`), or None
+        figure: the metric it shows (a name of :data:`wsbench.results.metrics.METRICS`), or None
             for a column the site computes itself (``special``).
         fmt: the number format, e.g. ``",.1f"``.
         scale: the unit the figure is divided by (``1e-6``: seconds shown in µs).
@@ -174,7 +174,7 @@ class ScenarioSpec:
         full: the full grid's parameter sets (a subset of the axes' product).
         default: the default grid's parameter sets (a subset of ``full``).
         position: where tables and pages list it (ascending).
-        figures: the names of its figures (:data:`wsbench.metrics.METRICS`).
+        figures: the names of its figures (:data:`wsbench.results.metrics.METRICS`).
         headline: the figure its leaderboard ranks by (default messages/s).
         columns: its leaderboard's figure columns, the ranking figure first (empty: the
             headline with its interval, server CPU and RSS).
@@ -251,7 +251,7 @@ class ScenarioSpec:
     def loadgen_options(self, s: Settings) -> list[str]:
         """The load generator's options of this scenario's mode for ``s``, after
         ``<mode> --url URL`` (the options every mode shares, count, source addresses,
-        frames and protocol, come after them: :meth:`wsbench.measure.MeasureConfig.
+        frames and protocol, come after them: :meth:`wsbench.instrument.measure.MeasureConfig.
         loadgen_args`)."""
         raise NotImplementedError(self.mode)
 

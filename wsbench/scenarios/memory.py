@@ -1,5 +1,5 @@
 """Memory per connection: the server's memory idle and with N open idle connections, read
-at several counts in one process and fitted to a line (:mod:`wsbench.memoryfit`)."""
+at several counts in one process and fitted to a line (:mod:`wsbench.results.memoryfit`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from wsbench.scenarios.base import (
 STEPS = (0.1, 0.5, 1.0)
 """The memory scenario's connection counts as fractions of its ``connections`` parameter:
 the server's memory is read before the first connection (0) and once each count is open,
-and the figure is the slope through those points (:mod:`wsbench.memoryfit`)."""
+and the figure is the slope through those points (:mod:`wsbench.results.memoryfit`)."""
 FLOOR_BYTES = 512
 """A memory per connection below this is flagged as implausible: every server here keeps,
 for each connection, at least its socket's state in its own structures (socketify:

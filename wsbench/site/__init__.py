@@ -3,8 +3,8 @@
 Modules, one job each:
 
 - :mod:`wsbench.site.rows`: one benchmark of a run document -> a row of figures (medians,
-  95 % intervals, spread) through :mod:`wsbench.metrics` and :mod:`wsbench.stats`.
-- :mod:`wsbench.site.results`: the results store (:mod:`wsbench.store`) -> the current
+  95 % intervals, spread) through :mod:`wsbench.results.metrics` and :mod:`wsbench.results.stats`.
+- :mod:`wsbench.site.results`: the results store (:mod:`wsbench.results.store`) -> the current
   comparison group of every machine (the newest figure of each environment, scenario and
   parameter set), and every run for the history.
 - :mod:`wsbench.site.frameworks`: the implementations' ``impls/*/meta.toml`` (through

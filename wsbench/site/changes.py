@@ -1,9 +1,9 @@
 """Significant changes of a figure between consecutive releases of one configuration.
 
 Consecutive measured versions (the failed ones skipped) are compared with
-:func:`wsbench.stats.compare` on the usable samples of the figure: a change is significant
-when the Mann-Whitney U test gives p < :data:`wsbench.stats.ALPHA` and the medians differ by
-at least :data:`wsbench.stats.MIN_EFFECT`. Only significant changes are reported.
+:func:`wsbench.results.stats.compare` on the usable samples of the figure: a change is significant
+when the Mann-Whitney U test gives p < :data:`wsbench.results.stats.ALPHA` and the medians differ by
+at least :data:`wsbench.results.stats.MIN_EFFECT`. Only significant changes are reported.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from wsbench.stats import Comparison, compare
+from wsbench.results.stats import Comparison, compare
 
 MINUS = "\u2212"
 """The minus sign of a negative change (U+2212, not a hyphen)."""
@@ -26,7 +26,7 @@ class Change:
     Attributes:
         base: the older version.
         head: the newer version.
-        comparison: :func:`wsbench.stats.compare`'s result (``head_over_base`` is the
+        comparison: :func:`wsbench.results.stats.compare`'s result (``head_over_base`` is the
             ratio of medians, ``p_value`` the test's).
     """
 
@@ -55,12 +55,12 @@ def _compare(base: tuple[float, ...], head: tuple[float, ...], higher: bool) -> 
 def compare_samples(
     base: Sequence[float], head: Sequence[float], *, higher_is_better: bool
 ) -> Comparison:
-    """:func:`wsbench.stats.compare` of ``base`` and ``head`` with its defaults, cached:
+    """:func:`wsbench.results.stats.compare` of ``base`` and ``head`` with its defaults, cached:
     the site compares the same samples on several pages (the framework charts and the
     Findings page) and computes each comparison once.
 
     Raises:
-        ValueError: as :func:`wsbench.stats.compare` (a side empty, or a value not finite
+        ValueError: as :func:`wsbench.results.stats.compare` (a side empty, or a value not finite
             or not > 0).
     """
     return _compare(tuple(base), tuple(head), higher_is_better)
@@ -74,11 +74,11 @@ def significant_changes(
     Args:
         versions: ``(version, samples)`` in version order, oldest first; a version with no
             sample (it failed) is skipped, so its neighbours are compared.
-        higher_is_better: the figure's direction (see :func:`wsbench.stats.compare`).
+        higher_is_better: the figure's direction (see :func:`wsbench.results.stats.compare`).
 
     Returns:
         The significant changes, oldest first; empty when none is. Samples that are not
-        all positive (which :func:`~wsbench.stats.compare` refuses) are never compared.
+        all positive (which :func:`~wsbench.results.stats.compare` refuses) are never compared.
     """
     measured = [(v, s) for v, s in versions if s and min(s) > 0]
     changes = []

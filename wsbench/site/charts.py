@@ -31,12 +31,12 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
+from wsbench.results.stats import UNSTABLE_CV
 from wsbench.site.chartcache import cached
 from wsbench.site.headline import Chart, Headline, Line
 from wsbench.site.history import ChartLine, HistoryChart, HistoryPoint, Night
 from wsbench.site.markup import UNSTABLE, short_number
 from wsbench.site.sweeps import Series, SweepChart, SweepFigure
-from wsbench.stats import UNSTABLE_CV
 
 COLORS = (
     "#1f77b4",

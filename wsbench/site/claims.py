@@ -27,8 +27,8 @@ from typing import Literal
 
 import msgspec
 
-from wsbench.metrics import BY_NAME, Metric
-from wsbench.runformat import Run
+from wsbench.results.metrics import BY_NAME, Metric
+from wsbench.results.runformat import Run
 from wsbench.scenarios import params_key
 from wsbench.site import templates
 from wsbench.site.markup import cell, table
@@ -44,7 +44,7 @@ STUDIES_REVISITED = "studies.md"
 class Measure(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One of our figures: which results store (``"servers"`` or ``"clients"``), which
     implementation or client library in which configuration, which scenario at which
-    parameters, which metric (:data:`wsbench.metrics.BY_NAME`)."""
+    parameters, which metric (:data:`wsbench.results.metrics.BY_NAME`)."""
 
     store: Literal["servers", "clients"]
     impl: str

@@ -2,11 +2,11 @@
 :data:`wsbench.scenarios.CLIENT_GRID`, the 256 B ping-pong first) and one page per library
 with its figures by version.
 
-Every figure comes from the client store (``<store>/clients``, :mod:`wsbench.clientjob`)
+Every figure comes from the client store (``<store>/clients``, :mod:`wsbench.jobs.clients`)
 through the same rows as the servers' (:mod:`wsbench.site.rows`: medians with their 95 %
 interval). In a client's row the load generator's CPU is the client's own; the server's CPU
 is the native reference server's, and a figure whose server used more than
-:data:`wsbench.measure.CLIENT_BOUND_CPU_PERCENT` of its core is flagged as possibly
+:data:`wsbench.instrument.measure.CLIENT_BOUND_CPU_PERCENT` of its core is flagged as possibly
 server-bound.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wsbench.impls import Impl
-from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.scenarios import CLIENT_GRID, params_key
 from wsbench.site import templates
 from wsbench.site.markup import DASH, cell, link, num, short_reason, spread, table

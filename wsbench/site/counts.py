@@ -2,15 +2,15 @@
 page (:func:`count_text`) and the sentence that says what the figure is
 (:data:`COUNT_LEGEND`).
 
-The figure is :attr:`wsbench.runformat.InstructionSet.per_message`, counted by
-:mod:`wsbench.instructions`; whether it is deterministic is
-:func:`wsbench.instruction_verdicts.deterministic`'s rule, the same the verdicts use.
+The figure is :attr:`wsbench.results.runformat.InstructionSet.per_message`, counted by
+:mod:`wsbench.instrument.instructions`; whether it is deterministic is
+:func:`wsbench.results.instruction_verdicts.deterministic`'s rule, the same the verdicts use.
 """
 
 from __future__ import annotations
 
-from wsbench.instruction_verdicts import deterministic
-from wsbench.runformat import InstructionSet
+from wsbench.results.instruction_verdicts import deterministic
+from wsbench.results.runformat import InstructionSet
 from wsbench.site.markup import DASH, cell, short_reason
 
 COUNT_HEADER = "Instructions / message"

@@ -5,10 +5,10 @@ Two files per run (a run id on one machine), generated into the built site besid
 
 - ``downloads/<machine>/<run id>.json``: the run's documents, a JSON array with one element
   per (environment, harness commit), each a complete run document of
-  :mod:`wsbench.runformat` (``"format": "wsbench-run"``) as :func:`wsbench.runformat.encode`
-  writes it into the store (the store's documents are read and written again, so a
-  document saved before a field was added to the format shows it with its default).
-  :func:`decode_bundle` reads one back; any JSON reader can too.
+  :mod:`wsbench.results.runformat` (``"format": "wsbench-run"``) as
+  :func:`wsbench.results.runformat.encode` writes it into the store (the store's documents are read
+  and written again, so a document saved before a field was added to the format shows it with its
+  default). :func:`decode_bundle` reads one back; any JSON reader can too.
 - ``downloads/<machine>/<run id>.csv``: one row per sample (measurement window) of every
   document of the run, plus one row per failed benchmark without samples and per
   environment that failed to install without any benchmark; the header is
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import msgspec
 
-from wsbench import runformat
-from wsbench.metrics import METRICS, Metric
-from wsbench.runformat import Benchmark, FormatError, Run, Sample
+from wsbench.results import runformat
+from wsbench.results.metrics import METRICS, Metric
+from wsbench.results.runformat import Benchmark, FormatError, Run, Sample
 from wsbench.scenarios import PARAM_DOCS as PARAM_MEANINGS
 from wsbench.scenarios import PARAM_NAMES, SCENARIOS
 from wsbench.site.markup import safe_name
@@ -88,14 +88,14 @@ def group_runs(docs: Iterable[Run]) -> list[RunDocuments]:
 
 def bundle(docs: Sequence[Run]) -> bytes:
     """The JSON download of a run: a JSON array of ``docs``, each as
-    :func:`wsbench.runformat.encode` writes it (UTF-8 bytes)."""
+    :func:`wsbench.results.runformat.encode` writes it (UTF-8 bytes)."""
     parts = [runformat.encode(doc).rstrip(b"\n") for doc in docs]
     return b"[\n" + b",\n".join(parts) + b"\n]\n"
 
 
 def decode_bundle(data: bytes | str, *, source: str = "<download>") -> list[Run]:
     """Read a JSON download (:func:`bundle`) back into run documents, each validated by
-    :func:`wsbench.runformat.decode`.
+    :func:`wsbench.results.runformat.decode`.
 
     Raises:
         FormatError: not a JSON array, or an element that is not a valid run document (the
@@ -248,7 +248,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("open_files", "files", "the open-file limit (RLIMIT_NOFILE) of the server and the "
            "load generator (empty when not recorded)", lambda r: r.doc.settings.open_files),
 )  # fmt: skip
-"""The CSV download's columns, in order; every metric of :data:`wsbench.metrics.METRICS`
+"""The CSV download's columns, in order; every metric of :data:`wsbench.results.metrics.METRICS`
 is one, under its name and in its unit."""
 HEADER = tuple(c.name for c in COLUMNS)
 """The CSV download's header row."""

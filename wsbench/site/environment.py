@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from wsbench.runformat import SystemCheck
+from wsbench.results.runformat import SystemCheck
 from wsbench.site import templates
 from wsbench.site.downloads import COLUMNS, DOWNLOADS_DIR, download_links
 from wsbench.site.markup import DASH, cell, code, heading, table
@@ -191,7 +191,7 @@ def raw_results() -> str:
             "harness commit, each a complete run document of the "
             "[run format](methodology.md#results-one-document-per-run-never-overwritten) "
             '(`"format": "wsbench-run"`, its version in `"version"`), with every sample '
-            "and every failure. `wsbench.runformat.decode` validates one element; "
+            "and every failure. `wsbench.results.runformat.decode` validates one element; "
             "`wsbench.site.downloads.decode_bundle` reads the whole file.\n"
             "- **CSV** (`.csv`, UTF-8, comma-separated, with a header row): one row per sample "
             "(measurement window) of every document of the run, disturbed and failed windows "

@@ -2,9 +2,9 @@
 and framework pages show (per machine, the current comparison group:
 :mod:`wsbench.site.results`).
 
-Every verdict is :func:`wsbench.stats.compare` on messages/s samples (two-sided Mann-Whitney
-U test, p < :data:`wsbench.stats.ALPHA`, and a change of the median of at least
-:data:`wsbench.stats.MIN_EFFECT`), with the bootstrap 95 % interval of the ratio of medians;
+Every verdict is :func:`wsbench.results.stats.compare` on messages/s samples (two-sided Mann-Whitney
+U test, p < :data:`wsbench.results.stats.ALPHA`, and a change of the median of at least
+:data:`wsbench.results.stats.MIN_EFFECT`), with the bootstrap 95 % interval of the ratio of medians;
 nothing here adds a statistic. Four kinds of findings:
 
 - :class:`Contest`: per machine, scenario, parameter set and protocol, the fastest
@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from wsbench.results.stats import Comparison
 from wsbench.scenarios import SCENARIOS
 from wsbench.site.changes import Change, compare_samples
 from wsbench.site.framework_pages import chart_machine, framework_machines
@@ -37,7 +38,6 @@ from wsbench.site.frameworks import SOCKETIO, Framework
 from wsbench.site.headline import HEADLINES, Headline, Line, chart
 from wsbench.site.results import EnvRun, Results, by_environment, natural_key
 from wsbench.site.rows import MESSAGES, Params, Row, headline_of
-from wsbench.stats import Comparison
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Entry:
     Attributes:
         run: the environment (configuration and version) and its document.
         row: its row of the contest's scenario and parameter set (ok: it has figures).
-        versus_fastest: :func:`wsbench.stats.compare` with this row's messages/s samples
+        versus_fastest: :func:`wsbench.results.stats.compare` with this row's messages/s samples
             as base and the fastest's as head (``head_over_base`` is fastest / this row);
             None for the fastest itself.
     """
@@ -201,7 +201,7 @@ class PairFigure:
         params: the parameter set.
         socketio: the Socket.IO configuration's row.
         websocket: the WebSocket configuration's row.
-        comparison: :func:`wsbench.stats.compare` of messages/s with the WebSocket row as
+        comparison: :func:`wsbench.results.stats.compare` of messages/s with the WebSocket row as
             base and the Socket.IO row as head (``head_over_base`` = Socket.IO / WebSocket);
             None when either row failed.
         runs: the shown documents the two rows come from (Socket.IO's, WebSocket's).
@@ -309,7 +309,7 @@ def by_messages(row: Row) -> bool:
 
 
 def _comparable(row: Row) -> bool:
-    """The row has messages/s samples that :func:`wsbench.stats.compare` accepts."""
+    """The row has messages/s samples that :func:`wsbench.results.stats.compare` accepts."""
     values = _samples(row)
     return row.ok and bool(values) and min(values) > 0
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
-from wsbench.metrics import Metric
+from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.results.metrics import Metric
+from wsbench.results.stats import ALPHA, MIN_EFFECT, Comparison
 from wsbench.scenarios import params_words
 from wsbench.site import templates
 from wsbench.site.downloads import download_links
@@ -45,7 +46,6 @@ from wsbench.site.render import (
 )
 from wsbench.site.results import EnvRun, Results, by_environment
 from wsbench.site.rows import Row
-from wsbench.stats import ALPHA, MIN_EFFECT, Comparison
 
 FINDINGS_PAGE = "findings.md"
 """The Findings page, relative to the docs dir (at its root: links from it need no prefix)."""

@@ -5,7 +5,7 @@ each figure from the newest document that measured it, :mod:`wsbench.site.result
 round-trip p50 latency at 16 B / 1 in flight (µs), echo throughput at 16 B / 64 in
 flight (messages/s), echo throughput at 64 KiB / 64 in flight (MB/s, 10^6 bytes), push
 (stream) throughput at 16 B (messages/s) and the server's peak RSS at echo 16 B / 64 in
-flight (MiB, 2^20 bytes). Each is a :mod:`wsbench.metrics` figure summarized over the
+flight (MiB, 2^20 bytes). Each is a :mod:`wsbench.results.metrics` figure summarized over the
 benchmark's usable samples (median, 95 % interval). One line per configuration, the
 versions in ``meta.toml`` order, with the significant changes between consecutive
 releases (:mod:`wsbench.site.changes`).
@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wsbench.metrics import BY_NAME, Metric
+from wsbench.results.metrics import BY_NAME, Metric
+from wsbench.results.stats import Summary
 from wsbench.site.changes import Change, significant_changes
 from wsbench.site.frameworks import Framework
 from wsbench.site.interactive import lines_data, point_data
 from wsbench.site.results import EnvRun, natural_key
 from wsbench.site.rows import Row
-from wsbench.stats import Summary
 
 
 class ShowsMetric:
@@ -53,7 +53,7 @@ class Headline(ShowsMetric):
         scenario: ``"echo"`` or ``"stream"``.
         params: the parameter set it is read at, ``{name: value}``.
         unit: the unit it is shown in (``"µs"``, ``"messages/s"``, ``"MB/s"``, ``"MiB"``).
-        metric: the figure (:data:`wsbench.metrics.METRICS`) it is.
+        metric: the figure (:data:`wsbench.results.metrics.METRICS`) it is.
         scale: the metric's value divided by this is in ``unit``.
     """
 

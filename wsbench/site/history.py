@@ -27,10 +27,10 @@ from typing import Literal
 
 import msgspec
 
-from wsbench import runformat
-from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
-from wsbench.metrics import BY_NAME
-from wsbench.runformat import Benchmark, Harness, LoadgenBuild, Sample, Settings
+from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.results import runformat
+from wsbench.results.metrics import BY_NAME
+from wsbench.results.runformat import Benchmark, Harness, LoadgenBuild, Sample, Settings
 from wsbench.site.frameworks import Framework
 from wsbench.site.headline import HEADLINES, Headline
 from wsbench.site.interactive import lines_data, point_data
@@ -59,7 +59,7 @@ class Night:
         settings: how the samples were taken.
         tuned: the tuning check's verdict when the run started: True when every document
             that recorded one was tuned, False when any was not, None when none recorded
-            one (:attr:`wsbench.runformat.Run.system`).
+            one (:attr:`wsbench.results.runformat.Run.system`).
         changes: what differs from the machine's previous night (:func:`changes_between`);
             empty for its first night.
     """
@@ -164,7 +164,7 @@ class HistoryPoint:
         n: how many usable samples it comes from.
         unstable: the samples vary too much (coefficient of variation above 10 %).
         client_bound: the median load generator CPU was above
-            :data:`wsbench.measure.CLIENT_BOUND_CPU_PERCENT`.
+            :data:`wsbench.instrument.measure.CLIENT_BOUND_CPU_PERCENT`.
         since: the night of its series' previous point (None for the first point).
         changes: what differs from ``since`` (:func:`changes_between`): the "harness
             changed" marker of this point.
@@ -259,7 +259,7 @@ def _matches(headline: Headline, benchmark: Benchmark) -> bool:
 
 LOADGEN_CPU = BY_NAME["loadgen_cpu_percent"]
 """The load generator's CPU (percent of one core): a point is client-bound when its median
-is above :data:`wsbench.measure.CLIENT_BOUND_CPU_PERCENT`."""
+is above :data:`wsbench.instrument.measure.CLIENT_BOUND_CPU_PERCENT`."""
 
 
 def _point(headline: Headline, benchmark: Benchmark, night: Night) -> HistoryPoint | None:
@@ -338,7 +338,7 @@ def _chain(points: Sequence[HistoryPoint]) -> tuple[HistoryPoint, ...]:
 
 def history_of(docs: Sequence[runformat.Run]) -> History:
     """The history of every headline figure in ``docs`` (the whole store,
-    :attr:`wsbench.store.Store.runs`): every night of every machine, and one series per
+    :attr:`wsbench.results.store.Store.runs`): every night of every machine, and one series per
     (machine, headline, implementation, configuration, version) that has a figure in at
     least one night, with one point per night (a second document of the same series in
     the same night, e.g. under another Python, replaces the first in ``docs``' order)."""

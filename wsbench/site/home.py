@@ -3,7 +3,7 @@
 Per family of scenarios (:data:`FAMILIES`: the fastest WebSocket server, the fastest Socket.IO
 server, the cost of Socket.IO, memory per connection, fan-out, many connections), the
 configurations of the shown runs ranked by that scenario's headline figure
-(:data:`wsbench.metrics.SCENARIO_HEADLINES`) as a bar chart with the 95 % intervals, the
+(:data:`wsbench.results.metrics.SCENARIO_HEADLINES`) as a bar chart with the 95 % intervals, the
 leader in one sentence with the configurations tied with it (:func:`wsbench.site.render.ranks`:
 overlapping intervals), and a link to the leaderboard table it comes from. The page's
 outline and prose are the template ``templates/index.md.j2``; this module computes what it
@@ -21,8 +21,8 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
-from wsbench.metrics import Metric
+from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.results.metrics import Metric
 from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg
 from wsbench.site.findings import Pairing
@@ -166,7 +166,7 @@ SHARE = Metric(
 )
 """The cost of Socket.IO's figure: a Socket.IO configuration's messages/s over the
 WebSocket configuration's on the same server build (the ratio of medians, with its bootstrap
-interval: :func:`wsbench.stats.compare`), in per cent."""
+interval: :func:`wsbench.results.stats.compare`), in per cent."""
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from wsbench.results.stats import UNSTABLE_CV, Summary
 from wsbench.scenarios import PARAM_WORDS, params_words
-from wsbench.stats import UNSTABLE_CV, Summary
 
 DASH = "—"
 """Shown where there is no value."""

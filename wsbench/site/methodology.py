@@ -8,13 +8,13 @@ parameter sets in both grids and the many-connection settings are always those o
 
 from __future__ import annotations
 
-from wsbench.cpus import OPEN_FILES_CAP
-from wsbench.instruction_verdicts import SPREAD_FACTOR, THRESHOLD
-from wsbench.instructions import SETS
-from wsbench.matrix import MATRIX_PERIOD_DAYS
-from wsbench.memoryfit import FLOOR_BYTES, LINEARITY_TOLERANCE
-from wsbench.metrics import SCENARIO_HEADLINES
-from wsbench.runformat import ERROR_KINDS
+from wsbench.ci.matrix import MATRIX_PERIOD_DAYS
+from wsbench.instrument.cpus import OPEN_FILES_CAP
+from wsbench.instrument.instructions import SETS
+from wsbench.results.instruction_verdicts import SPREAD_FACTOR, THRESHOLD
+from wsbench.results.memoryfit import FLOOR_BYTES, LINEARITY_TOLERANCE
+from wsbench.results.metrics import SCENARIO_HEADLINES
+from wsbench.results.runformat import ERROR_KINDS
 from wsbench.scenarios import PARAM_DOCS, SCENARIOS, SOURCE_ADDRESSES, SPECS, Grid, connect, spec
 from wsbench.scenarios import memory as memory_scenario
 from wsbench.scenarios import soak as soak_scenario
@@ -174,7 +174,7 @@ def render_scenarios() -> str:
 
 def render_matrix() -> str:
     """The Methodology page's paragraph on which versions a night measures
-    (:mod:`wsbench.matrix`)."""
+    (:mod:`wsbench.ci.matrix`)."""
     return (
         "**Every version, kept measured.** Each night measures the latest release of every "
         "configuration and every newer release on the package index, on the full grid. An "
@@ -190,7 +190,7 @@ def render_matrix() -> str:
 
 def render_count_verdicts() -> str:
     """The Methodology page's sentences on instruction-count verdicts, from
-    :mod:`wsbench.instruction_verdicts`' threshold and spread factor."""
+    :mod:`wsbench.results.instruction_verdicts`' threshold and spread factor."""
     return (
         f"A comparison calls a set *slower* or *faster* when the two sides differ by at "
         f"least {THRESHOLD:.0%} in instructions per message, or by {SPREAD_FACTOR:g} times "
@@ -203,8 +203,8 @@ def render_count_verdicts() -> str:
 
 
 def render_counted_sets() -> str:
-    """The parameter sets that are counted (:data:`wsbench.instructions.SETS`) as a table:
-    scenario (linked to its leaderboard), parameter set, the low and high counts."""
+    """The parameter sets that are counted (:data:`wsbench.instrument.instructions.SETS`) as a
+    table: scenario (linked to its leaderboard), parameter set, the low and high counts."""
     rows = [
         [
             f"[{cell(SCENARIO_TITLES[s.scenario])}]({LEADERBOARD_PAGES[s.scenario]})",

@@ -3,10 +3,10 @@
 Inputs (relative paths are taken from the folder of ``mkdocs.yml``):
 
 - ``WSBENCH_RESULTS`` (default ``results``): the results store of run documents
-  (:mod:`wsbench.store`), the one source of every figure.
+  (:mod:`wsbench.results.store`), the one source of every figure.
 - ``WSBENCH_IMPLS_DIR`` (default ``impls``): the implementations' ``*/meta.toml``.
 - ``WSBENCH_CLIENTS_DIR`` (default ``clients``): the client libraries' ``*/meta.toml``; their
-  results are the store's ``clients/`` folder (:func:`wsbench.store.client_store`).
+  results are the store's ``clients/`` folder (:func:`wsbench.results.store.client_store`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from wsbench.impls import Impl, all_impls
+from wsbench.results.store import ROOT_ENV, client_store, load_store
 from wsbench.site.assets import site_assets
 from wsbench.site.claims import STUDIES_REVISITED, load_claims, render_studies
 from wsbench.site.clients import (
@@ -37,7 +38,6 @@ from wsbench.site.home import render_home
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, render_leaderboard_page
 from wsbench.site.results import results_of
 from wsbench.site.studies import STUDIES_FILE, load_studies
-from wsbench.store import ROOT_ENV, client_store, load_store
 
 STORE_ENV = ROOT_ENV
 """``WSBENCH_RESULTS``: the results store's root."""
@@ -64,7 +64,7 @@ class Inputs:
     """Where the generated pages read from.
 
     Attributes:
-        store_root: the results store's root folder (:mod:`wsbench.store`; missing: no
+        store_root: the results store's root folder (:mod:`wsbench.results.store`; missing: no
             results yet).
         impls_dir: the ``impls/`` folder.
         repo_url: the repository's web address (for links to implementation folders).

@@ -4,9 +4,9 @@ scenarios' pages).
 Pure functions from typed data to markdown text (Python-Markdown's ``tables`` syntax and
 material's admonitions). Every figure is the median of a benchmark's usable samples; the
 headline, throughput and latency cells add its 95 % interval, and a Rank column ties rows
-whose intervals of the scenario's headline figure overlap (:func:`wsbench.stats.ties`;
-:data:`wsbench.metrics.SCENARIO_HEADLINES`: messages/s, connections/s, memory per connection,
-RSS growth). Each scenario has its own columns, notes and sentences, which its module
+whose intervals of the scenario's headline figure overlap (:func:`wsbench.results.stats.ties`;
+:data:`wsbench.results.metrics.SCENARIO_HEADLINES`: messages/s, connections/s, memory per
+connection, RSS growth). Each scenario has its own columns, notes and sentences, which its module
 declares (:class:`wsbench.scenarios.base.ColumnSpec`, :func:`columns_of`). Errors are totals over a
 row's usable windows, by kind. The Concurrent clients page charts throughput, round-trip
 p99 and errors against the number of connections, the Memory page memory per connection
@@ -21,11 +21,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from wsbench import stats
-from wsbench.instructions import SETS
-from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
-from wsbench.memoryfit import problems, rss_fit
-from wsbench.metrics import BY_NAME, Metric
+from wsbench.instrument.instructions import SETS
+from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.results import stats
+from wsbench.results.memoryfit import problems, rss_fit
+from wsbench.results.metrics import BY_NAME, Metric
+from wsbench.results.stats import ties
 from wsbench.scenarios import PARAM_DOCS, SCENARIOS, SPECS, in_grid, spec
 from wsbench.scenarios.base import CPU_COLUMN, KIB, RSS_COLUMN, ColumnSpec
 from wsbench.site import templates
@@ -73,7 +74,6 @@ from wsbench.site.sweeps import (
     row_label,
     sweep_charts,
 )
-from wsbench.stats import ties
 
 LEADERBOARD_PAGES: dict[str, str] = {
     scenario: f"leaderboards/{scenario}.md" for scenario in SCENARIOS
@@ -200,7 +200,7 @@ def _connections_ok(row: Row) -> str:
 
 def memory_check(row: Row) -> list[str]:
     """Why ``row``'s memory per connection must not be read bare
-    (:func:`wsbench.memoryfit.problems` over its processes' fits); empty when it passes."""
+    (:func:`wsbench.results.memoryfit.problems` over its processes' fits); empty when it passes."""
     fits = [f for s in row.samples if (f := rss_fit(s.memory_steps)) is not None]
     summary = row.summary(BY_NAME["memory_slope_bytes"])
     return problems(fits, summary.median if summary else None)
@@ -256,7 +256,7 @@ COUNT_COLUMN = Column(COUNT_HEADER, lambda row: count_text(row.instructions))
 """The server's instructions per message (:mod:`wsbench.site.counts`), beside its CPU in the
 scenarios that are counted (:data:`COUNTED_SCENARIOS`), in a table where a row has them."""
 COUNTED_SCENARIOS = frozenset(s.scenario for s in SETS)
-"""The scenarios with an instruction count (:data:`wsbench.instructions.SETS`)."""
+"""The scenarios with an instruction count (:data:`wsbench.instrument.instructions.SETS`)."""
 
 
 def columns_of(scenario: str) -> tuple[Column, ...]:
@@ -352,7 +352,7 @@ def _sort_key(item: tuple[EnvRun, Row]) -> tuple[object, ...]:
 def ranks(group: Sequence[tuple[EnvRun, Row]]) -> list[int | None]:
     """The rank of each (run, row) of one table (rows of one scenario) by the scenario's
     headline figure (:func:`wsbench.site.rows.headline_of`, its direction;
-    :func:`wsbench.stats.ties`); None for the reference, for failed rows and for rows whose
+    :func:`wsbench.results.stats.ties`); None for the reference, for failed rows and for rows whose
     figure the checks flag (:func:`checks_fail`)."""
     ranked = [
         i for i, (run, row) in enumerate(group)

@@ -2,7 +2,7 @@
 
 Figures measured with different settings or different load generator builds never share a
 table or a chart. Per machine, the *current comparison group* is the
-:meth:`~wsbench.runformat.Run.comparable_key` of that machine's newest run (the largest run
+:meth:`~wsbench.results.runformat.Run.comparable_key` of that machine's newest run (the largest run
 id); only documents with that key are shown, and of those, the newest figure of each
 (environment, scenario, parameter set): the benchmark of the newest document (largest run
 id) that measured it. A partial re-run (one parameter set of one environment) thus replaces
@@ -26,11 +26,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from wsbench import runformat
-from wsbench.runformat import ImplInfo, LoadgenBuild, Settings
+from wsbench.results import runformat
+from wsbench.results.runformat import ImplInfo, LoadgenBuild, Settings
+from wsbench.results.store import Store, load_store
 from wsbench.site.frameworks import SOCKETIO
 from wsbench.site.rows import Row, row_of
-from wsbench.store import Store, load_store
 
 log = logging.getLogger("mkdocs.plugins.wsbench.site")
 """Under ``mkdocs.``: a warning here fails ``mkdocs build --strict``."""
@@ -302,7 +302,7 @@ def select(docs: list[runformat.Run]) -> Results:
 
 
 def load_results(root: Path) -> Results:
-    """Read the results store at ``root`` (:func:`wsbench.store.load_store`) and select what
+    """Read the results store at ``root`` (:func:`wsbench.results.store.load_store`) and select what
     the site shows (:func:`select`); a missing or empty store gives ``Results().empty``.
 
     A file that is not a valid run document is skipped with a warning naming it on the
@@ -314,7 +314,7 @@ def load_results(root: Path) -> Results:
 
 def results_of(store: Store) -> Results:
     """What the site shows of an already loaded store (:func:`select` of its documents);
-    each of its :attr:`~wsbench.store.Store.problems` is a warning, as in
+    each of its :attr:`~wsbench.results.store.Store.problems` is a warning, as in
     :func:`load_results`."""
     for problem in store.problems:
         log.warning("wsbench site: skipping a file of the results store: %s", problem)

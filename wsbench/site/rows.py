@@ -2,10 +2,10 @@
 their spread.
 
 Every figure comes from the benchmark's usable samples (ok and not disturbed,
-:meth:`wsbench.runformat.Benchmark.usable`) through :mod:`wsbench.metrics` (what a figure
-is) and :mod:`wsbench.stats` (its median, interval and spread): throughput and latency with
-their 95 % interval, the rest as medians. A row has a figure when its scenario's headline
-(:data:`wsbench.metrics.SCENARIO_HEADLINES`: messages/s, connections/s, memory per
+:meth:`wsbench.results.runformat.Benchmark.usable`) through :mod:`wsbench.results.metrics` (what a
+figure is) and :mod:`wsbench.results.stats` (its median, interval and spread): throughput and
+latency with their 95 % interval, the rest as medians. A row has a figure when its scenario's
+headline (:data:`wsbench.results.metrics.SCENARIO_HEADLINES`: messages/s, connections/s, memory per
 connection or RSS growth) is measured; errors (failed connections and lost messages, by
 kind) are counted over all its usable windows (:func:`error_counts`).
 """
@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from wsbench import metrics, stats
-from wsbench.measure import CLIENT_BOUND_CPU_PERCENT
-from wsbench.metrics import Metric
-from wsbench.runformat import ALL_DISTURBED, Benchmark, InstructionSet, Sample, Status
+from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.results import metrics, stats
+from wsbench.results.metrics import Metric
+from wsbench.results.runformat import ALL_DISTURBED, Benchmark, InstructionSet, Sample, Status
 
 NO_FIGURE = "no messages/s figure recorded"
 """The reason shown for an ok benchmark whose usable samples have no throughput (in a
@@ -36,14 +36,14 @@ def _summarize(values: tuple[float, ...]) -> stats.Summary:
 
 
 def summary_of(metric: Metric, samples: tuple[Sample, ...]) -> stats.Summary | None:
-    """``metric``'s :func:`wsbench.stats.summarize` over ``samples`` (in the metric's unit),
+    """``metric``'s :func:`wsbench.results.stats.summarize` over ``samples`` (in the metric's unit),
     None when no sample has the figure. Cached: the same values are summarized once."""
     found = metrics.values(metric, list(samples))
     return _summarize(tuple(found)) if found else None
 
 
 def median_of(metric: Metric, samples: tuple[Sample, ...]) -> float | None:
-    """``metric``'s median over ``samples`` (:func:`wsbench.stats.median`), None when no
+    """``metric``'s median over ``samples`` (:func:`wsbench.results.stats.median`), None when no
     sample has the figure."""
     found = metrics.values(metric, list(samples))
     return stats.median(found) if found else None
@@ -51,7 +51,7 @@ def median_of(metric: Metric, samples: tuple[Sample, ...]) -> float | None:
 
 def headline_of(scenario: str) -> Metric:
     """The figure ``scenario``'s leaderboard ranks by
-    (:data:`wsbench.metrics.SCENARIO_HEADLINES`; messages/s for a scenario it does not
+    (:data:`wsbench.results.metrics.SCENARIO_HEADLINES`; messages/s for a scenario it does not
     name)."""
     return metrics.SCENARIO_HEADLINES.get(scenario, MESSAGES)
 
@@ -105,10 +105,10 @@ class Row:
         server_rss_bytes: median server peak RSS, bytes.
         loadgen_cpu_percent: median load generator CPU, percent of one core.
         client_bound: the median load generator CPU is above
-            :data:`wsbench.measure.CLIENT_BOUND_CPU_PERCENT`: the client may have limited
+            :data:`wsbench.instrument.measure.CLIENT_BOUND_CPU_PERCENT`: the client may have limited
             the figure.
         instructions: the server's instruction counts at this scenario and parameter set
-            from the same run document (:mod:`wsbench.instructions`), or None when that
+            from the same run document (:mod:`wsbench.instrument.instructions`), or None when that
             run did not count them.
     """
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-from wsbench.runformat import LoadgenBuild, Settings
+from wsbench.results.runformat import LoadgenBuild, Settings
 from wsbench.site.markup import TIMES, cell, code
 from wsbench.site.results import EnvRun
 

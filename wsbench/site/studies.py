@@ -14,7 +14,7 @@ from pathlib import Path
 
 import msgspec
 
-from wsbench.metrics import BY_NAME
+from wsbench.results.metrics import BY_NAME
 from wsbench.site.markup import DASH, cell, num, params_title, table
 from wsbench.site.results import EnvRun
 from wsbench.site.rows import Row

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from wsbench.metrics import BY_NAME, Metric
+from wsbench.results.metrics import BY_NAME, Metric
 from wsbench.site.headline import Headline, ShowsMetric
 from wsbench.site.interactive import point_data
 from wsbench.site.markup import params_title, safe_name
@@ -75,7 +75,7 @@ class SweepFigure(ShowsMetric):
     Attributes:
         slug: file-name part, e.g. ``"throughput"``.
         title: its name, e.g. ``"Throughput"``.
-        metric: the figure (:data:`wsbench.metrics.METRICS`).
+        metric: the figure (:data:`wsbench.results.metrics.METRICS`).
         unit: the unit it is shown in, e.g. ``"messages/s"``, ``"µs"``, ``"KiB"``.
         scale: the metric's value divided by this is in ``unit``.
         log_y: the y-axis is logarithmic (latencies spread over orders of magnitude).

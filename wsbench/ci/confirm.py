@@ -1,0 +1,156 @@
+"""Confirming a new release's slower figures by measuring again, interleaved, before anyone
+is told of a regression.
+
+The nightly measures a new release and the last listed release of each configuration one
+after the other in one asv run, a few minutes apart, and compares every figure at
+p < 0.01 (:func:`wsbench.results.regressions.compare_new_releases`): with dozens of figures per
+release some are flagged slower by chance, and drift between the two measurements adds
+more. On this project's development VM two nights of the same two releases flagged
+different figures each night. So a flagged release is a *candidate*: on the same runner,
+right after its shard's run, the flagged configurations are measured again at the flagged
+parameter sets only, interleaved (previous, new, previous, new, ...,
+:func:`wsbench.instrument.interleave.measure_interleaved`) with :data:`CONFIRM_PROCESSES` rounds.
+Only a figure that is slower in both measurements, independent samples, makes a regression
+report (:func:`wsbench.results.regressions.find`): a two-stage test, screening then confirmation,
+in the way performance CI systems retrigger a suspected regression before filing it.
+
+The confirmation's documents go into the shard's store under :data:`CONFIRMATIONS`
+(``<store>/confirmations/<machine>/<run id>-confirm-base|head/``), where neither the
+results branch nor the site looks: ``publish`` reads them to decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from wsbench.asv.conf import BenchEnv, bench_envs
+from wsbench.impls import Impl, ImplVersion
+from wsbench.instrument.cpus import CpuPlacement
+from wsbench.instrument.interleave import Arm, measure_interleaved
+from wsbench.instrument.sampling import SamplingPlan
+from wsbench.results import compare, store
+from wsbench.results.regressions import ReleaseComparison
+from wsbench.results.runformat import Run
+from wsbench.scenarios import Params, Scenario
+
+CONFIRMATIONS = "confirmations"
+"""The store's sub-folder for the confirmations' documents."""
+CONFIRM_PROCESSES = 5
+"""Rounds of a confirmation: server processes per side (10 samples per side with the
+default 2 windows per process)."""
+
+Measure = Callable[..., list[list[Run]]]
+""":func:`wsbench.instrument.interleave.measure_interleaved`'s signature (the tests pass
+their own)."""
+Ensure = Callable[[BenchEnv], Path]
+""":func:`wsbench.asv.venvs.ensure`'s signature: the interpreter of an environment."""
+
+
+def release_env(env_impl: Impl, config_id: str, version: str) -> BenchEnv:
+    """The environment of ``version`` of a configuration: a listed version as listed, a new
+    release with the pins of the last listed version (as the nightly installs it).
+
+    Raises:
+        wsbench.impls.ImplError: no such configuration.
+    """
+    config = env_impl.config(config_id)
+    for env in bench_envs([env_impl]):
+        if env.config.id == config_id and env.version and env.version.version == version:
+            return env
+    last = env_impl.versions[-1]
+    return BenchEnv(env_impl, config, ImplVersion(version, dict(last.requires)), False)
+
+
+def flagged_grids(candidate: ReleaseComparison) -> dict[Scenario, list[Params]]:
+    """The parameter sets, per scenario, of the candidate's slower figures."""
+    grids: dict[Scenario, list[Params]] = {}
+    for line in candidate.lines:
+        if line.verdict == "slower":
+            sets = grids.setdefault(line.scenario, [])
+            if line.params not in sets:
+                sets.append(dict(line.params))
+    return grids
+
+
+def confirm(
+    candidates: Sequence[ReleaseComparison],
+    root: Path,
+    *,
+    impls: Sequence[Impl],
+    plan: SamplingPlan,
+    placement: CpuPlacement,
+    machine_name: str,
+    run_id: str,
+    ensure: Ensure,
+    measure: Measure = measure_interleaved,
+    log: Callable[[str], None] = lambda _: None,
+) -> list[Run]:
+    """Measure every slower candidate again, interleaved, and save the documents under
+    ``root / CONFIRMATIONS``.
+
+    Args:
+        candidates: new releases' comparisons; those without a slower figure are skipped.
+        root: the shard's results store.
+        impls: the implementations (to find each candidate's).
+        plan: the sampling plan (``plan.processes`` rounds).
+        placement: CPUs of server and load generator.
+        machine_name: the machine's name in the documents.
+        run_id: the nightly run's id; the documents' run ids are ``<run_id>-confirm-base``
+            and ``<run_id>-confirm-head``.
+        ensure: makes (or finds) an environment's interpreter.
+        measure: the interleaved measurement.
+        log: progress lines.
+
+    Returns:
+        The documents saved: per side, one per candidate configuration.
+
+    Raises:
+        wsbench.asv.venvs.VenvError: an environment does not install.
+    """
+    by_name = {i.name: i for i in impls}
+    slower = [c for c in candidates if c.slower]
+    if not slower:
+        return []
+    sides: tuple[list[Arm], list[Arm]] = ([], [])
+    grids: dict[Scenario, list[Params]] = {}
+    for c in slower:
+        impl = by_name[c.impl]
+        config_id = c.head.impl.config
+        for side, version in zip(sides, (c.previous, c.release), strict=True):
+            env = release_env(impl, config_id, version)
+            log(f"confirming {c.heading}: preparing {version}")
+            side.append(Arm(impl, config_id, str(ensure(env)), env.name, version))
+        for scenario, sets in flagged_grids(c).items():
+            merged = grids.setdefault(scenario, [])
+            merged += [p for p in sets if p not in merged]
+    base, head = measure(
+        [sides[0], sides[1]], sorted(grids), plan,
+        placement=placement, machine_name=machine_name, run_id=f"{run_id}-confirm",
+        grids=grids, log=log,
+    )  # fmt: skip
+    docs = [*base, *head]
+    for doc in docs:
+        store.save(doc, root / CONFIRMATIONS)
+    return docs
+
+
+def confirmation_of(candidate: ReleaseComparison, docs: Sequence[Run]) -> list[compare.Line]:
+    """The interleaved comparison of ``candidate``'s configuration in the confirmation
+    documents ``docs`` (of its run), or ``[]`` when they hold none."""
+    run_id = f"{candidate.head.run_id}-confirm"
+
+    def side(version: str, label: str) -> list[Run]:
+        return [
+            d for d in docs
+            if d.run_id == f"{run_id}-{label}" and d.impl.name == candidate.impl
+            and d.impl.config == candidate.head.impl.config and d.impl.version == version
+        ]  # fmt: skip
+
+    base, head = side(candidate.previous, "base"), side(candidate.release, "head")
+    if not base or not head:
+        return []
+    try:
+        return compare.compare_runs(base, head, match="configuration")
+    except compare.CompareError:
+        return []

@@ -1,0 +1,504 @@
+"""``./bench nightly STEP``: the steps of the nightly workflow, each a command that runs here
+as it runs on the runners (``.github/workflows/nightly.yml`` calls them in this order).
+
+- ``plan --shards N``: a run id and the shard list, as GitHub step outputs.
+- (each shard, on a runner) ``measure --shard I/N --run-id ID --store STORE --remote R``:
+  ``./bench run --new-releases --grid full`` of the shard's implementations into a store of
+  its own, then ``./bench run`` of their older versions that are due (:mod:`wsbench.ci.matrix`:
+  none in the comparison group of the night's documents on the results branch, or measured
+  a week ago or more) on the default grid with the same settings; then
+  ``confirm STORE --run-id ID``: every new release flagged slower is measured again,
+  interleaved with the previous release (:mod:`wsbench.ci.confirm`); the store is uploaded as
+  an artifact.
+- ``publish --remote R --store-dir DIR SHARD_STORE...``: clone the results branch, add
+  every shard's documents (never replacing one), refuse if a document records an untuned
+  machine (unless ``--allow-untuned``), commit and push; then write the regression reports
+  of the run's new releases, slower in the run and in its confirmation (``--reports DIR``).
+- ``issues --reports DIR --repo OWNER/NAME``: open or update one issue per report.
+- ``failure --repo OWNER/NAME --where TEXT``: open or update the issue saying where the
+  nightly failed.
+- ``all --remote R``: every step here, shard after shard (``--shards N``), then the site
+  from the whole history: the nightly end to end without GitHub.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from wsbench.asv.conf import bench_envs
+from wsbench.ci import confirm, github, matrix
+from wsbench.ci import results_branch as resultsbranch
+from wsbench.impls import all_impls
+from wsbench.instrument.sampling import SamplingPlan, add_plan_arguments, plan_from_args
+from wsbench.jobs.main import grid_windows
+from wsbench.paths import REPO_ROOT
+from wsbench.results import compare, instruction_verdicts, regressions, store
+from wsbench.results.runformat import Run
+
+BRANCH = "results"
+"""The results branch's default name."""
+FAILURE_TITLE = "The nightly benchmark run failed"
+SHARDS = 4
+"""The scheduled night's shards (``plan``'s default; the repository variable
+``WSBENCH_SHARDS`` overrides it): the fewest whose longest shard fits the measuring job's
+240-minute limit on a night that measures every older version, by the estimate from
+measured times in README "The version matrix". Shards wait for a free runner, so they also
+run on fewer runners, one after another."""
+REPORTS_INDEX = "reports.json"
+"""In a reports folder: ``[{"title", "body_file"}, ...]``, one per regression."""
+
+
+class NightlyError(RuntimeError):
+    """A nightly step cannot go on (the message says which and why)."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The nightly command's subcommands and options."""
+    sub = parser.add_subparsers(dest="step", required=True)
+    plan = sub.add_parser("plan", help="a run id and the shards, as GitHub step outputs")
+    plan.add_argument(
+        "--shards", type=int, default=SHARDS, help=f"shards (default {SHARDS})"
+    )  # fmt: skip
+    msr = sub.add_parser(
+        "measure", help="a shard: latest and new releases, then the older versions due"
+    )
+    msr.add_argument("--shard", default="1/1", metavar="I/N")
+    msr.add_argument("--run-id", required=True)
+    msr.add_argument("--store", type=Path, required=True, help="the shard's results store")
+    add_matrix_arguments(msr)
+    msr.add_argument("run_args", nargs=argparse.REMAINDER, help="-- then ./bench run options")
+    con = sub.add_parser("confirm", help="measure flagged new releases again, interleaved")
+    con.add_argument("store", type=Path, help="the shard's results store")
+    con.add_argument("--run-id", required=True)
+    add_plan_arguments(con, "rounds: server processes per side")
+    con.set_defaults(processes=confirm.CONFIRM_PROCESSES)
+    pub = sub.add_parser("publish", help="add shards' documents to the results branch, push")
+    pub.add_argument("shard_stores", nargs="+", type=Path)
+    pub.add_argument("--remote", required=True, help="the repository holding the branch")
+    pub.add_argument("--branch", default=BRANCH)
+    pub.add_argument("--store-dir", type=Path, required=True, help="a new folder for the clone")
+    pub.add_argument("--reports", type=Path, help="write regression reports here")
+    pub.add_argument("--allow-untuned", action="store_true")
+    iss = sub.add_parser("issues", help="open or update one issue per regression report")
+    iss.add_argument("--reports", type=Path, required=True)
+    iss.add_argument("--repo", required=True)
+    fail = sub.add_parser("failure", help="open or update the issue saying where it failed")
+    fail.add_argument("--repo", required=True)
+    fail.add_argument("--where", required=True, help="the failed job or step")
+    fail.add_argument("--run-url", default="", help="the workflow run's address")
+    every = sub.add_parser("all", help="the whole nightly here, shard after shard")
+    every.add_argument("--remote", required=True)
+    every.add_argument("--branch", default=BRANCH)
+    every.add_argument("--shards", type=int, default=1)
+    every.add_argument("--allow-untuned", action="store_true")
+    every.add_argument("--work-dir", type=Path, help="where shards and the clone go")
+    every.add_argument("--no-site", action="store_true")
+    every.add_argument(
+        "--matrix", choices=matrix.MODES, default="auto",
+        help="older versions: when due (default), all, or none",
+    )  # fmt: skip
+    every.add_argument("run_args", nargs=argparse.REMAINDER, help="-- then ./bench run options")
+
+
+def add_matrix_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--matrix`` and the results branch it reads (``--remote``, ``--branch``)."""
+    parser.add_argument(
+        "--matrix", choices=matrix.MODES, default="auto",
+        help="older versions: when due (default; reads the results branch), all, or none",
+    )  # fmt: skip
+    parser.add_argument("--remote", help="the repository holding the results branch")
+    parser.add_argument("--branch", default=BRANCH)
+
+
+def plan_outputs(shards: int) -> str:
+    """``run_id=...``, ``shards=[1, ..., N]`` and ``count=N`` lines (``$GITHUB_OUTPUT``'s
+    format).
+
+    Raises:
+        NightlyError: fewer than one shard.
+    """
+    if shards < 1:
+        raise NightlyError("--shards must be at least 1")
+    shard_list = json.dumps(list(range(1, shards + 1)))
+    return f"run_id={store.new_run_id()}\nshards={shard_list}\ncount={shards}\n"
+
+
+def untuned(docs: Sequence[Run]) -> list[str]:
+    """One line per document whose run recorded an untuned machine (or no check)."""
+    out = []
+    for doc in docs:
+        if doc.system is None or not doc.system.tuned:
+            bad = [i.name for i in doc.system.items if not i.ok] if doc.system else ["no check"]
+            out.append(f"{doc.run_id} {doc.environment.env_name}: {', '.join(bad)}")
+    return out
+
+
+def publish(
+    shard_stores: Sequence[Path],
+    *,
+    remote: str,
+    branch: str,
+    store_dir: Path,
+    allow_untuned: bool,
+    reports: Path | None = None,
+) -> list[regressions.Regression]:
+    """Add the shards' documents to the results branch and push; print every new release's
+    comparison with the last listed release
+    (:func:`wsbench.results.regressions.compare_new_releases`);
+    return the regressions of the runs published (written into ``reports`` when given).
+
+    Raises:
+        NightlyError: no document, a document records an untuned machine and
+            ``allow_untuned`` is false, or the results branch refused the documents.
+    """
+    loaded = [store.load_store(root) for root in shard_stores]
+    new = [doc for shard in loaded for doc in shard.runs]
+    problems = [problem for shard in loaded for problem in shard.problems]
+    if problems:
+        raise NightlyError("not published, malformed documents: " + "; ".join(problems))
+    if not new:
+        raise NightlyError("not published: the shards hold no run document")
+    bad = untuned(new)
+    if bad and not allow_untuned:
+        raise NightlyError(
+            "not published: measured on an untuned machine (./bench system check), "
+            "--allow-untuned to publish anyway:\n  " + "\n  ".join(bad)
+        )
+    try:
+        resultsbranch.checkout(remote, branch, store_dir)
+        added = resultsbranch.add_documents(shard_stores, store_dir)
+        run_ids = sorted({d.run_id for d in new})
+        commit = resultsbranch.commit_and_push(
+            store_dir, branch, f"nightly {', '.join(run_ids)}: {len(added)} documents"
+        )
+    except resultsbranch.ResultsBranchError as exc:
+        raise NightlyError(f"not published: {exc}") from exc
+    print(f"nightly: {len(added)} documents added to {branch} ({commit or 'nothing new'})")
+    confirm_docs = [
+        doc for root in shard_stores for doc in store.load_store(root / confirm.CONFIRMATIONS).runs
+    ]
+    found = []
+    for run_id in run_ids:
+        compared = regressions.compare_new_releases(new, run_id, all_impls())
+        confirmations = {}
+        for c in compared:
+            if c.counts:
+                counted = instruction_verdicts.summary(c.counts)
+                print(f"nightly: new release {c.heading}: instructions per message: {counted}")
+                print(instruction_verdicts.to_text(c.counts))
+            if c.problem:
+                print(f"nightly: new release {c.heading}: not compared: {c.problem}")
+                continue
+            print(f"nightly: new release {c.heading}: {compare.summary(c.lines)}")
+            print(compare.to_text(c.lines, c.heading))
+            if c.slower:
+                lines = confirm.confirmation_of(c, confirm_docs)
+                confirmations[regressions.key(c)] = lines
+                held = regressions.confirmed_lines(c, lines)
+                verdict = (
+                    "not measured again (no confirmation in the shard)" if not lines
+                    else f"{len(held)} slower figure(s) confirmed" if held
+                    else "not confirmed"
+                )  # fmt: skip
+                print(f"nightly: new release {c.heading}: interleaved confirmation: {verdict}")
+                if lines:
+                    print(compare.to_text(lines, f"{c.heading}: confirmation (interleaved)"))
+        found += regressions.find(compared, run_id, confirmations)
+    if reports is not None:
+        write_reports(found, reports)
+    for r in found:
+        print(f"nightly: {r.title} (slower than {r.previous})")
+    return found
+
+
+def write_reports(found: Sequence[regressions.Regression], folder: Path) -> None:
+    """One Markdown file per regression and :data:`REPORTS_INDEX` listing them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    index = []
+    for i, r in enumerate(found):
+        name = f"{i:03d}-{r.impl}-{r.release}.md"
+        (folder / name).write_text(r.body, encoding="utf-8")
+        index.append({"title": r.title, "body_file": name})
+    (folder / REPORTS_INDEX).write_text(json.dumps(index, indent=1), encoding="utf-8")
+
+
+def file_issues(folder: Path, repo: str, gh: str = github.GH) -> list[str]:
+    """Open or update one issue per report of ``folder`` (see :func:`write_reports`).
+
+    Raises:
+        NightlyError: the index is missing or malformed, or names a file outside ``folder``.
+        wsbench.ci.github.GitHubError: gh failed.
+    """
+    try:
+        index = json.loads((folder / REPORTS_INDEX).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise NightlyError(f"no readable {REPORTS_INDEX} in {folder}: {exc}") from exc
+    done = []
+    for entry in index:
+        body_file = (folder / str(entry["body_file"])).resolve()
+        if body_file.parent != folder.resolve():
+            raise NightlyError(f"{REPORTS_INDEX}: {entry['body_file']!r} is not in {folder}")
+        body = body_file.read_text(encoding="utf-8")
+        done.append(github.upsert_issue(str(entry["title"]), body, repo=repo, gh=gh))
+    return done
+
+
+def failure_body(where: str, run_url: str) -> str:
+    """The failure issue's Markdown."""
+    link = f" ([the run]({run_url}))" if run_url else ""
+    return (
+        f"The nightly benchmark run failed in **{where}**{link}.\n\n"
+        "This issue is updated by every failing nightly; close it once a nightly passes.\n"
+    )
+
+
+def confirm_shard(root: Path, run_id: str, plan: SamplingPlan) -> list[Run]:
+    """The ``confirm`` step: every new release of run ``run_id`` in the shard store
+    ``root`` with a slower figure measured again, interleaved (:func:`wsbench.ci.confirm.confirm`).
+
+    Raises:
+        NightlyError: the store holds malformed documents.
+        wsbench.asv.venvs.VenvError: an environment does not install.
+    """
+    from wsbench.asv import venvs
+    from wsbench.instrument.cpus import placement_from
+
+    loaded = store.load_store(root)
+    if loaded.problems:
+        raise NightlyError("malformed documents: " + "; ".join(loaded.problems))
+    docs = [d for d in loaded.runs if d.run_id == run_id]
+    if not docs:
+        print(f"nightly: {root} holds no document of run {run_id}: nothing to confirm")
+        return []
+    impls = all_impls()
+    candidates = [c for c in regressions.compare_new_releases(docs, run_id, impls) if c.slower]
+    if not candidates:
+        print("nightly: no new release was flagged slower: nothing to confirm")
+        return []
+    for c in candidates:
+        print(f"nightly: confirming {c.heading} ({compare.summary(c.lines)})", flush=True)
+    return confirm.confirm(
+        candidates, root, impls=impls, plan=plan, placement=placement_from(None, None),
+        machine_name=docs[0].machine.name, run_id=run_id, ensure=venvs.ensure,
+        log=lambda line: print(f"nightly: {line}", file=sys.stderr, flush=True),
+    )  # fmt: skip
+
+
+def given_plan_options(argv: Sequence[str]) -> list[str]:
+    """The sampling plan's options given in ``argv`` (``./bench run`` options), as
+    options for ``confirm``: ``["--windows", "2", ...]``; those not given are left out."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_plan_arguments(parser, "")
+    parser.set_defaults(processes=None, windows=None, warmup=None, window=None)
+    given, _ = parser.parse_known_args(list(argv))
+    options = {"processes": "--processes", "windows": "--windows", "warmup": "--warmup",
+               "window": "--window"}  # fmt: skip
+    return [
+        token
+        for dest, option in options.items()
+        if (value := getattr(given, dest)) is not None
+        for token in (option, str(value))
+    ]
+
+
+SELECTION_OPTIONS = ("--impl", "--config", "--versions", "--environment", "--grid", "--shard",
+                     "--run-id")  # fmt: skip
+"""``./bench run`` options with a value that choose what a shard measures: the nightly sets
+them itself for the older versions."""
+SELECTION_FLAGS = ("--new-releases", "--no-site", "--instructions")
+"""Flags of the first run only: the older versions are measured without new releases, site
+or instruction counts (about 2 minutes per environment: the latest releases' are counted
+every night, README: Instructions per message)."""
+
+
+def without_selection(argv: Sequence[str]) -> list[str]:
+    """``argv`` (``./bench run`` options) without :data:`SELECTION_OPTIONS` (as ``--opt V``
+    or ``--opt=V``) and :data:`SELECTION_FLAGS`."""
+    out: list[str] = []
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in SELECTION_OPTIONS:
+            skip = True
+        elif token not in SELECTION_FLAGS and not token.startswith(
+            tuple(f"{o}=" for o in SELECTION_OPTIONS)
+        ):
+            out.append(token)
+    return out
+
+
+def _bench_run(argv: Sequence[str], shard_store: Path, what: str) -> None:
+    """``./bench run ARGV`` into ``shard_store``.
+
+    Raises:
+        NightlyError: it exited non-zero (``what`` names it).
+    """
+    argv = [sys.executable, "-m", "wsbench.commands.cli", "run", *argv]
+    print(f"nightly: {what}: ./bench {' '.join(argv[3:])}", flush=True)
+    env = {**os.environ, store.ROOT_ENV: str(shard_store)}
+    code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
+    if code != 0:
+        raise NightlyError(f"{what}: ./bench run exited {code}")
+
+
+def published_runs(remote: str, branch: str) -> list[Run]:
+    """Every readable document of the results branch ``branch`` of ``remote`` (none when
+    the branch does not exist yet); an unreadable one is named on stderr and left out.
+
+    Raises:
+        NightlyError: the branch could not be cloned.
+    """
+    with tempfile.TemporaryDirectory(prefix="wsbench-published-") as tmp:
+        try:
+            resultsbranch.checkout(remote, branch, Path(tmp) / "branch")
+        except resultsbranch.ResultsBranchError as exc:
+            raise NightlyError(f"reading the results branch: {exc}") from exc
+        loaded = store.load_store(Path(tmp) / "branch")
+    for problem in loaded.problems:
+        print(f"nightly: results branch: unreadable document left out: {problem}",
+              file=sys.stderr)  # fmt: skip
+    return loaded.runs
+
+
+def older_versions_due(
+    tonight: Sequence[Run], mode: str, published: Sequence[Run] | None
+) -> list[matrix.Due]:
+    """The older versions (:mod:`wsbench.ci.matrix`) of the configurations measured in
+    ``tonight``: all of them (``mode`` "always"), none ("never"), or those due against
+    ``published`` ("auto")."""
+    measured = {(d.impl.name, d.impl.config) for d in tonight}
+    older = [e for e in bench_envs()
+             if not e.is_default and (e.impl.name, e.config.id) in measured]  # fmt: skip
+    if mode == "never":
+        return []
+    if mode == "always":
+        return [matrix.Due(e, "every older version (--matrix always)") for e in older]
+    return matrix.due(older, published or [], tonight)
+
+
+def measure_shard(
+    shard: str,
+    run_id: str,
+    shard_store: Path,
+    run_args: Sequence[str],
+    *,
+    mode: str = "auto",
+    published: Sequence[Run] | None = None,
+) -> list[matrix.Due]:
+    """The ``measure`` step: shard ``shard`` (``"I/N"``) of run ``run_id`` into
+    ``shard_store``: the latest and new releases on the full grid, then the older versions
+    due (:func:`older_versions_due`) on the default grid with the full grid's windows per
+    process, so that their documents share the night's comparison group. ``run_args``:
+    more ``./bench run`` options for both (e.g. ``--machine``).
+
+    Returns:
+        The older versions measured, with why.
+
+    Raises:
+        NightlyError: a ``./bench run`` failed, the store holds a malformed document, or
+            ``mode`` is "auto" and ``published`` is None.
+    """
+    if mode == "auto" and published is None:
+        raise NightlyError("--matrix auto reads the results branch: give --remote")
+    extra = [a for a in run_args if a != "--"]
+    _bench_run(["--new-releases", "--no-site", "--grid", "full", "--shard", shard,
+                "--run-id", run_id, *extra], shard_store, f"shard {shard}")  # fmt: skip
+    loaded = store.load_store(shard_store)
+    if loaded.problems:
+        raise NightlyError("malformed documents: " + "; ".join(loaded.problems))
+    tonight = [d for d in loaded.runs if d.run_id == run_id]
+    found = older_versions_due(tonight, mode, published)
+    if not found:
+        why = "none due" if mode == "auto" else f"--matrix {mode}"
+        print(f"nightly: shard {shard}: older versions: {why}", flush=True)
+        return []
+    print(f"nightly: shard {shard}: {len(found)} older version(s) due:", flush=True)
+    for d in found:
+        version = f" {d.env.version.version}" if d.env.version else ""
+        print(f"nightly:   {d.env.row_name}{version}: {d.reason}", flush=True)
+    rest = without_selection(extra)
+    given = any(t == "--windows" or t.startswith("--windows=") for t in rest)
+    windows = [] if given else ["--windows", str(grid_windows("full"))]
+    names = [token for d in found for token in ("--environment", d.env.name)]
+    _bench_run(["--no-site", "--grid", "default", *windows, "--run-id", run_id, *names, *rest],
+               shard_store, f"shard {shard}: older versions")  # fmt: skip
+    return found
+
+
+def run_all(args: argparse.Namespace) -> int:
+    """The nightly end to end here: every shard one after the other with ``./bench run``,
+    publish, reports, then the site from the whole results branch."""
+    if args.shards < 1:
+        raise NightlyError("--shards must be at least 1")
+    work = args.work_dir or Path(tempfile.mkdtemp(prefix="wsbench-nightly-"))
+    work.mkdir(parents=True, exist_ok=True)
+    run_id = store.new_run_id()
+    extra = [a for a in args.run_args if a != "--"]
+    published = published_runs(args.remote, args.branch) if args.matrix == "auto" else None
+    shard_stores = []
+    for i in range(1, args.shards + 1):
+        shard_store = work / f"shard-{i}"
+        measure_shard(f"{i}/{args.shards}", run_id, shard_store, extra, mode=args.matrix,
+                      published=published)  # fmt: skip
+        argv = [sys.executable, "-m", "wsbench.commands.cli", "nightly", "confirm",
+                str(shard_store), "--run-id", run_id, *given_plan_options(extra)]  # fmt: skip
+        env = {**os.environ, store.ROOT_ENV: str(shard_store)}
+        code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
+        if code != 0:
+            raise NightlyError(f"shard {i}/{args.shards}: nightly confirm exited {code}")
+        shard_stores.append(shard_store)
+    clone = work / "results-branch"
+    publish(
+        shard_stores, remote=args.remote, branch=args.branch, store_dir=clone,
+        allow_untuned=args.allow_untuned, reports=work / "reports",
+    )  # fmt: skip
+    print(f"nightly: reports in {work / 'reports'}")
+    if not args.no_site:
+        from wsbench.jobs.main import build_site
+
+        build_site(clone)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one step; returns the exit code.
+
+    Raises:
+        NightlyError, wsbench.ci.github.GitHubError: a step failed.
+    """
+    if args.step == "plan":
+        print(plan_outputs(args.shards), end="")
+    elif args.step == "measure":
+        if args.remote is None and args.matrix == "auto":
+            raise NightlyError("--matrix auto reads the results branch: give --remote")
+        published = published_runs(args.remote, args.branch) if args.matrix == "auto" else None
+        measure_shard(args.shard, args.run_id, args.store, args.run_args, mode=args.matrix,
+                      published=published)  # fmt: skip
+    elif args.step == "confirm":
+        try:
+            plan = plan_from_args(args)
+        except ValueError as exc:
+            raise NightlyError(str(exc)) from exc
+        confirm_shard(args.store, args.run_id, plan)
+    elif args.step == "publish":
+        publish(
+            args.shard_stores, remote=args.remote, branch=args.branch,
+            store_dir=args.store_dir, allow_untuned=args.allow_untuned, reports=args.reports,
+        )  # fmt: skip
+    elif args.step == "issues":
+        for line in file_issues(args.reports, args.repo):
+            print(f"nightly: {line}")
+    elif args.step == "failure":
+        body = failure_body(args.where, args.run_url)
+        print(f"nightly: {github.upsert_issue(FAILURE_TITLE, body, repo=args.repo)}")
+    else:
+        return run_all(args)
+    return 0

@@ -1,0 +1,169 @@
+"""``./bench pr-compare --base REF --head REF``: a pull request against its merge base, on
+the environments the change touches, measured interleaved (:mod:`wsbench.jobs.commits`);
+the Markdown is what the workflow posts as the pull request's comment.
+
+What is measured follows from the files the change touches (``git diff --name-only``
+between the merge base and the head):
+
+- a file of the harness or the load generator (:data:`EVERYTHING`): every configuration
+  at a reduced scale (:data:`REDUCED_PARAMS`), since every figure may move;
+- otherwise, files under ``impls/<name>/``: those implementations' configurations, at every
+  parameter set;
+- nothing else (documentation, tests, workflows): nothing is measured, and the comment
+  says so.
+
+With ``--instructions-only`` (the hosted-runner job, which any pull request gets, forks
+included) nothing is timed: each side's server instructions per message are counted under
+valgrind (:mod:`wsbench.instrument.instructions`), every set for the implementations changed, and
+:data:`REDUCED_SETS` for every configuration when everything may move; the comment starts
+with :data:`wsbench.ci.github.COUNTS_MARKER`, so that it is a comment of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from wsbench.ci.github import COMMENT_MARKER, COUNTS_MARKER
+from wsbench.instrument.sampling import add_plan_arguments, plan_from_args
+from wsbench.jobs import commits as commitcompare
+from wsbench.jobs.compare import COMPARISONS, parse_params, select_grids
+from wsbench.results import compare, instruction_verdicts, store
+from wsbench.scenarios import in_grid
+
+EVERYTHING = ("wsbench/", "loadgen/", "benchmarks/", "pyproject.toml", "bench")
+"""Path prefixes whose change can move every figure."""
+REDUCED_PARAMS = ("size_bytes=1024", "connections=1000")
+"""The parameter sets measured when every configuration is (``--param`` syntax)."""
+REDUCED_SETS = ("echo/in_flight=64,size_bytes=16",)
+"""The sets counted when every configuration is (``--instructions-only``; keys of
+:data:`wsbench.instrument.instructions.SETS`)."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What a change asks to measure.
+
+    Attributes:
+        impls: implementation names (empty with ``everything``: all of them).
+        everything: the harness or the load generator changed.
+        reason: one sentence saying why, for the comment.
+    """
+
+    impls: tuple[str, ...]
+    everything: bool
+    reason: str
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to measure."""
+        return not self.everything and not self.impls
+
+
+def _under(path: str, entry: str) -> bool:
+    """``path`` is the file ``entry`` or lies in the folder ``entry`` (ending in ``/``)."""
+    return path.startswith(entry) if entry.endswith("/") else path == entry
+
+
+def select(paths: Sequence[str]) -> Selection:
+    """The selection for a change touching ``paths`` (relative to the repository)."""
+    core = sorted(p for p in paths if any(_under(p, e) for e in EVERYTHING))
+    if core:
+        shown = ", ".join(core[:5]) + (" ..." if len(core) > 5 else "")
+        return Selection((), True, f"the harness or load generator changed ({shown})")
+    impls = sorted({p.split("/")[1] for p in paths if p.startswith("impls/") and p.count("/") >= 2})
+    if impls:
+        return Selection(tuple(impls), False, f"implementation(s) changed: {', '.join(impls)}")
+    return Selection((), False, "no implementation, harness or load generator file changed")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options."""
+    parser.add_argument("--base", required=True, help="the target branch or commit")
+    parser.add_argument("--head", required=True, help="the pull request's head commit")
+    parser.add_argument("--markdown", type=Path, required=True, help="write the comment here")
+    add_plan_arguments(parser, "rounds: server processes per side and configuration")
+    parser.add_argument("--machine", default="wsbench-local")
+    parser.add_argument(
+        "--instructions-only", action="store_true",
+        help="count instructions per message under valgrind instead of timing (any runner)",
+    )  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command; 0 when it measured (the verdicts are in the Markdown).
+
+    Raises:
+        compare.CompareError: a commit does not exist or cannot be measured.
+    """
+    base = commitcompare.resolve(args.base)
+    head = commitcompare.resolve(args.head)
+    merge_base = commitcompare.git("merge-base", base, head)
+    paths = commitcompare.git("diff", "--name-only", merge_base, head).splitlines()
+    chosen = select(paths)
+    title = f"wsbench: {head[:8]} against its merge base {merge_base[:8]}"
+    if args.instructions_only:
+        title += ", instructions per message"
+    marker = COUNTS_MARKER if args.instructions_only else COMMENT_MARKER
+    header = [marker, f"### {title}", "", f"Measured because {chosen.reason}."]
+    if chosen.empty:
+        text = "\n".join([*header, "", "Nothing was measured."]) + "\n"
+        args.markdown.write_text(text, encoding="utf-8")
+        print(text)
+        return 0
+    try:
+        plan = plan_from_args(args)
+    except ValueError as exc:
+        raise compare.CompareError(str(exc)) from exc
+    if args.instructions_only:
+        return _count(args, chosen, (merge_base, head), header, title)
+    params = parse_params(REDUCED_PARAMS if chosen.everything else ())
+    grids = select_grids(in_grid("default"), params, "full")
+    if chosen.everything:
+        header.append(f"Every configuration at a reduced scale: {', '.join(REDUCED_PARAMS)}.")
+    sides = commitcompare.measure_commits(
+        merge_base, head, impls=chosen.impls, configs=[], grid=grids, plan=plan,
+        machine_name=args.machine,
+        log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
+    )  # fmt: skip
+    root = store.root_from_env()
+    for doc in [*sides.base, *sides.head]:
+        store.save(doc, root / COMPARISONS)
+    lines = compare.compare_runs(sides.base, sides.head, match="configuration")
+    table = compare.to_markdown(lines, "Figures, base → head", sides.skipped)
+    text = "\n".join([*header, "", table])
+    args.markdown.write_text(text, encoding="utf-8")
+    print(compare.to_text(lines, title, sides.skipped))
+    return 0
+
+
+def _count(
+    args: argparse.Namespace,
+    chosen: Selection,
+    commits: tuple[str, str],
+    header: list[str],
+    title: str,
+) -> int:
+    """The ``--instructions-only`` comparison: both commits counted once (no rounds), the
+    instruction verdicts written to ``args.markdown``."""
+    if chosen.everything:
+        header.append(f"Every configuration, counted at: {', '.join(REDUCED_SETS)}.")
+    sides = commitcompare.measure_commits(
+        commits[0], commits[1], impls=chosen.impls, configs=[], grid={},
+        plan=plan_from_args(args), machine_name=args.machine,
+        log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
+        count=REDUCED_SETS if chosen.everything else (), wall_clock=False,
+    )  # fmt: skip
+    root = store.root_from_env()
+    for doc in [*sides.base, *sides.head]:
+        store.save(doc, root / COMPARISONS)
+    lines = instruction_verdicts.compare_counts(sides.base, sides.head, match="configuration")
+    skipped = [f"- not compared: {s}" for s in sides.skipped]
+    table = instruction_verdicts.to_markdown(lines)
+    args.markdown.write_text("\n".join([*header, "", table, *skipped]) + "\n", encoding="utf-8")
+    print(title)
+    print(instruction_verdicts.to_text(lines), end="")
+    return 0

@@ -1,0 +1,373 @@
+"""Instructions per message: the server's user-space instructions, counted by valgrind.
+
+Wall-clock figures on a shared or virtual machine vary by 5-11 % between windows; the number
+of instructions a server executes for a message does not depend on the machine's noise. Here
+the server runs under valgrind's callgrind (``TOOL_ARGS``: the instruction count only, no
+cache simulation), its address space not randomised (``setarch -R``) and Python's hash seed
+fixed (:data:`HASH_SEED`), so that two runs execute the same instructions. The load
+generator runs natively, in count mode (an exact number of messages).
+
+One server process serves every parameter set of :data:`SETS` in turn (a
+:class:`CountingSession`). For each set the load generator runs three times, each run
+followed by a dump of the counters (``callgrind_control --dump``, which also zeroes them):
+
+1. a warm-up run at the low count (first-use costs: imports, caches, a room created);
+2. the low count ``lo``;
+3. the high count ``hi``;
+4. the high count again: how far it lands from the first is the set's spread
+   (:attr:`~wsbench.results.runformat.InstructionSet.spread`), which tells a deterministic count
+   (0-0.2 % measured) from one that depends on time (threads, polling).
+
+The instructions per message are ``(I_hi - I_lo) / (M_hi - M_lo)``: ``I`` the instructions
+the server's process tree executed during the run, ``M`` the messages the load generator
+received (a fan-out scenario's priming messages added, each to every subscriber). What every
+run costs alike (connections, handshakes, closes) cancels in the difference. A message is the
+one of the scenario's messages/s: an echo round trip, a pushed message, a delivery to one
+subscriber of a broadcast, a tick delivered to one market client (with its order and
+acknowledgement).
+
+What it does not see (the Methodology page gives the measured sizes): the kernel's work
+(system calls, TCP), instruction-level parallelism and cache misses; valgrind runs a
+process's threads one at a time; a server that polls while it waits (socketify) counts its
+polling, which grows with time rather than with messages.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import msgspec
+import psutil
+
+from wsbench.impls import Impl
+from wsbench.instrument.cpus import CpuPlacement
+from wsbench.instrument.measure import MeasureConfig, ServerSession
+from wsbench.loadreport import Report
+from wsbench.results.runformat import Counting, InstructionCount, InstructionSet
+from wsbench.scenarios import Params, Scenario, params_key
+
+HASH_SEED = 0
+"""``PYTHONHASHSEED`` of a counted server: string hashes, and so the order of sets and
+dictionaries' collisions, are the same in every run."""
+TOOL_ARGS = (
+    "--tool=callgrind",
+    "--cache-sim=no",
+    "--branch-sim=no",
+    "--dump-instr=no",
+    "--dump-line=no",
+    "--compress-strings=no",
+    "--compress-pos=no",
+    "--trace-children=yes",
+    "--instr-atstart=no",
+)
+"""valgrind's options: callgrind counting instructions only (it can dump its counters while
+the server runs, which cachegrind 3.19 cannot), following every child process, and not
+instrumenting until the server is ready (:meth:`CountingSession.__enter__` switches it on):
+a server starts about 5 times faster uninstrumented."""
+STARTUP_TIMEOUT_S = 300.0
+"""Seconds a server under valgrind has to complete its first handshake (it runs 15-50 times
+slower than natively)."""
+STOP_GRACE_S = 60.0
+"""Seconds a server under valgrind has to exit after SIGTERM."""
+COUNT_RUN_LIMIT_S = 300.0
+"""Seconds one count run (a set's low or high count) has under valgrind. With the usual
+limit of about a minute (:attr:`~wsbench.instrument.measure.MeasureConfig.bound_s`), the slowest
+servers' pipelined and broadcast sets did not finish."""
+DUMP_TIMEOUT_S = 120.0
+"""Seconds ``callgrind_control --dump`` has to dump a process's counters."""
+DUMP_FILE_PREFIX = "callgrind.out"
+"""Dump files are ``<prefix>.<pid>.<n>``: the n-th dump of process ``pid``."""
+
+
+class CountError(RuntimeError):
+    """Instructions could not be counted (valgrind missing, a dump that did not come)."""
+
+
+@dataclass(frozen=True)
+class CountSet:
+    """One parameter set whose instructions per message are counted.
+
+    Attributes:
+        scenario: the scenario (:mod:`wsbench.scenarios`).
+        params: its parameters, as in the scenario's grid.
+        lo: the load generator's ``--count`` of the low run (messages per connection;
+            fan-out: messages published).
+        hi: the same of the high run.
+    """
+
+    scenario: Scenario
+    params: Params
+    lo: int
+    hi: int
+
+    @property
+    def key(self) -> str:
+        """``scenario/params_key``, e.g. ``"echo/in_flight=64,size_bytes=16"``."""
+        return f"{self.scenario}/{params_key(self.params)}"
+
+
+SETS: tuple[CountSet, ...] = (
+    CountSet("echo", {"size_bytes": 16, "in_flight": 1}, 500, 2500),
+    CountSet("echo", {"size_bytes": 16, "in_flight": 64}, 1000, 5000),
+    CountSet("echo", {"size_bytes": 65536, "in_flight": 64}, 100, 500),
+    CountSet("text", {"size_bytes": 16, "in_flight": 64}, 1000, 5000),
+    CountSet("json", {"in_flight": 64}, 1000, 5000),
+    CountSet("stream", {"size_bytes": 16}, 1000, 5000),
+    CountSet("broadcast", {"subscribers": 100, "rate": 0, "size_bytes": 16}, 10, 50),
+    CountSet("market", {"subscribers": 10, "rate": 1000}, 100, 500),
+    CountSet("clients", {"connections": 10, "size_bytes": 16, "in_flight": 1}, 50, 250),
+    CountSet("clients", {"connections": 100, "size_bytes": 16, "in_flight": 1}, 10, 50),
+)
+"""What is counted, in this order, in one server process: echo ping-pong and pipelined
+(16 B, 64 KiB), text frames, JSON, server push, broadcast to 100 subscribers, market data to
+10 clients, and 10 and 100 concurrent clients. Each high run carries 4,000 messages more
+than its low run (broadcast: 4,000 deliveries; 64 KiB echo: 400 messages, 26 MB)."""
+
+
+def valgrind_version() -> str:
+    """valgrind's version, e.g. ``"valgrind-3.19.0"``.
+
+    Raises:
+        CountError: valgrind is not installed (Debian package ``valgrind``).
+    """
+    program = shutil.which("valgrind")
+    if program is None:
+        raise CountError("valgrind is not installed (Debian package valgrind): cannot count")
+    done = subprocess.run([program, "--version"], capture_output=True, text=True, check=False)
+    return done.stdout.strip() or "valgrind (unknown version)"
+
+
+def tool() -> str:
+    """The counting tool as a run document records it (``Counting.tool``), e.g.
+    ``"valgrind-3.19.0 callgrind"``.
+
+    Raises:
+        CountError: valgrind is not installed.
+    """
+    return f"{valgrind_version()} callgrind"
+
+
+def wrapper(out_dir: Path) -> list[str]:
+    """The command a counted server's command line is prefixed with: no address-space
+    randomisation, valgrind's callgrind writing its dumps to ``out_dir``."""
+    out = out_dir / f"{DUMP_FILE_PREFIX}.%p"
+    return ["setarch", "-R", "valgrind", *TOOL_ARGS, f"--callgrind-out-file={out}"]
+
+
+_TOTALS = re.compile(rb"^(?:totals|summary):\s*(\d+)", re.MULTILINE)
+
+
+def dump_total(path: Path) -> int:
+    """The instructions of one callgrind dump (its ``totals:`` line).
+
+    Raises:
+        CountError: the file has no total.
+    """
+    found = _TOTALS.search(path.read_bytes())
+    if found is None:
+        raise CountError(f"{path}: no totals line (not a callgrind dump)")
+    return int(found.group(1))
+
+
+def messages_of(report: Report) -> int:
+    """The messages a count-mode run carried, from the load generator's report: messages
+    received, plus a fan-out run's priming messages delivered to each subscriber
+    (``loadgen/README.md``)."""
+    fanout = report.fanout
+    primed = fanout.priming_messages * fanout.subscribers if fanout else 0
+    return report.messages_received + primed
+
+
+class CountingSession:
+    """One server process under callgrind that serves every counted parameter set in turn.
+
+    Use it as a context manager: it starts the server (:class:`ServerSession` with
+    valgrind's :func:`wrapper`) and stops it at the end, also after a failure.
+
+    Args:
+        impl: the implementation.
+        config_id: its configuration.
+        python: the interpreter of a Python server.
+        placement: CPUs of the server and of the load generator.
+        label: the server's name in error messages.
+    """
+
+    def __init__(
+        self,
+        impl: Impl,
+        config_id: str | None,
+        *,
+        python: str,
+        placement: CpuPlacement | None = None,
+        label: str | None = None,
+    ) -> None:
+        self.impl = impl
+        self.config_id = config_id
+        self._dir = tempfile.TemporaryDirectory(prefix="wsbench-callgrind-")
+        self.out_dir = Path(self._dir.name)
+        self.session = ServerSession(
+            impl,
+            config_id,
+            python=python,
+            placement=placement,
+            label=label,
+            startup_timeout_s=STARTUP_TIMEOUT_S,
+            wrapper=wrapper(self.out_dir),
+            env={"PYTHONHASHSEED": str(HASH_SEED)},
+            stop_grace_s=STOP_GRACE_S,
+        )
+        self._dumps: dict[int, int] = {}
+
+    def __enter__(self) -> CountingSession:
+        self.session.__enter__()
+        if self.session.start_error is None:
+            try:
+                for pid in self._processes():
+                    self._control(pid, "--instr=on")
+            except CountError as exc:
+                self.session.start_error = str(exc)
+        return self
+
+    def _control(self, pid: int, option: str) -> None:
+        """``callgrind_control OPTION PID``.
+
+        Raises:
+            CountError: it failed (with its output).
+        """
+        try:
+            done = subprocess.run(
+                ["callgrind_control", option, str(pid)],
+                capture_output=True,
+                text=True,
+                timeout=DUMP_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise CountError(f"{self.impl.name}: callgrind_control {option}: {exc}") from exc
+        if done.returncode != 0:
+            why = (done.stdout + done.stderr).strip()
+            raise CountError(f"{self.impl.name}: callgrind_control {option} {pid}: {why}")
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.session.__exit__(*exc_info)
+        self._dir.cleanup()
+
+    def _processes(self) -> list[int]:
+        """The server's process and its descendants, by pid."""
+        try:
+            root = psutil.Process(self.session.pid)
+            return [root.pid, *(p.pid for p in root.children(recursive=True))]
+        except psutil.Error as exc:
+            raise CountError(f"{self.impl.name}: the server is gone: {exc}") from exc
+
+    def dump(self) -> int:
+        """Dump every process's counters (which zeroes them) and return the instructions
+        they counted since the previous dump, summed over the processes.
+
+        Raises:
+            CountError: a dump did not come, or could not be read.
+        """
+        total = 0
+        for pid in self._processes():
+            self._control(pid, "--dump")
+            n = self._dumps.get(pid, 0) + 1
+            path = self.out_dir / f"{DUMP_FILE_PREFIX}.{pid}.{n}"
+            if not path.exists():
+                raise CountError(f"{self.impl.name}: callgrind dump of process {pid}: no file")
+            self._dumps[pid] = n
+            total += dump_total(path)
+            path.unlink()
+        return total
+
+    def run(self, config: MeasureConfig) -> InstructionCount:
+        """One load generator run of ``config`` (count mode) and the dump after it.
+
+        Raises:
+            CountError: the run failed (with the reason), or the dump did not come.
+        """
+        measured = self.session.run(config)
+        if measured.status != "ok" or measured.report is None:
+            raise CountError(measured.error or "the load generator ran no traffic")
+        instructions = self.dump()
+        assert config.count is not None
+        return InstructionCount(config.count, messages_of(measured.report), instructions)
+
+    def count(self, wanted: CountSet) -> InstructionSet:
+        """Count ``wanted``: a warm-up run, then its low, high and repeated high runs (the
+        module's method). Never raises: a failure is recorded with its reason."""
+        base = count_run(self.impl.name, self.config_id, wanted)
+        try:
+            if self.session.start_error is not None:
+                raise CountError(self.session.start_error)
+            self.run(base)  # warm-up; its dump also takes what came before (start-up, the
+            # previous set), which is not counted
+            lo = self.run(base)
+            hi = self.run(replace(base, count=wanted.hi))
+            again = self.run(replace(base, count=wanted.hi))
+        except (CountError, subprocess.TimeoutExpired) as exc:
+            return InstructionSet(wanted.scenario, wanted.params, "failed", str(exc), [])
+        return InstructionSet(wanted.scenario, wanted.params, "ok", None, [lo, hi, again])
+
+
+def count_run(impl: str, config_id: str | None, wanted: CountSet) -> MeasureConfig:
+    """The load generator run of ``wanted``'s low count (the high count: the same with
+    ``count=wanted.hi``): count mode, no warm-up, :data:`COUNT_RUN_LIMIT_S` to finish."""
+    base = MeasureConfig.for_params(
+        impl, config_id, wanted.scenario, wanted.params, warmup_s=0.0, window_s=1.0
+    )
+    return replace(base, count=wanted.lo, duration_s=1.0, time_limit_s=COUNT_RUN_LIMIT_S)
+
+
+class Counted(msgspec.Struct, frozen=True):
+    """What :func:`count_all` gives a run document: how it counted (None when valgrind is
+    missing) and every set's counts (a failed set with its reason)."""
+
+    counting: Counting | None
+    instructions: list[InstructionSet]
+
+
+def sets_of(scenarios: Sequence[str] = ()) -> list[CountSet]:
+    """The sets of :data:`SETS` whose scenario or :attr:`~CountSet.key` is in ``scenarios``
+    (e.g. ``["echo"]``, ``["stream/size_bytes=16"]``; empty: every set)."""
+    return [s for s in SETS if not scenarios or s.scenario in scenarios or s.key in scenarios]
+
+
+def count_all(
+    impl: Impl,
+    config_id: str | None,
+    sets: Sequence[CountSet],
+    *,
+    python: str,
+    placement: CpuPlacement | None = None,
+) -> Counted:
+    """Count ``sets`` (:func:`count_sets`); when valgrind is missing, every set failed with
+    that reason. Never raises for a server, load generator or valgrind failure."""
+    try:
+        counting = Counting(tool(), HASH_SEED)
+    except CountError as exc:
+        failed = [InstructionSet(s.scenario, s.params, "failed", str(exc), []) for s in sets]
+        return Counted(None, failed)
+    counted = count_sets(impl, config_id, sets, python=python, placement=placement)
+    return Counted(counting, counted)
+
+
+def count_sets(
+    impl: Impl,
+    config_id: str | None,
+    sets: Sequence[CountSet] = SETS,
+    *,
+    python: str,
+    placement: CpuPlacement | None = None,
+    label: str | None = None,
+) -> list[InstructionSet]:
+    """Count every set of ``sets`` in one server process under callgrind; a failed set is
+    recorded with its reason and the next one counted. Never raises for a server or load
+    generator failure."""
+    with CountingSession(impl, config_id, python=python, placement=placement, label=label) as c:
+        return [c.count(s) for s in sets]

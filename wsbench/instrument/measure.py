@@ -1,0 +1,607 @@
+"""One measurement: start a server, drive it with the load generator, sample it, stop it."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+import msgspec
+import psutil
+
+from wsbench import loadreport
+from wsbench.impls import Impl, get_impl
+from wsbench.instrument import loadgen
+from wsbench.instrument.cpus import CpuPlacement, default_placement
+from wsbench.instrument.server import STOP_GRACE_S, ServerError, ServerProcess, free_port
+from wsbench.instrument.usage import (
+    CpuActivity,
+    ServerUsage,
+    WindowSampler,
+    kernel_socket_memory,
+    tree_rss,
+)
+from wsbench.loadreport import Report, Summary
+from wsbench.results.runformat import MemoryStep
+from wsbench.scenarios import SCENARIOS, SOURCE_ADDRESSES, Params, Scenario, memory, spec
+from wsbench.scenarios.offered import CAPACITY_IN_FLIGHT
+
+SOCKETIO_PATH = "/socket.io/?EIO=4&transport=websocket"
+"""Where a Socket.IO server takes Engine.IO v4 WebSocket connections (every scenario)."""
+HOST = "127.0.0.1"
+STARTUP_TIMEOUT_S = 30.0
+"""Seconds a server has to complete its first WebSocket handshake."""
+CLIENT_BOUND_CPU_PERCENT = 80.0
+"""A result whose load generator used more CPU than this is flagged as possibly client-bound;
+a client library's result whose server (the native reference) used more than this, as
+possibly server-bound."""
+CLIENT_MODES = ("echo", "stream")
+"""The load generator's subcommands a client program (``clients/``) implements."""
+
+
+class ConfigError(ValueError):
+    """A measurement configuration that cannot be run (the message names the bad option)."""
+
+
+@dataclass(frozen=True)
+class MeasureConfig:
+    """What to measure.
+
+    Attributes:
+        impl: implementation name (a folder of ``impls/``).
+        config: the implementation's configuration id (None: its first configuration).
+        scenario: one of :data:`wsbench.scenarios.SCENARIOS`.
+        size_bytes: message size in bytes (at least 16: sequence number and filler; the
+            JSON scenario's is fixed at 97).
+        in_flight: messages each connection keeps in flight (echo-like scenarios; 1 =
+            ping-pong).
+        connections: concurrent WebSocket connections (memory: connections held).
+        warmup_s: seconds of traffic before the measurement window (not counted).
+        duration_s: length of the measurement window in seconds (memory: how long the
+            connections are held before the server's RSS is read).
+        text: text frames instead of binary (always, in the text scenario).
+        count: if set, exactly this many messages per connection instead of a time window
+            (used by correctness tests; every message is counted).
+        workers: concurrent workers of the connect scenario.
+        source_addresses: loopback source addresses the connections are spread over.
+        subscribers: subscribers (market: clients) of the fan-out scenarios.
+        rate: a fixed offered load in messages/s (echo: over all connections; broadcast,
+            market: the publisher's); 0 = none (closed loop; broadcast: as fast as
+            delivered).
+        load_percent: offered scenario: the rate as a percentage of the capacity measured
+            first in the same server process (:meth:`ServerSession.capacity`); 0 = none.
+        time_limit_s: the load generator's time limit, seconds (None: :attr:`bound_s`'s
+            own); a count under valgrind needs a longer one.
+    """
+
+    impl: str
+    scenario: Scenario
+    config: str | None = None
+    size_bytes: int = 16
+    in_flight: int = 1
+    connections: int = 1
+    warmup_s: float = 1.0
+    duration_s: float = 3.0
+    text: bool = False
+    count: int | None = None
+    workers: int = 1
+    source_addresses: int = 1
+    subscribers: int = 1
+    rate: float = 0.0
+    load_percent: int = 0
+    time_limit_s: float | None = None
+
+    @classmethod
+    def for_params(
+        cls,
+        impl: str,
+        config: str | None,
+        scenario: Scenario,
+        params: Params,
+        *,
+        warmup_s: float,
+        window_s: float,
+    ) -> MeasureConfig:
+        """The measurement of ``scenario`` at one parameter set of its grid
+        (:mod:`wsbench.scenarios`), with the plan's warm-up and window (the soak scenario's
+        window is its ``seconds`` parameter)."""
+        defined = spec(scenario)
+        params = {**defined.fixed, **params}
+        return cls(
+            impl=impl,
+            config=config,
+            scenario=scenario,
+            size_bytes=params.get("size_bytes", 16),
+            in_flight=params.get("in_flight", 1),
+            connections=params.get("connections", 1),
+            workers=params.get("workers", 1),
+            warmup_s=warmup_s,
+            duration_s=float(params.get("seconds", window_s)),
+            source_addresses=SOURCE_ADDRESSES if defined.many_connections else 1,
+            subscribers=params.get("subscribers", 1),
+            rate=float(params.get("rate", 0)),
+            load_percent=params.get("load_percent", 0),
+        )
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` naming the first bad option."""
+        if self.scenario not in SCENARIOS:
+            raise ConfigError(f"unknown scenario {self.scenario!r} (known: {', '.join(SCENARIOS)})")
+        if self.size_bytes < 16:
+            raise ConfigError(f"size {self.size_bytes} B is below the 16-byte minimum")
+        if self.in_flight < 1 or self.connections < 1:
+            raise ConfigError("in-flight and connections must be at least 1")
+        if self.warmup_s < 0 or self.duration_s <= 0:
+            raise ConfigError("warm-up must be >= 0 s and the window > 0 s")
+        if self.count is not None and self.count < 1:
+            raise ConfigError("count must be at least 1")
+        if self.workers < 1 or self.source_addresses < 1 or self.subscribers < 1:
+            raise ConfigError("workers, subscribers and source addresses must be at least 1")
+        if self.rate < 0 or not 0 <= self.load_percent <= 1000:
+            raise ConfigError("the rate must be >= 0 messages/s and the load 0-1000 %")
+        problem = spec(self.scenario).invalid(self)
+        if problem:
+            raise ConfigError(problem)
+
+    def loadgen_args(
+        self, url: str, protocol: str = "websocket", *, hold_s: float | None = None
+    ) -> list[str]:
+        """The load generator's command line for this configuration against ``url``, in
+        ``protocol`` (``"websocket"`` or ``"socketio"``): the scenario's mode and its options
+        (:meth:`wsbench.scenarios.base.ScenarioSpec.loadgen_options`), then those every mode
+        shares; ``loadgen/README.md`` documents each subcommand. ``hold_s``: how long a
+        ``hold`` may last at most (default :attr:`bound_s`)."""
+        defined = spec(self.scenario)
+        held = self if hold_s is None else replace(self, time_limit_s=hold_s)
+        args = [defined.mode, "--url", url, *defined.loadgen_options(held)]
+        if defined.json:
+            args.append("--json")
+        elif self.text or defined.text:
+            args.append("--text")
+        if self.count is not None:
+            args += ["--count", str(self.count)]
+        if self.source_addresses > 1:
+            args += ["--source-addresses", str(self.source_addresses)]
+        if protocol != "websocket":
+            args += ["--protocol", protocol]
+        return args
+
+    def params(self) -> Params:
+        """This configuration's parameter set, named as its scenario's axes
+        (:mod:`wsbench.scenarios`)."""
+        values = {
+            "size_bytes": self.size_bytes,
+            "in_flight": self.in_flight,
+            "connections": self.connections,
+            "workers": self.workers,
+            "seconds": round(self.duration_s),
+            "subscribers": self.subscribers,
+            "rate": round(self.rate) if not self.load_percent else 0,
+            "load_percent": self.load_percent,
+        }
+        return {name: values[name] for name in spec(self.scenario).axes}
+
+    @property
+    def bound_s(self) -> float:
+        """An upper bound on the load generator's run time, in seconds (never reached
+        normally): :attr:`time_limit_s` when set, else warm-up and window, plus a minute,
+        plus 10 ms per connection for the connect phase."""
+        if self.time_limit_s is not None:
+            return self.time_limit_s
+        return self.warmup_s + self.duration_s + 60.0 + 0.01 * self.connections
+
+
+@dataclass
+class Measurement:
+    """The outcome of one measurement.
+
+    Attributes:
+        config: what was measured.
+        status: ``"ok"``, or ``"failed"`` with :attr:`error` saying why.
+        error: the reason of a failure (with the server's log tail where relevant).
+        report: the load generator's report (:mod:`wsbench.loadreport`), if it ran.
+        server: the server's CPU and peak RSS during the window, if sampled.
+        placement: the CPUs used.
+        server_exit_code: the server's exit code after the stop (negative: a signal).
+        server_pid: the server's process id (gone once :func:`measure` returns).
+        cpu_activity: how busy the measured CPUs were over the window, if sampled.
+        rss_idle_bytes: memory scenario: the server's RSS before the connections opened.
+        rss_held_bytes: memory scenario: its RSS with them all open and idle.
+        memory_steps: memory scenario: the server's and the kernel's memory at each count.
+    """
+
+    config: MeasureConfig
+    status: Literal["ok", "failed"] = "ok"
+    error: str | None = None
+    report: Report | None = None
+    server: ServerUsage | None = None
+    placement: CpuPlacement = field(default_factory=default_placement)
+    server_exit_code: int | None = None
+    server_pid: int | None = None
+    cpu_activity: CpuActivity | None = None
+    rss_idle_bytes: int | None = None
+    rss_held_bytes: int | None = None
+    memory_steps: tuple[MemoryStep, ...] | None = None
+
+    def fail(self, reason: str) -> None:
+        """Mark as failed; the first reason wins."""
+        if self.status == "ok":
+            self.status, self.error = "failed", reason
+
+    @property
+    def messages_per_s(self) -> float | None:
+        """Throughput in messages/s (received by the load generator), None without a report
+        or in a scenario without messages (connect, memory)."""
+        return self.report.messages_per_s if self.report else None
+
+    @property
+    def latency_s(self) -> dict[str, float] | None:
+        """Round-trip latency percentiles in seconds (echo only): p50, p90, p99, p99_9, max."""
+        lat = self.report.latency_us if self.report else None
+        return seconds_summary(lat) if lat else None
+
+    @property
+    def loadgen_cpu_percent(self) -> float | None:
+        """The load generator's CPU over the window, in percent of one core (None in the
+        memory scenario, which has no window)."""
+        return self.report.loadgen_cpu_percent if self.report else None
+
+    @property
+    def client_bound(self) -> bool:
+        """True when the load generator may have been the bottleneck (CPU above 80%)."""
+        cpu = self.loadgen_cpu_percent
+        return cpu is not None and cpu > CLIENT_BOUND_CPU_PERCENT
+
+    def to_record(self) -> dict[str, Any]:
+        """This one window in full, for ``./bench measure --json``: the figures, the server's
+        usage and exit code, and the load generator's whole report (runs keep samples in
+        :mod:`wsbench.results.runformat` instead)."""
+        report = self.report
+        return {
+            "benchmark": f"{self.config.scenario}.{self.config.scenario.capitalize()}",
+            "scenario": self.config.scenario,
+            "params": self.config.params(),
+            "status": self.status,
+            "error": self.error,
+            "messages_per_s": self.messages_per_s,
+            "bytes_per_s": report.bytes_per_s if report else None,
+            "rss_idle_bytes": self.rss_idle_bytes,
+            "rss_held_bytes": self.rss_held_bytes,
+            "memory_steps": (
+                [msgspec.structs.asdict(step) for step in self.memory_steps]
+                if self.memory_steps
+                else None
+            ),
+            "latency_s": self.latency_s,
+            "server": asdict(self.server) if self.server else None,
+            "loadgen_cpu_percent": self.loadgen_cpu_percent,
+            "client_bound": self.client_bound,
+            "server_exit_code": self.server_exit_code,
+            "loadgen": loadreport.to_builtins(report) if report else None,
+        }
+
+
+def check_report(report: Report, config: MeasureConfig) -> str | None:
+    """Why a load generator report does not count as a valid measurement of ``config``, or
+    None if it does: its scenario's check
+    (:meth:`wsbench.scenarios.base.ScenarioSpec.check`)."""
+    return spec(config.scenario).check(report, config)
+
+
+LATENCY_KEYS = ("p50", "p90", "p99", "p99_9", "max", "mean", "min", "stdev")
+"""The figures of a load generator latency summary kept, in seconds (the summary is in
+µs)."""
+
+
+def seconds_summary(summary: Summary) -> dict[str, float]:
+    """A load generator µs summary's figures (:data:`LATENCY_KEYS`) in seconds."""
+    return {k: float(getattr(summary, k)) / 1e6 for k in LATENCY_KEYS}
+
+
+class ServerSession:
+    """One server process that serves several load generator runs, pyperf's worker process:
+    started and probed once, then :meth:`run` measures as many windows or exact counts as
+    wanted against it, then stopped (always, also after a failure).
+
+    Use it as a context manager; a server that does not start does not raise here: every
+    :meth:`run` then returns a failed :class:`Measurement` with the reason (so that the
+    caller records it like any other failure).
+
+    Args:
+        impl: the implementation.
+        config_id: its configuration (None: the first).
+        python: the interpreter that runs a Python server (the asv environment's).
+        placement: CPUs of server and load generator (default: :func:`default_placement`).
+        label: the server's name in error messages (default: the implementation name).
+        startup_timeout_s: seconds the server has to complete its first handshake.
+        client: the command of a client program (``clients/``) that drives the server in
+            the load generator's place, with its arguments and report (echo and stream
+            only); None: the load generator.
+        wrapper: a command the server's command line is prefixed with (e.g. valgrind's,
+            :mod:`wsbench.instrument.instructions`).
+        env: extra environment variables of the server.
+        stop_grace_s: seconds the server has to exit after SIGTERM
+            (:class:`~wsbench.instrument.server.ServerProcess`).
+
+    Raises:
+        wsbench.impls.ImplError: unknown configuration.
+        wsbench.instrument.loadgen.LoadgenError: the load generator cannot be built.
+    """
+
+    def __init__(
+        self,
+        impl: Impl,
+        config_id: str | None = None,
+        *,
+        python: str = sys.executable,
+        placement: CpuPlacement | None = None,
+        label: str | None = None,
+        startup_timeout_s: float = STARTUP_TIMEOUT_S,
+        client: Sequence[str] | None = None,
+        wrapper: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+        stop_grace_s: float = STOP_GRACE_S,
+    ) -> None:
+        self.impl = impl
+        self.client = tuple(client) if client else None
+        self.run_config = impl.config(config_id)
+        self.placement = placement or default_placement()
+        self.binary = loadgen.ensure_built()
+        self.startup_timeout_s = startup_timeout_s
+        port = free_port(HOST)
+        self.base_url = f"ws://{HOST}:{port}"
+        argv = impl.argv(
+            python=python, loadgen=self.binary, host=HOST, port=port, config=self.run_config
+        )
+        self.server = ServerProcess(
+            [*wrapper, *argv],
+            cpus=self.placement.server,
+            name=label or impl.name,
+            env=env,
+            stop_grace_s=stop_grace_s,
+        )
+        self.start_error: str | None = None
+        self.exit_code: int | None = None
+        self._capacity: dict[tuple[int, int], Measurement] = {}
+
+    def url(self, scenario: Scenario) -> str:
+        """The URL the load generator connects to for ``scenario``."""
+        if self.run_config.protocol == "socketio":
+            return self.base_url + SOCKETIO_PATH
+        return self.base_url + spec(scenario).endpoint
+
+    @property
+    def pid(self) -> int:
+        """The server's process id."""
+        return self.server.pid
+
+    def alive(self) -> bool:
+        """True while the server runs (False when it never started or has exited)."""
+        proc = self.server.proc
+        return self.start_error is None and proc is not None and proc.poll() is None
+
+    def __enter__(self) -> ServerSession:
+        try:
+            self.server.start()
+            self.server.wait_ready(
+                lambda t: loadgen.probe(self.url("echo"), timeout_s=t, binary=self.binary),
+                timeout_s=self.startup_timeout_s,
+            )
+        except ServerError as exc:
+            self.start_error = str(exc)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.exit_code = self.server.stop()
+        self.server.__exit__(None, None, None)
+
+    def run(self, config: MeasureConfig) -> Measurement:
+        """Measure ``config`` against this server: one load generator run (one measurement
+        window, or an exact count), sampling the server and the CPUs over the window.
+
+        Returns:
+            The measurement; failed with the reason when the server did not start or died,
+            or the load generator saw an error (then with the server's log tail).
+
+        Raises:
+            ConfigError: the configuration is invalid.
+        """
+        config.validate()
+        if self.client and spec(config.scenario).mode not in CLIENT_MODES:
+            raise ConfigError(
+                f"a client program runs {' and '.join(CLIENT_MODES)} only, not {config.scenario}"
+            )
+        if config.load_percent and not config.rate:
+            measured = self.capacity(config)
+            if measured.status != "ok" or not measured.messages_per_s:
+                result = Measurement(config=config, placement=self.placement)
+                why = f"the capacity run before the fixed-load windows failed: {measured.error}"
+                result.fail(why)
+                return result
+            config = replace(config, rate=measured.messages_per_s * config.load_percent / 100)
+        result = Measurement(config=config, placement=self.placement)
+        result.server_pid = self.server.proc.pid if self.server.proc else None
+        if self.start_error is not None:
+            result.fail(self.start_error)
+            return result
+        try:
+            self.server.check_alive("before the measurement")
+            if not spec(config.scenario).windowed:
+                self._hold(config, result)
+            else:
+                self._traffic(config, result)
+            self.server.check_alive("during the measurement")
+        except (ServerError, loadgen.LoadgenError) as exc:
+            result.fail(str(exc))
+        else:
+            assert result.report is not None
+            reason = check_report(result.report, config)
+            if reason:
+                tail = self.server.log_tail() or "(no output)"
+                result.fail(f"{reason}\n--- server log (tail) ---\n{tail}")
+        return result
+
+    def capacity(self, config: MeasureConfig) -> Measurement:
+        """The closed-loop echo run that gives this server's capacity for ``config``'s
+        connections and message size (:data:`wsbench.scenarios.CAPACITY_IN_FLIGHT` messages
+        in flight per connection, the same warm-up and window), measured once per server
+        process and kept: the fixed-load windows at a percentage of it
+        (``load_percent``) all take the same capacity."""
+        key = (config.connections, config.size_bytes)
+        if key not in self._capacity:
+            closed = replace(
+                config, scenario="echo", rate=0.0, load_percent=0, in_flight=CAPACITY_IN_FLIGHT,
+                count=None,
+            )  # fmt: skip
+            self._capacity[key] = self.run(closed)
+        return self._capacity[key]
+
+    def _traffic(self, config: MeasureConfig, result: Measurement) -> None:
+        """One load generator run with traffic; the sampler's window opens ``warmup_s`` after
+        the connect phase (count mode: when the traffic starts)."""
+        sampler = WindowSampler(
+            self.server.pid,
+            delay_s=0.0 if config.count else config.warmup_s,
+            duration_s=config.duration_s,
+            cpus=sorted({*self.placement.server, *self.placement.loadgen}),
+            after_traffic_starts=True,
+        )
+        sampler.start()
+        try:
+            result.report = loadgen.run_report(
+                config.loadgen_args(self.url(config.scenario), self.run_config.protocol),
+                cpus=self.placement.loadgen,
+                timeout_s=config.bound_s,
+                binary=self.binary,
+                on_traffic=sampler.traffic_started,
+                command=self.client,
+            )
+        finally:
+            result.server = sampler.result()
+            result.cpu_activity = sampler.activity
+
+    def _hold(self, config: MeasureConfig, result: Measurement) -> None:
+        """The memory scenario, a staircase in one server process: the server's and the
+        kernel's memory before any connection, then at each count of
+        :func:`~wsbench.scenarios.memory.counts` (``config.connections`` the last): the
+        connections added by one load generator ``hold`` each, the earlier ones kept open
+        and idle, an equal share of ``config.duration_s`` to settle (the window is split
+        between the steps, so that the scenario takes as long as a one-count hold did),
+        then both read again; then every connection closed. A step in which no connection
+        opened ends the staircase.
+
+        The report is the last step's (its handshakes are those made with the most
+        connections already open), with ``connections_ok``, ``errors``, ``closed`` and
+        ``closed_early`` summed over the steps; connections the server closed during the
+        hold also count as ``closed_early`` errors.
+
+        Raises:
+            ServerError: the server is gone.
+            wsbench.instrument.loadgen.LoadgenError: the load generator failed.
+        """
+        url = self.url(config.scenario)
+        counts = memory.counts(config.connections)
+        settle_s = config.duration_s / (len(counts) - 1)
+        steps = [self._memory_step(0)]
+        reports: list[Report] = []
+        with ExitStack() as stack:
+            holds = []
+            opened = 0
+            for before, count in itertools.pairwise(counts):
+                added = replace(config, connections=count - before)
+                hold = stack.enter_context(
+                    loadgen.Hold(
+                        added.loadgen_args(url, self.run_config.protocol, hold_s=config.bound_s),
+                        cpus=self.placement.loadgen,
+                        timeout_s=added.bound_s,
+                        binary=self.binary,
+                    )
+                )
+                holds.append(hold)
+                assert hold.opened is not None
+                reports.append(hold.opened)
+                ok = hold.opened.connections_ok or 0
+                if not ok:
+                    break
+                opened += ok
+                time.sleep(settle_s)
+                steps.append(self._memory_step(opened))
+            closed = [hold.release() for hold in reversed(holds)]
+        result.memory_steps = tuple(steps)
+        result.rss_idle_bytes = steps[0].rss_bytes
+        result.rss_held_bytes = steps[-1].rss_bytes if len(steps) > 1 else None
+        errors: dict[str, int] = {}
+        for part in reports:
+            for kind, n in part.errors.items():
+                errors[kind] = errors.get(kind, 0) + n
+        early = sum(c.closed_early for c in closed)
+        if early:
+            errors["closed_early"] = errors.get("closed_early", 0) + early
+        result.report = msgspec.structs.replace(
+            reports[-1],
+            connections_ok=sum(r.connections_ok or 0 for r in reports),
+            errors=errors,
+            closed=sum(c.closed for c in closed),
+            closed_early=early,
+        )
+
+    def _memory_step(self, connections: int) -> MemoryStep:
+        """The server's RSS and the kernel's socket memory now, with ``connections`` open.
+
+        Raises:
+            ServerError: the server is gone.
+        """
+        try:
+            rss = tree_rss(self.server.pid)
+        except psutil.Error as exc:
+            raise ServerError(f"{self.server.name}: cannot read its memory: {exc}") from exc
+        return MemoryStep(connections, rss, kernel_socket_memory())
+
+
+def measure(
+    config: MeasureConfig,
+    *,
+    python: str = sys.executable,
+    placement: CpuPlacement | None = None,
+    impl: Impl | None = None,
+    label: str | None = None,
+    startup_timeout_s: float = STARTUP_TIMEOUT_S,
+) -> Measurement:
+    """Run one measurement with a server of its own (a :class:`ServerSession` serving one
+    run); never raises for a server or load generator failure.
+
+    Args:
+        config: what to measure.
+        python: the interpreter that runs a Python server (the asv environment's).
+        placement: CPUs of server and load generator (default: :func:`default_placement`).
+        impl: the implementation, if already loaded (default: looked up by ``config.impl``).
+        label: the server's name in error messages (default: the implementation name).
+        startup_timeout_s: seconds the server has to complete its first handshake.
+
+    Returns:
+        The measurement; ``status == "failed"`` with the reason when the server did not
+        start, died, or the load generator saw an error. The server is always stopped, and
+        its exit code is in ``server_exit_code``.
+
+    Raises:
+        ConfigError: the configuration is invalid.
+        wsbench.impls.ImplError: unknown implementation.
+        wsbench.instrument.loadgen.LoadgenError: the load generator cannot be built.
+    """
+    config.validate()
+    session = ServerSession(
+        impl or get_impl(config.impl),
+        config.config,
+        python=python,
+        placement=placement,
+        label=label,
+        startup_timeout_s=startup_timeout_s,
+    )
+    with session:
+        result = session.run(config)
+    result.server_exit_code = session.exit_code
+    return result

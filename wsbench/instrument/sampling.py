@@ -1,0 +1,426 @@
+"""Samples: every parameter set measured in several windows, in several fresh server
+processes (pyperf's worker-process model), each window checked for interference.
+
+One server process serves every parameter set of every scenario asked for in turn (memory
+has a server of its own: :func:`process_groups`; starting a server costs more than a
+window), ``windows_per_process`` windows each; ``processes`` such rounds run one after
+another. Variation between processes
+is real (memory layout, hash seeds, the kernel's placement), so the samples of one process
+alone would understate the spread.
+
+A window is **disturbed** when, over the window, everything other than the server and the
+load generator used more than ``max_other_cpu_percent`` of one core on the measured CPUs,
+or the hypervisor stole more than ``max_steal_percent``. A disturbed window is kept in the
+results and marked; statistics use only the windows that are not disturbed. A window
+disturbed by other work is measured again (at most ``retries`` times per parameter set and
+process): that work is the machine's own and passes. One disturbed by steal time alone is
+not: the steal comes from the host's other virtual machines and lasts, so measuring again
+only lengthens the run. On 2026-11-26, over the first 8 configurations of a main job on a
+2-core virtual machine, 182 of 259 windows had more than 5 % steal (up to 87 %), and 108
+of the 132 windows measured again after one were disturbed again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from wsbench import loadreport
+from wsbench.impls import Impl
+from wsbench.instrument.cpus import CpuPlacement, open_files_limit
+from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession, seconds_summary
+from wsbench.results.runformat import Benchmark, Latency, Sample, Settings, Spread
+from wsbench.scenarios import Params, Scenario, spec
+
+
+@dataclass(frozen=True)
+class SamplingPlan:
+    """How many samples, how long, and when a sample counts as disturbed.
+
+    The defaults come from the noise study on the Methodology page (``./bench noise``).
+
+    Attributes:
+        processes: fresh server processes per scenario.
+        windows_per_process: windows per parameter set in each process.
+        warmup_s: seconds of traffic before each window (not counted).
+        window_s: length of each measurement window, seconds.
+        max_other_cpu_percent: above this (percent of one core, summed over the measured
+            CPUs), a window is disturbed.
+        max_steal_percent: above this steal time, a window is disturbed.
+        retries: how often a window disturbed by other work (not by steal time alone) is
+            measured again, per parameter set and server process.
+    """
+
+    processes: int = 3
+    windows_per_process: int = 2
+    warmup_s: float = 0.25
+    window_s: float = 0.5
+    max_other_cpu_percent: float = 10.0
+    max_steal_percent: float = 5.0
+    retries: int = 2
+
+    def settings(self, placement: CpuPlacement, connections: int) -> Settings:
+        """The run format's settings for this plan."""
+        return Settings(
+            warmup_s=self.warmup_s,
+            window_s=self.window_s,
+            processes=self.processes,
+            windows_per_process=self.windows_per_process,
+            connections=connections,
+            server_cpus=tuple(placement.server),
+            loadgen_cpus=tuple(placement.loadgen),
+            open_files=open_files_limit(),
+            max_other_cpu_percent=self.max_other_cpu_percent,
+            max_steal_percent=self.max_steal_percent,
+            retries=self.retries,
+        )
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first setting out of range."""
+        if self.processes < 1 or self.windows_per_process < 1:
+            raise ValueError("processes and windows per process must be at least 1")
+        if self.warmup_s < 0 or self.window_s <= 0:
+            raise ValueError("the warm-up must be >= 0 s and the window > 0 s")
+        if self.retries < 0:
+            raise ValueError("retries must be >= 0")
+
+
+def add_plan_arguments(
+    parser: argparse.ArgumentParser, processes_help: str, windows_default: str | None = None
+) -> None:
+    """The sampling plan's options (``--processes``, ``--windows``, ``--warmup``,
+    ``--window``/``--duration``), defaulting to :class:`SamplingPlan`'s values;
+    ``processes_help`` says what a process is for the command (e.g. its rounds).
+    ``windows_default``, when given, says how the command chooses ``--windows`` itself
+    (then None when not given)."""
+    plan = SamplingPlan()
+    parser.add_argument(
+        "--processes", type=int, default=plan.processes,
+        help=f"{processes_help} (default {plan.processes})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--windows", type=int,
+        default=None if windows_default else plan.windows_per_process,
+        help="windows per parameter set in each process "
+        f"(default {windows_default or plan.windows_per_process})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--warmup", type=float, default=plan.warmup_s,
+        help=f"warm-up seconds before each window (default {plan.warmup_s:g})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--window", "--duration", dest="window", type=float, default=plan.window_s,
+        help=f"measurement window seconds (default {plan.window_s:g})",
+    )  # fmt: skip
+
+
+def plan_from_args(args: argparse.Namespace) -> SamplingPlan:
+    """The plan :func:`add_plan_arguments`' options give.
+
+    Raises:
+        ValueError: a value out of range (:meth:`SamplingPlan.validate`).
+    """
+    plan = SamplingPlan(
+        processes=args.processes, windows_per_process=args.windows,
+        warmup_s=args.warmup, window_s=args.window,
+    )  # fmt: skip
+    plan.validate()
+    return plan
+
+
+def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) -> Sample:
+    """One window's measurement as a sample, with its interference figures and verdict."""
+    if m.status != "ok" or m.report is None:
+        return Sample(process=process, window=window, status="failed", error=m.error)
+    report = m.report
+    latency = m.latency_s
+    server_cpu = m.server.cpu_percent if m.server else None
+    loadgen_cpu = m.loadgen_cpu_percent
+    other = steal = None
+    activity = m.cpu_activity
+    if activity is not None and activity.wall_s > 0:
+        busy = 100.0 * activity.busy_s / activity.wall_s
+        other = round(busy - (server_cpu or 0.0) - (loadgen_cpu or 0.0), 1)
+        steal = round(100.0 * activity.steal_s / activity.wall_s, 1)
+    disturbed = (other is not None and other > plan.max_other_cpu_percent) or (
+        steal is not None and steal > plan.max_steal_percent
+    )
+    defined = spec(m.config.scenario)
+    fanout = report.fanout
+    orders = fanout.orders if fanout else None
+    return Sample(
+        process=process,
+        window=window,
+        status="ok",
+        messages_per_s=m.messages_per_s,
+        bytes_per_s=report.bytes_per_s,
+        messages_received=report.messages_received,
+        window_s=report.window_s,
+        latency_s=Latency(**latency) if latency else None,
+        server_cpu_percent=server_cpu,
+        server_kernel_cpu_percent=m.server.kernel_cpu_percent if m.server else None,
+        server_rss_bytes=m.server.rss_bytes if m.server else None,
+        loadgen_cpu_percent=loadgen_cpu,
+        other_cpu_percent=other,
+        steal_percent=steal,
+        disturbed=disturbed,
+        connections_ok=defined.connections_ok(report),
+        connections_per_s=report.connections_per_s,
+        handshake_s=_summary_s(report.handshake_us),
+        per_connection_messages_per_s=_spread(report.per_connection_messages_per_s),
+        errors=_errors(report) if defined.many_connections else None,
+        rss_idle_bytes=m.rss_idle_bytes,
+        rss_held_bytes=m.rss_held_bytes,
+        memory_steps=m.memory_steps,
+        server_rss_growth_bytes=(
+            m.server.rss_growth_bytes
+            if m.server and "server_rss_growth_bytes" in defined.figures
+            else None
+        ),
+        offered_per_s=report.config.rate_per_s,
+        published_per_s=fanout.published_per_s if fanout else None,
+        last_delivery_s=_summary_s(fanout.last_latency_us if fanout else None),
+        order_round_trip_s=_summary_s(orders.round_trip_us if orders else None),
+        orders_per_s=orders.acked_per_s if orders else None,
+    )
+
+
+def disturbed_by_other_work(sample: Sample, plan: SamplingPlan) -> bool:
+    """True when other work on the measured CPUs used more than
+    ``plan.max_other_cpu_percent`` during ``sample``'s window: the disturbance worth
+    measuring again (steal time alone is not, see the module's docstring)."""
+    other = sample.other_cpu_percent
+    return sample.disturbed and other is not None and other > plan.max_other_cpu_percent
+
+
+def _summary_s(summary: loadreport.Summary | None) -> Latency | None:
+    """A load generator µs summary (``handshake_us``) as percentiles in seconds, or None when
+    it holds no value."""
+    if summary is None or not summary.count:
+        return None
+    return Latency(**seconds_summary(summary))
+
+
+def _spread(spread: loadreport.Spread | None) -> Spread | None:
+    if spread is None:
+        return None
+    return Spread(min=spread.min, median=spread.median, max=spread.max)
+
+
+def _errors(report: loadreport.Report) -> dict[str, int]:
+    """Failed connections by kind, and lost messages (``lost``), from a report."""
+    return {**report.errors, "lost": report.integrity.get("lost", 0)}
+
+
+@dataclass
+class _Collected:
+    params: Params
+    samples: list[Sample] = field(default_factory=list)
+    exit_codes: list[int | None] = field(default_factory=list)
+
+    def benchmark(self, scenario: str) -> Benchmark:
+        failed = [s for s in self.samples if s.status == "failed"]
+        return Benchmark(
+            scenario=scenario,
+            params=self.params,
+            status="failed" if failed else "ok",
+            error=failed[0].error if failed else None,
+            samples=list(self.samples),
+            server_exit_codes=list(self.exit_codes),
+        )
+
+
+ProgressCallback = Callable[[list[Benchmark]], None]
+ScenariosProgress = Callable[[dict[Scenario, list[Benchmark]]], None]
+
+
+def sample_scenario(
+    impl: Impl,
+    config_id: str | None,
+    scenario: Scenario,
+    grid: list[Params],
+    plan: SamplingPlan,
+    *,
+    placement: CpuPlacement,
+    connections: int = 1,
+    python: str = sys.executable,
+    on_progress: ProgressCallback | None = None,
+    log: Callable[[str], None] = lambda _: None,
+    client: Sequence[str] | None = None,
+) -> list[Benchmark]:
+    """Measure ``scenario`` at every parameter set of ``grid`` following ``plan``: the one
+    scenario case of :func:`sample_scenarios` (same arguments, ``on_progress`` called with
+    this scenario's benchmarks).
+
+    Returns:
+        One benchmark per parameter set, in ``grid`` order, with every sample.
+    """
+
+    def progress(found: dict[Scenario, list[Benchmark]]) -> None:
+        if on_progress is not None:
+            on_progress(found[scenario])
+
+    found = sample_scenarios(
+        impl, config_id, {scenario: grid}, plan, placement=placement, connections=connections,
+        python=python, on_progress=progress, log=log, client=client,
+    )  # fmt: skip
+    return found[scenario]
+
+
+def process_groups(grids: Mapping[Scenario, list[Params]]) -> list[list[Scenario]]:
+    """The scenarios of ``grids`` by server: each sampling process starts one server per
+    group, which serves the group's scenarios in this order.
+
+    Memory (the scenarios that hold idle connections) has a server of its own: its idle RSS
+    must be a fresh server's (after traffic, the allocator keeps memory that the held
+    connections would reuse), and a threaded server is still tearing down the 1,000
+    connections it held when the next window starts. The others share one server, those
+    that open the fewest connections first (connection setup, which opens and closes them
+    all window long, last): a window of 1,000 clients left Flask-SocketIO's threading server
+    refusing the next scenario's connections (every broadcast window failed after it, on
+    2026-11-26).
+    """
+    hold = [s for s in grids if not spec(s).windowed]
+    rest = sorted(
+        (s for s in grids if spec(s).windowed),
+        key=lambda s: (spec(s).mode == "connect", max(_opened(s, p) for p in grids[s] or [{}])),
+    )
+    return [group for group in (hold, rest) if group]
+
+
+def _opened(scenario: Scenario, params: Params) -> int:
+    """Connections a parameter set of ``scenario`` opens at once (clients or subscribers)."""
+    fixed = spec(scenario).fixed
+    return params.get("connections") or params.get("subscribers") or fixed.get("connections", 1)
+
+
+def sample_scenarios(
+    impl: Impl,
+    config_id: str | None,
+    grids: Mapping[Scenario, list[Params]],
+    plan: SamplingPlan,
+    *,
+    placement: CpuPlacement,
+    connections: int = 1,
+    python: str = sys.executable,
+    on_progress: ScenariosProgress | None = None,
+    log: Callable[[str], None] = lambda _: None,
+    client: Sequence[str] | None = None,
+) -> dict[Scenario, list[Benchmark]]:
+    """Measure every scenario of ``grids`` at each of its parameter sets following ``plan``.
+
+    Each of the ``plan.processes`` sampling processes starts one server per group of
+    :func:`process_groups` (memory on its own, the rest together), which serves every
+    parameter set of its scenarios in turn: a server start costs 0.5 to 2.5 s (importing the
+    framework), more than a window, and the main job's default grid has five scenarios.
+    A server that dies is replaced by a fresh one for the parameter sets still to come; a
+    server that does not start fails every window it was meant to serve, with the reason. A
+    scenario the configuration does not support fails once, with the reason its metadata
+    gives, and is not run.
+
+    Args:
+        impl, config_id: what to run (None: the first configuration).
+        grids: parameter sets by scenario, e.g. ``{"echo": [{"size_bytes": 16,
+            "in_flight": 1}, ...]}``.
+        plan: the sampling plan.
+        placement: CPUs of server and load generator.
+        connections: WebSocket connections of the load generator, in scenarios whose
+            parameters do not set them.
+        python: the interpreter that runs a Python server.
+        on_progress: called with every benchmark so far, by scenario, after each window (to
+            save them).
+        log: progress lines.
+        client: a client program's command (``clients/``) that drives ``impl`` in the load
+            generator's place (:class:`wsbench.instrument.measure.ServerSession`); a fresh client
+            process runs every window.
+
+    Returns:
+        By scenario (in ``grids``' order), one benchmark per parameter set in its grid's
+        order, with every sample.
+
+    Raises:
+        ValueError: the plan is invalid.
+        wsbench.instrument.measure.ConfigError: a parameter set is invalid.
+    """
+    plan.validate()
+    collected = {
+        scenario: [_Collected(params) for params in grid] for scenario, grid in grids.items()
+    }
+    unsupported = impl.config(config_id).unsupported
+
+    def progress() -> None:
+        if on_progress is not None:
+            on_progress({s: [c.benchmark(s) for c in entries] for s, entries in collected.items()})
+
+    for scenario, entries in collected.items():
+        why = unsupported.get(scenario)
+        if why is not None:
+            for entry in entries:
+                entry.samples.append(Sample(0, 0, "failed", error=f"not supported: {why}"))
+    supported = {s: grids[s] for s in collected if s not in unsupported}
+    groups = [
+        [(scenario, entry) for scenario in group for entry in collected[scenario]]
+        for group in process_groups(supported)
+    ]
+    progress()
+    for process, group in ((p, g) for p in range(plan.processes) for g in groups):
+        pending = list(group)
+        while pending:
+            served: list[_Collected] = []
+            with ServerSession(
+                impl, config_id, python=python, placement=placement, client=client
+            ) as session:
+                if session.start_error is not None:
+                    # Not started: every window this process was to serve fails with why.
+                    for _, entry in pending:
+                        failed = Sample(process, 0, "failed", error=session.start_error)
+                        entry.samples.append(failed)
+                    served, pending = [entry for _, entry in pending], []
+                while pending:
+                    scenario, entry = pending.pop(0)
+                    served.append(entry)
+                    config = MeasureConfig.for_params(
+                        impl.name, config_id, scenario, entry.params,
+                        warmup_s=plan.warmup_s, window_s=plan.window_s,
+                    )  # fmt: skip
+                    if "connections" not in entry.params and connections > 1:
+                        config = dataclasses.replace(config, connections=connections)
+                    log(f"process {process + 1}/{plan.processes} {scenario} {entry.params}")
+                    _sample_windows(session, config, entry, process, plan)
+                    progress()
+                    if not session.alive():
+                        break  # a fresh server for the parameter sets still to come
+            for entry in served:
+                entry.exit_codes.append(session.exit_code)
+    progress()
+    return {s: [c.benchmark(s) for c in entries] for s, entries in collected.items()}
+
+
+def _sample_windows(
+    session: ServerSession,
+    config: MeasureConfig,
+    entry: _Collected,
+    process: int,
+    plan: SamplingPlan,
+) -> None:
+    """``plan.windows_per_process`` usable windows of ``config`` (or the scenario's own
+    :attr:`~wsbench.scenarios.ScenarioSpec.windows_per_process`; ones disturbed by other
+    work measured again up to ``plan.retries`` times), appended to ``entry``; stops at a
+    failure."""
+    window = 0
+    retries = plan.retries
+    good = 0
+    wanted = spec(config.scenario).windows_per_process or plan.windows_per_process
+    while good < wanted:
+        sample = to_sample(session.run(config), process=process, window=window, plan=plan)
+        entry.samples.append(sample)
+        window += 1
+        if sample.status == "failed":
+            return
+        if retries > 0 and disturbed_by_other_work(sample, plan):
+            retries -= 1
+            continue
+        good += 1

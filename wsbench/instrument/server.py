@@ -1,0 +1,197 @@
+"""One server subprocess, from start to a clean stop, never left behind."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+
+import psutil
+
+from wsbench.instrument.cpus import child_setup
+
+STOP_GRACE_S = 5.0
+"""Seconds a server has to exit after SIGTERM before it is killed (PROTOCOL.md)."""
+
+
+class ServerError(RuntimeError):
+    """The server did not start, did not become ready, or died; the message ends with its log."""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port on ``host`` that was free a moment ago (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class ServerProcess:
+    """A server started in its own session (process group), pinned to ``cpus``.
+
+    Use it as a context manager: the process group is always stopped on exit, gracefully
+    (SIGTERM) and then by force (SIGKILL after :data:`STOP_GRACE_S`), also when a step failed.
+
+    Args:
+        argv: the command line.
+        cpus: CPU numbers the server is pinned to.
+        name: a label for error messages (e.g. ``"websockets 15.0.1"``).
+        env: extra environment variables.
+        stop_grace_s: seconds it has to exit after SIGTERM before it is killed (default
+            :data:`STOP_GRACE_S`; longer under valgrind, which writes its counts at exit).
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cpus: Sequence[int],
+        name: str,
+        env: dict[str, str] | None = None,
+        stop_grace_s: float = STOP_GRACE_S,
+    ) -> None:
+        self.argv = list(argv)
+        self.stop_grace_s = stop_grace_s
+        self.cpus = tuple(cpus)
+        self.name = name
+        self.env = {**os.environ, **(env or {})}
+        self._log_dir = tempfile.TemporaryDirectory(prefix="wsbench-server-")
+        self.log_path = Path(self._log_dir.name) / "server.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int:
+        """The server's process id.
+
+        Raises:
+            ServerError: the server was never started.
+        """
+        if self.proc is None:
+            raise ServerError(f"{self.name}: not started")
+        return self.proc.pid
+
+    def start(self) -> None:
+        """Start the process (its stdout and stderr go to :attr:`log_path`).
+
+        Raises:
+            ServerError: the command could not be executed (e.g. a missing interpreter).
+        """
+        cpus = self.cpus
+        with self.log_path.open("wb") as log:
+            try:
+                self.proc = subprocess.Popen(
+                    self.argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env=self.env,
+                    start_new_session=True,
+                    preexec_fn=child_setup(cpus),
+                )
+            except OSError as exc:
+                raise ServerError(f"{self.name}: cannot start {self.argv[0]!r}: {exc}") from exc
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The last ``lines`` lines of the server's output."""
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def _died(self, when: str) -> ServerError:
+        code = self.proc.returncode if self.proc else None
+        tail = self.log_tail() or "(no output)"
+        return ServerError(
+            f"{self.name}: server exited with code {code} {when}.\n"
+            f"--- server log (tail) ---\n{tail}"
+        )
+
+    def check_alive(self, when: str = "during the run") -> None:
+        """Raise :class:`ServerError` (with the log tail) if the server has exited."""
+        if self.proc is None or self.proc.poll() is not None:
+            raise self._died(when)
+
+    def wait_ready(self, probe: Callable[[float], str | None], *, timeout_s: float) -> float:
+        """Wait until ``probe`` completes a WebSocket handshake.
+
+        Args:
+            probe: called with a per-attempt timeout in seconds; returns None on success or
+                the reason of the failure.
+            timeout_s: overall seconds to wait.
+
+        Returns:
+            Seconds from the call until the server was ready.
+
+        Raises:
+            ServerError: the server exited, or was not ready within ``timeout_s`` (with the
+                last probe failure and the log tail).
+        """
+        start = time.monotonic()
+        reason = "never probed"
+        while time.monotonic() - start < timeout_s:
+            self.check_alive("before it became ready")
+            reason = probe(1.0) or ""
+            if not reason:
+                return time.monotonic() - start
+            time.sleep(0.05)
+        self.check_alive("before it became ready")
+        raise ServerError(
+            f"{self.name}: not ready after {timeout_s:.0f} s (last probe: {reason}).\n"
+            f"--- server log (tail) ---\n{self.log_tail() or '(no output)'}"
+        )
+
+    def stop(self) -> int | None:
+        """Stop the server and everything it started: SIGTERM to its process group, SIGKILL
+        after :attr:`stop_grace_s`, then wait until every process of the tree has exited.
+
+        Returns:
+            The server's exit code (negative: killed by that signal), None if never started.
+        """
+        if self.proc is None:
+            return None
+        tree = self._descendants()
+        if self.proc.poll() is None:
+            self._signal_group(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=self.stop_grace_s)
+        # Kill whatever is left in the group (the server itself or a child it started).
+        self._signal_group(signal.SIGKILL)
+        self.proc.wait()
+        for child in tree:  # also children that left the group
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+        psutil.wait_procs(tree, timeout=STOP_GRACE_S)
+        return self.proc.returncode
+
+    def _descendants(self) -> list[psutil.Process]:
+        assert self.proc is not None
+        try:
+            return psutil.Process(self.proc.pid).children(recursive=True)
+        except psutil.Error:
+            return []
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        assert self.proc is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, sig)
+
+    def __enter__(self) -> ServerProcess:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+        self._log_dir.cleanup()

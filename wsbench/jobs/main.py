@@ -1,0 +1,394 @@
+"""The main job (``./bench run``): build the load generator, benchmark with asv, build the site.
+
+Steps, each announced as ``[i/n]``:
+
+1. build the load generator (``cargo build --release``) when missing or stale;
+2. register this machine with asv under clean names (``asv machine --yes``);
+3. write asv.conf.json from the metadata if it is stale (never needed on a clean clone);
+4. ``asv run HEAD^!`` (or the ``--commits`` given) over the selected environments
+   (default: the latest version of each implementation and the native reference) with the
+   chosen sampling plan, as one run (one run id, :mod:`wsbench.results.store`);
+5. ``mkdocs build --strict`` into ``public/`` (:func:`build_site`: a warning, e.g. a
+   malformed document in the store, fails it).
+
+Earlier results are never deleted: each run adds its own documents to the results store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import psutil
+
+from wsbench.asv import conf as asvconf
+from wsbench.asv.conf import BenchEnv
+from wsbench.asv.suite import GRID_ENV, INSTRUCTIONS_ENV, PARAMS_ENV, SCENARIOS_ENV, parse_params
+from wsbench.impls import ImplError, get_impl
+from wsbench.instrument import loadgen, machine, system
+from wsbench.instrument.cpus import placement_from
+from wsbench.instrument.sampling import SamplingPlan, add_plan_arguments, plan_from_args
+from wsbench.jobs import releases, shards
+from wsbench.paths import REPO_ROOT, SITE_DIR
+from wsbench.results import store
+from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, GRIDS, SCENARIOS, in_grid
+
+STEPS = 5
+ASV = (sys.executable, "-m", "wsbench.asv.main")
+"""asv's command line, run as :mod:`wsbench.asv.main` (its configuration read faster)."""
+ASV_DONE_CODES = (0, 2)
+"""asv run's exit codes when it ran: 0 all passed, 2 some benchmark failed (recorded as such)."""
+
+
+class MainJobError(RuntimeError):
+    """A step of the main job failed; the message names the step and the reason."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The main job's options."""
+    parser.add_argument(
+        "--impl",
+        action="append",
+        help="implementation to run (repeatable; default: all, see ./bench list)",
+    )
+    parser.add_argument(
+        "--config",
+        action="append",
+        help="configuration id to run (repeatable; default: all, see ./bench list)",
+    )
+    parser.add_argument(
+        "--versions",
+        choices=["latest", "all"],
+        default="latest",
+        help="latest release of each (default) or every version in the matrix",
+    )
+    parser.add_argument(
+        "--environment",
+        action="append",
+        metavar="ASV_NAME",
+        help="only these environments, by asv's name (repeatable; as in asv.conf.json and "
+        "in each run document; with --impl, --config and --versions left out)",
+    )
+    parser.add_argument(
+        "--scenario",
+        action="append",
+        choices=SCENARIOS,
+        help="scenario (repeatable; default: every scenario with a parameter set in the grid)",
+    )
+    parser.add_argument(
+        "--grid",
+        choices=GRIDS,
+        default="default",
+        help="parameter sets: the default grid (the main job's, within its 30-minute budget) "
+        "or the full grid (the nightly's); see the Methodology page",
+    )
+    parser.add_argument(
+        "--param", action="append", default=[], metavar="NAME=V[,V...]",
+        help="only the grid's parameter sets with these values (e.g. connections=1,10,100)",
+    )  # fmt: skip
+    add_plan_arguments(
+        parser, "rounds of fresh server processes (memory has its own)",
+        windows_default=f"{DEFAULT_GRID_WINDOWS_PER_PROCESS} on the default grid, "
+        f"{SamplingPlan().windows_per_process} on the full grid",
+    )  # fmt: skip
+    parser.add_argument("--server-cpus", help="CPU list for servers (default: 0)")
+    parser.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
+    parser.add_argument("--machine", default="wsbench-local", help="asv machine name")
+    parser.add_argument(
+        "--commits",
+        default="HEAD^!",
+        help="the commits to measure, as asv run takes them (default HEAD^!: the last "
+        "commit; e.g. HEAD~3..HEAD: each commit's own harness, implementations and load "
+        "generator)",
+    )
+    parser.add_argument(
+        "--new-releases",
+        action="store_true",
+        help="also every release on the package index newer than the last listed in "
+        "meta.toml, pinned like that version (the nightly)",
+    )
+    parser.add_argument(
+        "--shard", metavar="I/N", help="only shard I of N of the environments (wsbench.jobs.shards)"
+    )
+    parser.add_argument("--run-id", help="the run's id (default: a new one; shards share one)")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each server's instructions per message under valgrind (about 2 "
+        "minutes per environment; the nightly's; README: Instructions per message)",
+    )
+    parser.add_argument("--no-site", action="store_true", help="skip building the site")
+
+
+def grid_windows(grid: str) -> int:
+    """``--windows``' default on ``grid``: on the default grid
+    :data:`~wsbench.scenarios.DEFAULT_GRID_WINDOWS_PER_PROCESS`, on the full grid the
+    sampling plan's default."""
+    if grid == "default":
+        return DEFAULT_GRID_WINDOWS_PER_PROCESS
+    return SamplingPlan().windows_per_process
+
+
+def main_job_plan(args: argparse.Namespace) -> SamplingPlan:
+    """The sampling plan of :func:`add_arguments`' options: ``--windows`` defaults to
+    :data:`~wsbench.scenarios.DEFAULT_GRID_WINDOWS_PER_PROCESS` on the default grid and
+    to the plan's default on the full grid.
+
+    Raises:
+        MainJobError: a value out of range.
+    """
+    windows = args.windows if args.windows is not None else grid_windows(args.grid)
+    try:
+        return plan_from_args(argparse.Namespace(**{**vars(args), "windows": windows}))
+    except ValueError as exc:
+        raise MainJobError(str(exc)) from exc
+
+
+def _step(i: int, text: str) -> None:
+    print(f"\n[{i}/{STEPS}] {text}", flush=True)
+
+
+def select_envs(
+    impls: list[str] | None,
+    versions: str,
+    configs: list[str] | None = None,
+    names: list[str] | None = None,
+) -> list[BenchEnv]:
+    """The environments to run: the given implementations (default all) in the given
+    configurations (default all), at the latest or all versions; or, when ``names`` are
+    given, exactly the environments of those asv names (the nightly's older versions,
+    :mod:`wsbench.ci.matrix`).
+
+    Raises:
+        MainJobError: an implementation name or an environment name is unknown, a
+            configuration id belongs to none of the selected implementations, or
+            ``names`` come with implementations or configurations.
+    """
+    if names:
+        if impls or configs:
+            raise MainJobError("--environment selects environments by itself: no --impl/--config")
+        by_name = {e.name: e for e in asvconf.bench_envs()}
+        missing = [n for n in names if n not in by_name]
+        if missing:
+            raise MainJobError(f"unknown environment(s) {missing} (see asv.conf.json)")
+        return [by_name[n] for n in dict.fromkeys(names)]
+    try:
+        wanted = {get_impl(name).name for name in impls} if impls else None
+    except ImplError as exc:
+        raise MainJobError(str(exc)) from exc
+    envs = [e for e in asvconf.bench_envs() if wanted is None or e.impl.name in wanted]
+    if configs:
+        unknown = set(configs) - {e.config.id for e in envs}
+        if unknown:
+            known = ", ".join(sorted({e.config.id for e in envs}))
+            raise MainJobError(f"unknown configuration(s) {sorted(unknown)} (known: {known})")
+        envs = [e for e in envs if e.config.id in configs]
+    return envs if versions == "all" else [e for e in envs if e.is_default]
+
+
+def register_machine(name: str) -> None:
+    """``asv machine --yes`` with values read from this machine (no spaces in the OS string)."""
+    ram_gib = round(psutil.virtual_memory().total / 2**30)
+    argv = [
+        *ASV, "machine", "--yes", "--machine", name,
+        "--os", re.sub(r"\s+", "_", machine.kernel()),
+        "--arch", platform.machine(),
+        "--cpu", re.sub(r"\s+", "_", machine.cpu_model()),
+        "--num_cpu", str(machine.cpu_count()),
+        "--ram", f"{ram_gib}GiB",
+    ]  # fmt: skip
+    _check(argv, "registering the asv machine")
+
+
+def _check(argv: list[str], what: str, env: dict[str, str] | None = None) -> int:
+    code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
+    if code != 0:
+        raise MainJobError(f"{what} failed (asv {argv[len(ASV)]} exited {code})")
+    return code
+
+
+EXTRA_CONF = REPO_ROOT / ".asv.new-releases.conf.json"
+"""asv's configuration when a run has environments meta.toml does not list (new releases):
+the committed one plus those. Ignored by git. Beside asv.conf.json because asv changes into
+its configuration file's folder (``asv/main.py``), so the relative paths in it (the
+repository ``"."``, the plugin, the benchmark and result folders) must mean the same."""
+
+
+def asv_command(
+    envs: list[BenchEnv],
+    scenarios: Sequence[str] | None,
+    machine_name: str,
+    commits: str = "HEAD^!",
+    config: Path | None = None,
+) -> list[str]:
+    """The ``asv run`` command line for these environments, scenarios and commits (with
+    ``config`` instead of ``asv.conf.json`` when given).
+
+    ``--launch-method forkserver``: asv imports the benchmark suite once per environment
+    and forks a process for each ``track_*`` method, instead of starting a Python
+    interpreter for each (``spawn``). With one configuration of websockets over the
+    default grid (15 ``track_*`` methods), ``spawn`` took 74.8 s and ``forkserver``
+    49.5 s, with the same figures: the measurement itself runs once per class, in
+    ``setup_cache``, in a fresh fork either way.
+    """
+    argv = [*ASV, "run", commits, "--machine", machine_name, "--launch-method", "forkserver"]
+    scenarios = [s for s in scenarios or () if s]
+    if config is not None:
+        argv += ["--config", str(config)]
+    for env in envs:
+        argv += ["--environment", env.name]
+    if scenarios:
+        argv += ["--bench", "^(" + "|".join(re.escape(s) for s in scenarios) + r")\."]
+    return argv
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the main job with the parsed options; returns the exit code.
+
+    Raises:
+        MainJobError: a step failed (unknown implementation, build, asv or mkdocs failure).
+    """
+    placement = placement_from(args.server_cpus, args.loadgen_cpus)  # validate them first
+    if args.run_id:
+        try:
+            store.check_run_id(args.run_id)
+        except ValueError as exc:
+            raise MainJobError(str(exc)) from exc
+    plan = main_job_plan(args)
+    try:
+        parse_params(args.param)
+    except ValueError as exc:
+        raise MainJobError(str(exc)) from exc
+    envs = select_envs(args.impl, args.versions, args.config, args.environment)
+    listed = {e.name for e in envs}
+    if args.new_releases:
+        impls = list({e.impl.name: e.impl for e in envs}.values())
+        found = releases.new_release_envs(impls)
+        for problem in found.problems:
+            print(f"wsbench: new releases not looked up: {problem}", file=sys.stderr)
+        wanted = {(e.impl.name, e.config.id) for e in envs}
+        envs += [e for e in found.envs if (e.impl.name, e.config.id) in wanted]
+    if args.shard:
+        try:
+            envs = shards.select(envs, args.shard)
+        except shards.ShardError as exc:
+            raise MainJobError(str(exc)) from exc
+        if not envs:
+            print(f"wsbench: shard {args.shard} has no environment: nothing to measure")
+            return 0
+    if not envs:
+        raise MainJobError("no environment selected")
+    extra = [e for e in envs if e.name not in listed]
+    if extra:
+        print(f"  new releases: {', '.join(e.row_name for e in extra)}")
+
+    _step(1, "building the load generator")
+    binary = loadgen.ensure_built()
+    print(f"  {binary} ({loadgen.version(binary)})")
+
+    _step(2, f"registering this machine with asv as {args.machine!r}")
+    register_machine(args.machine)
+
+    _step(3, "checking asv.conf.json against impls/*/meta.toml")
+    if not asvconf.is_in_sync():
+        asvconf.write()
+        print("  asv.conf.json was stale: regenerated")
+    else:
+        print("  up to date")
+
+    tuning = system.check(placement)
+    print("  machine tuning (./bench system check):")
+    print("".join(f"    {line}\n" for line in system.to_text(tuning).splitlines()), end="")
+    conf_path = None
+    if extra:
+        EXTRA_CONF.write_text(asvconf.render(asvconf.asv_conf(extra=extra)), encoding="utf-8")
+        conf_path = EXTRA_CONF
+    names = ", ".join(e.name for e in envs)
+    run_id = args.run_id or store.new_run_id()
+    results = store.root_from_env()
+    _step(4, f"benchmarking {len(envs)} environment(s) with asv as run {run_id}: {names}")
+    print(
+        f"  {plan.processes} server processes x {plan.windows_per_process} windows of "
+        f"{plan.window_s:g} s (after {plan.warmup_s:g} s of warm-up each) per parameter set, "
+        f"{args.grid} grid"
+    )
+    env = {
+        **os.environ,
+        "WSBENCH_PROCESSES": str(plan.processes),
+        "WSBENCH_WINDOWS": str(plan.windows_per_process),
+        "WSBENCH_WARMUP_S": str(plan.warmup_s),
+        "WSBENCH_WINDOW_S": str(plan.window_s),
+        "WSBENCH_MACHINE": args.machine,
+        store.ROOT_ENV: str(results),
+        store.RUN_ID_ENV: run_id,
+        system.SYSTEM_ENV: system.encode(tuning),
+        "WSBENCH_SERVER_CPUS": args.server_cpus or "",
+        "WSBENCH_LOADGEN_CPUS": args.loadgen_cpus or "",
+        GRID_ENV: args.grid,
+        PARAMS_ENV: ";".join(args.param),
+        INSTRUCTIONS_ENV: "1" if args.instructions else "",
+    }
+    scenarios: list[str] = args.scenario or list(in_grid(args.grid))
+    env[SCENARIOS_ENV] = ",".join(scenarios)  # measured together by the shared setup_cache
+    if scenarios == list(SCENARIOS):
+        scenarios = []  # every benchmark: no --bench
+    code = subprocess.run(
+        asv_command(envs, scenarios, args.machine, args.commits, conf_path),
+        cwd=REPO_ROOT,
+        env=env,
+        check=False,
+    ).returncode
+    if code not in ASV_DONE_CODES:
+        raise MainJobError(f"asv run exited {code}")
+    if code == 2:
+        print("  some benchmarks failed: their reasons are in the run's documents and on the site")
+    print(f"  run {run_id}: {results / args.machine / run_id}")
+
+    if args.no_site:
+        return 0
+    _step(5, "building the site (mkdocs build --strict)")
+    build_site(results)
+    print(f"\nwsbench: done. Open {SITE_DIR / 'index.html'}")
+    return 0
+
+
+MKDOCS_CHATTER = re.compile(r"(DEBUG|INFO)\s+-  ")
+"""How a line of mkdocs' output that is only progress (a DEBUG or INFO record) starts."""
+
+
+def mkdocs_report(output: str) -> list[str]:
+    """The lines of mkdocs' ``output`` a reader must see: every non-blank line but its
+    DEBUG and INFO records (warnings, errors, tracebacks, the strict mode's verdict)."""
+    return [line for line in output.splitlines() if line.strip() and not MKDOCS_CHATTER.match(line)]
+
+
+def build_site(results: Path, site_dir: Path = SITE_DIR) -> None:
+    """``mkdocs build --strict`` of the site from the results store ``results`` into
+    ``site_dir``: any warning fails it, among them a file of the store that is not a valid
+    run document (:func:`wsbench.site.results.results_of` logs one warning per file, naming
+    its path and reason).
+
+    Not ``--quiet``: it sets mkdocs' logger to ERROR, which drops the warnings before the
+    strict mode counts them. Instead mkdocs' output is captured and only
+    :func:`mkdocs_report` of it is shown (on stderr when the build passes).
+
+    Raises:
+        MainJobError: mkdocs failed; the message holds its warnings and errors.
+    """
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", store.ROOT_ENV: str(results.resolve())}
+    argv = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)]
+    proc = subprocess.run(argv, cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False)
+    report = mkdocs_report(proc.stderr + "\n" + proc.stdout)
+    if proc.returncode != 0:
+        said = "\n".join(report) or "(no output)"
+        raise MainJobError(
+            f"building the site failed (mkdocs build --strict exited {proc.returncode}):\n{said}"
+        )
+    if report:
+        print("\n".join(report), file=sys.stderr)

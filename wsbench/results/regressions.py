@@ -1,0 +1,209 @@
+"""New releases that are significantly slower than the previous release (the nightly).
+
+In one run, each new release's document (a version its implementation's ``meta.toml``
+does not list yet, :mod:`wsbench.jobs.releases`) is compared with the document of the last
+listed version of the same configuration (:func:`wsbench.results.compare.compare_runs`). A release
+with a *slower* verdict on any wall-clock figure is a candidate; it is measured again,
+interleaved (:mod:`wsbench.ci.confirm`), and a figure slower in both is a regression. A set
+whose instructions per message rose significantly
+(:func:`wsbench.results.instruction_verdicts.compare_counts`, when both releases were counted) is a
+regression at once: the counts are deterministic, so measuring again would give the same
+verdict. Either gives one report per (framework, release): a title that stays the same from
+night to night (the GitHub issue is found again by it) and a Markdown body with the
+comparisons of every such configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from wsbench.impls import Impl
+from wsbench.results import compare, instruction_verdicts
+from wsbench.results.instruction_verdicts import CountLine
+from wsbench.results.runformat import Run
+
+TITLE_PREFIX = "Benchmark regression:"
+
+
+@dataclass(frozen=True)
+class Regression:
+    """One new release with at least one significantly slower figure.
+
+    Attributes:
+        impl: the implementation's name.
+        release: the new release.
+        previous: the release it was compared with (the last listed one).
+        title: the issue's title (see :func:`title`).
+        body: the issue's Markdown: the run, then one comparison table per configuration.
+    """
+
+    impl: str
+    release: str
+    previous: str
+    title: str
+    body: str
+
+
+def title(display_name: str, release: str) -> str:
+    """The issue title for ``release`` of a framework, e.g. ``"Benchmark regression:
+    websockets 17.5"``."""
+    return f"{TITLE_PREFIX} {display_name} {release}"
+
+
+@dataclass(frozen=True)
+class ReleaseComparison:
+    """One new release of one configuration against the last listed release, in one run.
+
+    Attributes:
+        impl: the implementation's name.
+        release: the new release.
+        previous: the last release listed in its ``meta.toml``.
+        base: the previous release's document.
+        head: the new release's document.
+        lines: the comparison, figure by figure (:func:`wsbench.results.compare.compare_runs`).
+        counts: the instruction counts' comparison, set by set
+            (:func:`wsbench.results.instruction_verdicts.compare_counts`); empty when either
+            release was not counted.
+        problem: why it was not compared (the previous release not measured in the run,
+            or not comparable), or None; ``lines`` is then empty.
+    """
+
+    impl: str
+    release: str
+    previous: str
+    head: Run
+    base: Run | None
+    lines: tuple[compare.Line, ...] = ()
+    counts: tuple[CountLine, ...] = ()
+    problem: str | None = None
+
+    @property
+    def heading(self) -> str:
+        """``"<row name>: <previous> → <release>"``."""
+        return f"{self.head.impl.row_name}: {self.previous} → {self.release}"
+
+    @property
+    def slower(self) -> bool:
+        """True when at least one wall-clock figure is significantly slower."""
+        return any(line.verdict == "slower" for line in self.lines)
+
+    @property
+    def more_instructions(self) -> bool:
+        """True when at least one set's instructions per message rose significantly (a
+        regression without confirmation: the counts are deterministic)."""
+        return any(line.verdict == "slower" for line in self.counts)
+
+
+def compare_new_releases(
+    runs: Sequence[Run], run_id: str, impls: Sequence[Impl]
+) -> list[ReleaseComparison]:
+    """Every new release's document of run ``run_id`` in ``runs`` (a version its
+    implementation's ``meta.toml`` does not list) compared with the document of the last
+    listed version of the same configuration in the same run; ordered by implementation,
+    release and configuration.
+    """
+    by_name = {i.name: i for i in impls}
+    docs = [r for r in runs if r.run_id == run_id]
+    out = []
+    for new in docs:
+        impl = by_name.get(new.impl.name)
+        if impl is None or not impl.versions or new.impl.version is None:
+            continue
+        if new.impl.version in {v.version for v in impl.versions}:
+            continue
+        last = impl.versions[-1].version
+        previous = next(
+            (d for d in docs if d.impl.name == new.impl.name and d.impl.config == new.impl.config
+             and d.impl.version == last),
+            None,
+        )  # fmt: skip
+        base = ReleaseComparison(impl.name, new.impl.version, last, new, previous)
+        if previous is None:
+            out.append(replace(base, problem=f"{last} was not measured in run {run_id}"))
+            continue
+        counts = tuple(
+            instruction_verdicts.compare_counts([previous], [new], match="configuration")
+        )
+        try:
+            lines = tuple(compare.compare_runs([previous], [new], match="configuration"))
+        except compare.CompareError as exc:
+            out.append(replace(base, problem=str(exc), counts=counts))
+            continue
+        out.append(replace(base, lines=lines, counts=counts))
+    return sorted(out, key=lambda c: (c.impl, c.release, c.head.impl.config))
+
+
+Key = tuple[str, str, str]
+"""A new release of one configuration: ``(implementation, release, configuration id)``."""
+
+
+def key(c: ReleaseComparison) -> Key:
+    """``c``'s :data:`Key`."""
+    return (c.impl, c.release, c.head.impl.config)
+
+
+def _figure(line: compare.Line) -> tuple[str, tuple[tuple[str, int], ...], str]:
+    return (line.scenario, tuple(sorted(line.params.items())), line.metric.name)
+
+
+def confirmed_lines(
+    candidate: ReleaseComparison, confirmation: Sequence[compare.Line]
+) -> list[compare.Line]:
+    """The figures slower both in ``candidate`` and in its ``confirmation`` (the same
+    scenario, parameter set and figure measured again, interleaved:
+    :mod:`wsbench.ci.confirm`)."""
+    flagged = {_figure(line) for line in candidate.lines if line.verdict == "slower"}
+    return [line for line in confirmation if line.verdict == "slower" and _figure(line) in flagged]
+
+
+def find(
+    comparisons: Sequence[ReleaseComparison],
+    run_id: str,
+    confirmations: Mapping[Key, Sequence[compare.Line]],
+) -> list[Regression]:
+    """The regressions among ``comparisons`` (of run ``run_id``): one per (framework,
+    release) with, in a configuration, a figure significantly slower in its comparison
+    *and* in its confirmation (``confirmations[key(c)]``; a wall-clock candidate without
+    one is not reported), or significantly more instructions per message (no confirmation
+    needed). The body gives every such configuration's instruction-count table, its
+    confirmation table and the nightly's wall-clock table."""
+    found: dict[tuple[str, str], list[ReleaseComparison]] = {}
+    for c in comparisons:
+        confirmed = c.slower and bool(confirmed_lines(c, confirmations.get(key(c), ())))
+        if confirmed or c.more_instructions:
+            found.setdefault((c.impl, c.release), []).append(c)
+    out = []
+    for (name, release), parts in sorted(found.items()):
+        display = parts[0].head.impl.display_name
+        previous = parts[0].previous
+        sections = [
+            f"The nightly run `{run_id}` on `{parts[0].head.machine.name}` measured "
+            f"**{display} {release}**, a release newer than the last one listed in "
+            f"`impls/{name}/meta.toml` ({previous}), installed with that version's "
+            f"pins, beside {previous} in the same session. It is significantly slower: "
+            "its server executes more instructions per message (deterministic counts, "
+            "reported without a confirmation run), or wall-clock figures were slower and, "
+            "measured again at once, interleaved with the previous release on the same "
+            "runner, slower again:",
+            "",
+        ]
+        for c in parts:
+            if c.counts:
+                sections.append(f"#### {c.heading}: instruction counts\n")
+                sections.append(instruction_verdicts.to_markdown(c.counts))
+            if confirmations.get(key(c)):
+                again = f"{c.heading}: confirmation (interleaved)"
+                sections.append(compare.to_markdown(confirmations[key(c)], again))
+            if c.lines:
+                sections.append(compare.to_markdown(c.lines, f"{c.heading}: the nightly run"))
+        out.append(
+            Regression(
+                impl=name,
+                release=release,
+                previous=previous,
+                title=title(display, release),
+                body="\n".join(sections),
+            )
+        )
+    return out

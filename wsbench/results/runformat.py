@@ -1,0 +1,509 @@
+"""The wsbench run format: one JSON document per (run, environment), the single source of
+truth for every figure (asv's result files, the site and the comparisons derive from it).
+
+In the spirit of pyperf's JSON format: the document holds every sample and the metadata
+needed to interpret it, and everything else (medians, intervals, verdicts) is computed from
+it. The schema is these :mod:`msgspec` structures; :func:`decode` validates a document
+against them and names the first field that does not fit. ``docs``: the site's Methodology
+page and ``README.md`` describe it for readers.
+
+Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
+
+    {"format": "wsbench-run", "version": 2,
+     "run_id": "20261123T190000Z-3f9a1c",            # shared by every environment of a run
+     "started_at": ISO 8601, "finished_at": ISO 8601 or null,
+     "machine": {"name", "cpu_model", "cpu_count", "kernel", "ram_bytes"},
+     "harness": {"commit": 40 hex digits or "unknown", "source_sha256"},
+     "loadgen": {"version", "source_sha256", "rustc"},
+     "settings": {"warmup_s", "window_s", "processes", "windows_per_process",
+                  "connections", "server_cpus", "loadgen_cpus",
+                  "max_other_cpu_percent", "max_steal_percent", "retries"},
+     "impl": {"name", "display_name", "package", "version", "config", "row_name", "server",
+              "ws_backend", "event_loop", "protocol", "reference", "deviations",
+              "slow_subscriber", "role", "api"},
+     "environment": {"env_name", "python", "install_error"},
+     "benchmarks": [
+       {"scenario": "echo", "params": {"size_bytes": 16, "in_flight": 64},
+        "status": "ok" | "failed", "error": text or null,
+        "samples": [{"process": 0, "window": 0, "status": "ok", "error": null,
+                     "messages_per_s", "bytes_per_s", "messages_received", "window_s",
+                     "latency_s": {"p50", "p90", "p99", "p99_9", "max"} or null,
+                     "server_cpu_percent", "server_kernel_cpu_percent", "server_rss_bytes",
+                     "loadgen_cpu_percent", "other_cpu_percent", "steal_percent", "disturbed": bool,
+                     "connections_ok", "connections_per_s", "handshake_s",
+                     "per_connection_messages_per_s": {"min", "median", "max"},
+                     "errors": {kind: count}, "rss_idle_bytes", "rss_held_bytes",
+                     "server_rss_growth_bytes",
+                     "memory_steps": [{"connections", "rss_bytes", "kernel_bytes"}, ...]},
+                    ...],
+        "server_exit_codes": [0, -15, ...]}, ...],
+     "system": {"items": [{"name", "value", "ok", "reason"}, ...], "tuned": bool} or null,
+     "counting": {"tool", "hash_seed", "aslr"} or null,
+     "instructions": [
+       {"scenario": "echo", "params": {"size_bytes": 16, "in_flight": 64},
+        "status": "ok" | "failed", "error": text or null,
+        "counts": [{"count", "messages", "instructions"}, ...]}, ...]}
+
+``counting`` and ``instructions`` (version 2) are the server's instruction counts under
+valgrind (:mod:`wsbench.instrument.instructions`): null and empty when they were not counted, and in
+every version 1 document, which reads as a version 2 document without them.
+
+A sample's ``server_kernel_cpu_percent`` (added within version 2; null in earlier
+documents) is the part of ``server_cpu_percent`` spent in the kernel.
+
+``system`` (added within version 1; null in earlier documents) is the machine's tuning
+check (:mod:`wsbench.instrument.system`) when the run started. The many-connection fields of a
+sample (``connections_ok`` to ``server_rss_growth_bytes``), the memory scenario's
+``memory_steps`` and ``settings.open_files`` were also added within version 1: null (or
+absent) in earlier documents and in scenarios that do not have them
+(:mod:`wsbench.scenarios`).
+
+Units: seconds, bytes, messages/s, bytes/s, percent of one core (100 = one core busy).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+FORMAT = "wsbench-run"
+"""The ``format`` field of every run document."""
+VERSION = 2
+"""The version of the format this module writes."""
+READS = (1, 2)
+"""The versions it reads; a reader rejects any other. Version 2 added the instruction counts
+(``counting``, ``instructions``); a version 1 document reads as one without them."""
+
+Status = Literal["ok", "failed"]
+
+
+class FormatError(ValueError):
+    """A file is not a wsbench run document of a version in :data:`READS` (the message names
+    the file and the first field that does not fit)."""
+
+
+class Machine(msgspec.Struct, frozen=True):
+    """Where the run happened: asv's machine name and facts read from the system."""
+
+    name: str
+    cpu_model: str
+    cpu_count: int
+    kernel: str
+    ram_bytes: int
+
+
+class Harness(msgspec.Struct, frozen=True):
+    """The harness that measured: the git commit asv measured (or the checkout's ``HEAD``;
+    ``"unknown"`` outside a checkout), and a SHA-256 of the code as imported (the harness,
+    the implementations and the benchmarks), which tells two commits' code apart."""
+
+    commit: str
+    source_sha256: str = ""
+
+
+class LoadgenBuild(msgspec.Struct, frozen=True):
+    """The load generator's build identity: crate version, a SHA-256 of its sources
+    (``Cargo.toml``, ``Cargo.lock``, ``src/``) and the Rust compiler that built it."""
+
+    version: str
+    source_sha256: str
+    rustc: str
+
+
+class Settings(msgspec.Struct, frozen=True):
+    """How the samples were taken; results with different settings are never compared.
+
+    Attributes:
+        warmup_s: seconds of traffic before each measurement window (not counted).
+        window_s: length of each measurement window, seconds.
+        processes: fresh server processes per benchmark (pyperf's worker processes).
+        windows_per_process: measurement windows per parameter set in each process.
+        connections: WebSocket connections of the load generator.
+        server_cpus: CPUs the server is pinned to.
+        loadgen_cpus: CPUs the load generator is pinned to.
+        max_other_cpu_percent: a window in which everything else used more CPU than this
+            on the measured CPUs (percent of one core) is disturbed.
+        max_steal_percent: likewise for the hypervisor's steal time.
+        retries: how often a disturbed window is measured again.
+        open_files: the open-file limit (``RLIMIT_NOFILE``) of the server and the load
+            generator; null in documents from before it was recorded.
+    """
+
+    warmup_s: float
+    window_s: float
+    processes: int
+    windows_per_process: int
+    connections: int
+    server_cpus: tuple[int, ...]
+    loadgen_cpus: tuple[int, ...]
+    max_other_cpu_percent: float
+    max_steal_percent: float
+    retries: int
+    open_files: int | None = None
+
+
+class ImplInfo(msgspec.Struct, frozen=True):
+    """What ran: the implementation in one configuration at one version (from its
+    ``meta.toml``; ``version`` is the installed one). ``slow_subscriber``: what its
+    broadcast does with a subscriber slower than the messages (waits, buffers or drops,
+    and how; impls/PROTOCOL.md), "" in documents from before the fan-out scenarios.
+    ``role``: ``"server"``, or ``"client"`` for a client library that drove the native
+    reference server (``clients/``; a sample's ``loadgen_cpu_percent`` is then the client's
+    CPU), with the ``api`` it used (e.g. ``"sync client"``); both added within version 1."""
+
+    name: str
+    display_name: str
+    package: str | None
+    version: str | None
+    config: str
+    row_name: str
+    server: str
+    ws_backend: str
+    event_loop: str
+    protocol: str
+    reference: bool
+    deviations: dict[str, str]
+    slow_subscriber: str = ""
+    role: str = "server"
+    api: str = ""
+
+
+class Environment(msgspec.Struct, frozen=True):
+    """The asv environment: its name, its Python, and why it did not install (or null)."""
+
+    env_name: str
+    python: str
+    install_error: str | None = None
+
+
+class Latency(msgspec.Struct, frozen=True):
+    """Latency percentiles of one window, seconds: round trips, deliveries, or handshakes.
+    ``mean``, ``min`` and ``stdev`` (population standard deviation) come with the fan-out
+    scenarios' figures (seed-shaped tables show them); older documents lack them."""
+
+    p50: float
+    p90: float
+    p99: float
+    p99_9: float
+    max: float
+    mean: float | None = None
+    min: float | None = None
+    stdev: float | None = None
+
+
+ERROR_KINDS = (
+    "connection_refused",
+    "handshake_failed",
+    "closed_early",
+    "timeout",
+    "socketio_connect_error",
+    "other",
+    "lost",
+)
+"""The kinds of :attr:`Sample.errors`: the load generator's connection errors
+(``loadgen/README.md``) and its lost messages."""
+
+
+class Spread(msgspec.Struct, frozen=True):
+    """Smallest, median and largest of one value over the connections of a window."""
+
+    min: float
+    median: float
+    max: float
+
+
+class MemoryStep(msgspec.Struct, frozen=True):
+    """The memory scenario at one connection count, read after the settle time.
+
+    Attributes:
+        connections: connections open and idle (0: before the first one opened).
+        rss_bytes: the server's resident memory (its process tree), bytes.
+        kernel_bytes: the kernel's memory that grows with sockets, on the whole machine:
+            unreclaimable slab (``SUnreclaim`` in ``/proc/meminfo``: socket structures,
+            files, epoll entries) plus TCP socket buffers (``mem`` of ``/proc/net/sockstat``,
+            in pages), bytes. A loopback connection has two sockets, so this counts the load
+            generator's end too. Null where ``/proc`` does not tell.
+    """
+
+    connections: int
+    rss_bytes: int
+    kernel_bytes: int | None = None
+
+
+class Sample(msgspec.Struct, frozen=True):
+    """One measurement window.
+
+    Attributes:
+        process: index of the server process it was measured in (0-based).
+        window: index of the window within that process and parameter set (0-based;
+            a re-measured disturbed window gets the next index).
+        status: ``"ok"``, or ``"failed"`` with ``error``.
+        messages_per_s: messages received per second over the window.
+        bytes_per_s: payload bytes received per second.
+        messages_received: messages received in the window.
+        window_s: the window's length, seconds.
+        latency_s: round-trip latency percentiles (echo), null for push.
+        server_cpu_percent: the server's CPU over the window.
+        server_kernel_cpu_percent: the part of it spent in the kernel (system time: system
+            calls, and on loopback the TCP processing of what the server sends).
+        server_rss_bytes: the server's peak resident memory, bytes.
+        loadgen_cpu_percent: the load generator's CPU over the window.
+        other_cpu_percent: CPU everything else used on the measured CPUs.
+        steal_percent: steal time on the measured CPUs.
+        disturbed: other work competed for the CPUs (see :class:`Settings`): the sample is
+            kept but left out of every statistic.
+        connections_ok: connections established (connect scenario: cycles completed in
+            the window).
+        connections_per_s: connections established per second during the connect phase
+            (connect scenario: completed cycles per second over the window).
+        handshake_s: TCP connect + WebSocket upgrade (Socket.IO: + namespace connection)
+            percentiles, seconds.
+        per_connection_messages_per_s: each connection's received messages/s over the
+            window: min, median, max (how fairly the server shares itself).
+        errors: failed connections and lost messages by kind (``connection_refused``,
+            ``handshake_failed``, ``closed_early``, ``timeout``, ``socketio_connect_error``,
+            ``other``, ``lost``; see ``loadgen/README.md``) in the many-connection
+            scenarios, where they are figures rather than failures.
+        rss_idle_bytes: the server's RSS before the connections of the memory scenario.
+        rss_held_bytes: its RSS with them all open and idle.
+        memory_steps: memory scenario: the server's and the kernel's memory at each
+            connection count, in ascending order (:data:`wsbench.scenarios.memory.STEPS`).
+        server_rss_growth_bytes: its RSS at the window's end minus at its start.
+        offered_per_s: a fixed offered load's rate, messages/s (the offered scenario's
+            percentage of capacity resolved; broadcast and market: the publisher's rate).
+        published_per_s: broadcast, market: messages published per second in the window
+            (``messages_per_s`` are then deliveries per second, ``latency_s`` delivery
+            latency from the send, or the intended send at a fixed rate, to each read).
+        last_delivery_s: broadcast, market: for each message delivered to every
+            subscriber, the latency of the last one to get it.
+        order_round_trip_s: market: each order's round trip (send to acknowledgement).
+        orders_per_s: market: orders acknowledged per second in the window.
+    """
+
+    process: int
+    window: int
+    status: Status
+    error: str | None = None
+    messages_per_s: float | None = None
+    bytes_per_s: float | None = None
+    messages_received: int | None = None
+    window_s: float | None = None
+    latency_s: Latency | None = None
+    server_cpu_percent: float | None = None
+    server_kernel_cpu_percent: float | None = None
+    server_rss_bytes: int | None = None
+    loadgen_cpu_percent: float | None = None
+    other_cpu_percent: float | None = None
+    steal_percent: float | None = None
+    disturbed: bool = False
+    connections_ok: int | None = None
+    connections_per_s: float | None = None
+    handshake_s: Latency | None = None
+    per_connection_messages_per_s: Spread | None = None
+    errors: dict[str, int] | None = None
+    rss_idle_bytes: int | None = None
+    rss_held_bytes: int | None = None
+    server_rss_growth_bytes: int | None = None
+    memory_steps: tuple[MemoryStep, ...] | None = None
+    offered_per_s: float | None = None
+    published_per_s: float | None = None
+    last_delivery_s: Latency | None = None
+    order_round_trip_s: Latency | None = None
+    orders_per_s: float | None = None
+
+    @property
+    def usable(self) -> bool:
+        """True when the sample counts in statistics: measured, and not disturbed."""
+        return self.status == "ok" and not self.disturbed
+
+
+ALL_DISTURBED = "every window was disturbed (other work or steal time on the measured CPUs)"
+"""Why a benchmark that measured fine has no figure: none of its samples is usable."""
+
+
+class Benchmark(msgspec.Struct, frozen=True):
+    """Every sample of one scenario at one parameter set.
+
+    Attributes:
+        scenario: ``"echo"`` or ``"stream"``.
+        params: e.g. ``{"size_bytes": 16, "in_flight": 64}``.
+        status: ``"failed"`` when any window failed (``error`` is the first reason).
+        error: why it failed, or null.
+        samples: every window, failed and disturbed ones included.
+        server_exit_codes: exit code of each server process that served it.
+    """
+
+    scenario: str
+    params: dict[str, int]
+    status: Status
+    error: str | None
+    samples: list[Sample]
+    server_exit_codes: list[int | None] = msgspec.field(default_factory=list)
+
+    def usable(self) -> list[Sample]:
+        """The samples statistics are computed from (ok and not disturbed)."""
+        return [s for s in self.samples if s.usable]
+
+
+class CheckItem(msgspec.Struct, frozen=True):
+    """One item of the machine's tuning check (:mod:`wsbench.instrument.system`): its name (e.g.
+    ``"governor"``), the value read, whether it is as a benchmark machine needs, and why
+    not (empty when ok)."""
+
+    name: str
+    value: str
+    ok: bool
+    reason: str = ""
+
+
+class SystemCheck(msgspec.Struct, frozen=True):
+    """The machine's tuning check when the run started: every item, and ``tuned`` when
+    every item is ok."""
+
+    items: tuple[CheckItem, ...]
+    tuned: bool
+
+
+class InstructionCount(msgspec.Struct, frozen=True):
+    """One count-mode run of the load generator against a server under callgrind.
+
+    Attributes:
+        count: the load generator's ``--count`` (messages per connection; fan-out:
+            messages published).
+        messages: the messages the run carried
+            (:func:`wsbench.instrument.instructions.messages_of`).
+        instructions: the user-space instructions the server's process tree executed
+            during the run.
+    """
+
+    count: int
+    messages: int
+    instructions: int
+
+
+class InstructionSet(msgspec.Struct, frozen=True):
+    """The instruction counts of one parameter set: its low and high runs
+    (:mod:`wsbench.instrument.instructions`), from which the instructions per message derive.
+
+    Attributes:
+        scenario: e.g. ``"echo"``.
+        params: e.g. ``{"size_bytes": 16, "in_flight": 64}``.
+        status: ``"failed"`` with ``error`` when a run or a dump failed.
+        error: why, or null.
+        counts: the low run, the high run, and the high run again (its spread).
+    """
+
+    scenario: str
+    params: dict[str, int]
+    status: Status
+    error: str | None
+    counts: list[InstructionCount]
+
+    @property
+    def per_message(self) -> float | None:
+        """Instructions per message: ``(I_hi - I_lo) / (M_hi - M_lo)`` of the first two
+        counts; None when it failed or the messages did not grow."""
+        if self.status != "ok" or len(self.counts) < 2:
+            return None
+        lo, hi = self.counts[0], self.counts[1]
+        if hi.messages <= lo.messages:
+            return None
+        return (hi.instructions - lo.instructions) / (hi.messages - lo.messages)
+
+    @property
+    def spread(self) -> float | None:
+        """How far the repeated high run's per-message figure is from the first's, relative
+        (0.01 = 1 %): ``|I_hi2 - I_hi| / (I_hi - I_lo)`` with the messages' difference
+        accounted for; None without a third count. A deterministic server gives 0-0.2 %; a
+        server whose work depends on time (threads, polling) more."""
+        first = self.per_message
+        if first is None or len(self.counts) < 3 or not first:
+            return None
+        lo, again = self.counts[0], self.counts[2]
+        if again.messages <= lo.messages:
+            return None
+        second = (again.instructions - lo.instructions) / (again.messages - lo.messages)
+        return abs(second - first) / first
+
+
+class Counting(msgspec.Struct, frozen=True):
+    """How instructions were counted; counts made differently are never compared.
+
+    Attributes:
+        tool: e.g. ``"valgrind-3.19.0 callgrind"``.
+        hash_seed: ``PYTHONHASHSEED`` of the server.
+        aslr: whether the server's address space was randomised (never: ``setarch -R``).
+    """
+
+    tool: str
+    hash_seed: int
+    aslr: bool = False
+
+
+class Run(msgspec.Struct, frozen=True):
+    """One environment's part of a run (see the module's docstring for the shape)."""
+
+    run_id: str
+    started_at: str
+    finished_at: str | None
+    machine: Machine
+    harness: Harness
+    loadgen: LoadgenBuild
+    settings: Settings
+    impl: ImplInfo
+    environment: Environment
+    benchmarks: list[Benchmark]
+    format: str = FORMAT
+    version: int = VERSION
+    system: SystemCheck | None = None
+    counting: Counting | None = None
+    instructions: list[InstructionSet] = msgspec.field(default_factory=list)
+
+    def comparable_key(self) -> tuple[object, ...]:
+        """What must be equal for two runs' figures to share a table or a chart: the
+        machine, the load generator build and the settings."""
+        return (self.machine.name, self.loadgen, self.settings)
+
+
+def encode(run: Run) -> bytes:
+    """The run as indented JSON (UTF-8 bytes)."""
+    return msgspec.json.format(msgspec.json.encode(run), indent=1) + b"\n"
+
+
+def decode(data: bytes | str, *, source: str = "<run>") -> Run:
+    """Parse and validate a run document.
+
+    Raises:
+        FormatError: not JSON, not a ``wsbench-run`` document, another version, or a field
+            that does not fit the schema (the message names ``source`` and the field).
+    """
+    try:
+        head = msgspec.json.decode(data, type=dict[str, object])
+    except msgspec.DecodeError as exc:
+        raise FormatError(f"{source}: not a JSON object: {exc}") from exc
+    if head.get("format") != FORMAT:
+        raise FormatError(f"{source}: not a wsbench run (format {head.get('format')!r})")
+    if head.get("version") not in READS:
+        raise FormatError(
+            f"{source}: wsbench run format version {head.get('version')!r}; "
+            f"this harness reads versions {', '.join(map(str, READS))}"
+        )
+    try:
+        return msgspec.json.decode(data, type=Run)
+    except msgspec.ValidationError as exc:
+        raise FormatError(f"{source}: {exc}") from exc
+
+
+def load(path: Path) -> Run:
+    """Read and validate the run document at ``path``.
+
+    Raises:
+        FormatError: see :func:`decode`; also when the file cannot be read.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot be read: {exc}") from exc
+    return decode(data, source=str(path))
