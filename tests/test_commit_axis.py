@@ -42,7 +42,7 @@ def _git(*args: str, cwd: Path) -> str:
 def test_asv_over_two_commits_measures_each_commits_own_code(tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     _git("clone", "--quiet", str(REPO_ROOT), str(clone), cwd=tmp_path)
-    measure_py = clone / "wsbench" / "measure.py"
+    measure_py = clone / "wsbench" / "instrument" / "measure.py"
     measure_py.write_text(measure_py.read_text() + "\n# a change to the harness\n")
     _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "change", cwd=clone)
     commits = [_git("rev-parse", ref, cwd=clone) for ref in ("HEAD~1", "HEAD")]  # HEAD~2..HEAD

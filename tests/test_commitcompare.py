@@ -14,7 +14,7 @@ from wsbench.asv.venvs import ensure
 from wsbench.impls import get_impl
 from wsbench.instrument.measure import MeasureConfig, measure
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.commits import _pair, measure_commits, resolve
+from wsbench.jobs.commits import _pair, _worker, measure_commits, resolve
 from wsbench.jobs.compare import parse_params, select_grids
 from wsbench.paths import REPO_ROOT
 from wsbench.results.compare import CompareError, compare_runs, to_text
@@ -40,11 +40,20 @@ def test_a_commit_without_the_worker_is_refused_and_not_helped_by_this_tree(
     _git("clone", "--quiet", str(REPO_ROOT), str(clone), cwd=tmp_path)
     _git("rm", "-q", "wsbench/jobs/commit_worker.py", cwd=clone)
     _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "old", cwd=clone)
-    with pytest.raises(CompareError, match=r"predates wsbench\.commitworker"):
+    with pytest.raises(CompareError, match=r"predates wsbench\.jobs\.commit_worker"):
         measure_commits(
             "HEAD", "HEAD~1", impls=["native"], configs=[], grid={}, plan=SamplingPlan(),
             machine_name="t", repo=clone, trees=tmp_path / "trees",
         )  # fmt: skip
+
+
+def test_a_commit_from_before_the_package_layout_runs_its_worker_from_its_old_place(
+    tmp_path: Path,
+) -> None:
+    clone = tmp_path / "clone"
+    _git("clone", "--quiet", str(REPO_ROOT), str(clone), cwd=tmp_path)
+    _git("mv", "wsbench/jobs/commit_worker.py", "wsbench/commitworker.py", cwd=clone)
+    assert "arms" in _worker(clone, "--help", capture=True)
 
 
 def test_configurations_on_one_side_only_or_not_installing_are_listed_not_compared() -> None:

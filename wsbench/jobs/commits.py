@@ -82,22 +82,34 @@ def checkout(sha: str, repo: Path = REPO_ROOT, root: Path = TREES_DIR) -> Path:
     return path
 
 
-WORKER = "wsbench.jobs.commit_worker"
+WORKERS = ("wsbench.jobs.commit_worker", "wsbench.commitworker")
+"""The worker's module in a commit, newest first: before the harness's package layout it was
+``wsbench.commitworker``, with the same command line."""
+WORKER = WORKERS[0]
 BOOTSTRAP = f"""\
-import runpy, sys
+import importlib.util, runpy, sys
 sys.meta_path[:] = [f for f in sys.meta_path
                     if not getattr(f, "__module__", "").startswith("__editable__")]
-runpy.run_module("{WORKER}", run_name="__main__", alter_sys=True)
+def found(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+name = next((n for n in {WORKERS!r} if found(n)), None)
+if name is None:
+    sys.exit("No module named {WORKER}")
+runpy.run_module(name, run_name="__main__", alter_sys=True)
 """
-"""Runs the worker with only the checkout's modules: this interpreter's editable install of
-the comparing tree would otherwise supply any module the checkout lacks."""
+"""Runs the worker (the first of :data:`WORKERS` the checkout has) with only the checkout's
+modules: this interpreter's editable install of the comparing tree would otherwise supply
+any module the checkout lacks."""
 
 
 def _worker(
     tree: Path, *args: str, capture: bool = False, tuning: SystemCheck | None = None
 ) -> str:
-    """Run ``python -m wsbench.jobs.commit_worker ARGS`` in ``tree`` (see :data:`BOOTSTRAP`); its
-    standard output.
+    """Run the commit's worker (``python -m wsbench.jobs.commit_worker ARGS``) in ``tree``
+    (see :data:`BOOTSTRAP`); its standard output.
 
     The worker builds its own load generator: a prebuilt one given to this process
     (``WSBENCH_LOADGEN_BINARY``) is not passed on, nor is asv's commit. ``tuning`` is the
