@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import benchmarks
+from wsbench import paths
 from wsbench.asv.uv import snapshot_tree
 from wsbench.instrument import loadgen
 from wsbench.instrument.provenance import harness_sha256
@@ -52,7 +53,7 @@ def test_asv_over_two_commits_measures_each_commits_own_code(tmp_path: Path) -> 
         **os.environ,
         "HOME": str(home),
         "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv")),
-        loadgen.CACHE_ENV: str(loadgen.cache_dir()),  # the builds of the test session
+        paths.CACHE_ENV: str(paths.cache_dir()),  # the builds of the test session
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
     }
     env.pop(loadgen.BINARY_ENV, None)

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from wsbench import paths
 from wsbench.ci import devtest
-from wsbench.instrument import loadgen
 
 
 def test_bytecode_goes_to_the_cache_when_it_may_not_go_beside_the_sources(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(loadgen.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(paths.CACHE_ENV, str(tmp_path))
     env = devtest.bytecode_env({"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/bin"})
     assert env == {"PATH": "/bin", "PYTHONPYCACHEPREFIX": str(tmp_path / "pycache")}
 
@@ -31,7 +31,7 @@ def test_an_environment_that_writes_bytecode_or_names_its_folder_is_kept() -> No
 def test_mypy_keeps_its_cache_in_the_build_cache_unless_told_otherwise(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(loadgen.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(paths.CACHE_ENV, str(tmp_path))
     assert devtest.steps_env({"PATH": "/bin"}) == {
         "PATH": "/bin", "MYPY_CACHE_DIR": str(tmp_path / "mypy"),
     }  # fmt: skip

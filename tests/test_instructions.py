@@ -18,10 +18,11 @@ from tests.runs import impl as impl_info
 from tests.runs import run
 from wsbench.instrument import instructions
 from wsbench.instrument.cpus import default_placement
-from wsbench.instrument.instructions import CountError, CountSet, dump_total, messages_of
+from wsbench.instrument.instructions import CountError, dump_total, messages_of
 from wsbench.instrument.interleave import Arm, measure_interleaved
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.results.compare import compare_runs, to_text
+from wsbench.results.count_sets import SETS, CountSet
 from wsbench.results.instruction_verdicts import compare_counts
 from wsbench.results.runformat import Counting, InstructionSet, Run
 
@@ -60,9 +61,9 @@ def test_the_server_runs_without_address_randomisation_under_callgrind(tmp_path:
 
 
 def test_sets_are_chosen_by_scenario() -> None:
-    assert instructions.sets_of() == list(instructions.SETS)
+    assert instructions.sets_of() == list(SETS)
     assert {s.scenario for s in instructions.sets_of(["echo", "stream"])} == {"echo", "stream"}
-    assert all(s.hi > s.lo for s in instructions.SETS)
+    assert all(s.hi > s.lo for s in SETS)
 
 
 def test_without_valgrind_every_set_fails_with_the_reason(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from wsbench import paths
 from wsbench.instrument import loadgen
 from wsbench.paths import LOADGEN_DIR
 
@@ -49,7 +50,7 @@ def cargo_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     log = tmp_path / "cargo.log"
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("CARGO_LOG", str(log))
-    monkeypatch.setenv(loadgen.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(paths.CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.delenv(loadgen.BINARY_ENV, raising=False)
     return log
 

@@ -7,7 +7,8 @@ import msgspec
 
 from tests.runs import LOADGEN, SETTINGS, impl, run
 from wsbench.asv.conf import BenchEnv, bench_envs
-from wsbench.ci.matrix import MATRIX_PERIOD_DAYS, NEW_GROUP, due, run_started
+from wsbench.ci.matrix import NEW_GROUP, due, run_started
+from wsbench.policy import MATRIX_PERIOD_DAYS
 from wsbench.results.runformat import LoadgenBuild, Run
 
 TONIGHT = "20261126T022300Z-cccccc"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.site_runs import site_runs
-from wsbench.instrument import loadgen
+from wsbench import paths
 from wsbench.site import chartcache
 from wsbench.site.results import select
 from wsbench.site.sweeps import CLIENTS_FIGURES, sweep_charts
@@ -23,7 +23,7 @@ class Data:
 
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(loadgen.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(paths.CACHE_ENV, str(tmp_path))
     monkeypatch.delenv(chartcache.CACHE_ENV, raising=False)
     return tmp_path / "charts"
 

@@ -35,8 +35,8 @@ from tests.site_runs import (
     memory,
     site_runs,
 )
-from wsbench.ci.matrix import MATRIX_PERIOD_DAYS
 from wsbench.paths import REPO_ROOT
+from wsbench.policy import MATRIX_PERIOD_DAYS
 from wsbench.results import stats
 from wsbench.results.memoryfit import FLOOR_BYTES
 from wsbench.scenarios import SCENARIOS, SOURCE_ADDRESSES, SPECS

@@ -1,5 +1,6 @@
 """Where the repository's parts live, resolved from this file (no working-directory guesses)."""
 
+import os
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -35,3 +36,10 @@ environment's requirements did not install: ``{"requirements": {name: version}, 
 PROJECT_IN_ENV = "wsbench-project"
 """Where, inside an asv environment, :mod:`wsbench.asv.uv` puts the copy of the commit being
 measured (the benchmarks import the harness from it)."""
+CACHE_ENV = "WSBENCH_CACHE"
+"""Environment variable naming the build cache (default ``~/.cache/wsbench``)."""
+
+
+def cache_dir() -> Path:
+    """The build cache: ``$WSBENCH_CACHE``, else ``~/.cache/wsbench``."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "wsbench")

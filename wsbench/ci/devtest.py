@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
+from wsbench import paths
 from wsbench.instrument import loadgen
 from wsbench.paths import REPO_ROOT
 
@@ -56,7 +57,7 @@ def bytecode_env(environ: dict[str, str]) -> dict[str, str] | None:
     if not environ.get("PYTHONDONTWRITEBYTECODE") or environ.get("PYTHONPYCACHEPREFIX"):
         return None
     env = {k: v for k, v in environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(loadgen.cache_dir() / "pycache")
+    env["PYTHONPYCACHEPREFIX"] = str(paths.cache_dir() / "pycache")
     return env
 
 
@@ -65,7 +66,7 @@ def steps_env(environ: dict[str, str]) -> dict[str, str]:
     in the build cache (``MYPY_CACHE_DIR``, ``~/.cache/wsbench/mypy``) unless ``environ``
     names one, so that a clean clone does not check every module from scratch."""
     env = bytecode_env(environ) or dict(environ)
-    env.setdefault("MYPY_CACHE_DIR", str(loadgen.cache_dir() / "mypy"))
+    env.setdefault("MYPY_CACHE_DIR", str(paths.cache_dir() / "mypy"))
     return env
 
 

@@ -25,11 +25,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from wsbench.asv.conf import BenchEnv
+from wsbench.policy import MATRIX_PERIOD_DAYS
 from wsbench.results.runformat import Run
 
-MATRIX_PERIOD_DAYS = 7
-"""An older version is measured again once its newest document in the comparison group is
-this many days old (the weekly matrix; README "The version matrix")."""
 MODES = ("auto", "always", "never")
 """``--matrix``: older versions when due (:func:`due`), every older version, none."""
 NEW_GROUP = "no document in tonight's comparison group (machine, load generator build, settings)"

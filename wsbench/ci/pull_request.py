@@ -40,7 +40,7 @@ REDUCED_PARAMS = ("size_bytes=1024", "connections=1000")
 """The parameter sets measured when every configuration is (``--param`` syntax)."""
 REDUCED_SETS = ("echo/in_flight=64,size_bytes=16",)
 """The sets counted when every configuration is (``--instructions-only``; keys of
-:data:`wsbench.instrument.instructions.SETS`)."""
+:data:`wsbench.results.count_sets.SETS`)."""
 
 
 @dataclass(frozen=True)

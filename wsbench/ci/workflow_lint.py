@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from wsbench.instrument import loadgen
+from wsbench import paths
 from wsbench.paths import REPO_ROOT
 
 ACTIONLINT = "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12"
@@ -37,7 +37,7 @@ def actionlint_binary() -> Path:
     found = shutil.which("actionlint")
     if found:
         return Path(found)
-    bin_dir = loadgen.cache_dir() / "bin"
+    bin_dir = paths.cache_dir() / "bin"
     binary = bin_dir / "actionlint"
     if binary.is_file():
         return binary

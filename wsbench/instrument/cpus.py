@@ -14,6 +14,8 @@ import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from wsbench.policy import OPEN_FILES_CAP
+
 
 class CpuSetError(ValueError):
     """A CPU list that cannot be parsed or names CPUs this process may not use."""
@@ -100,10 +102,6 @@ def placement_from(server: str | None, loadgen: str | None) -> CpuPlacement:
         server=parse_cpu_list(server) if server else default.server,
         loadgen=parse_cpu_list(loadgen) if loadgen else default.loadgen,
     )
-
-
-OPEN_FILES_CAP = 1_048_576
-"""The highest open-file limit the harness sets (Linux's default ``fs.nr_open``)."""
 
 
 def open_files_limit() -> int:

@@ -39,7 +39,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import msgspec
@@ -49,8 +49,8 @@ from wsbench.impls import Impl
 from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.measure import MeasureConfig, ServerSession
 from wsbench.loadreport import Report
+from wsbench.results.count_sets import SETS, CountSet
 from wsbench.results.runformat import Counting, InstructionCount, InstructionSet
-from wsbench.scenarios import Params, Scenario, params_key
 
 HASH_SEED = 0
 """``PYTHONHASHSEED`` of a counted server: string hashes, and so the order of sets and
@@ -87,47 +87,6 @@ DUMP_FILE_PREFIX = "callgrind.out"
 
 class CountError(RuntimeError):
     """Instructions could not be counted (valgrind missing, a dump that did not come)."""
-
-
-@dataclass(frozen=True)
-class CountSet:
-    """One parameter set whose instructions per message are counted.
-
-    Attributes:
-        scenario: the scenario (:mod:`wsbench.scenarios`).
-        params: its parameters, as in the scenario's grid.
-        lo: the load generator's ``--count`` of the low run (messages per connection;
-            fan-out: messages published).
-        hi: the same of the high run.
-    """
-
-    scenario: Scenario
-    params: Params
-    lo: int
-    hi: int
-
-    @property
-    def key(self) -> str:
-        """``scenario/params_key``, e.g. ``"echo/in_flight=64,size_bytes=16"``."""
-        return f"{self.scenario}/{params_key(self.params)}"
-
-
-SETS: tuple[CountSet, ...] = (
-    CountSet("echo", {"size_bytes": 16, "in_flight": 1}, 500, 2500),
-    CountSet("echo", {"size_bytes": 16, "in_flight": 64}, 1000, 5000),
-    CountSet("echo", {"size_bytes": 65536, "in_flight": 64}, 100, 500),
-    CountSet("text", {"size_bytes": 16, "in_flight": 64}, 1000, 5000),
-    CountSet("json", {"in_flight": 64}, 1000, 5000),
-    CountSet("stream", {"size_bytes": 16}, 1000, 5000),
-    CountSet("broadcast", {"subscribers": 100, "rate": 0, "size_bytes": 16}, 10, 50),
-    CountSet("market", {"subscribers": 10, "rate": 1000}, 100, 500),
-    CountSet("clients", {"connections": 10, "size_bytes": 16, "in_flight": 1}, 50, 250),
-    CountSet("clients", {"connections": 100, "size_bytes": 16, "in_flight": 1}, 10, 50),
-)
-"""What is counted, in this order, in one server process: echo ping-pong and pipelined
-(16 B, 64 KiB), text frames, JSON, server push, broadcast to 100 subscribers, market data to
-10 clients, and 10 and 100 concurrent clients. Each high run carries 4,000 messages more
-than its low run (broadcast: 4,000 deliveries; 64 KiB echo: 400 messages, 26 MB)."""
 
 
 def valgrind_version() -> str:

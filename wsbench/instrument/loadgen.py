@@ -21,12 +21,10 @@ from wsbench import loadreport
 from wsbench.digest import files_sha256, tree_files
 from wsbench.instrument.cpus import child_setup
 from wsbench.loadreport import Report
-from wsbench.paths import LOADGEN_DIR
+from wsbench.paths import LOADGEN_DIR, cache_dir
 
 BINARY_ENV = "WSBENCH_LOADGEN_BINARY"
 """Environment variable naming a prebuilt load generator to use instead of building one."""
-CACHE_ENV = "WSBENCH_CACHE"
-"""Environment variable naming the build cache (default ``~/.cache/wsbench``)."""
 CRATE = "wsbench-loadgen"
 """The load generator's cargo package (and binary) name."""
 SOURCE_PATTERNS = ("Cargo.toml", "Cargo.lock", "src/**/*.rs")
@@ -35,11 +33,6 @@ SOURCE_PATTERNS = ("Cargo.toml", "Cargo.lock", "src/**/*.rs")
 
 class LoadgenError(RuntimeError):
     """The load generator could not be built, could not run, or printed no valid report."""
-
-
-def cache_dir() -> Path:
-    """The build cache: ``$WSBENCH_CACHE``, else ``~/.cache/wsbench``."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "wsbench")
 
 
 def source_sha256(root: Path = LOADGEN_DIR) -> str:

@@ -26,6 +26,7 @@ from wsbench.instrument.usage import (
     tree_rss,
 )
 from wsbench.loadreport import Report, Summary
+from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT
 from wsbench.results.runformat import MemoryStep
 from wsbench.scenarios import SCENARIOS, SOURCE_ADDRESSES, Params, Scenario, memory, spec
 from wsbench.scenarios.offered import CAPACITY_IN_FLIGHT
@@ -35,10 +36,6 @@ SOCKETIO_PATH = "/socket.io/?EIO=4&transport=websocket"
 HOST = "127.0.0.1"
 STARTUP_TIMEOUT_S = 30.0
 """Seconds a server has to complete its first WebSocket handshake."""
-CLIENT_BOUND_CPU_PERCENT = 80.0
-"""A result whose load generator used more CPU than this is flagged as possibly client-bound;
-a client library's result whose server (the native reference) used more than this, as
-possibly server-bound."""
 CLIENT_MODES = ("echo", "stream")
 """The load generator's subcommands a client program (``clients/``) implements."""
 

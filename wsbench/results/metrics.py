@@ -14,6 +14,11 @@ from wsbench.results.runformat import MemoryStep, Sample
 from wsbench.scenarios import SPECS
 from wsbench.scenarios.market import ORDER_ROUND_TRIPS
 
+CLIENT_BOUND_CPU_PERCENT = 80.0
+"""A result whose load generator used more CPU than this is flagged as possibly client-bound;
+a client library's result whose server (the native reference) used more than this, as
+possibly server-bound."""
+
 
 @dataclass(frozen=True)
 class Metric:

@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from wsbench.instrument.loadgen import cache_dir
+from wsbench.paths import cache_dir
 
 SOURCE_DIR = Path(__file__).resolve().parent / "assets"
 """``package.json``, ``package-lock.json``, ``wsbench.js`` and ``wsbench.css``."""

@@ -23,7 +23,7 @@ from typing import ParamSpec
 
 import matplotlib
 
-from wsbench.instrument.loadgen import cache_dir
+from wsbench.paths import cache_dir
 
 P = ParamSpec("P")
 SITE_DIR = Path(__file__).resolve().parent

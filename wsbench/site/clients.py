@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wsbench.impls import Impl
-from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
+from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT
 from wsbench.scenarios import CLIENT_GRID, params_key
 from wsbench.site import templates
 from wsbench.site.markup import DASH, cell, link, num, short_reason, spread, table

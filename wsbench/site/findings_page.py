@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
-from wsbench.results.metrics import Metric
+from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT, Metric
 from wsbench.results.stats import ALPHA, MIN_EFFECT, Comparison
 from wsbench.scenarios import params_words
 from wsbench.site import templates

@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from wsbench.instrument.instructions import SETS
+from wsbench.results.count_sets import SETS
 from wsbench.results.stats import ALPHA, MIN_EFFECT
 from wsbench.scenarios import params_key, params_words
 from wsbench.site import templates
@@ -345,7 +345,7 @@ def count_header(scenario: str, params: dict[str, int]) -> str:
 
 def _counts_table(framework: Framework, runs: Sequence[EnvRun], level: str) -> str:
     """The :data:`COUNTS_TITLE` section: one row per environment with counts, one column
-    per counted set (in :data:`wsbench.instrument.instructions.SETS` order); "" when no shown run of
+    per counted set (in :data:`wsbench.results.count_sets.SETS` order); "" when no shown run of
     ``runs`` counted instructions."""
     envs = by_environment(sorted(runs, key=run_order(framework)))
     counted = [env for env in envs if any(e.doc.instructions for e in env)]

@@ -27,9 +27,8 @@ from typing import Literal
 
 import msgspec
 
-from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.results import runformat
-from wsbench.results.metrics import BY_NAME
+from wsbench.results.metrics import BY_NAME, CLIENT_BOUND_CPU_PERCENT
 from wsbench.results.runformat import Benchmark, Harness, LoadgenBuild, Sample, Settings
 from wsbench.site.frameworks import Framework
 from wsbench.site.headline import HEADLINES, Headline

@@ -21,8 +21,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
-from wsbench.results.metrics import Metric
+from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT, Metric
 from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg
 from wsbench.site.findings import Pairing

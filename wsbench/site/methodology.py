@@ -8,9 +8,8 @@ parameter sets in both grids and the many-connection settings are always those o
 
 from __future__ import annotations
 
-from wsbench.ci.matrix import MATRIX_PERIOD_DAYS
-from wsbench.instrument.cpus import OPEN_FILES_CAP
-from wsbench.instrument.instructions import SETS
+from wsbench.policy import MATRIX_PERIOD_DAYS, OPEN_FILES_CAP
+from wsbench.results.count_sets import SETS
 from wsbench.results.instruction_verdicts import SPREAD_FACTOR, THRESHOLD
 from wsbench.results.memoryfit import FLOOR_BYTES, LINEARITY_TOLERANCE
 from wsbench.results.metrics import SCENARIO_HEADLINES
@@ -203,7 +202,7 @@ def render_count_verdicts() -> str:
 
 
 def render_counted_sets() -> str:
-    """The parameter sets that are counted (:data:`wsbench.instrument.instructions.SETS`) as a
+    """The parameter sets that are counted (:data:`wsbench.results.count_sets.SETS`) as a
     table: scenario (linked to its leaderboard), parameter set, the low and high counts."""
     rows = [
         [

@@ -21,11 +21,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from wsbench.instrument.instructions import SETS
-from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.results import stats
+from wsbench.results.count_sets import SETS
 from wsbench.results.memoryfit import problems, rss_fit
-from wsbench.results.metrics import BY_NAME, Metric
+from wsbench.results.metrics import BY_NAME, CLIENT_BOUND_CPU_PERCENT, Metric
 from wsbench.results.stats import ties
 from wsbench.scenarios import PARAM_DOCS, SCENARIOS, SPECS, in_grid, spec
 from wsbench.scenarios.base import CPU_COLUMN, KIB, RSS_COLUMN, ColumnSpec
@@ -256,7 +255,7 @@ COUNT_COLUMN = Column(COUNT_HEADER, lambda row: count_text(row.instructions))
 """The server's instructions per message (:mod:`wsbench.site.counts`), beside its CPU in the
 scenarios that are counted (:data:`COUNTED_SCENARIOS`), in a table where a row has them."""
 COUNTED_SCENARIOS = frozenset(s.scenario for s in SETS)
-"""The scenarios with an instruction count (:data:`wsbench.instrument.instructions.SETS`)."""
+"""The scenarios with an instruction count (:data:`wsbench.results.count_sets.SETS`)."""
 
 
 def columns_of(scenario: str) -> tuple[Column, ...]:

@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from wsbench.instrument.measure import CLIENT_BOUND_CPU_PERCENT
 from wsbench.results import metrics, stats
-from wsbench.results.metrics import Metric
+from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT, Metric
 from wsbench.results.runformat import ALL_DISTURBED, Benchmark, InstructionSet, Sample, Status
 
 NO_FIGURE = "no messages/s figure recorded"
