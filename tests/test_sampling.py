@@ -3,13 +3,17 @@ window with interference is marked and measured again; a dying server is replace
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import psutil
 import pytest
 
 from tests.conftest import NEVER_DISTURBED, fixture_impl
 from tests.reports import report as fake_report
 from wsbench.impls import get_impl
 from wsbench.instrument import sampling
-from wsbench.instrument.cpus import default_placement
+from wsbench.instrument import usage as sampler
+from wsbench.instrument.cpus import available_cpus, default_placement
 from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession
 from wsbench.instrument.sampling import (
     SamplingPlan,
@@ -75,6 +79,74 @@ def test_only_a_window_disturbed_by_other_work_is_measured_again(
     sample = to_sample(_measurement(busy_s, steal_s), process=0, window=0, plan=plan)
     assert disturbed_by_other_work(sample, plan) is again
     assert sample.disturbed or not again
+
+
+FIELDS = (
+    "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice"
+)  # fmt: skip
+BUSY = 1 + 2 + 4 + 32 + 64  # user, nice, system, irq and softirq of _entry (guest is in user)
+STEAL = 128
+CPU_TIMES = type(psutil.cpu_times())
+"""psutil's named tuple of one CPU's times."""
+
+
+def _entry(scale: float) -> tuple[float, ...]:
+    """psutil's per-CPU times of one CPU, field k worth ``scale * 2**k`` seconds: a sum of
+    fields tells which fields it took (exactly, in binary floating point)."""
+    return CPU_TIMES(**{f: scale * 2**k for k, f in enumerate(FIELDS)})
+
+
+def _fake_cpus(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, online: str | None, entries: int
+) -> None:
+    """psutil's per-CPU times are ``entries`` entries, entry i scaled by 1024**i; the online
+    CPUs are ``online`` (None: the file cannot be read)."""
+    times = [_entry(1024.0**i) for i in range(entries)]
+    monkeypatch.setattr(psutil, "cpu_times", lambda percpu=False: times if percpu else None)
+    path = tmp_path / "online"
+    if online is not None:
+        path.write_text(online + "\n", encoding="ascii")
+    monkeypatch.setattr(sampler, "ONLINE_CPUS", path)
+
+
+def test_busy_is_user_nice_system_irq_softirq_and_the_nth_entry_is_the_nth_online_cpu(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _fake_cpus(monkeypatch, tmp_path, "0,2-3,5", entries=4)  # CPUs 1 and 4 offline
+    assert sampler.cpu_busy_steal() == {
+        0: (BUSY, STEAL), 2: (BUSY * 1024.0, STEAL * 1024.0),
+        3: (BUSY * 1024.0**2, STEAL * 1024.0**2), 5: (BUSY * 1024.0**3, STEAL * 1024.0**3),
+    }  # fmt: skip
+    # CPUs 3 and 5 are the third and fourth entries; CPU 1 is offline (0); 3 counts once
+    assert sampler.cpu_times((5, 1, 3, 3)) == (
+        BUSY * (1024.0**2 + 1024.0**3), STEAL * (1024.0**2 + 1024.0**3)
+    )  # fmt: skip
+    assert sampler.cpu_times(()) == (0.0, 0.0)
+
+
+def test_cpu_times_that_cannot_be_matched_to_cpu_numbers_count_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _fake_cpus(monkeypatch, tmp_path, None, entries=2)  # no online list: entry n is CPU n
+    assert sampler.cpu_times((1,)) == (BUSY * 1024.0, STEAL * 1024.0)
+    _fake_cpus(monkeypatch, tmp_path, "0-2", entries=2)  # a CPU came online in between
+    assert sampler.cpu_busy_steal() == {}
+    assert sampler.cpu_times((0, 1)) == (0.0, 0.0)
+
+    def unreadable(percpu: bool = False) -> None:
+        raise PermissionError("/proc/stat")
+
+    monkeypatch.setattr(psutil, "cpu_times", unreadable)
+    assert sampler.cpu_times((0, 1)) == (0.0, 0.0)
+
+
+def test_the_real_cpu_times_have_one_entry_per_online_cpu_and_never_decrease() -> None:
+    first = sampler.cpu_busy_steal()
+    second = sampler.cpu_busy_steal()
+    assert len(first) == psutil.cpu_count() == len(second)
+    assert set(first) == set(second) >= set(available_cpus())
+    for cpu, (busy, steal) in first.items():
+        assert 0 <= busy <= second[cpu][0] and 0 <= steal <= second[cpu][1]
 
 
 def test_every_parameter_set_gets_its_windows_in_every_process() -> None:

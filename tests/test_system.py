@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import psutil
 import pytest
 
 from wsbench.instrument import system
+from wsbench.instrument import usage as sampler
 from wsbench.instrument.cpus import CpuPlacement
 from wsbench.results.runformat import CheckItem, SystemCheck
 
@@ -96,6 +98,35 @@ def test_nohz_full_or_an_isolated_cpuset_partition_counts_as_isolation(tmp_path:
 def test_overlapping_cpus_are_not_ok() -> None:
     item = system.placement_item(CpuPlacement(server=(0,), loadgen=(0,)))
     assert not item.ok and "share CPU [0]" in item.reason
+
+
+@pytest.mark.parametrize(
+    ("after", "busy", "ok"),
+    [
+        # user time on CPU 0 and softirq time on CPU 1: 1/32 s over 1/16 s
+        ({0: {"user": 1 / 64}, 1: {"softirq": 1 / 64}, 2: {"user": 1.0}}, 50, False),
+        # idle, iowait and steal are not busy; CPU 2 is not measured
+        ({0: {"idle": 1 / 16, "steal": 1 / 16}, 1: {"iowait": 1 / 16}, 2: {"user": 1.0}}, 0, True),
+    ],
+)
+def test_the_load_is_the_measured_cpus_busy_time_as_the_sampler_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    after: dict[int, dict[str, float]],
+    busy: int,
+    ok: bool,
+) -> None:
+    cpu_times = type(psutil.cpu_times())
+    zero = dict.fromkeys(cpu_times._fields, 0.0)
+    reads = [
+        [cpu_times(**zero) for _ in range(3)],
+        [cpu_times(**{**zero, **after[cpu]}) for cpu in range(3)],
+    ]
+    monkeypatch.setattr(psutil, "cpu_times", lambda percpu=False: reads.pop(0))
+    monkeypatch.setattr(sampler, "ONLINE_CPUS", _tree(tmp_path, {"online": "0-2"}) / "online")
+    item = system.load((0, 1), sample_s=1 / 16)
+    assert item.value.startswith(f"{busy} % busy over 0.0625 s") and item.ok is ok
+    assert not reads
 
 
 def test_the_runs_check_travels_to_its_documents(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -169,10 +169,11 @@ def aslr(root: Path) -> CheckItem:
 
 def load(cpus: Sequence[int], sample_s: float = LOAD_SAMPLE_S) -> CheckItem:
     """Other work on the measured CPUs now: their busy time over ``sample_s`` seconds
-    (``/proc/stat``, read as the disturbance rule reads it, percent of one core summed over
-    ``cpus``) against :data:`MAX_BUSY_PERCENT`. The 1-minute load average is shown beside
-    it, not judged: it still counts the run's own set-up (installing, building) for a
-    minute after that ended."""
+    (psutil's per-CPU times through :func:`wsbench.instrument.usage.cpu_times`, the disturbance
+    rule's reader, percent of one core summed over ``cpus``) against
+    :data:`MAX_BUSY_PERCENT`. The 1-minute load average is shown beside it, not judged: it
+    still counts the run's own set-up (installing, building) for a minute after that
+    ended."""
     before = cpu_times(cpus)[0]
     time.sleep(sample_s)
     busy = (cpu_times(cpus)[0] - before) / sample_s * 100

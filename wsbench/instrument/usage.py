@@ -1,6 +1,6 @@
-"""What happened during the measurement window: the server's CPU and memory (psutil), and
-how busy the measured CPUs were (``/proc/stat``), so that a window in which other work
-competed for those CPUs can be told apart from a quiet one."""
+"""What happened during the measurement window: the server's CPU and memory, and how busy
+the measured CPUs were (both from psutil), so that a window in which other work competed
+for those CPUs can be told apart from a quiet one."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
+
+from wsbench.instrument.cpus import CpuSetError, cpu_numbers
 
 SAMPLE_INTERVAL_S = 0.1
 """Seconds between two RSS samples."""
@@ -42,16 +44,18 @@ class ServerUsage:
 
 @dataclass(frozen=True)
 class CpuActivity:
-    """How the CPUs a measurement uses were spent during its window, from ``/proc/stat``.
+    """How the CPUs a measurement uses were spent during its window, from psutil's per-CPU
+    times (:func:`cpu_busy_steal`).
 
     Attributes:
         cpus: the CPU numbers observed (the server's and the load generator's).
         wall_s: the window's length in seconds.
         busy_s: CPU seconds spent on these CPUs by anyone: user, nice, system, irq and
-            softirq time, summed over the CPUs. (Interrupt and softirq time counts: the
-            kernel charges the loopback packet processing of the measured processes both to
-            their own system time and, in /proc/stat, to softirq; leaving it out made the
-            remainder negative.)
+            softirq time, summed over the CPUs; not guest and guest_nice time, which Linux
+            already counts in user and nice. (Interrupt and softirq time counts: the kernel
+            charges the loopback packet processing of the measured processes both to their
+            own system time and, in the CPUs' times (``/proc/stat``), to softirq; leaving
+            it out made the remainder negative.)
         steal_s: CPU seconds the hypervisor gave to other virtual machines (``steal``),
             summed over the CPUs; 0 on bare metal.
     """
@@ -62,28 +66,51 @@ class CpuActivity:
     steal_s: float
 
 
-def cpu_times(cpus: Sequence[int], stat: Path = Path("/proc/stat")) -> tuple[float, float]:
-    """Busy and steal seconds so far, summed over ``cpus`` (from the ``cpuN`` lines of
-    ``/proc/stat``, in clock ticks of ``SC_CLK_TCK``, see proc(5)).
+ONLINE_CPUS = Path("/sys/devices/system/cpu/online")
+"""The online CPUs, a CPU list (:func:`wsbench.cpus.cpu_numbers`). psutil's per-CPU times
+have one entry per online CPU in this order (the ``cpuN`` lines of ``/proc/stat``), so
+with a CPU offline (as SMT siblings are with SMT off) the n-th entry is not CPU n."""
+
+
+def cpu_busy_steal() -> dict[int, tuple[float, float]]:
+    """Busy and steal seconds so far of each online CPU, by CPU number, from
+    ``psutil.cpu_times(percpu=True)``.
+
+    Busy is ``user + nice + system + irq + softirq`` (see :class:`CpuActivity`); ``guest``
+    and ``guest_nice`` are left out because Linux already counts them in ``user`` and
+    ``nice``, and ``idle`` and ``iowait`` are not busy. Steal is ``steal``.
 
     Returns:
-        ``(busy_s, steal_s)``; ``(0.0, 0.0)`` when ``/proc/stat`` cannot be read.
+        ``{cpu: (busy_s, steal_s)}``; empty when the times cannot be read, or when they do
+        not match :data:`ONLINE_CPUS` (a CPU went on or offline in between). Without
+        :data:`ONLINE_CPUS` the n-th entry is taken as CPU n.
     """
-    wanted = {f"cpu{c}" for c in cpus}
-    tick = os.sysconf("SC_CLK_TCK")
-    busy = steal = 0
     try:
-        lines = stat.read_text(encoding="ascii").splitlines()
+        times = psutil.cpu_times(percpu=True)
     except OSError:
-        return 0.0, 0.0
-    for line in lines:
-        fields = line.split()
-        if fields and fields[0] in wanted:
-            # user nice system idle iowait irq softirq steal guest guest_nice
-            values = [int(v) for v in fields[1:9]]
-            busy += values[0] + values[1] + values[2] + values[5] + values[6]
-            steal += values[7]
-    return busy / tick, steal / tick
+        return {}
+    try:
+        online = cpu_numbers(ONLINE_CPUS.read_text(encoding="ascii"))
+    except (OSError, CpuSetError):
+        online = tuple(range(len(times)))
+    if len(online) != len(times):
+        return {}
+    return {
+        cpu: (t.user + t.nice + t.system + t.irq + t.softirq, t.steal)
+        for cpu, t in zip(online, times, strict=True)
+    }
+
+
+def cpu_times(cpus: Sequence[int]) -> tuple[float, float]:
+    """Busy and steal seconds so far, summed over ``cpus`` (:func:`cpu_busy_steal`; a CPU
+    that is not online counts 0).
+
+    Returns:
+        ``(busy_s, steal_s)``; ``(0.0, 0.0)`` when the CPU times cannot be read.
+    """
+    per_cpu = cpu_busy_steal()
+    wanted = [per_cpu.get(cpu, (0.0, 0.0)) for cpu in sorted(set(cpus))]
+    return sum((busy for busy, _ in wanted), 0.0), sum((steal for _, steal in wanted), 0.0)
 
 
 def _tree(pid: int) -> list[psutil.Process]:
