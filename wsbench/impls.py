@@ -421,11 +421,12 @@ def _asgi_settings(directory: Path, servers: list[str]) -> dict[str, str]:
     ``directory`` (the implementations' folder), in that order.
 
     Raises:
-        ImplError: the file is missing or malformed, or names none of the servers.
+        ImplError: the file is missing or is not TOML, has no table for one of the servers,
+            or a setting that is not a string.
     """
     path = directory.parent / ASGI_SETTINGS
     try:
-        tables = msgspec.toml.decode(path.read_bytes(), type=dict[str, dict[str, str]])
+        tables = msgspec.toml.decode(path.read_bytes(), type=dict[str, object])
     except (OSError, msgspec.DecodeError) as exc:
         raise ImplError(f"{path}: cannot read the ASGI servers' settings: {exc}") from exc
     merged: dict[str, str] = {}
@@ -436,7 +437,10 @@ def _asgi_settings(directory: Path, servers: list[str]) -> dict[str, str]:
                 f"{path}: no table of settings for the server {server!r} of "
                 f"{directory.name} (known: {known})"
             )
-        merged.update(tables[server])
+        try:
+            merged.update(msgspec.convert(tables[server], dict[str, str]))
+        except msgspec.ValidationError as exc:
+            raise ImplError(f"{path}: the settings of the server {server!r}: {exc}") from exc
     return merged
 
 
