@@ -8,7 +8,17 @@ from pathlib import Path
 import pytest
 
 from wsbench.asv import conf as asvconf
-from wsbench.impls import Impl, ImplError, all_impls, get_impl, load_impl
+from wsbench.impls import (
+    DEFAULT_CLIENT_COMMAND,
+    DEFAULT_COMMAND,
+    Impl,
+    ImplConfig,
+    ImplError,
+    ImplVersion,
+    all_impls,
+    get_impl,
+    load_impl,
+)
 from wsbench.paths import REPO_ROOT
 
 FAIRNESS = ("compression", "keepalive_pings", "max_message_size")
@@ -95,6 +105,12 @@ def test_an_asgi_app_on_a_server_without_settings_or_with_a_command_is_refused(
     (folder / "meta.toml").write_text('command = ["{python}", "x.py"]\n' + ASGI_META)
     with pytest.raises(ImplError, match="'asgi_app' sets the command"):
         load_impl(folder)
+    (folder / "meta.toml").write_text(ASGI_META)
+    (tmp_path / "asgi_serve.toml").write_text("[uvicorn]\nuvicorn_compression = false\n")
+    with pytest.raises(
+        ImplError, match=r"asgi_serve.toml: the settings of the server 'uvicorn': Expected `str`"
+    ):
+        load_impl(folder)
 
 
 @pytest.mark.parametrize("impl", PYTHON_IMPLS, ids=lambda i: i.name)
@@ -137,3 +153,182 @@ def test_unknown_implementation_and_version_are_named() -> None:
     impl = PYTHON_IMPLS[0]
     with pytest.raises(ImplError, match=r"has no version .0\.0\.0."):
         impl.version("0.0.0")
+
+
+def _written(tmp_path: Path, meta: str) -> Path:
+    """The folder ``tmp_path/x`` with ``meta`` as its meta.toml."""
+    folder = tmp_path / "x"
+    folder.mkdir(exist_ok=True)
+    (folder / "meta.toml").write_text(meta)
+    return folder
+
+
+VERSIONS = 'package = "x"\nversions = [{ version = "1.0" }]\n'
+"""The smallest valid top of a meta.toml with a package (the bad files below add to it)."""
+
+
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        (VERSIONS + 'homepage_url = "h"\n',
+         "Object contains unknown field `homepage_url` (at the top level)"),
+        (VERSIONS + '[[configurations]]\nid = "a"\nslow_subscriber = "waits"\n',
+         "Object contains unknown field `slow_subscriber` - at `$.configurations[0]` (a "
+         "top-level key written after a [[configurations]] table belongs to it: move it "
+         "above the first one)"),
+        ('package = "x"\nversions = [{ version = "1.0", require = ["a==1"] }]\n',
+         "Object contains unknown field `require` - at `$.versions[0]`"),
+        (VERSIONS + '[[configurations]]\nid = "a"\n[configurations.unsupported]\nechoo = "no"\n',
+         "Invalid enum value 'echoo' - at `key` in `$.configurations[0].unsupported` (known: "
+         "echo, stream,"),
+    ],
+    ids=["top-level", "configuration", "version", "scenario"],
+)  # fmt: skip
+def test_an_unknown_key_is_refused_with_its_place(tmp_path: Path, meta: str, message: str) -> None:
+    folder = _written(tmp_path, meta)
+    with pytest.raises(ImplError) as raised:
+        load_impl(folder)
+    assert str(raised.value).startswith(f"{folder / 'meta.toml'}: {message}")
+
+
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        (VERSIONS + '[[configurations]]\nid = "a"\nargs = "--loop uvloop"\n',
+         "Expected `array`, got `str` - at `$.configurations[0].args`"),
+        ('package = "x"\nversions = [{ version = 1.0 }]\n',
+         "Expected `str`, got `float` - at `$.versions[0].version`"),
+        (VERSIONS + "reference = 1\n", "Expected `bool`, got `int` - at `$.reference`"),
+        (VERSIONS + "[deviations]\ncompression = false\n",
+         "Expected `str`, got `bool` - at `$.deviations[...]`"),
+        (VERSIONS + 'protocol = "carrier-pigeon"\n',
+         "Invalid enum value 'carrier-pigeon' - at `$.protocol` (known: websocket, socketio)"),
+        (VERSIONS + '[[configurations]]\nid = "A b"\n',
+         "Expected `str` matching regex '^[a-z0-9][a-z0-9-]*$' - at `$.configurations[0].id`"),
+        ('name = "x"\nname = "y"\n', "not valid TOML: "),
+    ],
+    ids=["array", "version-number", "bool", "deviation", "protocol", "config-id", "toml"],
+)  # fmt: skip
+def test_a_key_of_the_wrong_type_or_value_is_refused_with_its_place(
+    tmp_path: Path, meta: str, message: str
+) -> None:
+    folder = _written(tmp_path, meta)
+    with pytest.raises(ImplError) as raised:
+        load_impl(folder)
+    assert str(raised.value).startswith(f"{folder / 'meta.toml'}: {message}")
+
+
+@pytest.mark.parametrize(
+    ("pins", "message"),
+    [
+        ('["uvicorn>=0.30"]', "requirement 'uvicorn>=0.30' must be an exact pin 'name==version'"),
+        ('["uvicorn==0.*"]', "requirement 'uvicorn==0.*' must be an exact pin 'name==version'"),
+        ('["uvicorn[standard]==0.30.0"]',
+         "requirement 'uvicorn[standard]==0.30.0' must be an exact pin 'name==version'"),
+        ('["uvicorn 0.30"]', "requirement 'uvicorn 0.30' is not a requirement: Expected "),
+        ('["uvicorn==0.30.0", "uvicorn==0.31.0"]',
+         "requirement 'uvicorn==0.31.0' pins 'uvicorn' twice"),
+    ],
+    ids=["range", "wildcard", "extras", "syntax", "twice"],
+)  # fmt: skip
+def test_a_requirement_that_is_not_an_exact_pin_is_refused(
+    tmp_path: Path, pins: str, message: str
+) -> None:
+    folder = _written(
+        tmp_path, f'package = "x"\nversions = [{{ version = "1.0", requires = {pins} }}]\n'
+    )
+    with pytest.raises(ImplError) as raised:
+        load_impl(folder)
+    assert str(raised.value).startswith(f"{folder / 'meta.toml'}: version '1.0': {message}")
+    _written(tmp_path, f'{VERSIONS}[[configurations]]\nid = "a"\nrequires = {pins}\n')
+    with pytest.raises(ImplError, match=r"meta\.toml: configuration 'a': requirement "):
+        load_impl(folder)
+
+
+def test_a_version_that_is_not_pep_440_or_is_listed_twice_is_refused(tmp_path: Path) -> None:
+    folder = _written(tmp_path, 'package = "x"\nversions = [{ version = "latest" }]\n')
+    with pytest.raises(ImplError, match=r"meta\.toml: version 'latest' is not a PEP 440 version"):
+        load_impl(folder)
+    _written(tmp_path, 'package = "x"\nversions = [{ version = "1.0" }, { version = "1.0" }]\n')
+    with pytest.raises(ImplError, match=r"meta\.toml: version '1\.0' is listed twice"):
+        load_impl(folder)
+    _written(tmp_path, VERSIONS + '[[configurations]]\nid = "a"\n[[configurations]]\nid = "a"\n')
+    with pytest.raises(ImplError, match=r"meta\.toml: configuration 'a' is listed twice"):
+        load_impl(folder)
+
+
+FULL_META = """name = "x"
+display_name = "X"
+package = "x"
+homepage = "https://x.example/"
+protocol = "websocket"
+server = "uvicorn"
+event_loop = "asyncio"
+slow_subscriber = "waits"
+versions = [
+  { version = "1.0", requires = ["uvicorn==0.29.0", "websockets == 12.0"], api = "legacy" },
+  { version = "2.0", requires = ["uvicorn==0.54.0"], speedups = "C" },
+]
+[unsupported]
+soak = "too slow"
+[[configurations]]
+id = "wsproto-uvloop"
+ws_backend = "wsproto"
+event_loop = "uvloop"
+args = ["--ws", "wsproto"]
+requires = ["wsproto==1.3.2", "uvloop==0.23.0"]
+versions = ["2.0"]
+[configurations.unsupported]
+market = "no"
+[[configurations]]
+id = "sio"
+protocol = "socketio"
+server = "hypercorn"
+command = ["{python}", "{dir}/sio.py"]
+[deviations]
+compression = "off"
+"""
+
+
+def test_a_valid_meta_toml_reads_into_the_harness_objects(tmp_path: Path) -> None:
+    folder = _written(tmp_path, FULL_META)
+    assert load_impl(folder) == Impl(
+        name="x",
+        display_name="X",
+        directory=folder,
+        package="x",
+        server="uvicorn",
+        event_loop="asyncio",
+        protocol="websocket",
+        homepage="https://x.example/",
+        command=DEFAULT_COMMAND,
+        versions=(
+            ImplVersion("1.0", {"uvicorn": "0.29.0", "websockets": "12.0"}, api="legacy"),
+            ImplVersion("2.0", {"uvicorn": "0.54.0"}, speedups="C"),
+        ),
+        deviations={"compression": "off"},
+        reference=False,
+        configurations=(
+            ImplConfig(
+                id="wsproto-uvloop", server="uvicorn", event_loop="uvloop", ws_backend="wsproto",
+                args=("--ws", "wsproto"), requires={"wsproto": "1.3.2", "uvloop": "0.23.0"},
+                versions=("2.0",), unsupported={"soak": "too slow", "market": "no"},
+            ),
+            ImplConfig(
+                id="sio", server="hypercorn", event_loop="asyncio", protocol="socketio",
+                command=("{python}", "{dir}/sio.py"), unsupported={"soak": "too slow"},
+            ),
+        ),
+        slow_subscriber="waits",
+    )  # fmt: skip
+
+
+def test_left_out_keys_take_their_defaults(tmp_path: Path) -> None:
+    impl = load_impl(_written(tmp_path, ""))
+    assert (impl.name, impl.display_name, impl.server, impl.package, impl.versions) == (
+        "x", "x", "x", None, ()
+    )  # fmt: skip
+    assert impl.command == DEFAULT_COMMAND and impl.role == "server" and not impl.reference
+    assert impl.configs == (ImplConfig(id="default", server="x", event_loop="asyncio"),)
+    client = load_impl(_written(tmp_path, 'role = "client"\n'))
+    assert client.server == "" and client.command == DEFAULT_CLIENT_COMMAND

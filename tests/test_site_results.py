@@ -31,6 +31,7 @@ from tests.site_runs import (
 )
 from tests.site_runs import OTHER_SETTINGS as LONGER_WINDOWS
 from tests.site_runs import SETTINGS as SITE_SETTINGS
+from wsbench import impls
 from wsbench.impls import load_impl
 from wsbench.instrument.provenance import impl_info
 from wsbench.results import stats, store
@@ -504,7 +505,27 @@ def test_a_meta_toml_breaking_the_schema_is_skipped_with_a_warning(
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "meta.toml").write_text('name = "bad"\nprotocol = "carrier-pigeon"\n')
     assert [f.name for f in load_frameworks(tmp_path)] == ["aiohttp"]
-    assert any("carrier-pigeon" in r.message for r in caplog.records)
+    assert any("'carrier-pigeon' - at `$.protocol`" in r.message for r in caplog.records)
+
+
+def test_frameworks_read_each_meta_toml_once_and_show_the_versions_notes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    read: list[str] = []
+
+    def counted(directory: Path) -> impls.MetaToml:
+        read.append(directory.name)
+        return real_read_meta(directory)
+
+    real_read_meta = impls.read_meta
+    monkeypatch.setattr(impls, "read_meta", counted)
+    frameworks = {f.name: f for f in load_frameworks(ROOT / "impls")}
+    assert sorted(read) == sorted(frameworks)
+    assert frameworks["websockets"].versions[0].notes == ("api: legacy (websockets.serve)",)
+    assert frameworks["autobahn"].versions[-1].notes == (
+        "speedups: NVX (C UTF-8 validator and XOR masker, in the cp311 wheel)",
+    )
+    assert frameworks["aiohttp"].versions[-1].notes == ()
 
 
 def test_relative_inputs_resolve_against_the_mkdocs_folder(tmp_path: Path) -> None:

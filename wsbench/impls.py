@@ -9,12 +9,16 @@ repository lists them.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Literal, get_args
+
+import msgspec
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
 
 from wsbench.paths import IMPLS_DIR
-from wsbench.scenarios import SCENARIOS
+from wsbench.scenarios import SCENARIOS, Scenario
 
 DEFAULT_COMMAND = ("{python}", "{dir}/server.py", "--host", "{host}", "--port", "{port}")
 """How a Python implementation is started unless its ``meta.toml`` says otherwise."""
@@ -33,7 +37,8 @@ follow, e.g. ``--loop uvloop``)."""
 DEFAULT_CLIENT_COMMAND = ("{python}", "{dir}/client.py")
 """How a client program is started unless its ``meta.toml`` says otherwise; the load
 generator's arguments follow (``clients/README.md``)."""
-ROLES = ("server", "client")
+Role = Literal["server", "client"]
+ROLES: tuple[Role, ...] = get_args(Role)
 """What an implementation is: a server under test (``impls/``), or a client library under
 test (``clients/``) that drives the native reference server."""
 
@@ -47,19 +52,27 @@ class ImplVersion:
     """One released version of an implementation's package, with the pins installed beside it.
 
     Attributes:
-        version: the package's version string, e.g. ``"15.0.1"``.
+        version: the package's version string as written, e.g. ``"15.0.1"`` (PEP 440).
         requires: extra requirements as ``{distribution: exact version}``, e.g. the uvicorn
-            release that serves a starlette version.
+            release that serves a starlette version (names and versions as written).
+        api: which of the package's APIs the implementation uses at this version, "" when
+            not stated (shown on the site).
+        speedups: the package's optional accelerations at this version (C extensions), ""
+            when not stated (shown on the site).
     """
 
     version: str
     requires: dict[str, str] = field(default_factory=dict)
+    api: str = ""
+    speedups: str = ""
 
 
 DEFAULT_CONFIG = "default"
 """The id of the single configuration of an implementation without ``[[configurations]]``."""
-_CONFIG_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
-PROTOCOLS = ("websocket", "socketio")
+CONFIG_ID = r"^[a-z0-9][a-z0-9-]*$"
+"""What a configuration id matches (a regular expression)."""
+ProtocolName = Literal["websocket", "socketio"]
+PROTOCOLS: tuple[ProtocolName, ...] = get_args(ProtocolName)
 """The protocols a server can speak (``impls/PROTOCOL.md``)."""
 
 
@@ -244,104 +257,163 @@ class Impl:
         return " · ".join(parts)
 
 
-def _str(meta: dict[str, object], key: str, path: Path, default: str | None = None) -> str:
-    value = meta.get(key, default)
-    if not isinstance(value, str):
-        raise ImplError(f"{path}: '{key}' must be a string")
-    return value
+class MetaVersion(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """One ``[[versions]]`` entry of ``meta.toml`` (:class:`ImplVersion` once checked).
+
+    Attributes:
+        version: the package's version, PEP 440 (``"15.0.1"``).
+        requires: pins installed beside it, each ``"name==version"``.
+        api: which of the package's APIs the implementation uses at this version, when that
+            changed over the matrix (websockets' ``"legacy (websockets.serve)"``).
+        speedups: the package's optional accelerations at this version (autobahn's NVX).
+    """
+
+    version: str
+    requires: tuple[str, ...] = ()
+    api: str = ""
+    speedups: str = ""
 
 
-def _pins(entry: dict[str, object], path: Path) -> dict[str, str]:
-    pins = entry.get("requires", [])
-    if not isinstance(pins, list):
-        raise ImplError(f"{path}: 'requires' must be a list of 'name==version' strings")
-    requires = {}
+class MetaConfiguration(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """One ``[[configurations]]`` table of ``meta.toml`` (:class:`ImplConfig` once checked).
+
+    A key left out (None) takes the value of the file's top-level key of the same name;
+    ``ws_backend``, ``args`` and ``requires`` are the configuration's own.
+    """
+
+    id: Annotated[str, msgspec.Meta(pattern=CONFIG_ID)]
+    server: str | None = None
+    event_loop: str | None = None
+    ws_backend: str = ""
+    api: str | None = None
+    protocol: ProtocolName | None = None
+    args: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
+    versions: tuple[str, ...] | None = None
+    command: tuple[str, ...] | None = None
+    unsupported: dict[Scenario, str] = {}
+
+
+class MetaToml(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A whole ``meta.toml``: the schema of ``impls/PROTOCOL.md`` (:class:`Impl` once
+    checked). Keys left out (None) default to the folder's name (``name``), the name
+    (``display_name``), the name or "" for a client (``server``), and
+    :data:`DEFAULT_COMMAND` or :data:`DEFAULT_CLIENT_COMMAND` (``command``)."""
+
+    name: str | None = None
+    display_name: str | None = None
+    package: str | None = None
+    homepage: str = ""
+    role: Role = "server"
+    protocol: ProtocolName = "websocket"
+    server: str | None = None
+    event_loop: str = "asyncio"
+    api: str = ""
+    reference: bool = False
+    command: tuple[str, ...] | None = None
+    asgi_app: str = ""
+    slow_subscriber: str = ""
+    versions: tuple[MetaVersion, ...] = ()
+    configurations: tuple[MetaConfiguration, ...] = ()
+    deviations: dict[str, str] = {}
+    unsupported: dict[Scenario, str] = {}
+
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "protocol": PROTOCOLS, "role": ROLES, "unsupported": SCENARIOS
+}  # fmt: skip
+"""The allowed values of the keys msgspec checks as an enumeration, for its messages."""
+
+
+def _schema_error(path: Path, exc: msgspec.ValidationError) -> ImplError:
+    """``exc`` (msgspec's message ends with where, e.g. ``- at `$.configurations[0]```) as
+    an :class:`ImplError` naming ``path``, with a hint where the message alone may puzzle."""
+    message = f"{path}: {exc}"
+    where = re.search(r"\.([a-z_]+)`$", message)
+    if " - at `" not in message:
+        message += " (at the top level)"
+    elif "unknown field" in message and "$.configurations[" in message:
+        message += (
+            " (a top-level key written after a [[configurations]] table belongs to it: move "
+            "it above the first one)"
+        )
+    elif "Invalid enum value" in message and where and where[1] in _CHOICES:
+        message += f" (known: {', '.join(_CHOICES[where[1]])})"
+    return ImplError(message)
+
+
+def _version(text: str, path: Path) -> str:
+    """``text`` once checked to be a PEP 440 version (returned as written, not normalised:
+    it names environments and results).
+
+    Raises:
+        ImplError: not a version.
+    """
+    try:
+        Version(text)
+    except InvalidVersion as exc:
+        raise ImplError(f"{path}: version {text!r} is not a PEP 440 version") from exc
+    return text
+
+
+def _pins(pins: tuple[str, ...], path: Path, owner: str) -> dict[str, str]:
+    """The requirements ``pins`` of ``owner`` (``"version '1.0'"``, ``"configuration 'a'"``;
+    ``"name==version"`` each) as ``{distribution: version}``, both as written.
+
+    Raises:
+        ImplError: a string that is not a requirement, not one exact pin (a range, a
+            wildcard, extras, a marker or a URL), or a distribution pinned twice.
+    """
+    requires: dict[str, str] = {}
     for pin in pins:
-        dist, sep, ver = str(pin).partition("==")
-        if not sep or not dist or not ver:
-            raise ImplError(f"{path}: requirement {pin!r} must be an exact pin 'name==version'")
-        requires[dist.strip()] = ver.strip()
+        try:
+            req = Requirement(pin)
+        except InvalidRequirement as exc:
+            problem = str(exc).splitlines()[0]
+            raise ImplError(
+                f"{path}: {owner}: requirement {pin!r} is not a requirement: {problem}"
+            ) from exc
+        specs = list(req.specifier)
+        exact = len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version
+        if not exact or req.extras or req.marker or req.url:
+            raise ImplError(
+                f"{path}: {owner}: requirement {pin!r} must be an exact pin 'name==version'"
+            )
+        if req.name in requires:
+            raise ImplError(f"{path}: {owner}: requirement {pin!r} pins {req.name!r} twice")
+        requires[req.name] = _version(specs[0].version, path)
     return requires
 
 
-def _strings(entry: dict[str, object], key: str, path: Path) -> tuple[str, ...] | None:
-    value = entry.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ImplError(f"{path}: '{key}' must be a list of strings")
-    return tuple(value)
+def _reasons(unsupported: dict[Scenario, str]) -> dict[str, str]:
+    """An ``unsupported`` table as :attr:`ImplConfig.unsupported` holds it."""
+    return {scenario: why for scenario, why in unsupported.items()}
 
 
-_CONFIG_KEYS = frozenset(
-    ("id", "server", "event_loop", "ws_backend", "api", "protocol", "args", "requires",
-     "versions", "command", "unsupported")
-)  # fmt: skip
-"""The keys a ``[[configurations]]`` table may have."""
-
-
-def _unsupported(table: dict[str, object], path: Path) -> dict[str, str]:
-    """The ``unsupported`` table of ``table``: ``{scenario: why}``.
+def _config(
+    entry: MetaConfiguration, path: Path, defaults: ImplConfig, versions: tuple[str, ...]
+) -> ImplConfig:
+    """The configuration ``entry``, its left-out keys from ``defaults`` (the top level).
 
     Raises:
-        ImplError: not a table of strings, or an unknown scenario.
+        ImplError: it names versions that are not in ``versions`` (the file's), or a bad pin.
     """
-    found = table.get("unsupported", {})
-    if not isinstance(found, dict) or not all(isinstance(v, str) for v in found.values()):
-        raise ImplError(f"{path}: 'unsupported' must be a table of scenario = \"why\"")
-    unknown = sorted(set(found) - set(SCENARIOS))
+    unknown = sorted(set(entry.versions or ()) - set(versions))
     if unknown:
-        raise ImplError(f"{path}: 'unsupported' names unknown scenarios {unknown}")
-    return {str(k): str(v) for k, v in found.items()}
-
-
-def _load_configs(
-    meta: dict[str, object], path: Path, defaults: ImplConfig, versions: list[str]
-) -> tuple[ImplConfig, ...]:
-    entries = meta.get("configurations", [])
-    if not isinstance(entries, list):
-        raise ImplError(f"{path}: 'configurations' must be an array of tables")
-    configs: list[ImplConfig] = []
-    for entry in entries:
-        config_id = entry.get("id")
-        unknown_keys = sorted(set(entry) - _CONFIG_KEYS)
-        if unknown_keys:
-            raise ImplError(
-                f"{path}: configuration {config_id!r} has unknown keys {unknown_keys} (a "
-                "top-level key written after a [[configurations]] table belongs to it: move "
-                "it above the first one)"
-            )
-        if not isinstance(config_id, str) or not _CONFIG_ID.fullmatch(config_id):
-            raise ImplError(f"{path}: configuration id {config_id!r} must match [a-z0-9-]+")
-        if any(c.id == config_id for c in configs):
-            raise ImplError(f"{path}: configuration {config_id!r} is listed twice")
-        only = _strings(entry, "versions", path)
-        unknown = sorted(set(only or ()) - set(versions))
-        if unknown:
-            raise ImplError(
-                f"{path}: configuration {config_id!r} names unlisted versions {unknown}"
-            )
-        configs.append(
-            ImplConfig(
-                id=config_id,
-                server=_str(entry, "server", path, defaults.server),
-                event_loop=_str(entry, "event_loop", path, defaults.event_loop),
-                ws_backend=_str(entry, "ws_backend", path, ""),
-                api=_str(entry, "api", path, defaults.api),
-                protocol=_str(entry, "protocol", path, defaults.protocol),
-                args=_strings(entry, "args", path) or (),
-                requires=_pins(entry, path),
-                versions=only,
-                command=_strings(entry, "command", path),
-                unsupported={**defaults.unsupported, **_unsupported(entry, path)},
-            )
-        )
-    for config in [*configs, defaults]:
-        if config.protocol not in PROTOCOLS:
-            raise ImplError(
-                f"{path}: unknown protocol {config.protocol!r} (known: {', '.join(PROTOCOLS)})"
-            )
-    return tuple(configs)
+        raise ImplError(f"{path}: configuration {entry.id!r} names unlisted versions {unknown}")
+    return ImplConfig(
+        id=entry.id,
+        server=defaults.server if entry.server is None else entry.server,
+        event_loop=defaults.event_loop if entry.event_loop is None else entry.event_loop,
+        ws_backend=entry.ws_backend,
+        api=defaults.api if entry.api is None else entry.api,
+        protocol=entry.protocol or defaults.protocol,
+        args=entry.args,
+        requires=_pins(entry.requires, path, f"configuration {entry.id!r}"),
+        versions=entry.versions,
+        command=entry.command,
+        unsupported={**defaults.unsupported, **_reasons(entry.unsupported)},
+    )
 
 
 def _asgi_settings(directory: Path, servers: list[str]) -> dict[str, str]:
@@ -349,90 +421,119 @@ def _asgi_settings(directory: Path, servers: list[str]) -> dict[str, str]:
     ``directory`` (the implementations' folder), in that order.
 
     Raises:
-        ImplError: the file is missing or malformed, or names none of the servers.
+        ImplError: the file is missing or is not TOML, has no table for one of the servers,
+            or a setting that is not a string.
     """
     path = directory.parent / ASGI_SETTINGS
     try:
-        tables = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        tables = msgspec.toml.decode(path.read_bytes(), type=dict[str, object])
+    except (OSError, msgspec.DecodeError) as exc:
         raise ImplError(f"{path}: cannot read the ASGI servers' settings: {exc}") from exc
     merged: dict[str, str] = {}
     for server in servers:
-        table = tables.get(server)
-        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+        if server not in tables:
             known = ", ".join(sorted(tables)) or "none"
             raise ImplError(
                 f"{path}: no table of settings for the server {server!r} of "
                 f"{directory.name} (known: {known})"
             )
-        merged.update(table)
+        try:
+            merged.update(msgspec.convert(tables[server], dict[str, str]))
+        except msgspec.ValidationError as exc:
+            raise ImplError(f"{path}: the settings of the server {server!r}: {exc}") from exc
     return merged
 
 
-def load_impl(directory: Path) -> Impl:
-    """Read ``directory/meta.toml``.
+def read_meta(directory: Path) -> MetaToml:
+    """``directory/meta.toml`` decoded against the schema (:class:`MetaToml`), unchecked
+    across keys (:func:`load_impl` does that).
 
     Raises:
-        ImplError: the file is missing, is not TOML, or does not follow the schema.
+        ImplError: the file is missing or unreadable, is not UTF-8 TOML, or has a key of
+            the wrong type, an unknown key or value (the message names the file and
+            where, e.g. ``$.configurations[0]``).
     """
     path = directory / "meta.toml"
     try:
-        meta = tomllib.loads(path.read_text(encoding="utf-8"))
+        return msgspec.toml.decode(path.read_text(encoding="utf-8"), type=MetaToml)
     except FileNotFoundError as exc:
         raise ImplError(f"{directory.name}: no meta.toml in {directory}") from exc
-    except tomllib.TOMLDecodeError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImplError(f"{path}: cannot read: {exc}") from exc
+    except msgspec.ValidationError as exc:
+        raise _schema_error(path, exc) from exc
+    except msgspec.DecodeError as exc:
         raise ImplError(f"{path}: not valid TOML: {exc}") from exc
-    versions = [
-        ImplVersion(version=str(entry["version"]), requires=_pins(entry, path))
-        for entry in meta.get("versions", [])
-    ]
-    package = meta.get("package")
-    if package is not None and not isinstance(package, str):
-        raise ImplError(f"{path}: 'package' must be a string")
-    if package and not versions:
-        raise ImplError(f"{path}: a package needs at least one [[versions]] entry")
-    name = _str(meta, "name", path, directory.name)
+
+
+def load_impl(directory: Path) -> Impl:
+    """Read ``directory/meta.toml`` (:func:`read_meta`) and check it across keys.
+
+    Raises:
+        ImplError: the file is missing, is not TOML, or does not follow the schema: see
+            :func:`read_meta`; or a name other than the folder's, a requirement or
+            version that is not PEP 440 (:func:`_pins`), a version or configuration listed
+            twice, a package without versions, a configuration naming an unlisted version,
+            an ``asgi_app`` with a command.
+    """
+    meta = read_meta(directory)
+    path = directory / "meta.toml"
+    name = directory.name if meta.name is None else meta.name
     if name != directory.name:
         raise ImplError(f"{path}: name {name!r} must equal the folder name {directory.name!r}")
-    role = _str(meta, "role", path, "server")
-    if role not in ROLES:
-        raise ImplError(f"{path}: unknown role {role!r} (known: {', '.join(ROLES)})")
-    client = role == "client"
+    versions = tuple(
+        ImplVersion(
+            version=_version(v.version, path),
+            requires=_pins(v.requires, path, f"version {v.version!r}"),
+            api=v.api,
+            speedups=v.speedups,
+        )
+        for v in meta.versions
+    )
+    listed = tuple(v.version for v in versions)
+    for what, ids in (("version", listed), ("configuration", [c.id for c in meta.configurations])):
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ImplError(f"{path}: {what} {twice[0]!r} is listed twice")
+    if meta.package and not versions:
+        raise ImplError(f"{path}: a package needs at least one [[versions]] entry")
+    client = meta.role == "client"
     defaults = ImplConfig(
         id=DEFAULT_CONFIG,
-        server=_str(meta, "server", path, "" if client else name),
-        api=_str(meta, "api", path, ""),
-        event_loop=_str(meta, "event_loop", path, "asyncio"),
-        protocol=_str(meta, "protocol", path, "websocket"),
-        unsupported=_unsupported(meta, path),
+        server=("" if client else name) if meta.server is None else meta.server,
+        api=meta.api,
+        event_loop=meta.event_loop,
+        protocol=meta.protocol,
+        unsupported=_reasons(meta.unsupported),
     )
-    configs = _load_configs(meta, path, defaults, [v.version for v in versions])
-    asgi_app = _str(meta, "asgi_app", path, "")
-    deviations = {str(k): str(v) for k, v in meta.get("deviations", {}).items()}
-    command = meta.get("command", DEFAULT_CLIENT_COMMAND if client else DEFAULT_COMMAND)
-    if asgi_app:
-        if "command" in meta or any(c.command for c in configs):
+    configs = tuple(_config(entry, path, defaults, listed) for entry in meta.configurations)
+    deviations = dict(meta.deviations)
+    command = meta.command
+    if command is None:
+        command = DEFAULT_CLIENT_COMMAND if client else DEFAULT_COMMAND
+    if meta.asgi_app:
+        if meta.command is not None or any(c.command for c in configs):
             raise ImplError(f"{path}: 'asgi_app' sets the command: give no 'command' too")
         servers = list(dict.fromkeys(c.server for c in configs or (defaults,)))
         deviations = {**deviations, **_asgi_settings(directory, servers)}
         command = ASGI_COMMAND
     return Impl(
         name=name,
-        display_name=_str(meta, "display_name", path, name),
+        display_name=name if meta.display_name is None else meta.display_name,
         directory=directory,
-        package=package,
+        package=meta.package,
         server=defaults.server,
         event_loop=defaults.event_loop,
         protocol=defaults.protocol,
-        homepage=_str(meta, "homepage", path, ""),
-        command=tuple(command),
-        versions=tuple(versions),
+        homepage=meta.homepage,
+        command=command,
+        versions=versions,
         deviations=deviations,
-        reference=bool(meta.get("reference", False)),
+        reference=meta.reference,
         configurations=configs,
-        slow_subscriber=_str(meta, "slow_subscriber", path, ""),
-        role=role,
-        asgi_app=asgi_app,
+        slow_subscriber=meta.slow_subscriber,
+        role=meta.role,
+        asgi_app=meta.asgi_app,
     )
 
 

@@ -5,8 +5,8 @@ asv's own ``virtualenv`` and ``uv`` environments run one ``pip install`` per req
 everything in a single uv call (a second or two with a warm uv cache). Enabled in
 asv.conf.json by ``"plugins": [".wsbench.asv.uv"]`` and ``"environment_type": "uvpip"``.
 
-Every environment also gets what the harness needs at benchmark time (asv_runner, psutil);
-those are the same in every environment and are not part of its name.
+Every environment also gets what the harness needs at benchmark time (asv_runner, psutil,
+msgspec, packaging); those are the same in every environment and are not part of its name.
 
 The "project" asv installs at each commit is a copy of that commit's tree in the
 environment (:func:`snapshot_tree`): the benchmarks import the harness, the implementations
@@ -36,9 +36,10 @@ from asv.console import log
 
 from wsbench.paths import INSTALL_ERROR_FILE, PROJECT_IN_ENV
 
-HARNESS_REQUIREMENTS = ("asv_runner", "psutil", "msgspec")
-"""Installed in every environment besides its framework: asv's runner, the sampler's psutil
-and msgspec for the run format."""
+HARNESS_REQUIREMENTS = ("asv_runner", "psutil", "msgspec", "packaging")
+"""Installed in every environment besides its framework: asv's runner, the sampler's psutil,
+msgspec for the run format and the ``meta.toml`` schema, and packaging for the requirement
+pins of ``meta.toml`` (:mod:`wsbench.impls`)."""
 ERROR_TAIL_CHARS = 4000
 """How much of the installer's output an install error keeps (its end, where the cause is)."""
 

@@ -1,21 +1,19 @@
 """The implementations under ``impls/``, read from their ``meta.toml`` for the framework pages.
 
 Schema: ``impls/PROTOCOL.md`` ("Implementation folder", "Configurations"). The files are
-read through the harness's own reader (:func:`wsbench.impls.load_impl`), so the site names
-configurations and rows exactly as the harness does; keys of a ``[[versions]]`` entry the
-harness does not use (e.g. ``api``) are kept as notes. A folder without ``meta.toml`` is
-skipped.
+read once, by the harness's own reader (:func:`wsbench.impls.load_impl`), so the site names
+configurations and rows exactly as the harness does; the keys of a ``[[versions]]`` entry
+that only describe it (``api``, ``speedups``) are shown as notes. A folder without
+``meta.toml`` is skipped.
 """
 
 from __future__ import annotations
 
 import logging
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from wsbench.impls import Impl, ImplError, load_impl
+from wsbench.impls import Impl, ImplError, ImplVersion, load_impl
 
 log = logging.getLogger("mkdocs.plugins.wsbench.site")
 
@@ -30,7 +28,8 @@ class VersionEntry:
     Attributes:
         version: the package version.
         requires: extra pins installed beside it, as text (e.g. ``"uvicorn==0.30.0"``).
-        notes: the entry's other keys as ``"key: value"`` (e.g. ``"api: legacy"``).
+        notes: the entry's descriptive keys as ``"key: value"``, in the order ``api``,
+            ``speedups`` (e.g. ``"api: legacy"``; those left empty are left out).
     """
 
     version: str
@@ -117,22 +116,14 @@ class Framework:
         return self.impl.row_name(config, listed)
 
 
-def _notes(entry: object) -> tuple[str, ...]:
-    if not isinstance(entry, dict):
-        return ()
-    return tuple(f"{k}: {v}" for k, v in entry.items() if k not in ("version", "requires"))
+def _notes(version: ImplVersion) -> tuple[str, ...]:
+    described = (("api", version.api), ("speedups", version.speedups))
+    return tuple(f"{key}: {value}" for key, value in described if value)
 
 
-def _framework(impl: Impl, raw: dict[str, Any]) -> Framework:
-    raw_versions = {
-        str(v.get("version")): v for v in raw.get("versions") or [] if isinstance(v, dict)
-    }
+def _framework(impl: Impl) -> Framework:
     versions = tuple(
-        VersionEntry(
-            v.version,
-            tuple(f"{k}=={pin}" for k, pin in v.requires.items()),
-            _notes(raw_versions.get(v.version)),
-        )
+        VersionEntry(v.version, tuple(f"{k}=={pin}" for k, pin in v.requires.items()), _notes(v))
         for v in impl.versions
     )
     listed = tuple(v.version for v in impl.versions)
@@ -171,8 +162,8 @@ def load_frameworks(impls_dir: Path) -> list[Framework]:
     Returns:
         The frameworks, the reference first, then by display name. Folders without
         ``meta.toml`` are skipped; a ``meta.toml`` that is unreadable or breaks the schema
-        (:class:`wsbench.impls.ImplError`, a key of the wrong type) is skipped with a
-        warning on the ``mkdocs`` logger (which fails a ``--strict`` build).
+        (:class:`wsbench.impls.ImplError`, which names the file and the key) is skipped
+        with a warning on the ``mkdocs`` logger (which fails a ``--strict`` build).
     """
     frameworks: list[Framework] = []
     if not impls_dir.is_dir():
@@ -180,10 +171,9 @@ def load_frameworks(impls_dir: Path) -> list[Framework]:
     for meta_path in sorted(impls_dir.glob("*/meta.toml")):
         try:
             impl = load_impl(meta_path.parent)
-            raw = tomllib.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        except ImplError as exc:
             log.warning("wsbench site: skipping %s: %s", meta_path, exc)
             continue
-        frameworks.append(_framework(impl, raw))
+        frameworks.append(_framework(impl))
     frameworks.sort(key=lambda f: (not f.reference, f.display_name.lower()))
     return frameworks
