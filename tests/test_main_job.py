@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NEVER_DISTURBED, clean_clone_env
+from wsbench.commands.run import add_arguments, plan_of
 from wsbench.impls import get_impl
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import MainJobError, add_arguments, main_job_plan
+from wsbench.jobs.main import MainJobError
 from wsbench.paths import REPO_ROOT
 from wsbench.results.runformat import load
 from wsbench.results.stats import median
@@ -102,7 +103,7 @@ def _missing(value: float | None) -> bool:
 def _plan(*argv: str) -> tuple[int, int]:
     parser = argparse.ArgumentParser()
     add_arguments(parser)
-    plan = main_job_plan(parser.parse_args(list(argv)))
+    plan = plan_of(parser.parse_args(list(argv)))
     return plan.processes, plan.windows_per_process
 
 

@@ -16,13 +16,13 @@ Earlier results are never deleted: each run adds its own documents to the result
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import re
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
@@ -33,11 +33,11 @@ from wsbench.asv.suite import GRID_ENV, INSTRUCTIONS_ENV, PARAMS_ENV, SCENARIOS_
 from wsbench.impls import ImplError, get_impl
 from wsbench.instrument import loadgen, machine, system
 from wsbench.instrument.cpus import placement_from
-from wsbench.instrument.sampling import SamplingPlan, add_plan_arguments, plan_from_args
+from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import releases, shards
 from wsbench.paths import REPO_ROOT, SITE_DIR
 from wsbench.results import store
-from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, GRIDS, SCENARIOS, in_grid
+from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, SCENARIOS, Grid, in_grid
 
 STEPS = 5
 ASV = (sys.executable, "-m", "wsbench.asv.main")
@@ -50,80 +50,46 @@ class MainJobError(RuntimeError):
     """A step of the main job failed; the message names the step and the reason."""
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The main job's options."""
-    parser.add_argument(
-        "--impl",
-        action="append",
-        help="implementation to run (repeatable; default: all, see ./bench list)",
-    )
-    parser.add_argument(
-        "--config",
-        action="append",
-        help="configuration id to run (repeatable; default: all, see ./bench list)",
-    )
-    parser.add_argument(
-        "--versions",
-        choices=["latest", "all"],
-        default="latest",
-        help="latest release of each (default) or every version in the matrix",
-    )
-    parser.add_argument(
-        "--environment",
-        action="append",
-        metavar="ASV_NAME",
-        help="only these environments, by asv's name (repeatable; as in asv.conf.json and "
-        "in each run document; with --impl, --config and --versions left out)",
-    )
-    parser.add_argument(
-        "--scenario",
-        action="append",
-        choices=SCENARIOS,
-        help="scenario (repeatable; default: every scenario with a parameter set in the grid)",
-    )
-    parser.add_argument(
-        "--grid",
-        choices=GRIDS,
-        default="default",
-        help="parameter sets: the default grid (the main job's, within its 30-minute budget) "
-        "or the full grid (the nightly's); see the Methodology page",
-    )
-    parser.add_argument(
-        "--param", action="append", default=[], metavar="NAME=V[,V...]",
-        help="only the grid's parameter sets with these values (e.g. connections=1,10,100)",
-    )  # fmt: skip
-    add_plan_arguments(
-        parser, "rounds of fresh server processes (memory has its own)",
-        windows_default=f"{DEFAULT_GRID_WINDOWS_PER_PROCESS} on the default grid, "
-        f"{SamplingPlan().windows_per_process} on the full grid",
-    )  # fmt: skip
-    parser.add_argument("--server-cpus", help="CPU list for servers (default: 0)")
-    parser.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
-    parser.add_argument("--machine", default="wsbench-local", help="asv machine name")
-    parser.add_argument(
-        "--commits",
-        default="HEAD^!",
-        help="the commits to measure, as asv run takes them (default HEAD^!: the last "
-        "commit; e.g. HEAD~3..HEAD: each commit's own harness, implementations and load "
-        "generator)",
-    )
-    parser.add_argument(
-        "--new-releases",
-        action="store_true",
-        help="also every release on the package index newer than the last listed in "
-        "meta.toml, pinned like that version (the nightly)",
-    )
-    parser.add_argument(
-        "--shard", metavar="I/N", help="only shard I of N of the environments (wsbench.jobs.shards)"
-    )
-    parser.add_argument("--run-id", help="the run's id (default: a new one; shards share one)")
-    parser.add_argument(
-        "--instructions",
-        action="store_true",
-        help="also count each server's instructions per message under valgrind (about 2 "
-        "minutes per environment; the nightly's; README: Instructions per message)",
-    )
-    parser.add_argument("--no-site", action="store_true", help="skip building the site")
+@dataclass(frozen=True)
+class MainJobOptions:
+    """What the main job runs (``./bench run``'s options, :mod:`wsbench.commands.run`).
+
+    Attributes:
+        impl: the implementations (None: all).
+        config: the configuration ids (None: all).
+        versions: ``"latest"`` (each one's latest release) or ``"all"`` (the matrix).
+        environment: exactly these asv environments, by name (None: chosen by the above).
+        scenario: the scenarios (None: every one with a parameter set in the grid).
+        grid: ``"default"`` or ``"full"``.
+        param: ``NAME=V[,V...]`` filters of the grid's parameter sets.
+        plan: server processes, windows, warm-up and window.
+        server_cpus, loadgen_cpus: CPU lists (None: the defaults, 0 and 1).
+        machine: asv's machine name.
+        commits: the commits, as asv run takes them.
+        new_releases: also every release newer than the last listed (the nightly).
+        shard: ``"I/N"``: only shard I of N of the environments.
+        run_id: the run's id (None: a new one).
+        instructions: also count instructions per message under valgrind.
+        no_site: skip building the site.
+    """
+
+    impl: Sequence[str] | None = None
+    config: Sequence[str] | None = None
+    versions: str = "latest"
+    environment: Sequence[str] | None = None
+    scenario: Sequence[str] | None = None
+    grid: Grid = "default"
+    param: Sequence[str] = ()
+    plan: SamplingPlan = field(default_factory=SamplingPlan)
+    server_cpus: str | None = None
+    loadgen_cpus: str | None = None
+    machine: str = "wsbench-local"
+    commits: str = "HEAD^!"
+    new_releases: bool = False
+    shard: str | None = None
+    run_id: str | None = None
+    instructions: bool = False
+    no_site: bool = False
 
 
 def grid_windows(grid: str) -> int:
@@ -135,30 +101,15 @@ def grid_windows(grid: str) -> int:
     return SamplingPlan().windows_per_process
 
 
-def main_job_plan(args: argparse.Namespace) -> SamplingPlan:
-    """The sampling plan of :func:`add_arguments`' options: ``--windows`` defaults to
-    :data:`~wsbench.scenarios.DEFAULT_GRID_WINDOWS_PER_PROCESS` on the default grid and
-    to the plan's default on the full grid.
-
-    Raises:
-        MainJobError: a value out of range.
-    """
-    windows = args.windows if args.windows is not None else grid_windows(args.grid)
-    try:
-        return plan_from_args(argparse.Namespace(**{**vars(args), "windows": windows}))
-    except ValueError as exc:
-        raise MainJobError(str(exc)) from exc
-
-
 def _step(i: int, text: str) -> None:
     print(f"\n[{i}/{STEPS}] {text}", flush=True)
 
 
 def select_envs(
-    impls: list[str] | None,
+    impls: Sequence[str] | None,
     versions: str,
-    configs: list[str] | None = None,
-    names: list[str] | None = None,
+    configs: Sequence[str] | None = None,
+    names: Sequence[str] | None = None,
 ) -> list[BenchEnv]:
     """The environments to run: the given implementations (default all) in the given
     configurations (default all), at the latest or all versions; or, when ``names`` are
@@ -248,39 +199,39 @@ def asv_command(
     return argv
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the main job with the parsed options; returns the exit code.
+def run(options: MainJobOptions) -> int:
+    """Run the main job; returns the exit code.
 
     Raises:
         MainJobError: a step failed (unknown implementation, build, asv or mkdocs failure).
     """
-    placement = placement_from(args.server_cpus, args.loadgen_cpus)  # validate them first
-    if args.run_id:
+    placement = placement_from(options.server_cpus, options.loadgen_cpus)  # validate them first
+    if options.run_id:
         try:
-            store.check_run_id(args.run_id)
+            store.check_run_id(options.run_id)
         except ValueError as exc:
             raise MainJobError(str(exc)) from exc
-    plan = main_job_plan(args)
+    plan = options.plan
     try:
-        parse_params(args.param)
+        parse_params(options.param)
     except ValueError as exc:
         raise MainJobError(str(exc)) from exc
-    envs = select_envs(args.impl, args.versions, args.config, args.environment)
+    envs = select_envs(options.impl, options.versions, options.config, options.environment)
     listed = {e.name for e in envs}
-    if args.new_releases:
+    if options.new_releases:
         impls = list({e.impl.name: e.impl for e in envs}.values())
         found = releases.new_release_envs(impls)
         for problem in found.problems:
             print(f"wsbench: new releases not looked up: {problem}", file=sys.stderr)
         wanted = {(e.impl.name, e.config.id) for e in envs}
         envs += [e for e in found.envs if (e.impl.name, e.config.id) in wanted]
-    if args.shard:
+    if options.shard:
         try:
-            envs = shards.select(envs, args.shard)
+            envs = shards.select(envs, options.shard)
         except shards.ShardError as exc:
             raise MainJobError(str(exc)) from exc
         if not envs:
-            print(f"wsbench: shard {args.shard} has no environment: nothing to measure")
+            print(f"wsbench: shard {options.shard} has no environment: nothing to measure")
             return 0
     if not envs:
         raise MainJobError("no environment selected")
@@ -292,8 +243,8 @@ def run(args: argparse.Namespace) -> int:
     binary = loadgen.ensure_built()
     print(f"  {binary} ({loadgen.version(binary)})")
 
-    _step(2, f"registering this machine with asv as {args.machine!r}")
-    register_machine(args.machine)
+    _step(2, f"registering this machine with asv as {options.machine!r}")
+    register_machine(options.machine)
 
     _step(3, "checking asv.conf.json against impls/*/meta.toml")
     if not asvconf.is_in_sync():
@@ -310,13 +261,13 @@ def run(args: argparse.Namespace) -> int:
         EXTRA_CONF.write_text(asvconf.render(asvconf.asv_conf(extra=extra)), encoding="utf-8")
         conf_path = EXTRA_CONF
     names = ", ".join(e.name for e in envs)
-    run_id = args.run_id or store.new_run_id()
+    run_id = options.run_id or store.new_run_id()
     results = store.root_from_env()
     _step(4, f"benchmarking {len(envs)} environment(s) with asv as run {run_id}: {names}")
     print(
         f"  {plan.processes} server processes x {plan.windows_per_process} windows of "
         f"{plan.window_s:g} s (after {plan.warmup_s:g} s of warm-up each) per parameter set, "
-        f"{args.grid} grid"
+        f"{options.grid} grid"
     )
     env = {
         **os.environ,
@@ -324,22 +275,22 @@ def run(args: argparse.Namespace) -> int:
         "WSBENCH_WINDOWS": str(plan.windows_per_process),
         "WSBENCH_WARMUP_S": str(plan.warmup_s),
         "WSBENCH_WINDOW_S": str(plan.window_s),
-        "WSBENCH_MACHINE": args.machine,
+        "WSBENCH_MACHINE": options.machine,
         store.ROOT_ENV: str(results),
         store.RUN_ID_ENV: run_id,
         system.SYSTEM_ENV: system.encode(tuning),
-        "WSBENCH_SERVER_CPUS": args.server_cpus or "",
-        "WSBENCH_LOADGEN_CPUS": args.loadgen_cpus or "",
-        GRID_ENV: args.grid,
-        PARAMS_ENV: ";".join(args.param),
-        INSTRUCTIONS_ENV: "1" if args.instructions else "",
+        "WSBENCH_SERVER_CPUS": options.server_cpus or "",
+        "WSBENCH_LOADGEN_CPUS": options.loadgen_cpus or "",
+        GRID_ENV: options.grid,
+        PARAMS_ENV: ";".join(options.param),
+        INSTRUCTIONS_ENV: "1" if options.instructions else "",
     }
-    scenarios: list[str] = args.scenario or list(in_grid(args.grid))
+    scenarios: list[str] = list(options.scenario or in_grid(options.grid))
     env[SCENARIOS_ENV] = ",".join(scenarios)  # measured together by the shared setup_cache
     if scenarios == list(SCENARIOS):
         scenarios = []  # every benchmark: no --bench
     code = subprocess.run(
-        asv_command(envs, scenarios, args.machine, args.commits, conf_path),
+        asv_command(envs, scenarios, options.machine, options.commits, conf_path),
         cwd=REPO_ROOT,
         env=env,
         check=False,
@@ -348,9 +299,9 @@ def run(args: argparse.Namespace) -> int:
         raise MainJobError(f"asv run exited {code}")
     if code == 2:
         print("  some benchmarks failed: their reasons are in the run's documents and on the site")
-    print(f"  run {run_id}: {results / args.machine / run_id}")
+    print(f"  run {run_id}: {results / options.machine / run_id}")
 
-    if args.no_site:
+    if options.no_site:
         return 0
     _step(5, "building the site (mkdocs build --strict)")
     build_site(results)
