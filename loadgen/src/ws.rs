@@ -354,6 +354,79 @@ mod tests {
         assert_eq!(ours, frame.write(&mut buf).to_vec());
     }
 
+    /// Frames handed out in order, then end of stream.
+    struct Frames(std::collections::VecDeque<Frame<'static>>);
+
+    impl FrameSource for Frames {
+        fn next_frame(
+            &mut self,
+        ) -> impl Future<Output = Result<Frame<'static>, WebSocketError>> + Send {
+            let next = self.0.pop_front().ok_or(WebSocketError::UnexpectedEOF);
+            async move { next }
+        }
+    }
+
+    fn frames(list: &[(bool, OpCode, &[u8])]) -> Frames {
+        let list = list
+            .iter()
+            .map(|&(fin, op, bytes)| Frame::new(fin, op, None, Payload::Owned(bytes.to_vec())));
+        Frames(list.collect())
+    }
+
+    #[test]
+    fn pongs_come_out_between_fragments_on_request() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let stream = [
+            (true, OpCode::Pong, &b"p0"[..]),
+            (false, OpCode::Text, b"ab"),
+            (true, OpCode::Ping, b"x"),
+            (true, OpCode::Pong, b"p1"),
+            (false, OpCode::Continuation, b"cd"),
+            (true, OpCode::Continuation, b"ef"),
+            (true, OpCode::Binary, b"bin"),
+            (true, OpCode::Close, b""),
+        ];
+        rt.block_on(async {
+            let mut ws = frames(&stream);
+            let mut partial = None;
+            let mut got = Vec::new();
+            while let Ok(m) = read_message_or_pong(&mut ws, &mut partial).await {
+                got.push((m.opcode, m.payload.to_vec()));
+            }
+            let want = [
+                (OpCode::Pong, &b"p0"[..]),
+                (OpCode::Pong, b"p1"),
+                (OpCode::Text, b"abcdef"),
+                (OpCode::Binary, b"bin"),
+                (OpCode::Close, b""),
+            ];
+            let want: Vec<_> = want.iter().map(|(op, b)| (*op, b.to_vec())).collect();
+            assert_eq!(got, want);
+            assert!(partial.is_none());
+
+            // read_message: the same messages, pongs skipped.
+            let mut ws = frames(&stream);
+            let mut got = Vec::new();
+            while let Ok(m) = read_message(&mut ws).await {
+                got.push((m.opcode, m.payload.to_vec()));
+            }
+            assert_eq!(got, want[2..]);
+
+            // A data frame inside a fragmented message, or a stray continuation: errors.
+            let mut ws = frames(&[(false, OpCode::Text, b"a"), (true, OpCode::Binary, b"b")]);
+            let e = read_message_or_pong(&mut ws, &mut None).await;
+            assert!(matches!(e, Err(WebSocketError::InvalidFragment)), "{e:?}");
+            let mut ws = frames(&[(true, OpCode::Continuation, b"a")]);
+            let e = read_message(&mut ws).await;
+            assert!(
+                matches!(e, Err(WebSocketError::InvalidContinuationFrame)),
+                "{e:?}"
+            );
+        });
+    }
+
     #[test]
     fn premasked_frames_match_the_direct_encoder() {
         use crate::outqueue::{OutQueue, MAX_IOV};
