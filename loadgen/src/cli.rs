@@ -78,8 +78,9 @@ pub struct PhaseArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: u32,
     /// Wire protocol: plain WebSocket messages, or Socket.IO events (`echo`, `push`,
-    /// `json`; rooms and `broadcast`, `tick`, `order`) over Engine.IO's websocket transport
-    /// (then --url is ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
+    /// `json`; rooms and `broadcast`, `tick`, `order`; `ping`: WebSocket pings on the
+    /// session's connection) over Engine.IO's websocket transport (then --url is
+    /// ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
     #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
     pub protocol: Protocol,
     /// Loopback source addresses to spread the connections over (127.0.0.1 to
