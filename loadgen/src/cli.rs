@@ -10,6 +10,7 @@ use crate::fanout::{FanoutConfig, Workload};
 use crate::hold::HoldConfig;
 use crate::limits::check_fits;
 use crate::payload::{MAX_SIZE, MIN_SIZE};
+use crate::ping::PING_SIZE;
 use crate::proto::Protocol;
 use crate::run::LoadConfig;
 use crate::source::MAX_SOURCE_ADDRESSES;
@@ -34,6 +35,9 @@ pub enum Command {
     Echo(EchoArgs),
     /// Server push: each connection asks /push for messages and checks them; prints a JSON report.
     Stream(StreamArgs),
+    /// WebSocket ping: N connections, each keeping one ping control frame in flight and
+    /// timing its pong; prints a JSON report shaped as echo's.
+    Ping(PingArgs),
     /// Connection setup: K workers each repeat connect, upgrade, one echo, close; prints a
     /// JSON report.
     Connect(ConnectArgs),
@@ -52,7 +56,8 @@ pub enum Command {
     Probe(ProbeArgs),
 }
 
-/// The phases and transport options shared by `echo`, `stream`, `broadcast` and `market`.
+/// The phases and transport options shared by `echo`, `stream`, `ping`, `broadcast` and
+/// `market`.
 #[derive(Debug, Clone, Args)]
 pub struct PhaseArgs {
     /// Warm-up before the measurement window, seconds (duration mode).
@@ -61,8 +66,8 @@ pub struct PhaseArgs {
     /// Measurement window, seconds (duration mode).
     #[arg(long, default_value = "3", value_parser = positive_secs)]
     pub duration: Duration,
-    /// Count mode: exactly this many messages per connection (broadcast, market: messages
-    /// published), all counted, no warm-up or window.
+    /// Count mode: exactly this many messages per connection (ping: pings; broadcast,
+    /// market: messages published), all counted, no warm-up or window.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
     /// Limit for connect + handshake, for waiting on replies or messages (and for
@@ -73,8 +78,9 @@ pub struct PhaseArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: u32,
     /// Wire protocol: plain WebSocket messages, or Socket.IO events (`echo`, `push`,
-    /// `json`; rooms and `broadcast`, `tick`, `order`) over Engine.IO's websocket transport
-    /// (then --url is ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
+    /// `json`; rooms and `broadcast`, `tick`, `order`; `ping`: WebSocket pings on the
+    /// session's connection) over Engine.IO's websocket transport (then --url is
+    /// ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
     #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
     pub protocol: Protocol,
     /// Loopback source addresses to spread the connections over (127.0.0.1 to
@@ -182,6 +188,43 @@ impl FanoutArgs {
             threads: self.phase.threads as usize,
             protocol: self.phase.protocol,
             source_addresses: self.phase.source_addresses,
+        }
+    }
+}
+
+/// `ping` options.
+#[derive(Debug, Clone, Args)]
+pub struct PingArgs {
+    /// Target URL, ws://HOST:PORT/echo (Socket.IO:
+    /// ws://HOST:PORT/socket.io/?EIO=4&transport=websocket).
+    #[arg(long)]
+    pub url: WsUrl,
+    /// Number of connections, each with one ping in flight.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub connections: u32,
+    #[command(flatten)]
+    pub phase: PhaseArgs,
+}
+
+impl PingArgs {
+    /// Converts to a [`LoadConfig`]: one ping of [`PING_SIZE`] bytes in flight per
+    /// connection.
+    pub fn to_config(&self) -> LoadConfig {
+        LoadConfig {
+            url: self.url.clone(),
+            connections: self.connections as usize,
+            in_flight: 1,
+            size: PING_SIZE,
+            text: false,
+            json: false,
+            warmup: self.phase.warmup,
+            duration: self.phase.duration,
+            count: self.phase.count,
+            timeout: self.phase.timeout,
+            threads: self.phase.threads as usize,
+            protocol: self.phase.protocol,
+            source_addresses: self.phase.source_addresses,
+            rate: None,
         }
     }
 }
@@ -374,6 +417,7 @@ impl Command {
                 check_fits("--connections", a.load.connections.into(), nofile)
             }
             Command::Stream(a) => check_fits("--connections", a.load.connections.into(), nofile),
+            Command::Ping(a) => check_fits("--connections", a.connections.into(), nofile),
             Command::Connect(a) => check_fits("--workers", a.workers.into(), nofile),
             Command::Hold(a) => check_fits("--connections", a.connections.into(), nofile),
             Command::Broadcast(a) => {

@@ -54,7 +54,9 @@ use crate::payload::{inspect, template, write_seq, Inspection, SEQ_LEN};
 use crate::premask::{PremaskedBodies, PREMASK_KEYS, PREMASK_MIN_SIZE};
 use crate::proto::{Incoming, Protocol, Transport};
 use crate::report::{classify_ws_error, ErrorKind, Report};
-use crate::run::{block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE};
+use crate::run::{
+    block_on, drive, ConnResult, Control, LoadConfig, RunError, Scenario, DRAIN, MEASURE,
+};
 use crate::socketio::{
     binary_event_header, string_event_prefix, Kind, ECHO_EVENT, STRING_EVENT_SUFFIX,
 };
@@ -88,7 +90,7 @@ pub async fn echo(cfg: &LoadConfig) -> Result<Report, RunError> {
             .map(|r| Duration::from_secs_f64(cfg.connections.max(1) as f64 / r)),
         connections: cfg.connections.max(1),
     };
-    drive(cfg, true, move |i, client, ctl| {
+    drive(cfg, Scenario::Echo, move |i, client, ctl| {
         EchoConn::new(i, client, ctl, params.clone()).run()
     })
     .await
@@ -221,7 +223,7 @@ fn json_event_prefix() -> Vec<u8> {
 }
 
 /// [`encode_client_frame`] into the owned run at the end of `out`.
-fn append_frame(
+pub(crate) fn append_frame(
     out: &mut OutQueue,
     opcode: OpCode,
     prefix: &[u8],

@@ -2,18 +2,25 @@
 //! server. The binary (`src/main.rs`) is a thin layer over this library, which tests use
 //! directly.
 //!
-//! Subcommands: `echo`, `stream`, `connect` (connection setup), `hold` (memory per
-//! connection), `serve` (reference server), `probe`.
+//! Subcommands ([`cli::Command`]): `echo`, `stream` (server push), `ping` (WebSocket ping
+//! and pong), `connect` (connection setup), `hold` (memory per connection), `broadcast`
+//! and `market` (fan-out), `serve` (reference server), `probe`.
 //!
-//! Module map: [`cli`] (arguments), [`url`] (ws:// URLs), [`handshake`] (HTTP upgrade),
-//! [`conn`] (write-batching stream adapter; its buffer in [`outqueue`]), [`ws`] (messages over fastwebsockets),
-//! [`payload`] (message layout), [`jsonmsg`] (the JSON workload's messages), [`premask`] (large bodies masked in advance), [`proto`] (WebSocket or Socket.IO messages), [`socketio`]
-//! (Engine.IO v4 / Socket.IO v5 codec and client), [`integrity`] (counters), [`echo`] and [`stream`] (the
-//! scenarios), [`run`] (phases shared by both), [`connect`] and [`hold`] (connection
-//! setup and held connections), [`source`] (source addresses), [`limits`] (open-file
-//! limit), [`serve`] (reference server; its fan-out in [`serve_fanout`], its Socket.IO
-//! endpoint in [`serve_sio`]), [`probe`], [`stats`] (histograms, CPU time) and [`report`]
-//! (JSON output).
+//! Module map:
+//! - command line and wire: [`cli`] (arguments), [`url`] (ws:// URLs), [`handshake`]
+//!   (HTTP upgrade), [`conn`] (write-batching stream adapter; its buffer in [`outqueue`]),
+//!   [`ws`] (messages and pongs over fastwebsockets), [`proto`] (WebSocket or Socket.IO
+//!   messages), [`socketio`] (Engine.IO v4 / Socket.IO v5 codec and client);
+//! - messages: [`payload`] (message layout), [`jsonmsg`] (the JSON workload's messages),
+//!   [`premask`] (large bodies masked in advance);
+//! - scenarios: [`echo`], [`stream`] and [`ping`], with the phases they share in [`run`];
+//!   [`fanout`] (`broadcast` and `market`); [`connect`] and [`hold`] (connection setup and
+//!   held connections); [`probe`];
+//! - what they share: [`integrity`] (counters), [`stats`] (histograms, CPU time),
+//!   [`report`] (JSON output), [`timer`] (microsecond timer of fixed-rate senders),
+//!   [`source`] (source addresses), [`limits`] (open-file limit);
+//! - the reference server: [`serve`], its fan-out in [`serve_fanout`], its Socket.IO
+//!   endpoint in [`serve_sio`].
 
 pub mod cli;
 pub mod conn;
@@ -27,6 +34,7 @@ pub mod jsonmsg;
 pub mod limits;
 pub mod outqueue;
 pub mod payload;
+pub mod ping;
 pub mod premask;
 pub mod probe;
 pub mod proto;
@@ -46,6 +54,7 @@ pub mod ws;
 pub use connect::run_connect;
 pub use echo::run_echo;
 pub use hold::run_hold;
+pub use ping::run_ping;
 pub use proto::Protocol;
 pub use report::Report;
 pub use run::{LoadConfig, RunError};

@@ -9,7 +9,7 @@ use serde::Serialize;
 use wsbench_loadgen::cli::DEFAULT_SIZE;
 use wsbench_loadgen::cli::{Cli, Command};
 use wsbench_loadgen::{
-    connect, fanout, hold, limits, probe, run_echo, run_stream, serve, RunError,
+    connect, fanout, hold, limits, probe, run_echo, run_ping, run_stream, serve, RunError,
 };
 
 /// Prints `value` as one JSON line on stdout and flushes.
@@ -75,6 +75,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Echo(a) => print_report(run_echo(&a.to_config())),
         Command::Stream(a) => print_report(run_stream(&a.load.to_config(1))),
+        Command::Ping(a) => print_report(run_ping(&a.to_config())),
         Command::Broadcast(a) => print_report(fanout::run_fanout(&a.fanout.to_config(
             fanout::Workload::Broadcast,
             a.size as usize,

@@ -1,5 +1,6 @@
-//! The JSON report printed by `echo` and `stream` (one document on stdout), and what
-//! the reports of `connect` and `hold` share with it ([`Errors`], [`Spread`]).
+//! The JSON report printed by `echo`, `stream`, `ping`, `broadcast` and `market` (one
+//! document on stdout), and what the reports of `connect` and `hold` share with it
+//! ([`Errors`], [`Spread`]).
 
 use serde::Serialize;
 
@@ -20,15 +21,15 @@ pub struct Report {
     pub tool: &'static str,
     /// Always [`VERSION`].
     pub version: &'static str,
-    /// `"echo"` or `"stream"`.
+    /// `"echo"`, `"stream"`, `"ping"`, `"broadcast"` or `"market"`.
     pub scenario: &'static str,
     /// The settings of the run.
     pub config: ReportConfig,
     /// Measured window, seconds (count mode: elapsed time of the traffic phase).
     pub window_s: f64,
-    /// Messages sent inside the window (stream: request messages, whole run).
+    /// Messages sent inside the window (stream: request messages, whole run; ping: pings).
     pub messages_sent: u64,
-    /// Messages received inside the window.
+    /// Messages received inside the window (ping: pongs).
     pub messages_received: u64,
     /// Payload bytes sent inside the window (frame headers not counted).
     pub bytes_sent: u64,
@@ -42,7 +43,8 @@ pub struct Report {
     /// established, each one's messages received inside the window / `window_s`, in
     /// messages per second; `None` (null) when no connection was established.
     pub per_connection_messages_per_s: Option<Spread>,
-    /// Round-trip latency of replies read inside the window, µs (`None` for stream).
+    /// Round-trip latency of replies read inside the window, µs (ping: of the pongs that
+    /// answered their ping; `None` for stream).
     pub latency_us: Option<Summary>,
     /// TCP connect plus HTTP upgrade (Socket.IO: plus the Engine.IO open packet and the
     /// namespace connection) per successful connection, µs.
@@ -169,19 +171,19 @@ pub struct ReportConfig {
     pub protocol: &'static str,
     /// Number of connections.
     pub connections: usize,
-    /// Messages in flight per connection (echo; `None` for stream).
+    /// Messages in flight per connection (echo; ping: 1; `None` for stream).
     pub in_flight: Option<usize>,
-    /// Refill burst size B = max(1, W / 4) (echo; `None` for stream).
+    /// Refill burst size B = max(1, W / 4) (echo; ping: 1; `None` for stream).
     pub burst: Option<usize>,
-    /// Message size, bytes (97 for JSON).
+    /// Message size, bytes (97 for JSON; ping: 16, a ping's payload).
     pub size_bytes: usize,
-    /// `"binary"`, `"text"` or `"json"`.
+    /// `"binary"`, `"text"`, `"json"` or (ping) `"ping"`.
     pub message_type: &'static str,
     /// Warm-up, seconds.
     pub warmup_s: f64,
     /// Measurement window requested, seconds.
     pub duration_s: f64,
-    /// Messages per connection in count mode, else `None`.
+    /// Messages (ping: pings) per connection in count mode, else `None`.
     pub count: Option<u64>,
     /// Runtime worker threads (1 = current-thread runtime).
     pub threads: usize,

@@ -1,5 +1,6 @@
-//! What `echo` and `stream` share: configuration, runtime, connecting every connection,
-//! the warm-up / window / drain phases, and turning per-connection results into a report.
+//! What `echo`, `stream` and `ping` share: configuration, runtime, connecting every
+//! connection, the warm-up / window / drain phases, and turning per-connection results
+//! into a report.
 //! `connect` and `hold` reuse the connecting ([`connect`], [`connect_all`]) and the CPU
 //! sampling.
 
@@ -25,16 +26,18 @@ use crate::source::source_address;
 use crate::stats::{cpu_time_s, Hist, SharedHist, Summary};
 use crate::url::WsUrl;
 
-/// Settings of an `echo` or `stream` run (durations as [`Duration`], sizes in bytes).
+/// Settings of an `echo`, `stream` or `ping` run (durations as [`Duration`], sizes in
+/// bytes).
 #[derive(Debug, Clone)]
 pub struct LoadConfig {
-    /// Target URL (`/echo` or `/push` endpoint).
+    /// Target URL (`/echo`, `/json` or `/push` endpoint, or the Socket.IO URL).
     pub url: WsUrl,
     /// Number of concurrent connections (≥ 1).
     pub connections: usize,
-    /// Echo only: messages kept in flight per connection, W (≥ 1).
+    /// Echo only: messages kept in flight per connection, W (≥ 1); `ping` keeps 1.
     pub in_flight: usize,
-    /// Message size in bytes (≥ 16; ignored with `json`, whose messages are 97 bytes).
+    /// Message size in bytes (≥ 16; ignored with `json`, whose messages are 97 bytes;
+    /// `ping`: 16, the pings' payload).
     pub size: usize,
     /// Send/expect text frames instead of binary frames.
     pub text: bool,
@@ -96,18 +99,20 @@ impl LoadConfig {
         (self.in_flight / 4).max(1)
     }
 
-    fn report_config(&self, echo: bool) -> ReportConfig {
+    fn report_config(&self, scenario: Scenario) -> ReportConfig {
+        let window = scenario.round_trips() && self.rate.is_none();
         ReportConfig {
             url: self.url.to_string(),
             protocol: self.protocol.name(),
             connections: self.connections,
-            in_flight: (echo && self.rate.is_none()).then_some(self.in_flight),
-            burst: (echo && self.rate.is_none()).then(|| self.burst()),
+            in_flight: window.then_some(self.in_flight),
+            burst: window.then(|| self.burst()),
             size_bytes: self.size_bytes(),
-            message_type: match (self.json, self.text) {
-                (true, _) => "json",
-                (false, true) => "text",
-                (false, false) => "binary",
+            message_type: match (scenario, self.json, self.text) {
+                (Scenario::Ping, _, _) => "ping",
+                (_, true, _) => "json",
+                (_, false, true) => "text",
+                (_, false, false) => "binary",
             },
             warmup_s: self.warmup.as_secs_f64(),
             duration_s: self.duration.as_secs_f64(),
@@ -116,6 +121,34 @@ impl LoadConfig {
             source_addresses: self.source_addresses,
             rate_per_s: self.rate,
         }
+    }
+}
+
+/// The scenarios [`drive`] runs: what their reports are named and hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scenario {
+    /// `echo`: round trips of echoed messages.
+    Echo,
+    /// `stream`: messages the server pushes (no round trips).
+    Stream,
+    /// `ping`: round trips of ping control frames answered by pongs.
+    Ping,
+}
+
+impl Scenario {
+    /// The report's `scenario`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Scenario::Echo => "echo",
+            Scenario::Stream => "stream",
+            Scenario::Ping => "ping",
+        }
+    }
+
+    /// Whether round trips are measured (the report's `latency_us`, and its
+    /// `config.in_flight` and `config.burst` without a fixed rate).
+    fn round_trips(self) -> bool {
+        self != Scenario::Stream
     }
 }
 
@@ -171,7 +204,7 @@ pub(crate) const DRAIN: u8 = 2;
 pub(crate) struct Control {
     start: Instant,
     end: Option<Instant>,
-    /// Round-trip latency of the replies read inside the window (echo only).
+    /// Round-trip latency of the replies read inside the window (echo, ping).
     pub(crate) latency: SharedHist,
 }
 
@@ -269,7 +302,7 @@ pub(crate) async fn resolve(url: &WsUrl) -> Result<SocketAddr, RunError> {
 /// duration mode; one measured phase in count mode), and builds the report.
 pub(crate) async fn drive<F, Fut>(
     cfg: &LoadConfig,
-    echo: bool,
+    scenario: Scenario,
     conn_fn: F,
 ) -> Result<Report, RunError>
 where
@@ -339,7 +372,7 @@ where
             cpu_interval: window,
         }
     });
-    Ok(build(cfg, echo, results, &ctl, errors, phase, timing))
+    Ok(build(cfg, scenario, results, &ctl, errors, phase, timing))
 }
 
 /// The line printed on stderr when the traffic phase starts (every connection attempt has
@@ -497,7 +530,7 @@ pub(crate) async fn sample_window(start: Instant, end: Instant) -> Timing {
 
 fn build(
     cfg: &LoadConfig,
-    echo: bool,
+    scenario: Scenario,
     results: Vec<Result<ConnResult, tokio::task::JoinError>>,
     ctl: &Control,
     mut errors: Errors,
@@ -530,8 +563,8 @@ fn build(
     Report {
         tool: TOOL,
         version: VERSION,
-        scenario: if echo { "echo" } else { "stream" },
-        config: cfg.report_config(echo),
+        scenario: scenario.name(),
+        config: cfg.report_config(scenario),
         window_s,
         messages_sent: sent,
         messages_received: received,
@@ -542,7 +575,9 @@ fn build(
         per_connection_messages_per_s: (window_s > 0.0)
             .then(|| Spread::of(per_connection))
             .flatten(),
-        latency_us: echo.then(|| ctl.latency.merged().summary_us()),
+        latency_us: scenario
+            .round_trips()
+            .then(|| ctl.latency.merged().summary_us()),
         handshake_us: phase.handshake_us,
         connect_s: phase.connect_s,
         connections_ok: phase.connections_ok,

@@ -16,6 +16,10 @@
 //!   `subscribe`, `broadcast`, `tick` and `order` (PROTOCOL.md, "Socket.IO servers"), see
 //!   [`crate::serve_sio`].
 //! - any other path: HTTP 404.
+//!
+//! On every endpoint a ping is answered with a pong carrying the same payload (RFC 6455
+//! §5.5.3; fastwebsockets' auto-pong, see [`crate::ws::configure`]), queued with the
+//! replies and written before the connection next waits for input: what `ping` measures.
 
 use std::future::Future;
 use std::io;

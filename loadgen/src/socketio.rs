@@ -523,39 +523,65 @@ impl SioReader {
         }
     }
 
+    /// Handles one message the caller read from the connection itself (e.g. with
+    /// [`crate::ws::read_message_or_pong`], which also returns pong frames): what
+    /// [`SioReader::read`] does with each message it reads. Returns the event or close it
+    /// completes, `None` when it completes neither (a ping answered, an attachment still
+    /// awaited, a packet ignored); errors as [`SioReader::read`]'s. Give it data messages
+    /// and close frames only.
+    pub async fn feed(
+        &mut self,
+        ws: &mut WebSocket<Conn>,
+        m: Message,
+    ) -> Result<Option<SioIncoming>, ErrorKind> {
+        Ok(match self.on_message(ws, m).await? {
+            Some(Got::Event(e)) => Some(SioIncoming::Event(e)),
+            Some(Got::Close) => Some(SioIncoming::Close),
+            Some(Got::Connected) | None => None,
+        })
+    }
+
     async fn next(&mut self, ws: &mut WebSocket<Conn>) -> Result<Got, ErrorKind> {
         loop {
             let m = read_message(ws).await.map_err(|e| classify_ws_error(&e))?;
-            match m.opcode {
-                OpCode::Close => return Ok(Got::Close),
-                OpCode::Binary => {
-                    // A binary frame is an attachment of the pending binary packet.
-                    let Some(p) = &self.pending else {
-                        return Err(ErrorKind::Other);
-                    };
-                    self.attachments.push(m);
-                    if self.attachments.len() < p.expected {
-                        continue;
-                    }
-                    let p = self.pending.take().expect("pending packet");
-                    let attachments = std::mem::take(&mut self.attachments);
-                    if p.deliver {
-                        return Ok(Got::Event(EventMsg {
-                            text: p.text,
-                            data_start: p.data_start,
-                            attachments,
-                        }));
-                    }
+            if let Some(got) = self.on_message(ws, m).await? {
+                return Ok(got);
+            }
+        }
+    }
+
+    async fn on_message(
+        &mut self,
+        ws: &mut WebSocket<Conn>,
+        m: Message,
+    ) -> Result<Option<Got>, ErrorKind> {
+        match m.opcode {
+            OpCode::Close => Ok(Some(Got::Close)),
+            OpCode::Binary => {
+                // A binary frame is an attachment of the pending binary packet.
+                let Some(p) = &self.pending else {
+                    return Err(ErrorKind::Other);
+                };
+                self.attachments.push(m);
+                if self.attachments.len() < p.expected {
+                    return Ok(None);
                 }
-                _ => {
-                    if self.pending.is_some() {
-                        // socket.io-parser: "got plaintext data when reconstructing a packet"
-                        return Err(ErrorKind::Other);
-                    }
-                    if let Some(got) = self.on_text(ws, m).await? {
-                        return Ok(got);
-                    }
+                let p = self.pending.take().expect("pending packet");
+                let attachments = std::mem::take(&mut self.attachments);
+                Ok(p.deliver.then(|| {
+                    Got::Event(EventMsg {
+                        text: p.text,
+                        data_start: p.data_start,
+                        attachments,
+                    })
+                }))
+            }
+            _ => {
+                if self.pending.is_some() {
+                    // socket.io-parser: "got plaintext data when reconstructing a packet"
+                    return Err(ErrorKind::Other);
                 }
+                self.on_text(ws, m).await
             }
         }
     }

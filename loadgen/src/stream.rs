@@ -33,7 +33,7 @@ use crate::payload::{inspect, template};
 use crate::proto::{Incoming, Protocol};
 use crate::report::{classify_ws_error, ErrorKind, Report};
 use crate::run::{
-    block_on, drive, ConnResult, Control, LoadConfig, RunError, DRAIN, MEASURE, WARMUP,
+    block_on, drive, ConnResult, Control, LoadConfig, RunError, Scenario, DRAIN, MEASURE, WARMUP,
 };
 use crate::socketio::{json_event, Kind, PUSH_EVENT};
 use crate::ws::{close_gracefully, MaskGen};
@@ -62,7 +62,7 @@ pub async fn stream(cfg: &LoadConfig) -> Result<Report, RunError> {
     let count = cfg.count;
     let timeout = cfg.timeout;
     let protocol = cfg.protocol;
-    drive(cfg, false, move |i, client, ctl| {
+    drive(cfg, Scenario::Stream, move |i, client, ctl| {
         run_conn(i, client, ctl, size, text, count, timeout, protocol)
     })
     .await

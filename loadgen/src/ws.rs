@@ -16,6 +16,11 @@ pub const MAX_MESSAGE_SIZE: usize = 128 << 20;
 /// Applies the settings every connection uses: auto-pong and auto-close on, maximum
 /// message size [`MAX_MESSAGE_SIZE`], vectored writes on (the [`Conn`] adapter copies
 /// them into its buffer, which saves fastwebsockets' own copy for payloads > 1 KiB).
+///
+/// Auto-pong: fastwebsockets answers every ping it reads with a pong carrying the same
+/// payload (RFC 6455 §5.5.3) and does not hand the ping to the reader; the pong is queued
+/// in the [`Conn`]'s buffer and leaves before the next read waits. Pong frames are handed
+/// to the reader ([`read_message`] skips them, [`read_message_or_pong`] returns them).
 pub fn configure(ws: &mut WebSocket<Conn>) {
     ws.set_auto_pong(true);
     ws.set_auto_close(true);
@@ -23,12 +28,13 @@ pub fn configure(ws: &mut WebSocket<Conn>) {
     ws.set_writev(true);
 }
 
-/// One complete message (fragments reassembled), or the peer's close frame.
+/// One complete message (fragments reassembled), or the peer's close frame (or, from
+/// [`read_message_or_pong`] only, a pong frame).
 #[derive(Debug)]
 pub struct Message {
-    /// `Text`, `Binary` or `Close`.
+    /// `Text`, `Binary` or `Close` (and `Pong` from [`read_message_or_pong`]).
     pub opcode: OpCode,
-    /// Message bytes (for `Close`: the close payload).
+    /// Message bytes (for `Close`: the close payload; for `Pong`: the pong's payload).
     pub payload: Payload<'static>,
 }
 
@@ -49,12 +55,39 @@ impl FrameSource for WebSocket<Conn> {
     }
 }
 
+/// A data message whose first fragments have arrived: its opcode and its bytes so far.
+pub type Partial = Option<(OpCode, Vec<u8>)>;
+
 /// Reads the next data message or close frame; pings and pongs are skipped (pings are
 /// answered by fastwebsockets), fragmented messages are reassembled.
 pub async fn read_message(ws: &mut impl FrameSource) -> Result<Message, WebSocketError> {
+    read_next(ws, &mut None, false).await
+}
+
+/// Like [`read_message`], but a pong frame is returned too (as a [`Message`] with opcode
+/// `Pong`; fastwebsockets hands pongs to its reader and answers pings itself). A pong may
+/// come between the fragments of a message (RFC 6455 §5.4): the fragments read so far
+/// wait in `partial`, which the caller keeps for its next call on the same connection.
+pub async fn read_message_or_pong(
+    ws: &mut impl FrameSource,
+    partial: &mut Partial,
+) -> Result<Message, WebSocketError> {
+    read_next(ws, partial, true).await
+}
+
+/// Reads frames until a data message is complete (its first fragments in `partial`, if
+/// any), a close frame comes, or, with `pongs`, a pong frame comes.
+async fn read_next(
+    ws: &mut impl FrameSource,
+    partial: &mut Partial,
+    pongs: bool,
+) -> Result<Message, WebSocketError> {
     loop {
         let frame: Frame<'static> = ws.next_frame().await?;
         match frame.opcode {
+            OpCode::Text | OpCode::Binary if partial.is_some() => {
+                return Err(WebSocketError::InvalidFragment)
+            }
             OpCode::Text | OpCode::Binary if frame.fin => {
                 return Ok(Message {
                     opcode: frame.opcode,
@@ -62,37 +95,26 @@ pub async fn read_message(ws: &mut impl FrameSource) -> Result<Message, WebSocke
                 })
             }
             OpCode::Text | OpCode::Binary => {
-                let opcode = frame.opcode;
-                let mut acc: Vec<u8> = frame.payload.to_vec();
-                loop {
-                    let f: Frame<'static> = ws.next_frame().await?;
-                    match f.opcode {
-                        OpCode::Continuation => {
-                            acc.extend_from_slice(&f.payload);
-                            if acc.len() > MAX_MESSAGE_SIZE {
-                                return Err(WebSocketError::FrameTooLarge);
-                            }
-                            if f.fin {
-                                break;
-                            }
-                        }
-                        OpCode::Ping | OpCode::Pong => {}
-                        OpCode::Close => {
-                            return Ok(Message {
-                                opcode: OpCode::Close,
-                                payload: f.payload,
-                            })
-                        }
-                        _ => return Err(WebSocketError::InvalidFragment),
+                *partial = Some((frame.opcode, frame.payload.to_vec()));
+            }
+            OpCode::Continuation => {
+                let Some((_, acc)) = partial.as_mut() else {
+                    return Err(WebSocketError::InvalidContinuationFrame);
+                };
+                acc.extend_from_slice(&frame.payload);
+                if acc.len() > MAX_MESSAGE_SIZE {
+                    return Err(WebSocketError::FrameTooLarge);
+                }
+                if frame.fin {
+                    let (opcode, acc) = partial.take().expect("a message in progress");
+                    if opcode == OpCode::Text && std::str::from_utf8(&acc).is_err() {
+                        return Err(WebSocketError::InvalidUTF8);
                     }
+                    return Ok(Message {
+                        opcode,
+                        payload: Payload::Owned(acc),
+                    });
                 }
-                if opcode == OpCode::Text && std::str::from_utf8(&acc).is_err() {
-                    return Err(WebSocketError::InvalidUTF8);
-                }
-                return Ok(Message {
-                    opcode,
-                    payload: Payload::Owned(acc),
-                });
             }
             OpCode::Close => {
                 return Ok(Message {
@@ -100,8 +122,13 @@ pub async fn read_message(ws: &mut impl FrameSource) -> Result<Message, WebSocke
                     payload: frame.payload,
                 })
             }
+            OpCode::Pong if pongs => {
+                return Ok(Message {
+                    opcode: OpCode::Pong,
+                    payload: frame.payload,
+                })
+            }
             OpCode::Ping | OpCode::Pong => {}
-            OpCode::Continuation => return Err(WebSocketError::InvalidContinuationFrame),
         }
     }
 }
@@ -325,6 +352,79 @@ mod tests {
         frame.mask();
         let mut buf = Vec::new();
         assert_eq!(ours, frame.write(&mut buf).to_vec());
+    }
+
+    /// Frames handed out in order, then end of stream.
+    struct Frames(std::collections::VecDeque<Frame<'static>>);
+
+    impl FrameSource for Frames {
+        fn next_frame(
+            &mut self,
+        ) -> impl Future<Output = Result<Frame<'static>, WebSocketError>> + Send {
+            let next = self.0.pop_front().ok_or(WebSocketError::UnexpectedEOF);
+            async move { next }
+        }
+    }
+
+    fn frames(list: &[(bool, OpCode, &[u8])]) -> Frames {
+        let list = list
+            .iter()
+            .map(|&(fin, op, bytes)| Frame::new(fin, op, None, Payload::Owned(bytes.to_vec())));
+        Frames(list.collect())
+    }
+
+    #[test]
+    fn pongs_come_out_between_fragments_on_request() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let stream = [
+            (true, OpCode::Pong, &b"p0"[..]),
+            (false, OpCode::Text, b"ab"),
+            (true, OpCode::Ping, b"x"),
+            (true, OpCode::Pong, b"p1"),
+            (false, OpCode::Continuation, b"cd"),
+            (true, OpCode::Continuation, b"ef"),
+            (true, OpCode::Binary, b"bin"),
+            (true, OpCode::Close, b""),
+        ];
+        rt.block_on(async {
+            let mut ws = frames(&stream);
+            let mut partial = None;
+            let mut got = Vec::new();
+            while let Ok(m) = read_message_or_pong(&mut ws, &mut partial).await {
+                got.push((m.opcode, m.payload.to_vec()));
+            }
+            let want = [
+                (OpCode::Pong, &b"p0"[..]),
+                (OpCode::Pong, b"p1"),
+                (OpCode::Text, b"abcdef"),
+                (OpCode::Binary, b"bin"),
+                (OpCode::Close, b""),
+            ];
+            let want: Vec<_> = want.iter().map(|(op, b)| (*op, b.to_vec())).collect();
+            assert_eq!(got, want);
+            assert!(partial.is_none());
+
+            // read_message: the same messages, pongs skipped.
+            let mut ws = frames(&stream);
+            let mut got = Vec::new();
+            while let Ok(m) = read_message(&mut ws).await {
+                got.push((m.opcode, m.payload.to_vec()));
+            }
+            assert_eq!(got, want[2..]);
+
+            // A data frame inside a fragmented message, or a stray continuation: errors.
+            let mut ws = frames(&[(false, OpCode::Text, b"a"), (true, OpCode::Binary, b"b")]);
+            let e = read_message_or_pong(&mut ws, &mut None).await;
+            assert!(matches!(e, Err(WebSocketError::InvalidFragment)), "{e:?}");
+            let mut ws = frames(&[(true, OpCode::Continuation, b"a")]);
+            let e = read_message(&mut ws).await;
+            assert!(
+                matches!(e, Err(WebSocketError::InvalidContinuationFrame)),
+                "{e:?}"
+            );
+        });
     }
 
     #[test]

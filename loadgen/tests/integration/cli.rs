@@ -88,6 +88,29 @@ fn usage_errors_exit_2() {
             &["hold", "--url", "ws://127.0.0.1:1/echo", "--hold-s", "0"],
             "--hold-s",
         ),
+        (
+            &[
+                "ping",
+                "--url",
+                "ws://127.0.0.1:1/echo",
+                "--connections",
+                "0",
+            ],
+            "--connections",
+        ),
+        // Pings carry 16 bytes, one in flight: no message options.
+        (
+            &["ping", "--url", "ws://127.0.0.1:1/echo", "--size", "16"],
+            "--size",
+        ),
+        (
+            &["ping", "--url", "ws://127.0.0.1:1/echo", "--in-flight", "2"],
+            "--in-flight",
+        ),
+        (
+            &["ping", "--url", "ws://127.0.0.1:1/echo", "--text"],
+            "--text",
+        ),
     ];
     for (args, needle) in cases {
         let (code, stdout, stderr) = run(args);
@@ -277,6 +300,59 @@ fn serve_speaks_socketio() {
             for (k, n) in v["integrity"].as_object().unwrap() {
                 assert_eq!(n, 0, "{k}");
             }
+        }
+    }
+}
+
+#[test]
+fn ping_reports_as_echo_does() {
+    let s = Served::start();
+    let echo_url = s.url("/echo");
+    let (code, stdout, stderr) = run(&["echo", "--url", &echo_url, "--count", "10"]);
+    assert_eq!(code, 0, "{stderr}");
+    let echo: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let sio_url = s.url("/socket.io/?EIO=4&transport=websocket");
+    for (url, protocol) in [(&echo_url, "websocket"), (&sio_url, "socketio")] {
+        let (code, stdout, stderr) = run(&[
+            "ping",
+            "--url",
+            url,
+            "--protocol",
+            protocol,
+            "--connections",
+            "3",
+            "--count",
+            "200",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(
+            stderr.contains("traffic starts (3 connections)"),
+            "{stderr}"
+        );
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        // The same keys as echo's report, and in its config.
+        for (ours, theirs) in [(&v, &echo), (&v["config"], &echo["config"])] {
+            let k = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect();
+            let (ours, theirs): (Vec<String>, Vec<String>) = (k(ours), k(theirs));
+            assert_eq!(ours, theirs, "{protocol}");
+        }
+        assert_eq!(v["scenario"], "ping");
+        assert_eq!(v["config"]["protocol"], protocol);
+        assert_eq!(v["config"]["message_type"], "ping");
+        assert_eq!(v["config"]["size_bytes"], 16);
+        assert_eq!(v["config"]["in_flight"], 1);
+        assert_eq!(v["config"]["count"], 200);
+        assert_eq!(v["messages_sent"], 600, "{protocol}");
+        assert_eq!(v["messages_received"], 600, "{protocol}");
+        assert_eq!(v["bytes_received"], 600 * 16, "{protocol}");
+        assert_eq!(v["latency_us"]["count"], 600, "{protocol}");
+        assert!(v["messages_per_s"].as_f64().unwrap() > 0.0);
+        assert!(v["loadgen_cpu_percent"].is_number());
+        for (k, n) in v["errors"].as_object().unwrap() {
+            assert_eq!(n, 0, "{protocol} {k}");
+        }
+        for (k, n) in v["integrity"].as_object().unwrap() {
+            assert_eq!(n, 0, "{protocol} {k}");
         }
     }
 }

@@ -34,6 +34,10 @@ fn connections_beyond_the_open_file_limit_are_a_usage_error() {
             "--connections 200",
         ),
         (
+            &["ping", "--url", url, "--connections", "300"],
+            "--connections 300",
+        ),
+        (
             &["connect", "--url", url, "--workers", "500"],
             "--workers 500",
         ),

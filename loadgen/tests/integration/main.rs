@@ -12,4 +12,5 @@ mod counts;
 mod fanout;
 mod faults;
 mod many;
+mod ping;
 mod socketio;
