@@ -139,6 +139,17 @@ def test_push_delivers_the_exact_count(server: ConfigServer, size: int, text: bo
     check_counters(m.report, what)
 
 
+def test_pings_are_answered_by_pongs_with_their_payload(server: ConfigServer) -> None:
+    """RFC 6455's ping and pong, which the framework answers itself (impls/PROTOCOL.md):
+    every ping of 3 connections answered once, with its own payload."""
+    m = server.run("ping", scenario="ping", connections=3, count=COUNT)
+    assert m.report is not None
+    what = f"{server.label}, ping"
+    assert m.report.messages_sent == m.report.messages_received == 3 * COUNT, what
+    assert m.report.latency_us is not None and m.report.latency_us.count == 3 * COUNT, what
+    check_counters(m.report, what)
+
+
 def test_server_survives_a_client_leaving_mid_push(server: ConfigServer) -> None:
     """Duration mode closes the connection mid-push; the server must stay up (checked after
     the run) and then stop cleanly (:func:`test_server_stops_cleanly`)."""
