@@ -125,3 +125,10 @@ def test_compare_options_from_the_command_line() -> None:
         param=("size_bytes=16",), by="configuration", instructions=True,
         plan=SamplingPlan(processes=0, window_s=0.4),  # not checked: the job does that
     )  # fmt: skip
+
+
+def test_clients_names_an_unknown_client_before_checking_the_plan(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["clients", "--client", "nope", "--processes", "0"]) == 2
+    assert "unknown client 'nope'" in capsys.readouterr().err
