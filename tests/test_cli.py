@@ -8,11 +8,12 @@ import msgspec
 import pytest
 
 from tests.runs import run
-from wsbench.commands import cli
+from wsbench.commands import cli, noise
 from wsbench.commands import compare as compare_command
 from wsbench.commands.cli import main
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.compare import CompareOptions
+from wsbench.jobs.noise import DEFAULT_PLAN, NoiseOptions
 from wsbench.results import store
 from wsbench.results.runformat import SystemCheck
 
@@ -124,6 +125,19 @@ def test_compare_options_from_the_command_line() -> None:
         impl=["websockets"], versions=("13.1", "15.0.1"), scenario=["echo"],
         param=("size_bytes=16",), by="configuration", instructions=True,
         plan=SamplingPlan(processes=0, window_s=0.4),  # not checked: the job does that
+    )  # fmt: skip
+
+
+def test_noise_options_default_to_the_study_and_take_the_window_lengths() -> None:
+    assert noise.options_of(cli.parser().parse_args(["noise"])) == NoiseOptions()
+    options = noise.options_of(cli.parser().parse_args(
+        ["noise", "--server", "native:websocket", "--window", "0.25", "--window", "0.5",
+         "--processes", "2", "--scenario", "echo"]
+    ))  # fmt: skip
+    assert options == NoiseOptions(
+        servers=("native:websocket",), window_lengths_s=(0.25, 0.5),
+        plan=SamplingPlan(processes=2, windows_per_process=DEFAULT_PLAN.windows_per_process),
+        scenarios=("echo",),
     )  # fmt: skip
 
 
