@@ -146,3 +146,10 @@ def test_clients_names_an_unknown_client_before_checking_the_plan(
 ) -> None:
     assert main(["clients", "--client", "nope", "--processes", "0"]) == 2
     assert "unknown client 'nope'" in capsys.readouterr().err
+
+
+def test_crosscheck_of_no_run(two_runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["crosscheck", "20261126T000000Z-nope00"]) == 2
+    assert "no run '20261126T000000Z-nope00'" in capsys.readouterr().err
+    assert main(["crosscheck", BASE, "--results", str(two_runs)]) == 2
+    assert f"run {BASE} has no counted set" in capsys.readouterr().err
