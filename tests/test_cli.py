@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
 import pytest
 
+from tests.runs import run
+from wsbench.commands import cli, noise
+from wsbench.commands import compare as compare_command
 from wsbench.commands.cli import main
+from wsbench.instrument.sampling import SamplingPlan
+from wsbench.jobs.compare import CompareOptions
+from wsbench.jobs.noise import DEFAULT_PLAN, NoiseOptions
+from wsbench.results import store
 from wsbench.results.runformat import SystemCheck
 
 
@@ -62,3 +71,85 @@ def test_nightly_measure_in_auto_mode_needs_the_results_branch(
     argv = ["nightly", "measure", "--run-id", "20261126T022300Z-cccccc", "--store", "/nonexistent"]
     assert main(argv) == 2
     assert "--matrix auto reads the results branch: give --remote" in capsys.readouterr().err
+
+
+BASE, HEAD = "20261126T100000Z-base00", "20261126T110000Z-head00"
+
+
+@pytest.fixture
+def two_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A store (``WSBENCH_RESULTS``) with run BASE and run HEAD, head 20 % slower."""
+    monkeypatch.setenv(store.ROOT_ENV, str(tmp_path))
+    store.save(run([1000.0, 1010.0, 990.0, 1005.0, 995.0, 1000.0], run_id=BASE), tmp_path)
+    store.save(run([800.0, 808.0, 792.0, 804.0, 796.0, 800.0], run_id=HEAD), tmp_path)
+    return tmp_path
+
+
+def test_compare_of_stored_runs_fails_on_slower_only_when_asked(
+    two_runs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    markdown = two_runs / "table.md"
+    # the sampling options are checked only when measuring: stored runs ignore them
+    argv = ["compare", BASE, HEAD, "--metric", "messages_per_s", "--processes", "0"]
+    assert main(argv) == 0
+    assert f"{BASE} → {HEAD}" in capsys.readouterr().out
+    assert main([*argv, "--fail-on-slower", "--markdown", str(markdown)]) == 1
+    assert "| slower |" in markdown.read_text()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "give two run ids, --impl NAME --versions BASE HEAD, or --commits BASE HEAD"),
+        (["--versions", "1", "2", "--commits", "a", "b"], "give --versions or --commits"),
+        (["--commits", "a", "b", BASE], "--versions and --commits take no run ids"),
+        (["--commits", "a", "b", "--processes", "0"], "processes and windows per process"),
+        (["--versions", "1", "2"], "--versions needs exactly one --impl"),
+        ([BASE, HEAD, "--metric", "colour"], "unknown figure 'colour'"),
+    ],
+)
+def test_compare_rejects_bad_input(
+    two_runs: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main(["compare", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_compare_options_from_the_command_line() -> None:
+    args = cli.parser().parse_args(
+        ["compare", "--impl", "websockets", "--versions", "13.1", "15.0.1", "--scenario", "echo",
+         "--param", "size_bytes=16", "--window", "0.4", "--processes", "0", "--by",
+         "configuration", "--instructions"]
+    )  # fmt: skip
+    assert compare_command.options_of(args) == CompareOptions(
+        impl=["websockets"], versions=("13.1", "15.0.1"), scenario=["echo"],
+        param=("size_bytes=16",), by="configuration", instructions=True,
+        plan=SamplingPlan(processes=0, window_s=0.4),  # not checked: the job does that
+    )  # fmt: skip
+
+
+def test_noise_options_default_to_the_study_and_take_the_window_lengths() -> None:
+    assert noise.options_of(cli.parser().parse_args(["noise"])) == NoiseOptions()
+    options = noise.options_of(cli.parser().parse_args(
+        ["noise", "--server", "native:websocket", "--window", "0.25", "--window", "0.5",
+         "--processes", "2", "--scenario", "echo"]
+    ))  # fmt: skip
+    assert options == NoiseOptions(
+        servers=("native:websocket",), window_lengths_s=(0.25, 0.5),
+        plan=SamplingPlan(processes=2, windows_per_process=DEFAULT_PLAN.windows_per_process),
+        scenarios=("echo",),
+    )  # fmt: skip
+
+
+def test_clients_names_an_unknown_client_before_checking_the_plan(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["clients", "--client", "nope", "--processes", "0"]) == 2
+    assert "unknown client 'nope'" in capsys.readouterr().err
+
+
+def test_crosscheck_of_no_run(two_runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["crosscheck", "20261126T000000Z-nope00"]) == 2
+    assert "no run '20261126T000000Z-nope00'" in capsys.readouterr().err
+    assert main(["crosscheck", BASE, "--results", str(two_runs)]) == 2
+    assert f"run {BASE} has no counted set" in capsys.readouterr().err

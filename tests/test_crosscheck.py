@@ -3,7 +3,6 @@ configurations (Spearman's rank correlation), with the configurations that disag
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import msgspec
@@ -57,9 +56,7 @@ def test_the_ranks_and_the_configuration_that_disagrees() -> None:
 def test_a_run_without_counts_is_an_error_naming_it(tmp_path: Path) -> None:
     for d in (doc("a", 10_000, None), doc("b", 20_000, None)):
         store.save(d, tmp_path)
-    args = argparse.Namespace(run=RUN_ID, results=tmp_path)
     with pytest.raises(crosscheck.CrossCheckError, match=f"run {RUN_ID} has no counted set"):
-        crosscheck.run(args)
-    args = argparse.Namespace(run="20261126T000000Z-nope00", results=tmp_path)
+        crosscheck.run(RUN_ID, results=tmp_path)
     with pytest.raises(crosscheck.CrossCheckError, match="no run"):
-        crosscheck.run(args)
+        crosscheck.run("20261126T000000Z-nope00", results=tmp_path)

@@ -61,17 +61,18 @@ def parser() -> argparse.ArgumentParser:
     )
     sub = top.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
-        found = sub.add_parser(command.NAME, help=command.HELP)
-        command.add_arguments(found)
-        found.set_defaults(run=command.run)
+        command.add_arguments(sub.add_parser(command.NAME, help=command.HELP))
     return top
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 for bad input, with a message)."""
     args = parser().parse_args(argv)
+    # by the command's name: an option's value never stands in for the command (crosscheck's
+    # positional ``run``)
+    command = next(c for c in COMMANDS if args.command == c.NAME)
     try:
-        code: int = args.run(args)
+        code: int = command.run(args)
         return code
     except BAD_INPUT as exc:
         print(f"wsbench: {exc}", file=sys.stderr)

@@ -49,17 +49,21 @@ def add_plan_arguments(
     )  # fmt: skip
 
 
-def plan_from_args(args: argparse.Namespace, windows: int | None = None) -> SamplingPlan:
+def plan_from_args(
+    args: argparse.Namespace, windows: int | None = None, *, validate: bool = True
+) -> SamplingPlan:
     """The plan :func:`add_plan_arguments`' options give (``windows``: instead of
-    ``--windows``).
+    ``--windows``). ``validate=False`` leaves the check to the job that takes the plan
+    (when it needs one at all, and with its own error type).
 
     Raises:
-        ValueError: a value out of range (:meth:`SamplingPlan.validate`).
+        ValueError: a value out of range (:meth:`SamplingPlan.validate`), when validating.
     """
     plan = SamplingPlan(
         processes=args.processes,
         windows_per_process=args.windows if windows is None else windows,
         warmup_s=args.warmup, window_s=args.window,
     )  # fmt: skip
-    plan.validate()
+    if validate:
+        plan.validate()
     return plan

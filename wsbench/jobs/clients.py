@@ -12,16 +12,17 @@ processes, windows per process, disturbed windows measured again). The documents
 ``<store>/clients/`` (:func:`wsbench.results.store.client_store`), apart from the servers' so that
 a client run never becomes the servers' newest run; a version that does not install is a
 document whose benchmarks failed with uv's reason.
+
+The options are :class:`ClientsOptions` (the command line is :mod:`wsbench.commands.clients`'s).
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -33,12 +34,7 @@ from wsbench.impls import ImplError, all_impls, get_impl
 from wsbench.instrument import loadgen, provenance
 from wsbench.instrument.cpus import CpuPlacement, placement_from
 from wsbench.instrument.measure import HOST
-from wsbench.instrument.sampling import (
-    SamplingPlan,
-    add_plan_arguments,
-    plan_from_args,
-    sample_scenario,
-)
+from wsbench.instrument.sampling import SamplingPlan, sample_scenario
 from wsbench.paths import CLIENTS_DIR
 from wsbench.results import store
 from wsbench.results.runformat import Benchmark, Run
@@ -188,36 +184,40 @@ def measure_env(
     return Outcome(env.row_name, version or "", path, failures)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``./bench clients``' options."""
-    parser.add_argument(
-        "--client", action="append", help="client library (repeatable; default: all)"
-    )
-    parser.add_argument(
-        "--config", action="append", help="configuration id (repeatable; default: all)"
-    )
-    parser.add_argument(
-        "--versions", choices=["latest", "all"], default="latest",
-        help="the latest release of each configuration (default) or every version",
-    )  # fmt: skip
-    parser.add_argument(
-        "--scenario", action="append", choices=list(CLIENT_GRID),
-        help="echo (ping-pong and pipelined) or stream (push); default both",
-    )  # fmt: skip
-    parser.add_argument(
-        "--results", type=Path,
-        help="the results store (default: WSBENCH_RESULTS or results/); documents go to "
-        "its clients/ folder",
-    )  # fmt: skip
-    parser.add_argument("--machine", help="machine name (default: asv's, else the host name)")
-    parser.add_argument("--server-cpus", help="CPU list for the reference server (default: 0)")
-    parser.add_argument("--client-cpus", help="CPU list for the client (default: 1)")
-    add_plan_arguments(parser, "fresh reference-server processes per scenario")
+@dataclass(frozen=True)
+class ClientsOptions:
+    """What ``./bench clients`` measures (its options, :mod:`wsbench.commands.clients`).
+
+    Attributes:
+        client: the client libraries, by name (None: all of ``clients/``).
+        config: the configuration ids (None: all).
+        versions: ``"latest"`` (the latest release of each configuration) or ``"all"``
+            (every version).
+        scenario: ``"echo"`` (ping-pong and pipelined) and/or ``"stream"`` (push); None:
+            both (:data:`wsbench.scenarios.CLIENT_GRID`).
+        results: the results store; the documents go to its ``clients/`` folder (None:
+            ``WSBENCH_RESULTS`` or ``results/``).
+        machine: the machine's name in the documents (None: asv's, else the host name).
+        server_cpus: CPU list for the reference server (None: the default, 0).
+        client_cpus: CPU list for the client (None: the default, 1).
+        plan: the sampling plan; ``plan.processes`` is fresh reference-server processes per
+            scenario. Checked by :func:`run`.
+    """
+
+    client: Sequence[str] | None = None
+    config: Sequence[str] | None = None
+    versions: str = "latest"
+    scenario: Sequence[Scenario] | None = None
+    results: Path | None = None
+    machine: str | None = None
+    server_cpus: str | None = None
+    client_cpus: str | None = None
+    plan: SamplingPlan = field(default_factory=SamplingPlan)
 
 
-def run(args: argparse.Namespace) -> int:
-    """``./bench clients``: measure, then print one line per environment (passed, or failed
-    with the reasons) and the wall time.
+def run(options: ClientsOptions) -> int:
+    """``./bench clients``: measure (see :class:`ClientsOptions`), then print one line per
+    environment (passed, or failed with the reasons) and the wall time.
 
     Returns:
         0 when every environment passed, 1 when one failed (recorded in its document).
@@ -225,15 +225,17 @@ def run(args: argparse.Namespace) -> int:
     Raises:
         ImplError: an unknown client or configuration.
         ValueError: a sampling option out of range.
+        wsbench.instrument.cpus.CpuSetError: a malformed CPU list.
     """
     started = time.monotonic()
-    envs = client_envs(args.client, args.config, args.versions)
-    plan = plan_from_args(args)
-    placement = placement_from(args.server_cpus, args.client_cpus)
-    root = store.client_store(args.results or store.root_from_env())
-    machine = args.machine or default_machine_name()
+    envs = client_envs(options.client, options.config, options.versions)
+    plan = options.plan
+    plan.validate()
+    placement = placement_from(options.server_cpus, options.client_cpus)
+    root = store.client_store(options.results or store.root_from_env())
+    machine = options.machine or default_machine_name()
     run_id = store.new_run_id()
-    scenarios: list[Scenario] = args.scenario or list(CLIENT_GRID)
+    scenarios: list[Scenario] = list(options.scenario or CLIENT_GRID)
     loadgen.ensure_built()
     outcomes = []
     for i, env in enumerate(envs, 1):

@@ -17,13 +17,15 @@ published runs); ``--param NAME=V[,V...]`` measures only the matching parameter 
 Prints an aligned table; ``--markdown FILE`` also writes it as Markdown (the pull-request
 comment). Exit code 0, or 1 with ``--fail-on-slower`` when any figure is significantly
 slower.
+
+The options are :class:`CompareOptions` (the command line is :mod:`wsbench.commands.compare`'s).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -34,57 +36,67 @@ from wsbench.impls import ImplError, get_impl
 from wsbench.instrument import instructions
 from wsbench.instrument.cpus import placement_from
 from wsbench.instrument.interleave import Arm, measure_interleaved
-from wsbench.instrument.sampling import add_plan_arguments, plan_from_args
+from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
 from wsbench.results import compare, instruction_verdicts, store
 from wsbench.results.runformat import FormatError, Run, load
-from wsbench.scenarios import GRIDS, SCENARIOS, Grid, Params, Scenario, in_grid, spec
+from wsbench.scenarios import Grid, Params, Scenario, in_grid, spec
 
 COMPARISONS = "comparisons"
 """The store's sub-folder for interleaved comparisons' documents."""
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The compare command's options."""
-    parser.add_argument("runs", nargs="*", help="two run ids (or folders): base and head")
-    parser.add_argument("--impl", action="append", help="implementation(s) (default: all)")
-    parser.add_argument("--config", action="append", help="configuration(s) (default: all)")
-    parser.add_argument("--versions", nargs=2, metavar=("BASE", "HEAD"), help="two versions")
-    parser.add_argument("--commits", nargs=2, metavar=("BASE", "HEAD"), help="two commits")
-    parser.add_argument(
-        "--scenario",
-        action="append",
-        choices=SCENARIOS,
-        help="scenario(s) (default: every scenario with a parameter set in the grid)",
-    )
-    parser.add_argument(
-        "--grid",
-        choices=GRIDS,
-        default="default",
-        help="the parameter sets measured: the default grid or the full grid",
-    )
-    parser.add_argument(
-        "--param", action="append", default=[], metavar="NAME=V[,V...]",
-        help="measure only parameter sets with these values (e.g. size_bytes=16,1024)",
-    )  # fmt: skip
-    parser.add_argument("--metric", action="append", help="figure(s) to compare")
-    parser.add_argument("--by", choices=["environment", "configuration"])
-    add_plan_arguments(parser, "rounds: server processes per side and configuration")
-    parser.add_argument("--markdown", type=Path, help="also write the table as Markdown here")
-    parser.add_argument(
-        "--instructions",
-        action="store_true",
-        help="with --versions or --commits: also count each side's instructions per message "
-        "under valgrind (README: Instructions per message)",
-    )
-    parser.add_argument(
-        "--instructions-only",
-        action="store_true",
-        help="with --commits: count instructions only, no wall-clock rounds (deterministic: "
-        "fit for a shared or hosted machine)",
-    )
-    parser.add_argument("--fail-on-slower", action="store_true")
-    parser.add_argument("--machine", default="wsbench-local")
+@dataclass(frozen=True)
+class CompareOptions:
+    """What ``./bench compare`` compares (its options, :mod:`wsbench.commands.compare`): two
+    stored runs (``runs``), or two versions (``versions``) or commits (``commits``) measured
+    interleaved now.
+
+    Attributes:
+        runs: two run ids (or folders of run documents): base and head; empty with
+            ``versions`` or ``commits``.
+        impl: the implementations (None: all); exactly one with ``versions``.
+        config: the configuration ids (None: all).
+        versions: the base and head versions of ``impl`` to measure, e.g. ``("13.1",
+            "15.0.1")``.
+        commits: the base and head commits to measure (anything ``git rev-parse`` takes).
+        scenario: the scenarios (None: every scenario with a parameter set in the grid;
+            stored runs: every scenario they hold).
+        grid: the parameter sets measured: ``"default"`` or ``"full"``.
+        param: ``NAME=V[,V...]`` filters of the grid's parameter sets (e.g.
+            ``"size_bytes=16,1024"``).
+        metric: the figures to compare, by name (None:
+            :data:`wsbench.results.compare.DEFAULT_METRICS`).
+        by: how environments are paired (:data:`wsbench.results.compare.Match`):
+            ``"environment"`` (implementation, configuration and version) or
+            ``"configuration"`` (whatever the version); None: by environment for stored
+            runs, by configuration for measured sides.
+        plan: the sampling plan of measured sides; ``plan.processes`` is the rounds (server
+            processes per side and configuration). Checked only when measuring.
+        markdown: also write the table as Markdown to this file (None: not).
+        instructions: with ``versions`` or ``commits``, also count each side's instructions
+            per message under valgrind.
+        instructions_only: with ``commits``, count instructions only, no wall-clock rounds.
+        fail_on_slower: exit with 1 when any figure is significantly slower.
+        machine: the machine's name in the measured documents.
+    """
+
+    runs: Sequence[str] = ()
+    impl: Sequence[str] | None = None
+    config: Sequence[str] | None = None
+    versions: tuple[str, str] | None = None
+    commits: tuple[str, str] | None = None
+    scenario: Sequence[Scenario] | None = None
+    grid: Grid = "default"
+    param: Sequence[str] = ()
+    metric: Sequence[str] | None = None
+    by: compare.Match | None = None
+    plan: SamplingPlan = field(default_factory=SamplingPlan)
+    markdown: Path | None = None
+    instructions: bool = False
+    instructions_only: bool = False
+    fail_on_slower: bool = False
+    machine: str = "wsbench-local"
 
 
 def stored_run(ref: str, root: Path) -> list[Run]:
@@ -140,19 +152,22 @@ def _progress(line: str) -> None:
     print(f"compare: {line}", file=sys.stderr)
 
 
-def _version_arms(args: argparse.Namespace) -> tuple[list[Arm], list[Arm]]:
+def _version_arms(
+    impls: Sequence[str] | None, configs: Sequence[str] | None, versions: tuple[str, str]
+) -> tuple[list[Arm], list[Arm]]:
     from wsbench.asv import venvs
 
-    if len(args.impl or []) != 1:
+    if len(impls or []) != 1:
         raise compare.CompareError("--versions needs exactly one --impl")
-    impl = get_impl(args.impl[0])
-    base_v, head_v = args.versions
+    assert impls is not None
+    impl = get_impl(impls[0])
+    base_v, head_v = versions
     for v in (base_v, head_v):
         impl.version(v)  # raises ImplError naming the listed versions
-    envs = [e for e in bench_envs([impl]) if not args.config or e.config.id in args.config]
-    if args.config:
+    envs = [e for e in bench_envs([impl]) if not configs or e.config.id in configs]
+    if configs:
         known = {e.config.id for e in bench_envs([impl])}
-        unknown = sorted(set(args.config) - known)
+        unknown = sorted(set(configs) - known)
         if unknown:
             raise ImplError(f"{impl.name} has no configuration {unknown} (known: {sorted(known)})")
     sides: tuple[list[Arm], list[Arm]] = ([], [])
@@ -174,70 +189,73 @@ def _version_arms(args: argparse.Namespace) -> tuple[list[Arm], list[Arm]]:
     return sides
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the command; returns the exit code.
+def run(options: CompareOptions) -> int:
+    """Compare (see :class:`CompareOptions`); returns the exit code.
 
     Raises:
         compare.CompareError, ImplError, wsbench.asv.venvs.VenvError: bad input, a version
             that does not install, or sides that cannot be compared.
     """
     root = store.root_from_env()
-    by = args.by
+    by = options.by
     skipped: list[str] = []
-    if args.versions and args.commits:
+    if options.versions and options.commits:
         raise compare.CompareError("give --versions or --commits, not both")
-    if args.versions or args.commits:
-        if args.runs:
+    if options.versions or options.commits:
+        if options.runs:
             raise compare.CompareError("--versions and --commits take no run ids")
+        plan = options.plan
         try:
-            plan = plan_from_args(args)
+            plan.validate()
         except ValueError as exc:
             raise compare.CompareError(str(exc)) from exc
-        scenarios: list[Scenario] = args.scenario or in_grid(args.grid)
-        grids = select_grids(scenarios, parse_params(args.param), args.grid)
-        if args.versions:
-            if args.instructions_only:
+        scenarios: list[Scenario] = list(options.scenario or in_grid(options.grid))
+        grids = select_grids(scenarios, parse_params(options.param), options.grid)
+        if options.versions:
+            if options.instructions_only:
                 raise compare.CompareError("--instructions-only goes with --commits")
-            base_arms, head_arms = _version_arms(args)
+            base_arms, head_arms = _version_arms(options.impl, options.config, options.versions)
             base, head = measure_interleaved(
                 [base_arms, head_arms], scenarios, plan,
-                placement=placement_from(None, None), machine_name=args.machine,
+                placement=placement_from(None, None), machine_name=options.machine,
                 grids=grids, log=_progress,
             )  # fmt: skip
-            if args.instructions:
-                base = _counted(base, base_arms, args.scenario or [])
-                head = _counted(head, head_arms, args.scenario or [])
-            title = f"{args.impl[0]} {args.versions[0]} → {args.versions[1]} (interleaved)"
+            if options.instructions:
+                base = _counted(base, base_arms, options.scenario or [])
+                head = _counted(head, head_arms, options.scenario or [])
+            assert options.impl is not None  # _version_arms: exactly one
+            title = f"{options.impl[0]} {options.versions[0]} → {options.versions[1]} (interleaved)"
         else:
-            counting = args.instructions or args.instructions_only
+            assert options.commits is not None
+            counting = options.instructions or options.instructions_only
             sides = commitcompare.measure_commits(
-                args.commits[0], args.commits[1], impls=args.impl or [],
-                configs=args.config or [], grid=grids, plan=plan,
-                machine_name=args.machine, log=_progress,
-                count=(args.scenario or []) if counting else None,
-                wall_clock=not args.instructions_only,
+                options.commits[0], options.commits[1], impls=options.impl or [],
+                configs=options.config or [], grid=grids, plan=plan,
+                machine_name=options.machine, log=_progress,
+                count=(options.scenario or []) if counting else None,
+                wall_clock=not options.instructions_only,
             )  # fmt: skip
             base, head, skipped = sides.base, sides.head, sides.skipped
             title = (
-                f"{args.commits[0]} ({sides.commits[0][:8]}) → "
-                f"{args.commits[1]} ({sides.commits[1][:8]}) (interleaved)"
+                f"{options.commits[0]} ({sides.commits[0][:8]}) → "
+                f"{options.commits[1]} ({sides.commits[1][:8]}) (interleaved)"
             )
         for doc in [*base, *head]:
             store.save(doc, root / COMPARISONS)
         by = by or "configuration"
-        print(f"compare: documents in {root / COMPARISONS / args.machine}", file=sys.stderr)
-    elif len(args.runs) == 2:
-        base, head = (stored_run(ref, root) for ref in args.runs)
-        if args.scenario:
-            base = [_only(r, args.scenario) for r in base]
-            head = [_only(r, args.scenario) for r in head]
-        title = f"{args.runs[0]} → {args.runs[1]}"
+        print(f"compare: documents in {root / COMPARISONS / options.machine}", file=sys.stderr)
+    elif len(options.runs) == 2:
+        base, head = (stored_run(ref, root) for ref in options.runs)
+        if options.scenario:
+            base = [_only(r, options.scenario) for r in base]
+            head = [_only(r, options.scenario) for r in head]
+        title = f"{options.runs[0]} → {options.runs[1]}"
     else:
         raise compare.CompareError(
             "give two run ids, --impl NAME --versions BASE HEAD, or --commits BASE HEAD"
         )
     counted = instruction_verdicts.compare_counts(base, head, match=by or "environment")
-    if args.instructions_only:
+    if options.instructions_only:
         if not counted:
             raise compare.CompareError("the two sides have no instruction count in common")
         lines: list[compare.Line] = []
@@ -251,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
                 base,
                 head,
                 match=by or "environment",
-                metric_names=args.metric or compare.DEFAULT_METRICS,
+                metric_names=options.metric or compare.DEFAULT_METRICS,
             )
         except KeyError as exc:
             raise compare.CompareError(f"unknown figure {exc}") from exc
@@ -261,14 +279,14 @@ def run(args: argparse.Namespace) -> int:
             text += "\n" + instruction_verdicts.to_text(counted)
             markdown += "\n" + instruction_verdicts.to_markdown(counted)
     print(text)
-    if args.markdown:
-        args.markdown.write_text(markdown, encoding="utf-8")
+    if options.markdown:
+        options.markdown.write_text(markdown, encoding="utf-8")
     verdicts = [line.verdict for line in lines] + [line.verdict for line in counted]
     slower = "slower" in verdicts
-    return 1 if args.fail_on_slower and slower else 0
+    return 1 if options.fail_on_slower and slower else 0
 
 
-def _counted(docs: list[Run], arms: list[Arm], scenarios: list[str]) -> list[Run]:
+def _counted(docs: list[Run], arms: list[Arm], scenarios: Sequence[str]) -> list[Run]:
     """``docs`` (one per arm, in the arms' order) with each arm's instruction counts."""
     sets = instructions.sets_of(scenarios)
     placement = placement_from(None, None)
@@ -284,7 +302,7 @@ def _counted(docs: list[Run], arms: list[Arm], scenarios: list[str]) -> list[Run
     return out
 
 
-def _only(run: Run, scenarios: list[str]) -> Run:
+def _only(run: Run, scenarios: Sequence[str]) -> Run:
     return msgspec.structs.replace(
         run,
         benchmarks=[b for b in run.benchmarks if b.scenario in scenarios],

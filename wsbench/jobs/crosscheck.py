@@ -17,7 +17,6 @@ cannot see.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -211,26 +210,21 @@ def to_text(correlations: Sequence[Correlation]) -> str:
     return "\n".join(text)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The command's options."""
-    parser.add_argument("run", help="a run id in the store, or a folder of its documents")
-    parser.add_argument("--results", type=Path, help="the store (default: WSBENCH_RESULTS)")
-
-
-def run(args: argparse.Namespace) -> int:
-    """Print the cross-check of run ``args.run``; 0.
+def run(ref: str, *, results: Path | None = None) -> int:
+    """Print the cross-check of run ``ref`` (a run id in the store, or a folder of its
+    documents); 0. ``results``: the store (None: ``WSBENCH_RESULTS``'s, else ``results/``).
 
     Raises:
         CrossCheckError: see the class.
     """
     try:
-        docs = stored_run(args.run, args.results or store.root_from_env())
+        docs = stored_run(ref, results or store.root_from_env())
     except compare.CompareError as exc:
         raise CrossCheckError(str(exc)) from exc
     found = pairs(docs)
     if not found:
         raise CrossCheckError(
-            f"run {args.run} has no counted set with a wall-clock figure beside it "
+            f"run {ref} has no counted set with a wall-clock figure beside it "
             "(./bench run --instructions counts and measures in one run)"
         )
     print(to_text(correlate(found)), end="")

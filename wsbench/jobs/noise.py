@@ -16,11 +16,12 @@ It samples the chosen servers at every parameter set of both scenarios with a ge
   W, over the grand mean (a mean's variance; a median's is of the same order).
 
 The Methodology page reports the study that chose :class:`wsbench.instrument.sampling.SamplingPlan`.
+The options are :class:`NoiseOptions` (the command line is :mod:`wsbench.commands.noise`'s).
 """
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import math
 import statistics
 import sys
@@ -42,6 +43,34 @@ NOISE_SCENARIOS: tuple[Scenario, ...] = ("echo", "stream")
 DEFAULT_SERVERS = ("websockets:asyncio", "aiohttp:uvloop")
 """A typical and a fast Python server."""
 DEFAULT_OUTPUT = REPO_ROOT / "noise"
+DEFAULT_WINDOW_LENGTHS_S = (0.5, 1.0)
+"""The window lengths studied unless others are asked for, seconds."""
+DEFAULT_PLAN = SamplingPlan(processes=4, windows_per_process=3)
+"""The study's generous plan (4 processes x 3 windows; the window length is each of the
+lengths studied)."""
+
+
+@dataclass(frozen=True)
+class NoiseOptions:
+    """What the noise study samples (``./bench noise``'s options, :mod:`wsbench.commands.noise`).
+
+    Attributes:
+        servers: ``IMPL[:CONFIG]`` of each server studied (no configuration: its first).
+        window_lengths_s: the window lengths studied, seconds; each is measured with the
+            plan, as its ``window_s``.
+        plan: processes, windows per process and warm-up (seconds) of each window length's
+            sampling (its ``window_s`` is replaced by each of ``window_lengths_s``).
+        scenarios: the scenarios, each at every parameter set of the full grid.
+        output: where the run documents go (a folder of the store's layout, not the store).
+        machine: the machine's name in the documents.
+    """
+
+    servers: Sequence[str] = DEFAULT_SERVERS
+    window_lengths_s: Sequence[float] = DEFAULT_WINDOW_LENGTHS_S
+    plan: SamplingPlan = DEFAULT_PLAN
+    scenarios: Sequence[Scenario] = NOISE_SCENARIOS
+    output: Path = DEFAULT_OUTPUT
+    machine: str = "wsbench-local"
 
 
 @dataclass(frozen=True)
@@ -122,47 +151,24 @@ def table(runs: Sequence[Run], plan: SamplingPlan) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The noise study's options."""
-    parser.add_argument(
-        "--server",
-        action="append",
-        help="IMPL[:CONFIG] to study (repeatable; default: " + ", ".join(DEFAULT_SERVERS) + ")",
-    )
-    parser.add_argument("--window", type=float, action="append", help="window s (repeatable)")
-    parser.add_argument("--processes", type=int, default=4)
-    parser.add_argument("--windows", type=int, default=3, help="windows per process")
-    parser.add_argument("--warmup", type=float, default=SamplingPlan().warmup_s)
-    parser.add_argument("--scenario", action="append", choices=NOISE_SCENARIOS)
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="run documents")
-    parser.add_argument("--machine", default="wsbench-local")
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the study; prints the table and where the documents are. Exit code 0.
+def run(options: NoiseOptions) -> int:
+    """Run the study (see :class:`NoiseOptions`); prints the table and where the documents
+    are. Exit code 0.
 
     Raises:
         wsbench.impls.ImplError: an unknown implementation or configuration.
     """
-    servers = args.server or list(DEFAULT_SERVERS)
-    windows = args.window or [0.5, 1.0]
-    scenarios: list[Scenario] = args.scenario or list(NOISE_SCENARIOS)
     placement = placement_from(None, None)
     run_id = store.new_run_id()
     runs: list[Run] = []
-    for server in servers:
+    for server in options.servers:
         name, _, config_id = server.partition(":")
         impl = get_impl(name)
         config = impl.config(config_id or None)
-        for window_s in windows:
-            plan = SamplingPlan(
-                processes=args.processes,
-                windows_per_process=args.windows,
-                warmup_s=args.warmup,
-                window_s=window_s,
-            )
+        for window_s in options.window_lengths_s:
+            plan = dataclasses.replace(options.plan, window_s=window_s)
             benchmarks: list[Benchmark] = []
-            for scenario in scenarios:
+            for scenario in options.scenarios:
                 print(f"noise: {impl.row_name(config)} {window_s:g} s {scenario}", file=sys.stderr)
                 benchmarks += sample_scenario(
                     impl,
@@ -174,15 +180,15 @@ def run(args: argparse.Namespace) -> int:
                 )
             doc = provenance.new_run(
                 run_id=f"{run_id}-w{window_s:g}",
-                machine_name=args.machine,
+                machine_name=options.machine,
                 settings=plan.settings(placement, 1),
                 impl=impl,
                 config=config,
                 env_name=f"{impl.name}-{config.id}",
                 benchmarks=benchmarks,
             )
-            store.save(doc, args.output)
+            store.save(doc, options.output)
             runs.append(doc)
     print(table(runs, SamplingPlan()))
-    print(f"\nnoise: samples in {args.output / args.machine}/{run_id}-w*/")
+    print(f"\nnoise: samples in {options.output / options.machine}/{run_id}-w*/")
     return 0
