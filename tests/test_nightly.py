@@ -15,15 +15,18 @@ from tests.runs import impl, run
 from wsbench.asv.conf import bench_envs
 from wsbench.ci.confirm import CONFIRMATIONS
 from wsbench.ci.nightly import (
+    AllOptions,
+    MeasureOptions,
     NightlyError,
     file_issues,
-    given_plan_options,
     older_versions_due,
     plan_outputs,
     publish,
     without_selection,
     write_reports,
 )
+from wsbench.commands.cli import parser
+from wsbench.commands.nightly import all_options_of, given_plan_options, measure_options_of
 from wsbench.impls import get_impl
 from wsbench.results import store
 from wsbench.results.regressions import Regression
@@ -181,6 +184,20 @@ def test_confirm_gets_the_sampling_options_given_to_the_run() -> None:
     argv = ["--impl", "x", "--windows", "2", "--window", "0.2", "--machine", "m"]
     assert given_plan_options(argv) == ["--windows", "2", "--window", "0.2"]
     assert given_plan_options(["--impl", "x"]) == []
+
+
+def test_the_command_line_gives_the_steps_typed_options() -> None:
+    every = parser().parse_args(["nightly", "all", "--remote", "r", "--shards", "2", "--",
+                                 "--impl", "x", "--windows", "2", "--machine", "m"])  # fmt: skip
+    assert all_options_of(every) == AllOptions(
+        remote="r", shards=2, run_args=("--impl", "x", "--windows", "2", "--machine", "m"),
+        confirm_args=("--windows", "2"),
+    )  # fmt: skip
+    shard = parser().parse_args(["nightly", "measure", "--run-id", "R", "--store", "s",
+                                 "--matrix", "never", "--", "--machine", "m"])  # fmt: skip
+    assert measure_options_of(shard) == MeasureOptions(
+        run_id="R", store=Path("s"), matrix="never", run_args=("--machine", "m")
+    )
 
 
 def test_the_older_versions_run_without_the_shards_selection() -> None:

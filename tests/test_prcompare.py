@@ -3,7 +3,6 @@ hosted runner makes of it (the measuring itself stood in for)."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,10 @@ import pytest
 from tests.runs import counted_set, impl, run, with_counts
 from wsbench.ci import pull_request as prcompare
 from wsbench.ci.github import COUNTS_MARKER
-from wsbench.ci.pull_request import REDUCED_SETS, add_arguments, select
+from wsbench.ci.pull_request import REDUCED_SETS, PrCompareOptions, select
+from wsbench.commands.cli import parser
+from wsbench.commands.pr_compare import options_of
+from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
 from wsbench.jobs.commits import CommitSides
 from wsbench.results.runformat import Run
@@ -66,11 +68,12 @@ def test_instructions_only_counts_what_changed_and_writes_its_own_comment(
     monkeypatch.setattr(commitcompare, "git", git)
     monkeypatch.setenv("WSBENCH_RESULTS", str(tmp_path / "store"))
     out = tmp_path / "instructions.md"
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    args = parser.parse_args(["--base", "b", "--head", "h", "--instructions-only",
-                              "--markdown", str(out)])  # fmt: skip
-    assert prcompare.run(args) == 0
+    args = parser().parse_args(["pr-compare", "--base", "b", "--head", "h",
+                                "--instructions-only", "--markdown", str(out)])  # fmt: skip
+    options = options_of(args)
+    assert options == PrCompareOptions(base="b", head="h", markdown=out, plan=SamplingPlan(),
+                                       instructions_only=True)  # fmt: skip
+    assert prcompare.run(options) == 0
     assert asked["impls"] == impls and asked["count"] == count
     assert asked["wall_clock"] is False and asked["base"] == "m" * 40
     text = out.read_text()

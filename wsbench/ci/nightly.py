@@ -19,24 +19,27 @@ as it runs on the runners (``.github/workflows/nightly.yml`` calls them in this 
   nightly failed.
 - ``all --remote R``: every step here, shard after shard (``--shards N``), then the site
   from the whole history: the nightly end to end without GitHub.
+
+The command line is :mod:`wsbench.commands.nightly`'s: the steps here take its values
+(:class:`MeasureOptions`, :class:`AllOptions`, a :class:`SamplingPlan`, keyword arguments).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from wsbench.asv.conf import bench_envs
 from wsbench.ci import confirm, github, matrix
 from wsbench.ci import results_branch as resultsbranch
 from wsbench.impls import all_impls
-from wsbench.instrument.sampling import SamplingPlan, add_plan_arguments, plan_from_args
+from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.main import grid_windows
 from wsbench.paths import REPO_ROOT
 from wsbench.results import compare, instruction_verdicts, regressions, store
@@ -59,62 +62,60 @@ class NightlyError(RuntimeError):
     """A nightly step cannot go on (the message says which and why)."""
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The nightly command's subcommands and options."""
-    sub = parser.add_subparsers(dest="step", required=True)
-    plan = sub.add_parser("plan", help="a run id and the shards, as GitHub step outputs")
-    plan.add_argument(
-        "--shards", type=int, default=SHARDS, help=f"shards (default {SHARDS})"
-    )  # fmt: skip
-    msr = sub.add_parser(
-        "measure", help="a shard: latest and new releases, then the older versions due"
-    )
-    msr.add_argument("--shard", default="1/1", metavar="I/N")
-    msr.add_argument("--run-id", required=True)
-    msr.add_argument("--store", type=Path, required=True, help="the shard's results store")
-    add_matrix_arguments(msr)
-    msr.add_argument("run_args", nargs=argparse.REMAINDER, help="-- then ./bench run options")
-    con = sub.add_parser("confirm", help="measure flagged new releases again, interleaved")
-    con.add_argument("store", type=Path, help="the shard's results store")
-    con.add_argument("--run-id", required=True)
-    add_plan_arguments(con, "rounds: server processes per side")
-    con.set_defaults(processes=confirm.CONFIRM_PROCESSES)
-    pub = sub.add_parser("publish", help="add shards' documents to the results branch, push")
-    pub.add_argument("shard_stores", nargs="+", type=Path)
-    pub.add_argument("--remote", required=True, help="the repository holding the branch")
-    pub.add_argument("--branch", default=BRANCH)
-    pub.add_argument("--store-dir", type=Path, required=True, help="a new folder for the clone")
-    pub.add_argument("--reports", type=Path, help="write regression reports here")
-    pub.add_argument("--allow-untuned", action="store_true")
-    iss = sub.add_parser("issues", help="open or update one issue per regression report")
-    iss.add_argument("--reports", type=Path, required=True)
-    iss.add_argument("--repo", required=True)
-    fail = sub.add_parser("failure", help="open or update the issue saying where it failed")
-    fail.add_argument("--repo", required=True)
-    fail.add_argument("--where", required=True, help="the failed job or step")
-    fail.add_argument("--run-url", default="", help="the workflow run's address")
-    every = sub.add_parser("all", help="the whole nightly here, shard after shard")
-    every.add_argument("--remote", required=True)
-    every.add_argument("--branch", default=BRANCH)
-    every.add_argument("--shards", type=int, default=1)
-    every.add_argument("--allow-untuned", action="store_true")
-    every.add_argument("--work-dir", type=Path, help="where shards and the clone go")
-    every.add_argument("--no-site", action="store_true")
-    every.add_argument(
-        "--matrix", choices=matrix.MODES, default="auto",
-        help="older versions: when due (default), all, or none",
-    )  # fmt: skip
-    every.add_argument("run_args", nargs=argparse.REMAINDER, help="-- then ./bench run options")
+@dataclass(frozen=True)
+class MeasureOptions:
+    """The ``measure`` step's options (``./bench nightly measure``,
+    :mod:`wsbench.commands.nightly`).
+
+    Attributes:
+        run_id: the night's run id (``plan``'s), shared by its shards.
+        store: the shard's results store.
+        shard: ``"I/N"``: shard I of N of the environments.
+        matrix: the older versions (:data:`wsbench.ci.matrix.MODES`): ``"auto"`` those due
+            (reads the results branch), ``"always"`` all of them, ``"never"`` none.
+        remote: the repository holding the results branch (None: not read; ``"auto"``
+            needs it).
+        branch: the results branch's name.
+        run_args: more ``./bench run`` options for both runs (e.g. ``--machine``), passed on
+            as given.
+    """
+
+    run_id: str
+    store: Path
+    shard: str = "1/1"
+    matrix: str = "auto"
+    remote: str | None = None
+    branch: str = BRANCH
+    run_args: Sequence[str] = ()
 
 
-def add_matrix_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--matrix`` and the results branch it reads (``--remote``, ``--branch``)."""
-    parser.add_argument(
-        "--matrix", choices=matrix.MODES, default="auto",
-        help="older versions: when due (default; reads the results branch), all, or none",
-    )  # fmt: skip
-    parser.add_argument("--remote", help="the repository holding the results branch")
-    parser.add_argument("--branch", default=BRANCH)
+@dataclass(frozen=True)
+class AllOptions:
+    """The ``all`` step's options (``./bench nightly all``, :mod:`wsbench.commands.nightly`).
+
+    Attributes:
+        remote: the repository holding the results branch.
+        branch: the results branch's name.
+        shards: the shards, measured one after the other (at least 1).
+        allow_untuned: publish documents that record an untuned machine.
+        work_dir: where the shards' stores, the clone and the reports go (None: a new
+            temporary folder).
+        no_site: do not build the site from the results branch afterwards.
+        matrix: the older versions, as :attr:`MeasureOptions.matrix`.
+        run_args: more ``./bench run`` options for every shard's runs, passed on as given.
+        confirm_args: the sampling plan's options given in ``run_args`` (``["--windows",
+            "2", ...]``), passed on as given to each shard's ``./bench nightly confirm``.
+    """
+
+    remote: str
+    branch: str = BRANCH
+    shards: int = 1
+    allow_untuned: bool = False
+    work_dir: Path | None = None
+    no_site: bool = False
+    matrix: str = "auto"
+    run_args: Sequence[str] = ()
+    confirm_args: Sequence[str] = ()
 
 
 def plan_outputs(shards: int) -> str:
@@ -291,23 +292,6 @@ def confirm_shard(root: Path, run_id: str, plan: SamplingPlan) -> list[Run]:
     )  # fmt: skip
 
 
-def given_plan_options(argv: Sequence[str]) -> list[str]:
-    """The sampling plan's options given in ``argv`` (``./bench run`` options), as
-    options for ``confirm``: ``["--windows", "2", ...]``; those not given are left out."""
-    parser = argparse.ArgumentParser(add_help=False)
-    add_plan_arguments(parser, "")
-    parser.set_defaults(processes=None, windows=None, warmup=None, window=None)
-    given, _ = parser.parse_known_args(list(argv))
-    options = {"processes": "--processes", "windows": "--windows", "warmup": "--warmup",
-               "window": "--window"}  # fmt: skip
-    return [
-        token
-        for dest, option in options.items()
-        if (value := getattr(given, dest)) is not None
-        for token in (option, str(value))
-    ]
-
-
 SELECTION_OPTIONS = ("--impl", "--config", "--versions", "--environment", "--grid", "--shard",
                      "--run-id")  # fmt: skip
 """``./bench run`` options with a value that choose what a shard measures: the nightly sets
@@ -397,7 +381,7 @@ def measure_shard(
     ``shard_store``: the latest and new releases on the full grid, then the older versions
     due (:func:`older_versions_due`) on the default grid with the full grid's windows per
     process, so that their documents share the night's comparison group. ``run_args``:
-    more ``./bench run`` options for both (e.g. ``--machine``).
+    more ``./bench run`` options for both (e.g. ``--machine``), passed on as given.
 
     Returns:
         The older versions measured, with why.
@@ -408,7 +392,7 @@ def measure_shard(
     """
     if mode == "auto" and published is None:
         raise NightlyError("--matrix auto reads the results branch: give --remote")
-    extra = [a for a in run_args if a != "--"]
+    extra = list(run_args)
     _bench_run(["--new-releases", "--no-site", "--grid", "full", "--shard", shard,
                 "--run-id", run_id, *extra], shard_store, f"shard {shard}")  # fmt: skip
     loaded = store.load_store(shard_store)
@@ -433,72 +417,60 @@ def measure_shard(
     return found
 
 
-def run_all(args: argparse.Namespace) -> int:
+def measure(options: MeasureOptions) -> list[matrix.Due]:
+    """The ``measure`` step (:func:`measure_shard`), the results branch read first when
+    ``options.matrix`` is "auto".
+
+    Returns:
+        The older versions measured, with why.
+
+    Raises:
+        NightlyError: "auto" without a remote, the results branch could not be cloned, or
+            :func:`measure_shard` failed.
+    """
+    published = None
+    if options.matrix == "auto":
+        if options.remote is None:
+            raise NightlyError("--matrix auto reads the results branch: give --remote")
+        published = published_runs(options.remote, options.branch)
+    return measure_shard(options.shard, options.run_id, options.store, options.run_args,
+                         mode=options.matrix, published=published)  # fmt: skip
+
+
+def run_all(options: AllOptions) -> int:
     """The nightly end to end here: every shard one after the other with ``./bench run``,
-    publish, reports, then the site from the whole results branch."""
-    if args.shards < 1:
+    publish, reports, then the site from the whole results branch.
+
+    Raises:
+        NightlyError: fewer than one shard, or a step failed.
+    """
+    if options.shards < 1:
         raise NightlyError("--shards must be at least 1")
-    work = args.work_dir or Path(tempfile.mkdtemp(prefix="wsbench-nightly-"))
+    work = options.work_dir or Path(tempfile.mkdtemp(prefix="wsbench-nightly-"))
     work.mkdir(parents=True, exist_ok=True)
     run_id = store.new_run_id()
-    extra = [a for a in args.run_args if a != "--"]
-    published = published_runs(args.remote, args.branch) if args.matrix == "auto" else None
+    extra = list(options.run_args)
+    published = published_runs(options.remote, options.branch) if options.matrix == "auto" else None
     shard_stores = []
-    for i in range(1, args.shards + 1):
+    for i in range(1, options.shards + 1):
         shard_store = work / f"shard-{i}"
-        measure_shard(f"{i}/{args.shards}", run_id, shard_store, extra, mode=args.matrix,
+        measure_shard(f"{i}/{options.shards}", run_id, shard_store, extra, mode=options.matrix,
                       published=published)  # fmt: skip
         argv = [sys.executable, "-m", "wsbench.commands.cli", "nightly", "confirm",
-                str(shard_store), "--run-id", run_id, *given_plan_options(extra)]  # fmt: skip
+                str(shard_store), "--run-id", run_id, *options.confirm_args]  # fmt: skip
         env = {**os.environ, store.ROOT_ENV: str(shard_store)}
         code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
         if code != 0:
-            raise NightlyError(f"shard {i}/{args.shards}: nightly confirm exited {code}")
+            raise NightlyError(f"shard {i}/{options.shards}: nightly confirm exited {code}")
         shard_stores.append(shard_store)
     clone = work / "results-branch"
     publish(
-        shard_stores, remote=args.remote, branch=args.branch, store_dir=clone,
-        allow_untuned=args.allow_untuned, reports=work / "reports",
+        shard_stores, remote=options.remote, branch=options.branch, store_dir=clone,
+        allow_untuned=options.allow_untuned, reports=work / "reports",
     )  # fmt: skip
     print(f"nightly: reports in {work / 'reports'}")
-    if not args.no_site:
+    if not options.no_site:
         from wsbench.jobs.main import build_site
 
         build_site(clone)
-    return 0
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run one step; returns the exit code.
-
-    Raises:
-        NightlyError, wsbench.ci.github.GitHubError: a step failed.
-    """
-    if args.step == "plan":
-        print(plan_outputs(args.shards), end="")
-    elif args.step == "measure":
-        if args.remote is None and args.matrix == "auto":
-            raise NightlyError("--matrix auto reads the results branch: give --remote")
-        published = published_runs(args.remote, args.branch) if args.matrix == "auto" else None
-        measure_shard(args.shard, args.run_id, args.store, args.run_args, mode=args.matrix,
-                      published=published)  # fmt: skip
-    elif args.step == "confirm":
-        try:
-            plan = plan_from_args(args)
-        except ValueError as exc:
-            raise NightlyError(str(exc)) from exc
-        confirm_shard(args.store, args.run_id, plan)
-    elif args.step == "publish":
-        publish(
-            args.shard_stores, remote=args.remote, branch=args.branch,
-            store_dir=args.store_dir, allow_untuned=args.allow_untuned, reports=args.reports,
-        )  # fmt: skip
-    elif args.step == "issues":
-        for line in file_issues(args.reports, args.repo):
-            print(f"nightly: {line}")
-    elif args.step == "failure":
-        body = failure_body(args.where, args.run_url)
-        print(f"nightly: {github.upsert_issue(FAILURE_TITLE, body, repo=args.repo)}")
-    else:
-        return run_all(args)
     return 0

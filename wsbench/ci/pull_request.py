@@ -17,18 +17,20 @@ included) nothing is timed: each side's server instructions per message are coun
 valgrind (:mod:`wsbench.instrument.instructions`), every set for the implementations changed, and
 :data:`REDUCED_SETS` for every configuration when everything may move; the comment starts
 with :data:`wsbench.ci.github.COUNTS_MARKER`, so that it is a comment of its own.
+
+The command line is :mod:`wsbench.commands.pr_compare`'s: :func:`run` takes its values
+(:class:`PrCompareOptions`).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from wsbench.ci.github import COMMENT_MARKER, COUNTS_MARKER
-from wsbench.instrument.sampling import add_plan_arguments, plan_from_args
+from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
 from wsbench.jobs.compare import COMPARISONS, parse_params, select_grids
 from wsbench.results import compare, instruction_verdicts, store
@@ -80,53 +82,64 @@ def select(paths: Sequence[str]) -> Selection:
     return Selection((), False, "no implementation, harness or load generator file changed")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The command's options."""
-    parser.add_argument("--base", required=True, help="the target branch or commit")
-    parser.add_argument("--head", required=True, help="the pull request's head commit")
-    parser.add_argument("--markdown", type=Path, required=True, help="write the comment here")
-    add_plan_arguments(parser, "rounds: server processes per side and configuration")
-    parser.add_argument("--machine", default="wsbench-local")
-    parser.add_argument(
-        "--instructions-only", action="store_true",
-        help="count instructions per message under valgrind instead of timing (any runner)",
-    )  # fmt: skip
+@dataclass(frozen=True)
+class PrCompareOptions:
+    """What ``./bench pr-compare`` compares (:mod:`wsbench.commands.pr_compare`).
+
+    Attributes:
+        base: the target branch or commit (compared from its merge base with ``head``).
+        head: the pull request's head commit.
+        markdown: the file the comment's Markdown is written to.
+        plan: rounds (server processes per side and configuration), windows, warm-up and
+            window.
+        machine: the machine's name in the documents.
+        instructions_only: count instructions per message under valgrind instead of
+            timing (any runner).
+    """
+
+    base: str
+    head: str
+    markdown: Path
+    plan: SamplingPlan = field(default_factory=SamplingPlan)
+    machine: str = "wsbench-local"
+    instructions_only: bool = False
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the command; 0 when it measured (the verdicts are in the Markdown).
+def run(options: PrCompareOptions) -> int:
+    """Compare; 0 when it measured (the verdicts are in the Markdown).
 
     Raises:
-        compare.CompareError: a commit does not exist or cannot be measured.
+        compare.CompareError: a commit does not exist or cannot be measured, or the plan
+            is invalid.
     """
-    base = commitcompare.resolve(args.base)
-    head = commitcompare.resolve(args.head)
+    base = commitcompare.resolve(options.base)
+    head = commitcompare.resolve(options.head)
     merge_base = commitcompare.git("merge-base", base, head)
     paths = commitcompare.git("diff", "--name-only", merge_base, head).splitlines()
     chosen = select(paths)
     title = f"wsbench: {head[:8]} against its merge base {merge_base[:8]}"
-    if args.instructions_only:
+    if options.instructions_only:
         title += ", instructions per message"
-    marker = COUNTS_MARKER if args.instructions_only else COMMENT_MARKER
+    marker = COUNTS_MARKER if options.instructions_only else COMMENT_MARKER
     header = [marker, f"### {title}", "", f"Measured because {chosen.reason}."]
     if chosen.empty:
         text = "\n".join([*header, "", "Nothing was measured."]) + "\n"
-        args.markdown.write_text(text, encoding="utf-8")
+        options.markdown.write_text(text, encoding="utf-8")
         print(text)
         return 0
     try:
-        plan = plan_from_args(args)
+        options.plan.validate()
     except ValueError as exc:
         raise compare.CompareError(str(exc)) from exc
-    if args.instructions_only:
-        return _count(args, chosen, (merge_base, head), header, title)
+    if options.instructions_only:
+        return _count(options, chosen, (merge_base, head), header, title)
     params = parse_params(REDUCED_PARAMS if chosen.everything else ())
     grids = select_grids(in_grid("default"), params, "full")
     if chosen.everything:
         header.append(f"Every configuration at a reduced scale: {', '.join(REDUCED_PARAMS)}.")
     sides = commitcompare.measure_commits(
-        merge_base, head, impls=chosen.impls, configs=[], grid=grids, plan=plan,
-        machine_name=args.machine,
+        merge_base, head, impls=chosen.impls, configs=[], grid=grids, plan=options.plan,
+        machine_name=options.machine,
         log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
     )  # fmt: skip
     root = store.root_from_env()
@@ -135,25 +148,25 @@ def run(args: argparse.Namespace) -> int:
     lines = compare.compare_runs(sides.base, sides.head, match="configuration")
     table = compare.to_markdown(lines, "Figures, base → head", sides.skipped)
     text = "\n".join([*header, "", table])
-    args.markdown.write_text(text, encoding="utf-8")
+    options.markdown.write_text(text, encoding="utf-8")
     print(compare.to_text(lines, title, sides.skipped))
     return 0
 
 
 def _count(
-    args: argparse.Namespace,
+    options: PrCompareOptions,
     chosen: Selection,
     commits: tuple[str, str],
     header: list[str],
     title: str,
 ) -> int:
     """The ``--instructions-only`` comparison: both commits counted once (no rounds), the
-    instruction verdicts written to ``args.markdown``."""
+    instruction verdicts written to ``options.markdown``."""
     if chosen.everything:
         header.append(f"Every configuration, counted at: {', '.join(REDUCED_SETS)}.")
     sides = commitcompare.measure_commits(
         commits[0], commits[1], impls=chosen.impls, configs=[], grid={},
-        plan=plan_from_args(args), machine_name=args.machine,
+        plan=options.plan, machine_name=options.machine,
         log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
         count=REDUCED_SETS if chosen.everything else (), wall_clock=False,
     )  # fmt: skip
@@ -163,7 +176,7 @@ def _count(
     lines = instruction_verdicts.compare_counts(sides.base, sides.head, match="configuration")
     skipped = [f"- not compared: {s}" for s in sides.skipped]
     table = instruction_verdicts.to_markdown(lines)
-    args.markdown.write_text("\n".join([*header, "", table, *skipped]) + "\n", encoding="utf-8")
+    options.markdown.write_text("\n".join([*header, "", table, *skipped]) + "\n", encoding="utf-8")
     print(title)
     print(instruction_verdicts.to_text(lines), end="")
     return 0
