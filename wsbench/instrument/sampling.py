@@ -22,7 +22,6 @@ of the 132 windows measured again after one were disturbed again.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -86,49 +85,6 @@ class SamplingPlan:
             raise ValueError("the warm-up must be >= 0 s and the window > 0 s")
         if self.retries < 0:
             raise ValueError("retries must be >= 0")
-
-
-def add_plan_arguments(
-    parser: argparse.ArgumentParser, processes_help: str, windows_default: str | None = None
-) -> None:
-    """The sampling plan's options (``--processes``, ``--windows``, ``--warmup``,
-    ``--window``/``--duration``), defaulting to :class:`SamplingPlan`'s values;
-    ``processes_help`` says what a process is for the command (e.g. its rounds).
-    ``windows_default``, when given, says how the command chooses ``--windows`` itself
-    (then None when not given)."""
-    plan = SamplingPlan()
-    parser.add_argument(
-        "--processes", type=int, default=plan.processes,
-        help=f"{processes_help} (default {plan.processes})",
-    )  # fmt: skip
-    parser.add_argument(
-        "--windows", type=int,
-        default=None if windows_default else plan.windows_per_process,
-        help="windows per parameter set in each process "
-        f"(default {windows_default or plan.windows_per_process})",
-    )  # fmt: skip
-    parser.add_argument(
-        "--warmup", type=float, default=plan.warmup_s,
-        help=f"warm-up seconds before each window (default {plan.warmup_s:g})",
-    )  # fmt: skip
-    parser.add_argument(
-        "--window", "--duration", dest="window", type=float, default=plan.window_s,
-        help=f"measurement window seconds (default {plan.window_s:g})",
-    )  # fmt: skip
-
-
-def plan_from_args(args: argparse.Namespace) -> SamplingPlan:
-    """The plan :func:`add_plan_arguments`' options give.
-
-    Raises:
-        ValueError: a value out of range (:meth:`SamplingPlan.validate`).
-    """
-    plan = SamplingPlan(
-        processes=args.processes, windows_per_process=args.windows,
-        warmup_s=args.warmup, window_s=args.window,
-    )  # fmt: skip
-    plan.validate()
-    return plan
 
 
 def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) -> Sample:
