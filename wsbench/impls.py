@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
 import msgspec
 from packaging.requirements import InvalidRequirement, Requirement
@@ -257,6 +257,14 @@ class Impl:
         return " · ".join(parts)
 
 
+if TYPE_CHECKING:
+    ScenarioKey = Scenario
+else:
+    ScenarioKey = Literal[SCENARIOS]
+"""A scenario's name as a key of an ``unsupported`` table: msgspec refuses any other
+(the registry's names, :data:`wsbench.scenarios.SCENARIOS`)."""
+
+
 class MetaVersion(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """One ``[[versions]]`` entry of ``meta.toml`` (:class:`ImplVersion` once checked).
 
@@ -291,7 +299,7 @@ class MetaConfiguration(msgspec.Struct, forbid_unknown_fields=True, frozen=True)
     requires: tuple[str, ...] = ()
     versions: tuple[str, ...] | None = None
     command: tuple[str, ...] | None = None
-    unsupported: dict[Scenario, str] = {}
+    unsupported: dict[ScenarioKey, str] = {}
 
 
 class MetaToml(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -316,7 +324,7 @@ class MetaToml(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     versions: tuple[MetaVersion, ...] = ()
     configurations: tuple[MetaConfiguration, ...] = ()
     deviations: dict[str, str] = {}
-    unsupported: dict[Scenario, str] = {}
+    unsupported: dict[ScenarioKey, str] = {}
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
