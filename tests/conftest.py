@@ -27,18 +27,18 @@ comparison, must not lose its windows to the hypervisor. On this kind of virtual
 steal time on the measured CPUs varies from minute to minute with the host's load, from
 under 1 % to 65 % of a window (2026-11-26; CI then lost every window of the comparison
 tests to the 5 % rule). Both sides of an interleaved comparison take the steal alike; the
-rule itself is tested in tests/test_sampling.py."""
+rule itself is tested in tests/instrument/test_sampling.py."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """``--server-python PATH``: the interpreter that runs the servers of
-    tests/test_impls.py (default: this one, with the latest release of every framework), e.g.
-    an environment holding a framework's oldest listed version with its pins (narrow the
-    run to that framework with ``-k``)."""
+    tests/impls/test_servers.py (default: this one, with the latest release of every
+    framework), e.g. an environment holding a framework's oldest listed version with its
+    pins (narrow the run to that framework with ``-k``)."""
     parser.addoption(
         "--server-python",
         default=sys.executable,
-        help="interpreter that runs the implementations' servers in tests/test_impls.py",
+        help="interpreter that runs the implementations' servers in tests/impls/test_servers.py",
     )
 
 

@@ -1,269 +1,334 @@
-"""Every configuration of every implementation, at the version installed here, speaks the
-protocol exactly (plain WebSocket or Socket.IO).
-
-The load generator's count mode sends an exact number of messages and checks each reply
-byte for byte (sequence number, filler, frame type, order); these tests assert its counts.
-
-Each configuration runs all its cases against ONE server (the module-scoped ``server``
-fixture, parametrized over the configurations): pytest groups the tests by that fixture's
-parameter, so a configuration's server starts once, serves the exact-count cases in file
-order, then the client that leaves mid-push, and :func:`test_server_stops_cleanly` (last
-in this file) stops it and checks its exit code. A case that kills the server makes the
-later cases of that configuration fail too, with the server-died message and log tail.
-"""
+"""The implementations' metadata and the asv configuration derived from it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+import json
+from pathlib import Path
 
 import pytest
 
-from wsbench.impls import all_impls, get_impl
-from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession
-from wsbench.loadreport import Report
+from wsbench.asv import conf as asvconf
+from wsbench.impls import (
+    DEFAULT_CLIENT_COMMAND,
+    DEFAULT_COMMAND,
+    Impl,
+    ImplConfig,
+    ImplError,
+    ImplVersion,
+    all_impls,
+    get_impl,
+    load_impl,
+)
+from wsbench.paths import REPO_ROOT
 
-CONFIGS = [
-    pytest.param((impl.name, config.id), id=f"{impl.name}:{config.id}")
-    for impl in all_impls()
-    for config in impl.configs
-]
-SIZES = [16, 1024, 65536]  # 7-bit, 16-bit and 64-bit frame lengths
-TEXT = pytest.mark.parametrize("text", [False, True], ids=["binary", "text"])
-COUNT = 200
-"""Messages per connection in the echo cases (and JSON, offered load)."""
-PUSH_COUNT = 1000
-"""Messages pushed in the push cases."""
-LARGE = 65536
-LARGE_COUNT = 20
-"""Messages per connection (echo) or pushed (push) at :data:`LARGE` bytes: every message
-takes the same 64-bit frame length path, and a slow server makes 200 of them long
-(Flask-SocketIO on eventlet or gevent echoed 2 x 200 of 64 KiB in 10 s)."""
+FAIRNESS = ("compression", "keepalive_pings", "max_message_size")
+PYTHON_IMPLS = [impl for impl in all_impls() if not impl.reference]
 
 
-def count_of(size: int, count: int) -> int:
-    """``count``, or :data:`LARGE_COUNT` at :data:`LARGE` bytes."""
-    return LARGE_COUNT if size >= LARGE else count
+def test_asv_conf_is_generated_from_the_metadata() -> None:
+    assert asvconf.is_in_sync(), "asv.conf.json is stale: run ./bench asv-conf"
 
 
-SUBSCRIBERS = 10
-"""Subscribers (market: clients) of the fan-out cases."""
-FANOUT_COUNT = 100
-"""Messages published in the fan-out cases."""
-CLIENTS = 20
-"""Connections of the many-connection cases (the 1,000-connection case is
-tests/test_many_connections.py, against one server)."""
-
-
-class ConfigServer:
-    """One configuration's server, shared by all its cases, stopped once by :meth:`stop`."""
-
-    def __init__(self, impl: str, config_id: str, python: str) -> None:
-        self.impl = impl
-        self.config_id = config_id
-        self.label = f"{impl}:{config_id}"
-        self.session = ServerSession(get_impl(impl), config_id, label=self.label, python=python)
-        self.stopped = False
-        self.log_tail = ""
-
-    def start(self) -> None:
-        self.session.__enter__()
-
-    def run(self, what: str, **options: Any) -> Measurement:
-        """One load generator run against this server; ``what`` names the case."""
-        if self.stopped:
-            pytest.fail(f"{self.label}: {what} ran after the server was stopped (test order)")
-        m = self.session.run(MeasureConfig(impl=self.impl, config=self.config_id, **options))
-        assert m.status == "ok", f"{self.label}, {what}: {m.error}"
-        assert m.report is not None, f"{self.label}, {what}: no report"
-        return m
-
-    def stop(self) -> int | None:
-        """Stop the server (once) and return its exit code; keeps the log's tail."""
-        if not self.stopped:
-            self.stopped = True
-            self.session.server.stop()
-            self.log_tail = self.session.server.log_tail() or "(no output)"
-            self.session.__exit__(None, None, None)
-        return self.session.exit_code
-
-
-@pytest.fixture(scope="module", params=CONFIGS)
-def server(request: pytest.FixtureRequest) -> Iterator[ConfigServer]:
-    """The configuration's server, started once for all its cases."""
-    impl, config_id = request.param
-    srv = ConfigServer(impl, config_id, request.config.getoption("--server-python"))
-    try:
-        srv.start()
-        yield srv
-    finally:
-        srv.stop()
-
-
-def check_counters(report: Report, what: str) -> None:
-    """Every integrity and error counter of ``report`` is 0."""
-    integrity = {k: v for k, v in report.integrity.items() if v}
-    errors = {k: v for k, v in report.errors.items() if v}
-    assert not integrity, f"{what}: integrity counters {integrity}"
-    assert not errors, f"{what}: error counters {errors}"
-    assert report.integrity and report.errors, f"{what}: counters missing from the report"
-
-
-@TEXT
-@pytest.mark.parametrize("size", SIZES)
-def test_echo_is_exact(server: ConfigServer, size: int, text: bool) -> None:
-    what = f"echo {size} B {'text' if text else 'binary'}"
-    count = count_of(size, COUNT)
-    m = server.run(
-        what, scenario="echo", size_bytes=size, in_flight=16, connections=2, count=count,
-        text=text,
-    )  # fmt: skip
-    assert m.report is not None
-    what = f"{server.label}, {what}"
-    assert m.report.messages_sent == 2 * count, what
-    assert m.report.messages_received == 2 * count, what
-    assert m.report.bytes_received == 2 * count * size, what
-    check_counters(m.report, what)
-
-
-@TEXT
-@pytest.mark.parametrize("size", SIZES)
-def test_push_delivers_the_exact_count(server: ConfigServer, size: int, text: bool) -> None:
-    what = f"push {size} B {'text' if text else 'binary'}"
-    count = count_of(size, PUSH_COUNT)
-    m = server.run(what, scenario="stream", size_bytes=size, count=count, text=text)
-    assert m.report is not None
-    what = f"{server.label}, {what}"
-    assert m.report.messages_received == count, what
-    assert m.report.bytes_received == count * size, what
-    check_counters(m.report, what)
-
-
-def test_pings_are_answered_by_pongs_with_their_payload(server: ConfigServer) -> None:
-    """RFC 6455's ping and pong, which the framework answers itself (impls/PROTOCOL.md):
-    every ping of 3 connections answered once, with its own payload."""
-    m = server.run("ping", scenario="ping", connections=3, count=COUNT)
-    assert m.report is not None
-    what = f"{server.label}, ping"
-    assert m.report.messages_sent == m.report.messages_received == 3 * COUNT, what
-    assert m.report.latency_us is not None and m.report.latency_us.count == 3 * COUNT, what
-    check_counters(m.report, what)
-
-
-def test_server_survives_a_client_leaving_mid_push(server: ConfigServer) -> None:
-    """Duration mode closes the connection mid-push; the server must stay up (checked after
-    the run) and then stop cleanly (:func:`test_server_stops_cleanly`)."""
-    server.run("push, client leaving mid-push", scenario="stream", warmup_s=0.05, duration_s=0.2)
-
-
-def test_json_replies_are_exact(server: ConfigServer) -> None:
-    """The JSON workload: every 97-byte object answered with its own ``seq`` and ``ok``."""
-    m = server.run("json", scenario="json", in_flight=16, connections=2, count=COUNT)
-    assert m.report is not None
-    what = f"{server.label}, json"
-    assert m.report.config.message_type == "json", what
-    assert m.report.messages_sent == 2 * COUNT, what
-    assert m.report.messages_received == 2 * COUNT, what
-    check_counters(m.report, what)
-
-
-def skip_if_unsupported(server: ConfigServer, scenario: str) -> None:
-    """Skip, with the reason its metadata gives, a scenario the configuration does not run."""
-    why = get_impl(server.impl).config(server.config_id).unsupported.get(scenario)
-    if why is not None:
-        pytest.skip(f"{server.label} does not support {scenario}: {why}")
-
-
-@TEXT
-def test_every_subscriber_gets_every_broadcast_message(server: ConfigServer, text: bool) -> None:
-    """/broadcast (Socket.IO: the room): each published message reaches every subscriber
-    exactly once, in order, byte for byte, and never the publisher."""
-    skip_if_unsupported(server, "broadcast")
-    what = f"{server.label}, broadcast {'text' if text else 'binary'}"
-    m = server.run(
-        what, scenario="broadcast", subscribers=SUBSCRIBERS, count=FANOUT_COUNT, text=text,
-        size_bytes=64,
-    )  # fmt: skip
-    assert m.report is not None
-    fanout = m.report.fanout
-    assert fanout is not None, what
-    assert (fanout.subscribers, fanout.published) == (SUBSCRIBERS, FANOUT_COUNT), what
-    assert m.report.messages_received == SUBSCRIBERS * FANOUT_COUNT, what
-    assert fanout.last_latency_us.count == FANOUT_COUNT, what
-    check_counters(m.report, what)
-
-
-def test_market_ticks_reach_every_client_and_every_order_is_acknowledged(
-    server: ConfigServer,
-) -> None:
-    """/market: every tick relayed to every client (fields checked), every order answered
-    with its own acknowledgement, in order."""
-    skip_if_unsupported(server, "market")
-    what = f"{server.label}, market"
-    m = server.run(what, scenario="market", subscribers=SUBSCRIBERS, count=FANOUT_COUNT, rate=500.0)
-    assert m.report is not None
-    orders = m.report.fanout.orders if m.report.fanout else None
-    assert orders is not None, what
-    assert m.report.messages_received == SUBSCRIBERS * FANOUT_COUNT, what
-    assert (orders.sent, orders.acked) == (SUBSCRIBERS * FANOUT_COUNT,) * 2, what
-    assert orders.mismatched == 0, what
-    check_counters(m.report, what)
-
-
-def test_echo_at_a_fixed_offered_load_is_exact(server: ConfigServer) -> None:
-    """The offered scenario's open-loop sender: every message answered, exactly."""
-    what = f"{server.label}, echo at a fixed rate"
-    m = server.run(what, scenario="offered", connections=2, count=COUNT, rate=2000.0)
-    assert m.report is not None
-    assert m.report.config.rate_per_s == 2000.0, what
-    assert m.report.messages_received == 2 * COUNT, what
-    check_counters(m.report, what)
-
-
-def test_concurrent_clients_each_get_every_reply(server: ConfigServer) -> None:
-    """The clients scenario's settings (several source addresses) with an exact count."""
-    m = server.run("clients", scenario="clients", connections=CLIENTS, count=20, source_addresses=4)
-    assert m.report is not None
-    what = f"{server.label}, {CLIENTS} clients"
-    assert m.report.connections_ok == CLIENTS, what
-    assert m.report.messages_received == CLIENTS * 20, what
-    spread = m.report.per_connection_messages_per_s
-    assert spread is not None and 0 < spread.min <= spread.median <= spread.max, what
-    check_counters(m.report, what)
-
-
-def test_connection_setup_cycles_complete(server: ConfigServer) -> None:
-    """Connect, handshake, one message, close, repeated by 4 workers for 0.2 s."""
-    m = server.run(
-        "connect", scenario="connect", workers=4, warmup_s=0.05, duration_s=0.2,
-        source_addresses=4,
-    )  # fmt: skip
-    assert m.report is not None
-    what = f"{server.label}, connect"
-    assert m.report.cycles, what
-    assert m.report.handshake_us and m.report.handshake_us.count == m.report.cycles, what
-    check_counters(m.report, what)
-
-
-def test_idle_connections_are_held_and_closed(server: ConfigServer) -> None:
-    """The memory scenario with a few connections: every one opened, held, closed by us."""
-    m = server.run("memory", scenario="memory", connections=CLIENTS, duration_s=0.05)
-    assert m.report is not None
-    what = f"{server.label}, memory"
-    assert m.report.connections_ok == CLIENTS, what
-    assert m.report.closed == CLIENTS, what
-    assert m.report.closed_early == 0, what
-    assert m.rss_idle_bytes and m.rss_held_bytes, what
-    assert not any(m.report.errors.values()), what
-
-
-def test_server_stops_cleanly(server: ConfigServer) -> None:
-    """After all its cases, the server stops on SIGTERM: exit code 0 or -15."""
-    code = server.stop()
-    start_error = server.session.start_error
-    detail = (
-        f"it did not start: {start_error}"
-        if start_error
-        else f"--- server log (tail) ---\n{server.log_tail}"
+def test_one_environment_per_configuration_and_version() -> None:
+    conf = json.loads((REPO_ROOT / "asv.conf.json").read_text())
+    expected = sum(
+        sum(1 for v in i.versions if c.supports(v.version)) if i.package else 1
+        for i in all_impls()
+        for c in i.configs
     )
-    assert code in (0, -15), f"{server.label}: server exit code {code} after stop\n{detail}"
+    assert len(conf["include"]) == expected
+    assert conf["matrix"] == {}
+    names = [env.name for env in asvconf.bench_envs()]
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("impl", PYTHON_IMPLS, ids=lambda i: i.name)
+def test_every_framework_states_the_fairness_settings(impl: Impl) -> None:
+    """Each configuration: in the implementation's own [deviations], or in its server's
+    (keys ``<server>_<setting>``, from impls/asgi_serve.toml for an ``asgi_app``)."""
+    for config in impl.configs:
+        for setting in FAIRNESS:
+            stated = impl.deviations.get(setting) or impl.deviations.get(
+                f"{config.server}_{setting}"
+            )
+            assert stated, f"{impl.name}:{config.id}: no '{setting}' in [deviations]"
+
+
+def _asgi_impl(root: Path, meta: str) -> Path:
+    """``root/app`` with ``meta`` as its meta.toml, beside a settings file of two servers."""
+    (root / "asgi_serve.toml").write_text(
+        '[uvicorn]\nuvicorn_compression = "off: u"\n[hypercorn]\nhypercorn_compression = "off: h"\n'
+    )
+    (root / "app").mkdir()
+    (root / "app" / "meta.toml").write_text(meta)
+    return root / "app"
+
+
+ASGI_META = """package = "app"
+server = "uvicorn"
+asgi_app = "server:app"
+versions = [{ version = "1.0" }]
+[[configurations]]
+id = "uvicorn-uvloop"
+args = ["--loop", "uvloop"]
+[[configurations]]
+id = "hypercorn"
+server = "hypercorn"
+[deviations]
+broadcast = "a set"
+"""
+
+
+def test_an_asgi_app_is_served_by_the_launcher_with_each_servers_settings(tmp_path: Path) -> None:
+    impl = load_impl(_asgi_impl(tmp_path, ASGI_META))
+    assert impl.deviations == {
+        "broadcast": "a set", "uvicorn_compression": "off: u", "hypercorn_compression": "off: h"
+    }  # fmt: skip
+    argv = impl.argv(python="py", loadgen=Path("x"), host="h", port=1, config=impl.configs[0])
+    folder = str(tmp_path / "app")
+    assert argv == [
+        "py", f"{folder}/../asgi_serve.py", "--app-dir", folder, "--app", "server:app",
+        "--server", "uvicorn", "--host", "h", "--port", "1", "--loop", "uvloop",
+    ]  # fmt: skip
+    argv = impl.argv(python="py", loadgen=Path("x"), host="h", port=1, config=impl.configs[1])
+    assert argv[argv.index("--server") + 1] == "hypercorn"
+
+
+def test_an_asgi_app_on_a_server_without_settings_or_with_a_command_is_refused(
+    tmp_path: Path,
+) -> None:
+    folder = _asgi_impl(tmp_path, ASGI_META.replace('server = "hypercorn"', 'server = "daphne"'))
+    with pytest.raises(
+        ImplError, match=r"asgi_serve.toml: no table of settings for the server 'daphne' of app"
+    ):
+        load_impl(folder)
+    (folder / "meta.toml").write_text('command = ["{python}", "x.py"]\n' + ASGI_META)
+    with pytest.raises(ImplError, match="'asgi_app' sets the command"):
+        load_impl(folder)
+    (folder / "meta.toml").write_text(ASGI_META)
+    (tmp_path / "asgi_serve.toml").write_text("[uvicorn]\nuvicorn_compression = false\n")
+    with pytest.raises(
+        ImplError, match=r"asgi_serve.toml: the settings of the server 'uvicorn': Expected `str`"
+    ):
+        load_impl(folder)
+
+
+@pytest.mark.parametrize("impl", PYTHON_IMPLS, ids=lambda i: i.name)
+def test_every_framework_has_a_version_matrix(impl: Impl) -> None:
+    assert impl.package
+    assert len(impl.versions) >= 4, "at least 3 versions plus the latest"
+    for config in impl.configs:
+        argv = impl.argv(python="python", loadgen=Path("x"), host="h", port=1, config=config)
+        scripts = [Path(a) for a in argv if a.endswith(".py")]
+        assert scripts, f"{impl.name}:{config.id} runs no server script"
+        assert all(s.is_file() for s in scripts), f"{impl.name}:{config.id}: {scripts}"
+
+
+def test_row_names_say_framework_server_backend_and_loop() -> None:
+    impl = get_impl("starlette")
+    names = {impl.row_name(c, impl.latest) for c in impl.configs}
+    assert "Starlette · uvicorn 0.54 · websockets-sansio · uvloop" in names
+    assert len(names) == len(impl.configs), "two configurations share a row name"
+
+
+def test_unknown_configuration_is_named() -> None:
+    with pytest.raises(ImplError, match="no configuration 'nope'"):
+        get_impl("starlette").config("nope")
+
+
+def test_configuration_of_an_unlisted_version_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "x"
+    folder.mkdir()
+    (folder / "meta.toml").write_text(
+        'package = "x"\n[[versions]]\nversion = "1.0"\n'
+        '[[configurations]]\nid = "a"\nversions = ["2.0"]\n'
+    )
+    with pytest.raises(ImplError, match="unlisted versions"):
+        load_impl(folder)
+
+
+def test_unknown_implementation_and_version_are_named() -> None:
+    with pytest.raises(ImplError, match="unknown implementation 'nope'"):
+        get_impl("nope")
+    impl = PYTHON_IMPLS[0]
+    with pytest.raises(ImplError, match=r"has no version .0\.0\.0."):
+        impl.version("0.0.0")
+
+
+def _written(tmp_path: Path, meta: str) -> Path:
+    """The folder ``tmp_path/x`` with ``meta`` as its meta.toml."""
+    folder = tmp_path / "x"
+    folder.mkdir(exist_ok=True)
+    (folder / "meta.toml").write_text(meta)
+    return folder
+
+
+VERSIONS = 'package = "x"\nversions = [{ version = "1.0" }]\n'
+"""The smallest valid top of a meta.toml with a package (the bad files below add to it)."""
+
+
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        (VERSIONS + 'homepage_url = "h"\n',
+         "Object contains unknown field `homepage_url` (at the top level)"),
+        (VERSIONS + '[[configurations]]\nid = "a"\nslow_subscriber = "waits"\n',
+         "Object contains unknown field `slow_subscriber` - at `$.configurations[0]` (a "
+         "top-level key written after a [[configurations]] table belongs to it: move it "
+         "above the first one)"),
+        ('package = "x"\nversions = [{ version = "1.0", require = ["a==1"] }]\n',
+         "Object contains unknown field `require` - at `$.versions[0]`"),
+        (VERSIONS + '[[configurations]]\nid = "a"\n[configurations.unsupported]\nechoo = "no"\n',
+         "Invalid enum value 'echoo' - at `key` in `$.configurations[0].unsupported` (known: "
+         "echo, stream,"),
+    ],
+    ids=["top-level", "configuration", "version", "scenario"],
+)  # fmt: skip
+def test_an_unknown_key_is_refused_with_its_place(tmp_path: Path, meta: str, message: str) -> None:
+    folder = _written(tmp_path, meta)
+    with pytest.raises(ImplError) as raised:
+        load_impl(folder)
+    assert str(raised.value).startswith(f"{folder / 'meta.toml'}: {message}")
+
+
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        (VERSIONS + '[[configurations]]\nid = "a"\nargs = "--loop uvloop"\n',
+         "Expected `array`, got `str` - at `$.configurations[0].args`"),
+        ('package = "x"\nversions = [{ version = 1.0 }]\n',
+         "Expected `str`, got `float` - at `$.versions[0].version`"),
+        (VERSIONS + "reference = 1\n", "Expected `bool`, got `int` - at `$.reference`"),
+        (VERSIONS + "[deviations]\ncompression = false\n",
+         "Expected `str`, got `bool` - at `$.deviations[...]`"),
+        (VERSIONS + 'protocol = "carrier-pigeon"\n',
+         "Invalid enum value 'carrier-pigeon' - at `$.protocol` (known: websocket, socketio)"),
+        (VERSIONS + '[[configurations]]\nid = "A b"\n',
+         "Expected `str` matching regex '^[a-z0-9][a-z0-9-]*$' - at `$.configurations[0].id`"),
+        ('name = "x"\nname = "y"\n', "not valid TOML: "),
+    ],
+    ids=["array", "version-number", "bool", "deviation", "protocol", "config-id", "toml"],
+)  # fmt: skip
+def test_a_key_of_the_wrong_type_or_value_is_refused_with_its_place(
+    tmp_path: Path, meta: str, message: str
+) -> None:
+    folder = _written(tmp_path, meta)
+    with pytest.raises(ImplError) as raised:
+        load_impl(folder)
+    assert str(raised.value).startswith(f"{folder / 'meta.toml'}: {message}")
+
+
+@pytest.mark.parametrize(
+    ("pins", "message"),
+    [
+        ('["uvicorn>=0.30"]', "requirement 'uvicorn>=0.30' must be an exact pin 'name==version'"),
+        ('["uvicorn==0.*"]', "requirement 'uvicorn==0.*' must be an exact pin 'name==version'"),
+        ('["uvicorn[standard]==0.30.0"]',
+         "requirement 'uvicorn[standard]==0.30.0' must be an exact pin 'name==version'"),
+        ('["uvicorn 0.30"]', "requirement 'uvicorn 0.30' is not a requirement: Expected "),
+        ('["uvicorn==0.30.0", "uvicorn==0.31.0"]',
+         "requirement 'uvicorn==0.31.0' pins 'uvicorn' twice"),
+    ],
+    ids=["range", "wildcard", "extras", "syntax", "twice"],
+)  # fmt: skip
+def test_a_requirement_that_is_not_an_exact_pin_is_refused(
+    tmp_path: Path, pins: str, message: str
+) -> None:
+    folder = _written(
+        tmp_path, f'package = "x"\nversions = [{{ version = "1.0", requires = {pins} }}]\n'
+    )
+    with pytest.raises(ImplError) as raised:
+        load_impl(folder)
+    assert str(raised.value).startswith(f"{folder / 'meta.toml'}: version '1.0': {message}")
+    _written(tmp_path, f'{VERSIONS}[[configurations]]\nid = "a"\nrequires = {pins}\n')
+    with pytest.raises(ImplError, match=r"meta\.toml: configuration 'a': requirement "):
+        load_impl(folder)
+
+
+def test_a_version_that_is_not_pep_440_or_is_listed_twice_is_refused(tmp_path: Path) -> None:
+    folder = _written(tmp_path, 'package = "x"\nversions = [{ version = "latest" }]\n')
+    with pytest.raises(ImplError, match=r"meta\.toml: version 'latest' is not a PEP 440 version"):
+        load_impl(folder)
+    _written(tmp_path, 'package = "x"\nversions = [{ version = "1.0" }, { version = "1.0" }]\n')
+    with pytest.raises(ImplError, match=r"meta\.toml: version '1\.0' is listed twice"):
+        load_impl(folder)
+    _written(tmp_path, VERSIONS + '[[configurations]]\nid = "a"\n[[configurations]]\nid = "a"\n')
+    with pytest.raises(ImplError, match=r"meta\.toml: configuration 'a' is listed twice"):
+        load_impl(folder)
+
+
+FULL_META = """name = "x"
+display_name = "X"
+package = "x"
+homepage = "https://x.example/"
+protocol = "websocket"
+server = "uvicorn"
+event_loop = "asyncio"
+slow_subscriber = "waits"
+versions = [
+  { version = "1.0", requires = ["uvicorn==0.29.0", "websockets == 12.0"], api = "legacy" },
+  { version = "2.0", requires = ["uvicorn==0.54.0"], speedups = "C" },
+]
+[unsupported]
+soak = "too slow"
+[[configurations]]
+id = "wsproto-uvloop"
+ws_backend = "wsproto"
+event_loop = "uvloop"
+args = ["--ws", "wsproto"]
+requires = ["wsproto==1.3.2", "uvloop==0.23.0"]
+versions = ["2.0"]
+[configurations.unsupported]
+market = "no"
+[[configurations]]
+id = "sio"
+protocol = "socketio"
+server = "hypercorn"
+command = ["{python}", "{dir}/sio.py"]
+[deviations]
+compression = "off"
+"""
+
+
+def test_a_valid_meta_toml_reads_into_the_harness_objects(tmp_path: Path) -> None:
+    folder = _written(tmp_path, FULL_META)
+    assert load_impl(folder) == Impl(
+        name="x",
+        display_name="X",
+        directory=folder,
+        package="x",
+        server="uvicorn",
+        event_loop="asyncio",
+        protocol="websocket",
+        homepage="https://x.example/",
+        command=DEFAULT_COMMAND,
+        versions=(
+            ImplVersion("1.0", {"uvicorn": "0.29.0", "websockets": "12.0"}, api="legacy"),
+            ImplVersion("2.0", {"uvicorn": "0.54.0"}, speedups="C"),
+        ),
+        deviations={"compression": "off"},
+        reference=False,
+        configurations=(
+            ImplConfig(
+                id="wsproto-uvloop", server="uvicorn", event_loop="uvloop", ws_backend="wsproto",
+                args=("--ws", "wsproto"), requires={"wsproto": "1.3.2", "uvloop": "0.23.0"},
+                versions=("2.0",), unsupported={"soak": "too slow", "market": "no"},
+            ),
+            ImplConfig(
+                id="sio", server="hypercorn", event_loop="asyncio", protocol="socketio",
+                command=("{python}", "{dir}/sio.py"), unsupported={"soak": "too slow"},
+            ),
+        ),
+        slow_subscriber="waits",
+    )  # fmt: skip
+
+
+def test_left_out_keys_take_their_defaults(tmp_path: Path) -> None:
+    impl = load_impl(_written(tmp_path, ""))
+    assert (impl.name, impl.display_name, impl.server, impl.package, impl.versions) == (
+        "x", "x", "x", None, ()
+    )  # fmt: skip
+    assert impl.command == DEFAULT_COMMAND and impl.role == "server" and not impl.reference
+    assert impl.configs == (ImplConfig(id="default", server="x", event_loop="asyncio"),)
+    client = load_impl(_written(tmp_path, 'role = "client"\n'))
+    assert client.server == "" and client.command == DEFAULT_CLIENT_COMMAND

@@ -52,7 +52,7 @@ def bytecode_env(environ: dict[str, str]) -> dict[str, str] | None:
     never beside the sources; else None (``environ`` as it is). Without bytecode every Python
     process compiles every module it imports, and the tests start hundreds of them (servers,
     clients, asv's benchmark processes, mkdocs builds, each importing the same frameworks,
-    matplotlib or scipy): tests/test_clientlibs.py took 102 s without, 77 s with an empty
+    matplotlib or scipy): tests/clients/test_clientlibs.py took 102 s without, 77 s with an empty
     bytecode folder on a 2-core machine."""
     if not environ.get("PYTHONDONTWRITEBYTECODE") or environ.get("PYTHONPYCACHEPREFIX"):
         return None

@@ -30,7 +30,7 @@ from playwright.sync_api import (
 from tests.site_runs import CURRENT
 from wsbench.site.home import FAMILIES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / ".wsbench" / "screenshots"
 CHROMIUM_ENV = "WSBENCH_CHROMIUM"
 """The browser to drive (default: the first of :data:`BROWSERS` on ``PATH``)."""

@@ -63,7 +63,7 @@ from wsbench.site.results import (
 from wsbench.site.rows import row_of
 from wsbench.site.sources import settings_text, source_line
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STABLE = [98.0, 99.0, 99.9, 100.1, 101.0, 102.0]
 """Six windows around 100 (median 100, cv 1.5 %)."""
 

@@ -19,7 +19,7 @@ from tests.site_runs import CURRENT, OLD_RUN, OTHER_RUN, REFERENCE_RUN, build
 from wsbench.site import assets
 from wsbench.site.downloads import HEADER, decode_bundle
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPO_URL = "https://github.com/wsbench/wsbench"
 # Rows: one per (configuration, version), named as the harness names them.
 NATIVE = "native reference · wsbench-loadgen serve · tokio (current-thread)"

@@ -1,7 +1,7 @@
 """``./bench site`` is strict: a file of the results store that is not a valid run document
 fails the build (``mkdocs build --strict`` without ``--quiet``, which would drop the warning
 before the strict mode counts it), with exit code 2 and a message naming the file and the
-reason. A valid store still builds: tests/test_site.py builds its sites through the same
+reason. A valid store still builds: tests/site/test_site.py builds its sites through the same
 :func:`wsbench.jobs.main.build_site`."""
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from wsbench.site.markup import cell, spread
 from wsbench.site.render import render_leaderboard, table_link
 from wsbench.site.results import Results, select
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STABLE = [98.0, 99.0, 99.9, 100.1, 101.0, 102.0]
 """Six windows around 100 (median 100, cv 1.5 %)."""
 NATIVE = impl("native", "0.1.0", "websocket", reference=True)

@@ -2,7 +2,7 @@
 reply exact, every connection held and closed; and the figures a sample keeps from it.
 
 The server is picows on uvloop (one of the fastest servers here, so that the test stays
-short); the other configurations are covered with 20 connections in tests/test_impls.py.
+short); the other configurations are covered with 20 connections in tests/impls/test_servers.py.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from wsbench.site.results import Results, select
 from wsbench.site.studies import StudiesError, Study, load_studies, round_trip_table
 from wsbench.site.sweeps import OFFERED_FIGURES, OFFERED_LOAD, SUBSCRIBERS, sweep_charts
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WAITS = "waits: each send is awaited in turn"
 BUFFERS = "buffers: write_message() is not awaited"
 

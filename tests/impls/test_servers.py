@@ -1,0 +1,269 @@
+"""Every configuration of every implementation, at the version installed here, speaks the
+protocol exactly (plain WebSocket or Socket.IO).
+
+The load generator's count mode sends an exact number of messages and checks each reply
+byte for byte (sequence number, filler, frame type, order); these tests assert its counts.
+
+Each configuration runs all its cases against ONE server (the module-scoped ``server``
+fixture, parametrized over the configurations): pytest groups the tests by that fixture's
+parameter, so a configuration's server starts once, serves the exact-count cases in file
+order, then the client that leaves mid-push, and :func:`test_server_stops_cleanly` (last
+in this file) stops it and checks its exit code. A case that kills the server makes the
+later cases of that configuration fail too, with the server-died message and log tail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from wsbench.impls import all_impls, get_impl
+from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession
+from wsbench.loadreport import Report
+
+CONFIGS = [
+    pytest.param((impl.name, config.id), id=f"{impl.name}:{config.id}")
+    for impl in all_impls()
+    for config in impl.configs
+]
+SIZES = [16, 1024, 65536]  # 7-bit, 16-bit and 64-bit frame lengths
+TEXT = pytest.mark.parametrize("text", [False, True], ids=["binary", "text"])
+COUNT = 200
+"""Messages per connection in the echo cases (and JSON, offered load)."""
+PUSH_COUNT = 1000
+"""Messages pushed in the push cases."""
+LARGE = 65536
+LARGE_COUNT = 20
+"""Messages per connection (echo) or pushed (push) at :data:`LARGE` bytes: every message
+takes the same 64-bit frame length path, and a slow server makes 200 of them long
+(Flask-SocketIO on eventlet or gevent echoed 2 x 200 of 64 KiB in 10 s)."""
+
+
+def count_of(size: int, count: int) -> int:
+    """``count``, or :data:`LARGE_COUNT` at :data:`LARGE` bytes."""
+    return LARGE_COUNT if size >= LARGE else count
+
+
+SUBSCRIBERS = 10
+"""Subscribers (market: clients) of the fan-out cases."""
+FANOUT_COUNT = 100
+"""Messages published in the fan-out cases."""
+CLIENTS = 20
+"""Connections of the many-connection cases (the 1,000-connection case is
+tests/instrument/test_measure_many_connections.py, against one server)."""
+
+
+class ConfigServer:
+    """One configuration's server, shared by all its cases, stopped once by :meth:`stop`."""
+
+    def __init__(self, impl: str, config_id: str, python: str) -> None:
+        self.impl = impl
+        self.config_id = config_id
+        self.label = f"{impl}:{config_id}"
+        self.session = ServerSession(get_impl(impl), config_id, label=self.label, python=python)
+        self.stopped = False
+        self.log_tail = ""
+
+    def start(self) -> None:
+        self.session.__enter__()
+
+    def run(self, what: str, **options: Any) -> Measurement:
+        """One load generator run against this server; ``what`` names the case."""
+        if self.stopped:
+            pytest.fail(f"{self.label}: {what} ran after the server was stopped (test order)")
+        m = self.session.run(MeasureConfig(impl=self.impl, config=self.config_id, **options))
+        assert m.status == "ok", f"{self.label}, {what}: {m.error}"
+        assert m.report is not None, f"{self.label}, {what}: no report"
+        return m
+
+    def stop(self) -> int | None:
+        """Stop the server (once) and return its exit code; keeps the log's tail."""
+        if not self.stopped:
+            self.stopped = True
+            self.session.server.stop()
+            self.log_tail = self.session.server.log_tail() or "(no output)"
+            self.session.__exit__(None, None, None)
+        return self.session.exit_code
+
+
+@pytest.fixture(scope="module", params=CONFIGS)
+def server(request: pytest.FixtureRequest) -> Iterator[ConfigServer]:
+    """The configuration's server, started once for all its cases."""
+    impl, config_id = request.param
+    srv = ConfigServer(impl, config_id, request.config.getoption("--server-python"))
+    try:
+        srv.start()
+        yield srv
+    finally:
+        srv.stop()
+
+
+def check_counters(report: Report, what: str) -> None:
+    """Every integrity and error counter of ``report`` is 0."""
+    integrity = {k: v for k, v in report.integrity.items() if v}
+    errors = {k: v for k, v in report.errors.items() if v}
+    assert not integrity, f"{what}: integrity counters {integrity}"
+    assert not errors, f"{what}: error counters {errors}"
+    assert report.integrity and report.errors, f"{what}: counters missing from the report"
+
+
+@TEXT
+@pytest.mark.parametrize("size", SIZES)
+def test_echo_is_exact(server: ConfigServer, size: int, text: bool) -> None:
+    what = f"echo {size} B {'text' if text else 'binary'}"
+    count = count_of(size, COUNT)
+    m = server.run(
+        what, scenario="echo", size_bytes=size, in_flight=16, connections=2, count=count,
+        text=text,
+    )  # fmt: skip
+    assert m.report is not None
+    what = f"{server.label}, {what}"
+    assert m.report.messages_sent == 2 * count, what
+    assert m.report.messages_received == 2 * count, what
+    assert m.report.bytes_received == 2 * count * size, what
+    check_counters(m.report, what)
+
+
+@TEXT
+@pytest.mark.parametrize("size", SIZES)
+def test_push_delivers_the_exact_count(server: ConfigServer, size: int, text: bool) -> None:
+    what = f"push {size} B {'text' if text else 'binary'}"
+    count = count_of(size, PUSH_COUNT)
+    m = server.run(what, scenario="stream", size_bytes=size, count=count, text=text)
+    assert m.report is not None
+    what = f"{server.label}, {what}"
+    assert m.report.messages_received == count, what
+    assert m.report.bytes_received == count * size, what
+    check_counters(m.report, what)
+
+
+def test_pings_are_answered_by_pongs_with_their_payload(server: ConfigServer) -> None:
+    """RFC 6455's ping and pong, which the framework answers itself (impls/PROTOCOL.md):
+    every ping of 3 connections answered once, with its own payload."""
+    m = server.run("ping", scenario="ping", connections=3, count=COUNT)
+    assert m.report is not None
+    what = f"{server.label}, ping"
+    assert m.report.messages_sent == m.report.messages_received == 3 * COUNT, what
+    assert m.report.latency_us is not None and m.report.latency_us.count == 3 * COUNT, what
+    check_counters(m.report, what)
+
+
+def test_server_survives_a_client_leaving_mid_push(server: ConfigServer) -> None:
+    """Duration mode closes the connection mid-push; the server must stay up (checked after
+    the run) and then stop cleanly (:func:`test_server_stops_cleanly`)."""
+    server.run("push, client leaving mid-push", scenario="stream", warmup_s=0.05, duration_s=0.2)
+
+
+def test_json_replies_are_exact(server: ConfigServer) -> None:
+    """The JSON workload: every 97-byte object answered with its own ``seq`` and ``ok``."""
+    m = server.run("json", scenario="json", in_flight=16, connections=2, count=COUNT)
+    assert m.report is not None
+    what = f"{server.label}, json"
+    assert m.report.config.message_type == "json", what
+    assert m.report.messages_sent == 2 * COUNT, what
+    assert m.report.messages_received == 2 * COUNT, what
+    check_counters(m.report, what)
+
+
+def skip_if_unsupported(server: ConfigServer, scenario: str) -> None:
+    """Skip, with the reason its metadata gives, a scenario the configuration does not run."""
+    why = get_impl(server.impl).config(server.config_id).unsupported.get(scenario)
+    if why is not None:
+        pytest.skip(f"{server.label} does not support {scenario}: {why}")
+
+
+@TEXT
+def test_every_subscriber_gets_every_broadcast_message(server: ConfigServer, text: bool) -> None:
+    """/broadcast (Socket.IO: the room): each published message reaches every subscriber
+    exactly once, in order, byte for byte, and never the publisher."""
+    skip_if_unsupported(server, "broadcast")
+    what = f"{server.label}, broadcast {'text' if text else 'binary'}"
+    m = server.run(
+        what, scenario="broadcast", subscribers=SUBSCRIBERS, count=FANOUT_COUNT, text=text,
+        size_bytes=64,
+    )  # fmt: skip
+    assert m.report is not None
+    fanout = m.report.fanout
+    assert fanout is not None, what
+    assert (fanout.subscribers, fanout.published) == (SUBSCRIBERS, FANOUT_COUNT), what
+    assert m.report.messages_received == SUBSCRIBERS * FANOUT_COUNT, what
+    assert fanout.last_latency_us.count == FANOUT_COUNT, what
+    check_counters(m.report, what)
+
+
+def test_market_ticks_reach_every_client_and_every_order_is_acknowledged(
+    server: ConfigServer,
+) -> None:
+    """/market: every tick relayed to every client (fields checked), every order answered
+    with its own acknowledgement, in order."""
+    skip_if_unsupported(server, "market")
+    what = f"{server.label}, market"
+    m = server.run(what, scenario="market", subscribers=SUBSCRIBERS, count=FANOUT_COUNT, rate=500.0)
+    assert m.report is not None
+    orders = m.report.fanout.orders if m.report.fanout else None
+    assert orders is not None, what
+    assert m.report.messages_received == SUBSCRIBERS * FANOUT_COUNT, what
+    assert (orders.sent, orders.acked) == (SUBSCRIBERS * FANOUT_COUNT,) * 2, what
+    assert orders.mismatched == 0, what
+    check_counters(m.report, what)
+
+
+def test_echo_at_a_fixed_offered_load_is_exact(server: ConfigServer) -> None:
+    """The offered scenario's open-loop sender: every message answered, exactly."""
+    what = f"{server.label}, echo at a fixed rate"
+    m = server.run(what, scenario="offered", connections=2, count=COUNT, rate=2000.0)
+    assert m.report is not None
+    assert m.report.config.rate_per_s == 2000.0, what
+    assert m.report.messages_received == 2 * COUNT, what
+    check_counters(m.report, what)
+
+
+def test_concurrent_clients_each_get_every_reply(server: ConfigServer) -> None:
+    """The clients scenario's settings (several source addresses) with an exact count."""
+    m = server.run("clients", scenario="clients", connections=CLIENTS, count=20, source_addresses=4)
+    assert m.report is not None
+    what = f"{server.label}, {CLIENTS} clients"
+    assert m.report.connections_ok == CLIENTS, what
+    assert m.report.messages_received == CLIENTS * 20, what
+    spread = m.report.per_connection_messages_per_s
+    assert spread is not None and 0 < spread.min <= spread.median <= spread.max, what
+    check_counters(m.report, what)
+
+
+def test_connection_setup_cycles_complete(server: ConfigServer) -> None:
+    """Connect, handshake, one message, close, repeated by 4 workers for 0.2 s."""
+    m = server.run(
+        "connect", scenario="connect", workers=4, warmup_s=0.05, duration_s=0.2,
+        source_addresses=4,
+    )  # fmt: skip
+    assert m.report is not None
+    what = f"{server.label}, connect"
+    assert m.report.cycles, what
+    assert m.report.handshake_us and m.report.handshake_us.count == m.report.cycles, what
+    check_counters(m.report, what)
+
+
+def test_idle_connections_are_held_and_closed(server: ConfigServer) -> None:
+    """The memory scenario with a few connections: every one opened, held, closed by us."""
+    m = server.run("memory", scenario="memory", connections=CLIENTS, duration_s=0.05)
+    assert m.report is not None
+    what = f"{server.label}, memory"
+    assert m.report.connections_ok == CLIENTS, what
+    assert m.report.closed == CLIENTS, what
+    assert m.report.closed_early == 0, what
+    assert m.rss_idle_bytes and m.rss_held_bytes, what
+    assert not any(m.report.errors.values()), what
+
+
+def test_server_stops_cleanly(server: ConfigServer) -> None:
+    """After all its cases, the server stops on SIGTERM: exit code 0 or -15."""
+    code = server.stop()
+    start_error = server.session.start_error
+    detail = (
+        f"it did not start: {start_error}"
+        if start_error
+        else f"--- server log (tail) ---\n{server.log_tail}"
+    )
+    assert code in (0, -15), f"{server.label}: server exit code {code} after stop\n{detail}"
