@@ -90,6 +90,36 @@ pub struct PhaseArgs {
     pub source_addresses: usize,
 }
 
+impl PhaseArgs {
+    /// A [`LoadConfig`] of these phases: `connections` to `url`, each with `in_flight`
+    /// messages of `size` bytes (text frames if `text`), closed loop.
+    pub fn load_config(
+        &self,
+        url: &WsUrl,
+        connections: u32,
+        in_flight: usize,
+        size: usize,
+        text: bool,
+    ) -> LoadConfig {
+        LoadConfig {
+            url: url.clone(),
+            connections: connections as usize,
+            in_flight,
+            size,
+            text,
+            json: false,
+            warmup: self.warmup,
+            duration: self.duration,
+            count: self.count,
+            timeout: self.timeout,
+            threads: self.threads as usize,
+            protocol: self.protocol,
+            source_addresses: self.source_addresses,
+            rate: None,
+        }
+    }
+}
+
 /// Options shared by `echo` and `stream`.
 #[derive(Debug, Clone, Args)]
 pub struct LoadArgs {
@@ -210,22 +240,8 @@ impl PingArgs {
     /// Converts to a [`LoadConfig`]: one ping of [`PING_SIZE`] bytes in flight per
     /// connection.
     pub fn to_config(&self) -> LoadConfig {
-        LoadConfig {
-            url: self.url.clone(),
-            connections: self.connections as usize,
-            in_flight: 1,
-            size: PING_SIZE,
-            text: false,
-            json: false,
-            warmup: self.phase.warmup,
-            duration: self.phase.duration,
-            count: self.phase.count,
-            timeout: self.phase.timeout,
-            threads: self.phase.threads as usize,
-            protocol: self.phase.protocol,
-            source_addresses: self.phase.source_addresses,
-            rate: None,
-        }
+        self.phase
+            .load_config(&self.url, self.connections, 1, PING_SIZE, false)
     }
 }
 
@@ -327,22 +343,13 @@ pub struct ProbeArgs {
 impl LoadArgs {
     /// Converts to a [`LoadConfig`] with `in_flight` messages per connection.
     pub fn to_config(&self, in_flight: u32) -> LoadConfig {
-        LoadConfig {
-            url: self.url.clone(),
-            connections: self.connections as usize,
-            in_flight: in_flight as usize,
-            size: self.size as usize,
-            text: self.text,
-            json: false,
-            warmup: self.phase.warmup,
-            duration: self.phase.duration,
-            count: self.phase.count,
-            timeout: self.phase.timeout,
-            threads: self.phase.threads as usize,
-            protocol: self.phase.protocol,
-            source_addresses: self.phase.source_addresses,
-            rate: None,
-        }
+        self.phase.load_config(
+            &self.url,
+            self.connections,
+            in_flight as usize,
+            self.size as usize,
+            self.text,
+        )
     }
 }
 

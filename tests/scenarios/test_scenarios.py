@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reports import report
 from wsbench import scenarios as scenarios_package
 from wsbench.instrument.measure import MeasureConfig
 from wsbench.results import metrics
@@ -157,3 +158,20 @@ def test_each_mode_drives_the_load_generator_with_its_own_options() -> None:
     held = MeasureConfig("x", "memory", connections=100, time_limit_s=7.0)
     assert spec("memory").loadgen_options(held) == ["--connections", "100", "--hold-s", "7"]
     assert not spec("memory").windowed and spec("echo").windowed
+
+
+def test_ping_keeps_one_ping_in_flight_and_counts_its_pongs() -> None:
+    pings = MeasureConfig("x", "ping", connections=3, count=2)
+    assert spec("ping").loadgen_options(pings) == [
+        "--connections", "3", "--warmup", "1.0", "--duration", "3.0",
+    ]  # fmt: skip
+    assert pings.loadgen_args("ws://h/echo")[:2] == ["ping", "--url"]
+    clean = {"integrity": {"lost": 0}, "errors": {"timeout": 0}}
+    assert spec("ping").check(report(messages_received=6, **clean), pings) is None
+    assert spec("ping").check(report(messages_received=5, **clean), pings) == (
+        "received 5 of 6 pongs"
+    )
+    lost = {"integrity": {"lost": 1}, "errors": {"timeout": 1}}
+    assert spec("ping").check(report(messages_received=5, **lost), pings) == (
+        "load generator saw lost=1, timeout=1"
+    )

@@ -322,11 +322,7 @@ class EchoMode(ScenarioSpec):
         return [*options, "--in-flight", str(s.in_flight)]
 
     def check_counts(self, report: Report, s: Settings) -> str | None:
-        if s.count is not None:
-            expected = s.count * s.connections
-            if report.messages_received != expected:
-                return f"received {report.messages_received} of {expected} messages"
-        return None
+        return exact_count(report, s)
 
 
 @dataclass(frozen=True)
@@ -416,6 +412,17 @@ class FanoutMode(ScenarioSpec):
                 f"{orders.mismatched} acknowledgements mismatched"
             )
         return None
+
+
+def exact_count(report: Report, s: Settings, unit: str = "messages") -> str | None:
+    """In count mode, ``"received N of M <unit>"`` when the report did not get exactly
+    ``count`` answers on each of the connections; else None."""
+    if s.count is None:
+        return None
+    expected = s.count * s.connections
+    if report.messages_received != expected:
+        return f"received {report.messages_received} of {expected} {unit}"
+    return None
 
 
 def client_messages_per_s(p: Params, messages_per_delivery: int = 1) -> int:

@@ -23,6 +23,7 @@ from wsbench.scenarios.base import (
     WINDOW_FIGURES,
     ScenarioSpec,
     Settings,
+    exact_count,
     param_sets,
     spread,
     window_options,
@@ -40,11 +41,7 @@ class PingMode(ScenarioSpec):
         return ["--connections", str(s.connections), *window_options(s)]
 
     def check_counts(self, report: Report, s: Settings) -> str | None:
-        if s.count is not None:
-            expected = s.count * s.connections
-            if report.messages_received != expected:
-                return f"received {report.messages_received} of {expected} pongs"
-        return None
+        return exact_count(report, s, "pongs")
 
 
 SPEC = PingMode(
