@@ -32,8 +32,8 @@ process (the spread between processes is the larger one: 8 % against 5 % within 
 for websockets at 16 B x 64), about 34 s per configuration. The middle sets (echo 1 KiB,
 100 clients) are bracketed by sets that stay. The JSON, text, connection-setup and soak
 scenarios' full grids took 17 min for 25 configurations with one server process each
-instead of three, and the market and offered-load scenarios are in the full grid only (the
-nightly).
+instead of three, and the market, offered-load and ping scenarios are in the full grid only
+(the nightly).
 
 Client libraries (``clients/``, ``./bench clients``) are measured at the parameter sets of
 :data:`CLIENT_GRID` (echo: ping-pong and pipelined; stream: receive throughput from a
