@@ -175,3 +175,12 @@ def test_ping_keeps_one_ping_in_flight_and_counts_its_pongs() -> None:
     assert spec("ping").check(report(messages_received=5, **lost), pings) == (
         "load generator saw lost=1, timeout=1"
     )
+
+
+def test_one_of_a_counted_parameter_reads_in_the_singular() -> None:
+    assert params_words({"connections": 1}, short=False) == ["1 connection"]
+    assert params_words({"subscribers": 1, "rate": 100}, short=False) == [
+        "1 subscriber", "100 messages/s",
+    ]  # fmt: skip
+    assert params_words({"workers": 16}, short=False) == ["16 workers"]
+    assert params_label({"connections": 1, "size_bytes": 16, "in_flight": 1}) == "1 conns 16 B x1"

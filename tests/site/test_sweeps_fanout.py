@@ -210,7 +210,7 @@ def test_the_study_table_puts_ours_under_its_rows_lowest_mean_first(results: Res
 def test_without_our_closest_set_the_study_section_says_so() -> None:
     only_ten = select([run([], impl_info=AIOHTTP, benchmarks=[market(10, 100, 0.8)])])
     page = render_leaderboard_page("market", only_ten).markdown
-    assert "No shown run measured 1 subscribers, 100 messages/s." in page
+    assert "No shown run measured 1 subscriber, 100 messages/s." in page
 
 
 def test_a_malformed_studies_file_names_itself(tmp_path: Path) -> None:

@@ -35,6 +35,12 @@ PARAM_WORDS: dict[str, tuple[str, str]] = {
 }
 """How a parameter reads, short (tables, the CLI) and in words (headings), in the order a
 label puts them."""
+ONE_WORDS: dict[str, str] = {
+    "connections": "1 connection",
+    "workers": "1 worker",
+    "subscribers": "1 subscriber",
+}
+"""How a counted parameter reads in words at 1 (singular), e.g. ``"1 connection"``."""
 ZERO_WORDS: dict[str, tuple[str, str] | None] = {
     "rate": ("max", "as fast as delivered"),
     "load_percent": None,
@@ -54,6 +60,9 @@ def params_words(params: Params, *, short: bool) -> list[str]:
             zero = ZERO_WORDS[name]
             if zero is not None and not (name == "rate" and params.get("load_percent")):
                 worded.append(zero[0 if short else 1])
+            continue
+        if not short and params[name] == 1 and name in ONE_WORDS:
+            worded.append(ONE_WORDS[name])
             continue
         worded.append(words[0 if short else 1].format(params[name]))
     return worded
