@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NEVER_DISTURBED, clean_clone_env
+from wsbench.commands.cli import main
 from wsbench.commands.run import add_arguments, plan_of
 from wsbench.impls import get_impl
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import MainJobError
+from wsbench.jobs.main import MainJobError, check_commits, commit_refs
 from wsbench.paths import REPO_ROOT
 from wsbench.results.runformat import load
 from wsbench.results.stats import median
@@ -113,3 +114,18 @@ def test_the_default_grid_takes_one_window_per_process_and_the_full_grid_the_pla
     assert _plan("--windows", "3") == _plan("--grid", "full", "--windows", "3") == (3, 3)
     with pytest.raises(MainJobError, match="windows per process must be at least 1"):
         _plan("--windows", "0")
+
+
+def test_commits_name_what_asv_will_run() -> None:
+    assert commit_refs("HEAD^!") == ["HEAD"]
+    assert commit_refs("HEAD~3..HEAD") == ["HEAD~3", "HEAD"]
+    assert commit_refs("main...topic") == ["main", "topic"]
+    assert commit_refs("v1.0") == ["v1.0"]
+    assert commit_refs("NEW") == commit_refs("HASHFILE:hashes.txt") == []
+
+
+def test_a_commit_the_repository_does_not_have_is_refused_before_asv_runs() -> None:
+    check_commits("HEAD~1..HEAD")
+    with pytest.raises(MainJobError, match=r"^--commits zzz\.\.HEAD: no commit 'zzz' in "):
+        check_commits("zzz..HEAD")
+    assert main(["run", "--commits", "HEAD..nope", "--impl", "native", "--no-site"]) == 2

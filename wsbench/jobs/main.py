@@ -35,8 +35,10 @@ from wsbench.instrument import loadgen, machine, system
 from wsbench.instrument.cpus import placement_from
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import releases, shards
+from wsbench.jobs.commits import resolve
 from wsbench.paths import REPO_ROOT, SITE_DIR
 from wsbench.results import store
+from wsbench.results.compare import CompareError
 from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, SCENARIOS, Grid, in_grid
 
 STEPS = 5
@@ -99,6 +101,38 @@ def grid_windows(grid: str) -> int:
     if grid == "default":
         return DEFAULT_GRID_WINDOWS_PER_PROCESS
     return SamplingPlan().windows_per_process
+
+
+ASV_COMMIT_WORDS = ("ALL", "NEW", "EXISTING")
+"""``asv run``'s commit arguments that name no commit of their own."""
+
+
+def commit_refs(commits: str) -> list[str]:
+    """The commits an ``asv run`` commit argument names: both ends of ``A..B`` or
+    ``A...B``, ``A`` of ``A^!`` or ``A``; none for asv's words (:data:`ASV_COMMIT_WORDS`) and
+    ``HASHFILE:``."""
+    if commits in ASV_COMMIT_WORDS or commits.startswith("HASHFILE:"):
+        return []
+    if commits.endswith("^!"):
+        return [commits[:-2]]
+    for separator in ("...", ".."):
+        if separator in commits:
+            return [part or "HEAD" for part in commits.split(separator, 1)]
+    return [commits]
+
+
+def check_commits(commits: str, repo: Path = REPO_ROOT) -> None:
+    """Refuse ``--commits`` naming a commit this repository does not have, before asv does
+    (asv ends in a traceback).
+
+    Raises:
+        MainJobError: ``"--commits zzz..HEAD: no commit 'zzz' in /repo"``.
+    """
+    for ref in commit_refs(commits):
+        try:
+            resolve(ref, repo)
+        except CompareError as exc:
+            raise MainJobError(f"--commits {commits}: {exc}") from None
 
 
 def _step(i: int, text: str) -> None:
@@ -216,6 +250,7 @@ def run(options: MainJobOptions) -> int:
         parse_params(options.param)
     except ValueError as exc:
         raise MainJobError(str(exc)) from exc
+    check_commits(options.commits)
     envs = select_envs(options.impl, options.versions, options.config, options.environment)
     listed = {e.name for e in envs}
     if options.new_releases:
