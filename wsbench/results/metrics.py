@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from wsbench.results.memoryfit import Fit, kernel_fit, rss_fit
 from wsbench.results.runformat import MemoryStep, Sample
@@ -39,9 +40,10 @@ class Metric:
     higher_is_better: bool
     of: Callable[[Sample], float | None] = field(repr=False)
 
-    @property
+    @cached_property
     def scenarios(self) -> tuple[str, ...]:
-        """The scenarios that have it (their specs' ``figures``), in registry order."""
+        """The scenarios that have it (their specs' ``figures``), in registry order; worked
+        out once per figure (the site asks for every row)."""
         return tuple(s.name for s in SPECS.values() if self.name in s.figures)
 
     @property
