@@ -18,11 +18,22 @@ The sections follow the matrix:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import shutil
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
 import psutil
+import pytest
+
+from tests.conftest import NEVER_DISTURBED, clean_clone_env
+from tests.runs import run
+from wsbench.paths import REPO_ROOT
+from wsbench.results import store
 
 FAULT_TAG_ENV = "WSBENCH_FAULT_TAG"
 """An environment variable a test sets on a run it starts: every process of that run inherits
@@ -63,6 +74,103 @@ def unchanged(before: dict[str, bytes], root: Path) -> list[str]:
 
 
 # 1. The store's file system full or read-only.
+
+TMPFS_DRIVER = """
+import hashlib, json, os, shutil, subprocess, sys, time
+from pathlib import Path
+mode, root, earlier, clone = sys.argv[1:5]
+argv = sys.argv[5:]
+root_path = Path(root)
+subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", root], check=True)
+shutil.copytree(earlier, root, dirs_exist_ok=True)
+before = {str(p) for p in root_path.rglob("*.json")}
+if mode == "read-only":
+    subprocess.run(["mount", "-o", "remount,ro", root], check=True)
+proc = subprocess.Popen(argv, cwd=clone, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                        text=True)
+filled = False
+while mode == "full" and proc.poll() is None:
+    if {str(p) for p in root_path.rglob("*.json")} - before:  # the run's first document
+        with open(root_path / "filler", "wb") as out:
+            try:
+                while True:
+                    out.write(b"x" * 4096)
+                    out.flush()
+            except OSError:
+                filled = True
+        break
+    time.sleep(0.02)
+output = proc.communicate(timeout=600)[0]
+files = {str(p.relative_to(root_path)): hashlib.sha256(p.read_bytes()).hexdigest()
+         for p in root_path.rglob("*") if p.is_file() and p.name != "filler"}
+print(json.dumps({"code": proc.returncode, "output": output, "files": files, "filled": filled}))
+"""
+"""Run inside ``unshare --mount`` (a private mount namespace, so the test's tmpfs is seen by
+nobody else and goes with it): mount a 1 MiB tmpfs as the results store, copy the earlier
+documents in, then make it read-only, or fill it once the run has written its first document
+(the disk filling up mid-run); run the command; print its exit code and output, and the
+store's files with their SHA-256, as JSON."""
+
+
+def _unshare_works() -> bool:
+    probe = ["unshare", "--mount", "--propagation", "private", "mount", "-t", "tmpfs", "tmpfs"]
+    found = shutil.which("unshare") is not None
+    return found and subprocess.run([*probe, "/mnt"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _unshare_works(), reason="needs unshare --mount (CAP_SYS_ADMIN)")
+@pytest.mark.parametrize("mode", ["full", "read-only"])
+def test_a_full_or_read_only_store_fails_the_run_and_keeps_what_was_there(
+    tmp_path: Path, mode: str
+) -> None:
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(clone)], check=True)
+    earlier = tmp_path / "earlier"
+    kept = store.save(run([100.0], machine="e2e", run_id="20260101T000000Z-000000"), earlier)
+    digest = hashlib.sha256(kept.read_bytes()).hexdigest()
+    results = tmp_path / "results"
+    results.mkdir()
+    tag = new_tag()
+    env = {
+        **clean_clone_env(tmp_path),
+        **tag,
+        store.ROOT_ENV: str(results),
+        "WSBENCH_MAX_STEAL_PERCENT": str(NEVER_DISTURBED),
+        "WSBENCH_MAX_OTHER_CPU_PERCENT": str(NEVER_DISTURBED),
+    }
+    bench = [sys.executable, "-m", "wsbench.commands.cli", "run", "--impl", "native",
+             "--config", "websocket", "--scenario", "echo", "--param", "size_bytes=16",
+             "--processes", "2", "--windows", "1", "--warmup", "0.2", "--window", "1",
+             "--machine", "e2e", "--no-site"]  # fmt: skip
+    driver = tmp_path / "driver.py"
+    driver.write_text(TMPFS_DRIVER)
+    argv = ["unshare", "--mount", "--propagation", "private", sys.executable, str(driver)]
+    proc = subprocess.run(
+        [*argv, mode, str(results), str(earlier), str(clone), *bench],
+        env=env, capture_output=True, text=True, timeout=900, check=True,
+    )  # fmt: skip
+    found = json.loads(proc.stdout)
+    said = found["output"]
+    assert found["code"] == 1, said[-3000:]
+    earlier_name = str(kept.relative_to(earlier))
+    assert found["files"][earlier_name] == digest  # unchanged, byte for byte
+    assert [n for n in found["files"] if ".tmp" in n or ".probe" in n] == []
+    assert tagged_processes(tag) == []
+    if mode == "read-only":
+        # Refused before anything is built or measured, naming the store and errno.
+        assert f"the results store {results}: cannot write {results}/e2e/.probe" in said
+        assert "[Errno 30 EROFS] Read-only file system" in said
+        assert "[1/5]" not in said
+        assert list(found["files"]) == [earlier_name]
+        return
+    assert found["filled"]
+    # The benchmark process named the document and errno; the main job named what is missing.
+    assert "cannot write " in said and "[Errno 28 ENOSPC] No space left on device" in said
+    assert "results not written to" in said
+    assert "lacks" in said or "no document" in said
+    # What the run wrote before the disk filled is a whole, valid document.
+    for name in found["files"]:
+        assert name == earlier_name or name.endswith(".json")
 
 
 # 2. A malformed document, or a newer format version, in the store.

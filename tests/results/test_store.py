@@ -3,8 +3,12 @@ left in place."""
 
 from __future__ import annotations
 
+import errno
+import os
 from datetime import UTC, datetime
 from pathlib import Path
+
+import pytest
 
 from tests.runs import run
 from wsbench.results import store
@@ -42,3 +46,39 @@ def test_a_malformed_file_is_reported_and_kept(tmp_path: Path) -> None:
 def test_a_missing_store_is_empty(tmp_path: Path) -> None:
     loaded = store.load_store(tmp_path / "nothing")
     assert loaded.runs == [] and loaded.problems == []
+
+
+def test_a_failed_write_names_the_path_and_errno_and_leaves_the_earlier_document(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = run([100.0])
+    path = store.save(doc, tmp_path)
+    before = path.read_bytes()
+    real_fsync = os.fsync
+
+    def full(fd: int) -> None:  # the data was written, the disk has no room to keep it
+        real_fsync(fd)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(store.os, "fsync", full)
+    with pytest.raises(store.StoreError) as caught:
+        store.save(run([200.0]), tmp_path)
+    assert str(caught.value) == (
+        f"cannot write {path}: [Errno {errno.ENOSPC} ENOSPC] No space left on device"
+    )
+    assert caught.value.errno == errno.ENOSPC
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary file
+
+
+def test_a_folder_that_cannot_be_made_is_named(tmp_path: Path) -> None:
+    (tmp_path / "m").write_text("a file where the machine's folder goes")
+    with pytest.raises(store.StoreError, match=r"cannot write .*/m/.*\[Errno 20 ENOTDIR\]"):
+        store.save(run([100.0], machine="m"), tmp_path)
+    with pytest.raises(store.StoreError, match=r"\[Errno 17 EEXIST\] File exists"):
+        store.check_writable(tmp_path, "m")
+
+
+def test_a_writable_store_passes_the_check_and_keeps_no_probe(tmp_path: Path) -> None:
+    assert store.check_writable(tmp_path / "new", "m") == tmp_path / "new" / "m"
+    assert list((tmp_path / "new" / "m").iterdir()) == []

@@ -300,7 +300,12 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
         done = msgspec.structs.replace(
             run, benchmarks=[*earlier, *benchmarks], finished_at=store.now_iso()
         )
-        store.save(done, settings.results_dir)
+        try:
+            store.save(done, settings.results_dir)
+        except store.StoreError as exc:
+            # Measuring on is pointless: say why on the line asv shows, and stop.
+            print(f"wsbench: {impl.name}:{run_config.id} {exc}", file=sys.stderr, flush=True)
+            raise
 
     if not_installed:
         reason = f"does not install: {not_installed['error']}"
@@ -368,20 +373,33 @@ def grid_of(params: list[list[int]], param_names: list[str]) -> list[Params]:
 
 
 def selected_grids() -> dict[Scenario, list[Params]]:
-    """The parameter sets to measure, by scenario: the grid ``WSBENCH_GRID`` chooses, of
-    the scenarios ``WSBENCH_SCENARIOS`` names (default: every scenario with a parameter set
-    in that grid), narrowed by ``WSBENCH_PARAMS``; a scenario left with none is left out.
+    """:func:`grids_for` the grid ``WSBENCH_GRID`` chooses, the scenarios
+    ``WSBENCH_SCENARIOS`` names and the filters of ``WSBENCH_PARAMS``.
 
     Raises:
         SuiteError: a malformed ``WSBENCH_*`` setting, or an unknown scenario.
     """
-    items = [i for i in os.environ.get(PARAMS_ENV, "").split(";") if i]
+    return grids_for(
+        SuiteSettings.from_env().grid,
+        [n for n in os.environ.get(SCENARIOS_ENV, "").split(",") if n],
+        [i for i in os.environ.get(PARAMS_ENV, "").split(";") if i],
+    )
+
+
+def grids_for(
+    which: Grid, names: Sequence[str], items: Sequence[str]
+) -> dict[Scenario, list[Params]]:
+    """The parameter sets to measure, by scenario: the grid ``which`` of the scenarios
+    ``names`` (none: every scenario with a parameter set in that grid), narrowed by the
+    ``NAME=V[,V...]`` filters ``items``; a scenario left with none is left out.
+
+    Raises:
+        SuiteError: a malformed filter, or an unknown scenario.
+    """
     try:
         wanted = parse_params(items)
     except ValueError as exc:
         raise SuiteError(str(exc)) from exc
-    which = SuiteSettings.from_env().grid
-    names = [n for n in os.environ.get(SCENARIOS_ENV, "").split(",") if n]
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         raise SuiteError(f"{SCENARIOS_ENV}: unknown scenario(s) {unknown} (known: {SCENARIOS})")

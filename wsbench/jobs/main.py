@@ -29,13 +29,22 @@ import psutil
 
 from wsbench.asv import conf as asvconf
 from wsbench.asv.conf import BenchEnv
-from wsbench.asv.suite import GRID_ENV, INSTRUCTIONS_ENV, PARAMS_ENV, SCENARIOS_ENV, parse_params
+from wsbench.asv.suite import (
+    GRID_ENV,
+    INSTRUCTIONS_ENV,
+    PARAMS_ENV,
+    SCENARIOS_ENV,
+    SuiteError,
+    grids_for,
+    parse_params,
+)
 from wsbench.impls import ImplError, get_impl
 from wsbench.instrument import loadgen, machine, system
 from wsbench.instrument.cpus import placement_from
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import releases, shards
 from wsbench.jobs.commits import resolve
+from wsbench.jobs.written import unwritten
 from wsbench.paths import REPO_ROOT, SITE_DIR
 from wsbench.results import store
 from wsbench.results.compare import CompareError
@@ -251,6 +260,11 @@ def run(options: MainJobOptions) -> int:
     except ValueError as exc:
         raise MainJobError(str(exc)) from exc
     check_commits(options.commits)
+    results = store.root_from_env()
+    try:
+        store.check_writable(results, options.machine)
+    except store.StoreError as exc:
+        raise MainJobError(f"the results store {results}: {exc}") from exc
     envs = select_envs(options.impl, options.versions, options.config, options.environment)
     listed = {e.name for e in envs}
     if options.new_releases:
@@ -297,7 +311,6 @@ def run(options: MainJobOptions) -> int:
         conf_path = EXTRA_CONF
     names = ", ".join(e.name for e in envs)
     run_id = options.run_id or store.new_run_id()
-    results = store.root_from_env()
     _step(4, f"benchmarking {len(envs)} environment(s) with asv as run {run_id}: {names}")
     print(
         f"  {plan.processes} server processes x {plan.windows_per_process} windows of "
@@ -332,9 +345,20 @@ def run(options: MainJobOptions) -> int:
     ).returncode
     if code not in ASV_DONE_CODES:
         raise MainJobError(f"asv run exited {code}")
+    run_dir = results / options.machine / run_id
+    try:
+        grids = grids_for(options.grid, env[SCENARIOS_ENV].split(","), options.param)
+    except SuiteError as exc:
+        raise MainJobError(str(exc)) from exc
+    missing = unwritten(run_dir, [e.name for e in envs], grids, resolve("HEAD"))
+    if missing:
+        raise MainJobError(
+            f"run {run_id}: results not written to {run_dir} (the benchmarks' output above "
+            "says why):\n" + "\n".join(f"  {line}" for line in missing)
+        )
     if code == 2:
         print("  some benchmarks failed: their reasons are in the run's documents and on the site")
-    print(f"  run {run_id}: {results / options.machine / run_id}")
+    print(f"  run {run_id}: {run_dir}")
 
     if options.no_site:
         return 0

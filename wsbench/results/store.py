@@ -12,6 +12,8 @@ of the folder is a complete copy of the history, and merging two stores is copyi
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import re
 import secrets
@@ -79,11 +81,44 @@ def run_path(root: Path, *, machine: str, run_id: str, commit: str, env_name: st
     return root / machine / run_id / f"{commit[:8]}-{env_name}.json"
 
 
+class StoreError(Exception):
+    """A document could not be written: the message names the path and the system's error,
+    e.g. ``cannot write results/m/r/x.json: [Errno 28 ENOSPC] No space left on device``.
+
+    Attributes:
+        errno: the system's error number (:mod:`errno`), 0 when there was none.
+    """
+
+    def __init__(self, message: str, errno_: int) -> None:
+        super().__init__(message)
+        self.errno = errno_
+
+
+def _cannot_write(path: Path, exc: OSError) -> StoreError:
+    code = errno.errorcode.get(exc.errno or 0, "?")
+    return StoreError(
+        f"cannot write {path}: [Errno {exc.errno} {code}] {exc.strerror or exc}", exc.errno or 0
+    )
+
+
+def _remove(path: Path) -> None:
+    """Remove ``path`` if it is there; a failure to (the file system gone read-only) is left
+    to the error being raised, which names the folder."""
+    with contextlib.suppress(OSError):
+        path.unlink(missing_ok=True)
+
+
 def save(run: Run, root: Path) -> Path:
-    """Write ``run``'s document atomically (a crash never leaves half a file).
+    """Write ``run``'s document atomically: into a temporary file beside it, flushed to the
+    disk (``fsync``), then renamed over it. A crash never leaves half a document, and a write
+    that fails (a full or read-only file system) removes its temporary file and leaves the
+    earlier version of the document as it was.
 
     Returns:
         The document's path (see :func:`run_path`).
+
+    Raises:
+        StoreError: the folder or the file could not be written (path and errno named).
     """
     path = run_path(
         root,
@@ -92,11 +127,44 @@ def save(run: Run, root: Path) -> Path:
         commit=run.harness.commit,
         env_name=run.environment.env_name,
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_bytes(encode(run))
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tmp.open("wb") as out:
+            out.write(encode(run))
+            out.flush()
+            os.fsync(out.fileno())
+        tmp.replace(path)
+    except OSError as exc:
+        _remove(tmp)
+        raise _cannot_write(path, exc) from exc
     return path
+
+
+def check_writable(root: Path, machine: str) -> Path:
+    """Check, before a run, that documents can be written under ``root``'s folder for
+    ``machine``: create it and write, flush and remove a small probe file.
+
+    Returns:
+        The machine's folder.
+
+    Raises:
+        StoreError: it could not be created or written (a read-only or full file system,
+            a path that is a file); the probe file is never left behind.
+    """
+    folder = root / machine
+    probe = folder / f".probe{os.getpid()}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with probe.open("wb") as out:
+            out.write(b"wsbench: can this store be written?\n" * 64)
+            out.flush()
+            os.fsync(out.fileno())
+    except OSError as exc:
+        _remove(probe)
+        raise _cannot_write(probe, exc) from exc
+    probe.unlink()
+    return folder
 
 
 @dataclass
