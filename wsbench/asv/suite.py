@@ -304,7 +304,9 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
             store.save(done, settings.results_dir)
         except store.StoreError as exc:
             # Measuring on is pointless: say why on the line asv shows, and stop.
-            print(f"wsbench: {impl.name}:{run_config.id} {exc}", file=sys.stderr, flush=True)
+            line = f"{impl.name}:{run_config.id} {exc}"
+            print(f"wsbench: {line}", file=sys.stderr, flush=True)
+            store.report_fault(line)
             raise
 
     if not_installed:

@@ -21,6 +21,7 @@ import platform
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -337,12 +338,16 @@ def run(options: MainJobOptions) -> int:
     env[SCENARIOS_ENV] = ",".join(scenarios)  # measured together by the shared setup_cache
     if scenarios == list(SCENARIOS):
         scenarios = []  # every benchmark: no --bench
-    code = subprocess.run(
-        asv_command(envs, scenarios, options.machine, options.commits, conf_path),
-        cwd=REPO_ROOT,
-        env=env,
-        check=False,
-    ).returncode
+    with tempfile.TemporaryDirectory(prefix="wsbench-faults-") as faults:
+        env[store.FAULTS_ENV] = str(Path(faults) / "faults.txt")
+        code = subprocess.run(
+            asv_command(envs, scenarios, options.machine, options.commits, conf_path),
+            cwd=REPO_ROOT,
+            env=env,
+            check=False,
+        ).returncode
+        said = Path(env[store.FAULTS_ENV])
+        why = said.read_text(encoding="utf-8").splitlines() if said.is_file() else []
     if code not in ASV_DONE_CODES:
         raise MainJobError(f"asv run exited {code}")
     run_dir = results / options.machine / run_id
@@ -353,8 +358,8 @@ def run(options: MainJobOptions) -> int:
     missing = unwritten(run_dir, [e.name for e in envs], grids, resolve("HEAD"))
     if missing:
         raise MainJobError(
-            f"run {run_id}: results not written to {run_dir} (the benchmarks' output above "
-            "says why):\n" + "\n".join(f"  {line}" for line in missing)
+            f"run {run_id}: results not written to {run_dir}:\n"
+            + "\n".join(f"  {line}" for line in [*missing, *why])
         )
     if code == 2:
         print("  some benchmarks failed: their reasons are in the run's documents and on the site")

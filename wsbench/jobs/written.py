@@ -4,8 +4,10 @@ A benchmark process that cannot write its document (a full or read-only file sys
 why on its own output and stops; asv then counts a failed benchmark, which is also what a
 server that crashes leads to, and exits as it does then. So the main job checks the store
 itself after asv: every environment it ran has a document in the run's folder, and every
-document of the commit being run holds every parameter set it was to measure (a set that
-failed is there, with its reason: only a set that is absent was never written).
+document of the commit being run holds every parameter set it was to measure, whole: failed
+(with its reason), or with samples from each of the run's server processes. A document is
+written first with every set and no sample, then again after each window, so a set short of
+a process's samples was never finished.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ def unwritten(
 
     Returns:
         Lines such as ``"native-websocket: no document"``, ``"x-y: a.json is not a
-        valid document: ..."`` or ``"x-y: a.json lacks 3 of 12 parameter sets (echo 16 B
-        ...)"``; empty when everything was written.
+        valid document: ..."`` or ``"x-y: a.json has 3 of 12 parameter sets unfinished
+        (echo in_flight=1,size_bytes=16, ...)"``; empty when everything was written.
     """
     wanted = {(scenario, params_key(p)) for scenario, grid in grids.items() for p in grid}
     lines = []
@@ -53,13 +55,18 @@ def unwritten(
                 continue
             if doc.harness.commit != commit:
                 continue
-            held = {(b.scenario, params_key(b.params)) for b in doc.benchmarks}
+            processes = set(range(doc.settings.processes))
+            held = {
+                (b.scenario, params_key(b.params))
+                for b in doc.benchmarks
+                if b.status == "failed" or {s.process for s in b.samples} >= processes
+            }
             missing = sorted(wanted - held)
             if missing:
                 shown = ", ".join(f"{s} {k}" for s, k in missing[:3])
                 more = "..." if len(missing) > 3 else ""
                 lines.append(
-                    f"{name}: {path.name} lacks {len(missing)} of {len(wanted)} parameter "
-                    f"sets ({shown}{more})"
+                    f"{name}: {path.name} has {len(missing)} of {len(wanted)} parameter "
+                    f"sets unfinished ({shown}{more})"
                 )
     return lines

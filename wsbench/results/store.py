@@ -141,6 +141,21 @@ def save(run: Run, root: Path) -> Path:
     return path
 
 
+FAULTS_ENV = "WSBENCH_FAULTS"
+"""Environment variable naming a file, outside the store, where a benchmark process that could
+not write its document says why (:func:`report_fault`): the main job sets it, and shows
+those lines, since asv does not show what a failed benchmark printed."""
+
+
+def report_fault(line: str) -> None:
+    """Append ``line`` to the file ``$WSBENCH_FAULTS`` names, if it names one; best effort
+    (that file's own disk may be full too: the line is on stderr as well)."""
+    name = os.environ.get(FAULTS_ENV)
+    if name:
+        with contextlib.suppress(OSError), open(name, "a", encoding="utf-8") as out:
+            out.write(line.rstrip("\n") + "\n")
+
+
 def check_writable(root: Path, machine: str) -> Path:
     """Check, before a run, that documents can be written under ``root``'s folder for
     ``machine``: create it and write, flush and remove a small probe file.
