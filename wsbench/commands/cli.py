@@ -39,6 +39,7 @@ from wsbench.instrument.measure import ConfigError
 from wsbench.jobs.crosscheck import CrossCheckError
 from wsbench.jobs.main import MainJobError
 from wsbench.results.compare import CompareError
+from wsbench.results.store import StoreError
 
 COMMANDS: tuple[ModuleType, ...] = (
     run, test, measure, compare, crosscheck, noise, lint_workflows, pr_compare, pr_info,
@@ -50,7 +51,7 @@ BAD_INPUT = (
     CrossCheckError,
 )  # fmt: skip
 """Errors that name bad input: exit code 2."""
-FAILURES = (LoadgenError, VenvError, GitHubError, LintSetupError)
+FAILURES = (LoadgenError, VenvError, GitHubError, LintSetupError, StoreError)
 """Errors of a tool or a step that failed: exit code 1."""
 
 

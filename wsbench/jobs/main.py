@@ -248,6 +248,8 @@ def run(options: MainJobOptions) -> int:
 
     Raises:
         MainJobError: a step failed (unknown implementation, build, asv or mkdocs failure).
+        wsbench.results.store.StoreError: the results store cannot be written (checked before
+            anything is built), or a document was not written or not finished (after asv).
     """
     placement = placement_from(options.server_cpus, options.loadgen_cpus)  # validate them first
     if options.run_id:
@@ -265,7 +267,7 @@ def run(options: MainJobOptions) -> int:
     try:
         store.check_writable(results, options.machine)
     except store.StoreError as exc:
-        raise MainJobError(f"the results store {results}: {exc}") from exc
+        raise store.StoreError(f"the results store {results}: {exc}", exc.errno) from exc
     envs = select_envs(options.impl, options.versions, options.config, options.environment)
     listed = {e.name for e in envs}
     if options.new_releases:
@@ -357,9 +359,10 @@ def run(options: MainJobOptions) -> int:
         raise MainJobError(str(exc)) from exc
     missing = unwritten(run_dir, [e.name for e in envs], grids, resolve("HEAD"))
     if missing:
-        raise MainJobError(
+        raise store.StoreError(
             f"run {run_id}: results not written to {run_dir}:\n"
-            + "\n".join(f"  {line}" for line in [*missing, *why])
+            + "\n".join(f"  {line}" for line in [*missing, *why]),
+            0,
         )
     if code == 2:
         print("  some benchmarks failed: their reasons are in the run's documents and on the site")
