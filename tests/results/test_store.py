@@ -60,7 +60,7 @@ def test_a_failed_write_names_the_path_and_errno_and_leaves_the_earlier_document
         real_fsync(fd)
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(store.os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full)
     with pytest.raises(store.StoreError) as caught:
         store.save(run([200.0]), tmp_path)
     assert str(caught.value) == (
