@@ -22,8 +22,10 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -34,6 +36,7 @@ from tests.conftest import NEVER_DISTURBED, clean_clone_env
 from tests.runs import run
 from wsbench.paths import REPO_ROOT
 from wsbench.results import store
+from wsbench.results.runformat import load
 
 FAULT_TAG_ENV = "WSBENCH_FAULT_TAG"
 """An environment variable a test sets on a run it starts: every process of that run inherits
@@ -71,6 +74,35 @@ def unchanged(before: dict[str, bytes], root: Path) -> list[str]:
     """The files of ``before`` that are gone from ``root`` or differ from their bytes then."""
     after = snapshot(root)
     return [name for name, data in before.items() if after.get(name) != data]
+
+
+def wait_gone(tag: dict[str, str], within_s: float) -> list[psutil.Process]:
+    """The processes of ``tag`` still there after up to ``within_s`` seconds (a chain of
+    parent-death signals and a server's grace period take a moment)."""
+    deadline = time.monotonic() + within_s
+    while (left := tagged_processes(tag)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+def main_job(
+    clone: Path, results: Path, tag: dict[str, str], tmp_path: Path
+) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of a short main job in ``clone`` (the reference
+    server, two parameter sets of echo, two server processes of one 1 s window each) writing
+    to the store ``results``, its processes tagged with ``tag``; every window kept."""
+    env = {
+        **clean_clone_env(tmp_path),
+        **tag,
+        store.ROOT_ENV: str(results),
+        "WSBENCH_MAX_STEAL_PERCENT": str(NEVER_DISTURBED),
+        "WSBENCH_MAX_OTHER_CPU_PERCENT": str(NEVER_DISTURBED),
+    }
+    argv = [sys.executable, "-m", "wsbench.commands.cli", "run", "--impl", "native",
+            "--config", "websocket", "--scenario", "echo", "--param", "size_bytes=16",
+            "--processes", "2", "--windows", "1", "--warmup", "0.2", "--window", "1",
+            "--machine", "e2e", "--no-site"]  # fmt: skip
+    return argv, env
 
 
 # 1. The store's file system full or read-only.
@@ -130,17 +162,7 @@ def test_a_full_or_read_only_store_fails_the_run_and_keeps_what_was_there(
     results = tmp_path / "results"
     results.mkdir()
     tag = new_tag()
-    env = {
-        **clean_clone_env(tmp_path),
-        **tag,
-        store.ROOT_ENV: str(results),
-        "WSBENCH_MAX_STEAL_PERCENT": str(NEVER_DISTURBED),
-        "WSBENCH_MAX_OTHER_CPU_PERCENT": str(NEVER_DISTURBED),
-    }
-    bench = [sys.executable, "-m", "wsbench.commands.cli", "run", "--impl", "native",
-             "--config", "websocket", "--scenario", "echo", "--param", "size_bytes=16",
-             "--processes", "2", "--windows", "1", "--warmup", "0.2", "--window", "1",
-             "--machine", "e2e", "--no-site"]  # fmt: skip
+    bench, env = main_job(clone, results, tag, tmp_path)
     driver = tmp_path / "driver.py"
     driver.write_text(TMPFS_DRIVER)
     argv = ["unshare", "--mount", "--propagation", "private", sys.executable, str(driver)]
@@ -180,6 +202,51 @@ def test_a_full_or_read_only_store_fails_the_run_and_keeps_what_was_there(
 
 
 # 4. The load generator killed; the harness interrupted.
+
+
+@pytest.mark.parametrize(
+    ("sig", "code"),
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -signal.SIGKILL)],
+)
+def test_an_interrupted_run_leaves_no_process_a_valid_document_and_the_next_run_works(
+    tmp_path: Path, sig: signal.Signals, code: int
+) -> None:
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(clone)], check=True)
+    results = tmp_path / "results"
+    kept = store.save(run([100.0], machine="e2e", run_id="20260101T000000Z-000000"), results)
+    before = snapshot(results)
+    tag = new_tag()
+    argv, env = main_job(clone, results, tag, tmp_path)
+    proc = subprocess.Popen(argv, cwd=clone, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    deadline = time.monotonic() + 300
+    while len(list(results.rglob("*.json"))) < 2 and proc.poll() is None:
+        assert time.monotonic() < deadline, "the run wrote no document"
+        time.sleep(0.05)
+    time.sleep(1.5)  # into the first windows
+    assert proc.poll() is None, proc.communicate()[0][-3000:]
+    proc.send_signal(sig)
+    said = proc.communicate(timeout=120)[0]
+    assert proc.returncode == code, said[-3000:]
+    if sig != signal.SIGKILL:
+        assert f"({sig.name}): what was measured is in the store" in said
+    assert wait_gone(tag, within_s=30) == []
+    assert unchanged(before, results) == []
+    assert [p.name for p in results.rglob("*") if ".tmp" in p.name or ".probe" in p.name] == []
+    partial = [p for p in results.rglob("*.json") if p != kept]
+    assert len(partial) == 1
+    load(partial[0])  # whole and valid: the sets measured before the signal
+    if sig != signal.SIGKILL:
+        return
+    # A new run after it works, and leaves both earlier documents as they were.
+    before = snapshot(results)
+    again = subprocess.run(argv, cwd=clone, env=env, capture_output=True, text=True,
+                           timeout=600, check=False)  # fmt: skip
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert unchanged(before, results) == []
+    assert len(list(results.rglob("*.json"))) == 3
+    assert wait_gone(tag, within_s=30) == []
 
 
 # 5. Two runs on one store.

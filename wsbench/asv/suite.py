@@ -47,7 +47,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from wsbench.impls import Impl, get_impl
-from wsbench.instrument import instructions, provenance
+from wsbench.instrument import instructions, lifetime, provenance
 from wsbench.instrument.cpus import CpuPlacement, placement_from
 from wsbench.instrument.sampling import SamplingPlan, sample_scenarios
 from wsbench.paths import INSTALL_ERROR_FILE
@@ -417,6 +417,7 @@ def measure_grids() -> dict[str, dict[str, Figures]]:
     Raises:
         SuiteError: a malformed ``WSBENCH_*`` setting.
     """
+    lifetime.die_with_parent()  # asv forked this process: Linux cleared the setting
     return run_scenarios(selected_grids())
 
 

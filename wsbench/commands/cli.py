@@ -6,6 +6,7 @@ naming the problem."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -34,6 +35,7 @@ from wsbench.commands import (
 )
 from wsbench.impls import ImplError
 from wsbench.instrument.cpus import CpuSetError
+from wsbench.instrument.lifetime import TERMINATED_EXIT_CODE, exit_on_sigterm
 from wsbench.instrument.loadgen import LoadgenError
 from wsbench.instrument.measure import ConfigError
 from wsbench.jobs.crosscheck import CrossCheckError
@@ -51,6 +53,8 @@ BAD_INPUT = (
     CrossCheckError,
 )  # fmt: skip
 """Errors that name bad input: exit code 2."""
+INTERRUPTED_EXIT_CODE = 128 + signal.SIGINT
+"""The exit code of a command interrupted with SIGINT (Ctrl-C; the shell's convention: 130)."""
 FAILURES = (LoadgenError, VenvError, GitHubError, LintSetupError, StoreError)
 """Errors of a tool or a step that failed: exit code 1."""
 
@@ -67,7 +71,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (2 for bad input, with a message)."""
+    """Run the command line; returns the exit code: 2 for bad input and 1 for a failed step
+    (with a message), 130 when interrupted (SIGINT); SIGTERM, once :func:`exit_on_sigterm`
+    is in place, ends it with 143 after the same clean-up."""
     args = parser().parse_args(argv)
     # by the command's name: an option's value never stands in for the command (crosscheck's
     # positional ``run``)
@@ -81,7 +87,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FAILURES as exc:
         print(f"wsbench: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("wsbench: interrupted (SIGINT): what was measured is in the store", file=sys.stderr)
+        return INTERRUPTED_EXIT_CODE
+    except SystemExit as exc:
+        if exc.code == TERMINATED_EXIT_CODE:
+            print("wsbench: terminated (SIGTERM): what was measured is in the store",
+                  file=sys.stderr)  # fmt: skip
+        raise
 
 
 if __name__ == "__main__":
+    exit_on_sigterm()  # SIGTERM unwinds like SIGINT: no server or load generator left
     sys.exit(main())

@@ -7,13 +7,13 @@ when the machine has two or more CPUs (otherwise both share CPU 0, which the sit
 
 from __future__ import annotations
 
-import ctypes
 import os
 import resource
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from wsbench.instrument.lifetime import set_parent_death_signal
 from wsbench.policy import OPEN_FILES_CAP
 
 
@@ -112,10 +112,6 @@ def open_files_limit() -> int:
     return OPEN_FILES_CAP if hard == resource.RLIM_INFINITY else min(hard, OPEN_FILES_CAP)
 
 
-PR_SET_PDEATHSIG = 1
-"""prctl(2) option: the signal a process receives when its parent thread exits."""
-
-
 def child_setup(cpus: Sequence[int]) -> Callable[[], None]:
     """A ``preexec_fn`` for subprocesses the harness starts (servers, the load generator).
 
@@ -131,7 +127,6 @@ def child_setup(cpus: Sequence[int]) -> Callable[[], None]:
     def setup() -> None:
         os.sched_setaffinity(0, targets)
         resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        set_parent_death_signal(signal.SIGKILL)
 
     return setup

@@ -40,7 +40,7 @@ from wsbench.asv.suite import (
     parse_params,
 )
 from wsbench.impls import ImplError, get_impl
-from wsbench.instrument import loadgen, machine, system
+from wsbench.instrument import lifetime, loadgen, machine, system
 from wsbench.instrument.cpus import placement_from
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import releases, shards
@@ -347,6 +347,7 @@ def run(options: MainJobOptions) -> int:
             cwd=REPO_ROOT,
             env=env,
             check=False,
+            preexec_fn=lifetime.child_dies_with_parent(),  # see wsbench.instrument.lifetime
         ).returncode
         said = Path(env[store.FAULTS_ENV])
         why = said.read_text(encoding="utf-8").splitlines() if said.is_file() else []

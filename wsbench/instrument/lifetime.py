@@ -1,0 +1,71 @@
+"""No process of a run outlives it: the harness's processes die with their parent, and a
+terminated one cleans up as an interrupted one does.
+
+The chain of a main job (``./bench run``) is: the main job, asv, asv's benchmark server (its
+``forkserver``), the benchmark process that measures (``setup_cache``), then the servers and
+the load generator. Each link asks Linux to signal it when its parent dies
+(``prctl(PR_SET_PDEATHSIG)``, prctl(2)): the servers and the load generator get SIGKILL
+(:func:`wsbench.instrument.cpus.child_setup`), the others SIGTERM, which a wsbench process
+turns into :class:`SystemExit` (:func:`exit_on_sigterm`) so that its ``finally`` blocks and
+context managers stop its servers (with their process groups) before it exits. So a main job
+killed with SIGKILL still leaves no process behind; one interrupted with SIGINT or SIGTERM
+stops asv, which sets the chain off. Linux clears the setting across ``fork``, so each link
+sets it itself.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+from collections.abc import Callable
+from types import FrameType
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2) option: the signal a process receives when its parent thread exits."""
+
+TERMINATED_EXIT_CODE = 128 + signal.SIGTERM
+"""The exit code of a wsbench process ended by SIGTERM (the shell's convention: 143)."""
+
+
+def set_parent_death_signal(sig: int) -> None:
+    """Ask Linux to send ``sig`` to this process when its parent exits; when the parent has
+    already gone (the process was re-parented before the call), act on it now.
+
+    Raises:
+        OSError: prctl(2) refused.
+    """
+    parent = os.getppid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"prctl(PR_SET_PDEATHSIG): {os.strerror(code)}")
+    if parent == 1 or os.getppid() != parent:
+        os.kill(os.getpid(), sig)
+
+
+def _exit(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(TERMINATED_EXIT_CODE)
+
+
+def exit_on_sigterm() -> None:
+    """Make SIGTERM raise ``SystemExit(143)`` in this process's main thread, so that it
+    unwinds (stopping what it started) instead of ending on the spot. Call it from the main
+    thread."""
+    signal.signal(signal.SIGTERM, _exit)
+
+
+def die_with_parent() -> None:
+    """This process ends, cleaning up, when its parent does: :func:`exit_on_sigterm` and
+    SIGTERM as the parent-death signal."""
+    exit_on_sigterm()
+    set_parent_death_signal(signal.SIGTERM)
+
+
+def child_dies_with_parent() -> Callable[[], None]:
+    """A ``preexec_fn`` giving the child SIGTERM when this process (its parent) exits."""
+
+    def setup() -> None:
+        set_parent_death_signal(signal.SIGTERM)
+
+    return setup
