@@ -76,6 +76,12 @@ def unchanged(before: dict[str, bytes], root: Path) -> list[str]:
     return [name for name, data in before.items() if after.get(name) != data]
 
 
+GONE_WITHIN_S = 10.0
+"""How long an interrupted run's processes may take to go: the parent-death signals pass down
+asv's chain at once, and a server has :data:`wsbench.instrument.server.STOP_GRACE_S` (5 s) to
+exit after SIGTERM."""
+
+
 def wait_gone(tag: dict[str, str], within_s: float) -> list[psutil.Process]:
     """The processes of ``tag`` still there after up to ``within_s`` seconds (a chain of
     parent-death signals and a server's grace period take a moment)."""
@@ -86,11 +92,11 @@ def wait_gone(tag: dict[str, str], within_s: float) -> list[psutil.Process]:
 
 
 def main_job(
-    clone: Path, results: Path, tag: dict[str, str], tmp_path: Path
+    clone: Path, results: Path, tag: dict[str, str], tmp_path: Path, windows: int = 1
 ) -> tuple[list[str], dict[str, str]]:
     """The command line and environment of a short main job in ``clone`` (the reference
-    server, two parameter sets of echo, two server processes of one 1 s window each) writing
-    to the store ``results``, its processes tagged with ``tag``; every window kept."""
+    server, two parameter sets of echo, two server processes of ``windows`` 1 s windows each)
+    writing to the store ``results``, its processes tagged with ``tag``; every window kept."""
     env = {
         **clean_clone_env(tmp_path),
         **tag,
@@ -100,7 +106,7 @@ def main_job(
     }
     argv = [sys.executable, "-m", "wsbench.commands.cli", "run", "--impl", "native",
             "--config", "websocket", "--scenario", "echo", "--param", "size_bytes=16",
-            "--processes", "2", "--windows", "1", "--warmup", "0.2", "--window", "1",
+            "--processes", "2", "--windows", str(windows), "--warmup", "0.2", "--window", "1",
             "--machine", "e2e", "--no-site"]  # fmt: skip
     return argv, env
 
@@ -217,7 +223,8 @@ def test_an_interrupted_run_leaves_no_process_a_valid_document_and_the_next_run_
     kept = store.save(run([100.0], machine="e2e", run_id="20260101T000000Z-000000"), results)
     before = snapshot(results)
     tag = new_tag()
-    argv, env = main_job(clone, results, tag, tmp_path)
+    # 20 s of windows: a process left behind would still be measuring when the test looks.
+    argv, env = main_job(clone, results, tag, tmp_path, windows=5)
     proc = subprocess.Popen(argv, cwd=clone, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)  # fmt: skip
     deadline = time.monotonic() + 300
@@ -231,7 +238,7 @@ def test_an_interrupted_run_leaves_no_process_a_valid_document_and_the_next_run_
     assert proc.returncode == code, said[-3000:]
     if sig != signal.SIGKILL:
         assert f"({sig.name}): what was measured is in the store" in said
-    assert wait_gone(tag, within_s=30) == []
+    assert wait_gone(tag, within_s=GONE_WITHIN_S) == []
     assert unchanged(before, results) == []
     assert [p.name for p in results.rglob("*") if ".tmp" in p.name or ".probe" in p.name] == []
     partial = [p for p in results.rglob("*.json") if p != kept]
@@ -241,12 +248,13 @@ def test_an_interrupted_run_leaves_no_process_a_valid_document_and_the_next_run_
         return
     # A new run after it works, and leaves both earlier documents as they were.
     before = snapshot(results)
+    argv, _ = main_job(clone, results, tag, tmp_path)
     again = subprocess.run(argv, cwd=clone, env=env, capture_output=True, text=True,
                            timeout=600, check=False)  # fmt: skip
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert unchanged(before, results) == []
     assert len(list(results.rglob("*.json"))) == 3
-    assert wait_gone(tag, within_s=30) == []
+    assert wait_gone(tag, within_s=GONE_WITHIN_S) == []
 
 
 # 5. Two runs on one store.
