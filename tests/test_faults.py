@@ -225,20 +225,23 @@ def test_an_interrupted_run_leaves_no_process_a_valid_document_and_the_next_run_
     tag = new_tag()
     # 20 s of windows: a process left behind would still be measuring when the test looks.
     argv, env = main_job(clone, results, tag, tmp_path, windows=5)
-    proc = subprocess.Popen(argv, cwd=clone, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    log = tmp_path / "output.txt"  # not a pipe: reading one waits for every process holding it
+    with log.open("w") as out:
+        proc = subprocess.Popen(argv, cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 300
     while len(list(results.rglob("*.json"))) < 2 and proc.poll() is None:
         assert time.monotonic() < deadline, "the run wrote no document"
         time.sleep(0.05)
     time.sleep(1.5)  # into the first windows
-    assert proc.poll() is None, proc.communicate()[0][-3000:]
+    assert proc.poll() is None, log.read_text()[-3000:]
     proc.send_signal(sig)
-    said = proc.communicate(timeout=120)[0]
+    proc.wait(timeout=120)
+    left = wait_gone(tag, within_s=GONE_WITHIN_S)
+    said = log.read_text()
     assert proc.returncode == code, said[-3000:]
     if sig != signal.SIGKILL:
         assert f"({sig.name}): what was measured is in the store" in said
-    assert wait_gone(tag, within_s=GONE_WITHIN_S) == []
+    assert left == []
     assert unchanged(before, results) == []
     assert [p.name for p in results.rglob("*") if ".tmp" in p.name or ".probe" in p.name] == []
     partial = [p for p in results.rglob("*.json") if p != kept]
