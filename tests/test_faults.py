@@ -263,6 +263,34 @@ def test_an_interrupted_run_leaves_no_process_a_valid_document_and_the_next_run_
 # 5. Two runs on one store.
 
 
+def test_two_runs_on_one_store_take_turns_and_both_write_whole_documents(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(clone)], check=True)
+    results = tmp_path / "results"
+    store.save(run([100.0], machine="e2e", run_id="20260101T000000Z-000000"), results)
+    before = snapshot(results)
+    tag = new_tag()
+    argv, env = main_job(clone, results, tag, tmp_path)
+    logs = [tmp_path / "first.txt", tmp_path / "second.txt"]
+    procs = []
+    for log in logs:
+        with log.open("w") as out:
+            procs.append(subprocess.Popen(argv, cwd=clone, env=env, stdout=out,
+                                          stderr=subprocess.STDOUT))  # fmt: skip
+        lock = results / store.LOCK_FILE
+        while procs[0].poll() is None and not (lock.is_file() and lock.read_text()):
+            time.sleep(0.05)  # the first holds the store before the second starts
+    codes = [proc.wait(timeout=600) for proc in procs]
+    said = [log.read_text() for log in logs]
+    assert codes == [0, 0], said[0][-2000:] + said[1][-2000:]
+    assert "waiting for run " in said[1] and "waiting for" not in said[0]
+    assert unchanged(before, results) == []
+    docs = sorted(results.rglob("*.json"))
+    assert len(docs) == 3
+    assert len({load(p).run_id for p in docs}) == 3
+    assert wait_gone(tag, within_s=GONE_WITHIN_S) == []
+
+
 # 6. Bad ranges and names.
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import errno
 import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -82,3 +84,29 @@ def test_a_folder_that_cannot_be_made_is_named(tmp_path: Path) -> None:
 def test_a_writable_store_passes_the_check_and_keeps_no_probe(tmp_path: Path) -> None:
     assert store.check_writable(tmp_path / "new", "m") == tmp_path / "new" / "m"
     assert list((tmp_path / "new" / "m").iterdir()) == []
+
+
+def test_a_held_store_makes_the_next_run_wait_and_a_killed_holder_frees_it(tmp_path: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\n"
+         "from pathlib import Path\n"
+         "from wsbench.results import store\n"
+         "with store.held(Path(sys.argv[1]), 'run A, pid 1'):\n"
+         "    print('held', flush=True)\n"
+         "    time.sleep(600)\n", str(tmp_path)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        waited: list[str] = []
+
+        def wait(other: str) -> None:
+            waited.append(other)
+            holder.kill()  # SIGKILL: the kernel releases the lock
+
+        with store.held(tmp_path, "run B, pid 2", wait):
+            assert (tmp_path / store.LOCK_FILE).read_text() == "run B, pid 2\n"
+        assert waited == ["run A, pid 1"]
+    finally:
+        holder.kill()
+        holder.wait()

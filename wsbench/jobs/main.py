@@ -7,7 +7,10 @@ Steps, each announced as ``[i/n]``:
 3. write asv.conf.json from the metadata if it is stale (never needed on a clean clone);
 4. ``asv run HEAD^!`` (or the ``--commits`` given) over the selected environments
    (default: the latest version of each implementation and the native reference) with the
-   chosen sampling plan, as one run (one run id, :mod:`wsbench.results.store`);
+   chosen sampling plan, as one run (one run id, :mod:`wsbench.results.store`), holding the
+   results store (a second run writing to the same store waits for this one,
+   :func:`wsbench.results.store.held`); then check that every document was written whole
+   (:mod:`wsbench.jobs.written`);
 5. ``mkdocs build --strict`` into ``public/`` (:func:`build_site`: a warning, e.g. a
    malformed document in the store, fails it).
 
@@ -340,7 +343,11 @@ def run(options: MainJobOptions) -> int:
     env[SCENARIOS_ENV] = ",".join(scenarios)  # measured together by the shared setup_cache
     if scenarios == list(SCENARIOS):
         scenarios = []  # every benchmark: no --bench
-    with tempfile.TemporaryDirectory(prefix="wsbench-faults-") as faults:
+    holder = f"run {run_id} ({options.machine}), pid {os.getpid()}, since {store.now_iso()}"
+    with (
+        store.held(results, holder, lambda other: print(f"  waiting for {other}", flush=True)),
+        tempfile.TemporaryDirectory(prefix="wsbench-faults-") as faults,
+    ):
         env[store.FAULTS_ENV] = str(Path(faults) / "faults.txt")
         code = subprocess.run(
             asv_command(envs, scenarios, options.machine, options.commits, conf_path),

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import re
 import secrets
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -154,6 +156,52 @@ def report_fault(line: str) -> None:
     if name:
         with contextlib.suppress(OSError), open(name, "a", encoding="utf-8") as out:
             out.write(line.rstrip("\n") + "\n")
+
+
+LOCK_FILE = ".lock"
+"""The file, at a store's root, that a run writing to the store holds locked (``flock``)."""
+
+
+@contextlib.contextmanager
+def held(root: Path, holder: str, wait: Callable[[str], None] = lambda _: None) -> Iterator[None]:
+    """Hold the store ``root`` for one run: a second run writing to the same store waits until
+    the first ends (measuring at the same time would disturb both: their servers and load
+    generators would share the CPUs), rather than failing or interleaving its windows.
+
+    The lock is ``flock(2)`` on :data:`LOCK_FILE`: the kernel releases it when the holder
+    exits, however it ends (even by SIGKILL), so a killed run never leaves the store locked.
+    The file keeps the holder's line (``holder``, e.g. ``"run 2026...-3f9a1c, pid 1234"``)
+    for whoever waits.
+
+    Args:
+        root: the store's root (created if missing).
+        holder: a line naming this run.
+        wait: called once with the current holder's line when the store is held by another.
+
+    Raises:
+        StoreError: the lock file could not be opened or written.
+    """
+    path = root / LOCK_FILE
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        lock = path.open("a+", encoding="utf-8")
+    except OSError as exc:
+        raise _cannot_write(path, exc) from exc
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            wait(lock.read().strip() or "another run")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            lock.seek(0)
+            lock.truncate()
+            lock.write(holder + "\n")
+            lock.flush()
+        except OSError as exc:
+            raise _cannot_write(path, exc) from exc
+        yield
 
 
 def check_writable(root: Path, machine: str) -> Path:
