@@ -92,11 +92,18 @@ def wait_gone(tag: dict[str, str], within_s: float) -> list[psutil.Process]:
 
 
 def main_job(
-    clone: Path, results: Path, tag: dict[str, str], tmp_path: Path, windows: int = 1
+    clone: Path,
+    results: Path,
+    tag: dict[str, str],
+    tmp_path: Path,
+    *,
+    windows: int = 1,
+    window_s: float = 0.5,
 ) -> tuple[list[str], dict[str, str]]:
     """The command line and environment of a short main job in ``clone`` (the reference
-    server, two parameter sets of echo, two server processes of ``windows`` 1 s windows each)
-    writing to the store ``results``, its processes tagged with ``tag``; every window kept."""
+    server, one parameter set of echo, one server process of ``windows`` windows of
+    ``window_s`` seconds) writing to the store ``results``, its processes tagged with ``tag``;
+    every window kept."""
     env = {
         **clean_clone_env(tmp_path),
         **tag,
@@ -106,8 +113,9 @@ def main_job(
     }
     argv = [sys.executable, "-m", "wsbench.commands.cli", "run", "--impl", "native",
             "--config", "websocket", "--scenario", "echo", "--param", "size_bytes=16",
-            "--processes", "2", "--windows", str(windows), "--warmup", "0.2", "--window", "1",
-            "--machine", "e2e", "--no-site"]  # fmt: skip
+            "--param", "in_flight=1", "--processes", "1", "--windows", str(windows),
+            "--warmup", "0.2", "--window", str(window_s), "--machine", "e2e",
+            "--no-site"]  # fmt: skip
     return argv, env
 
 
@@ -224,7 +232,7 @@ def test_an_interrupted_run_leaves_no_process_a_valid_document_and_the_next_run_
     before = snapshot(results)
     tag = new_tag()
     # 20 s of windows: a process left behind would still be measuring when the test looks.
-    argv, env = main_job(clone, results, tag, tmp_path, windows=5)
+    argv, env = main_job(clone, results, tag, tmp_path, windows=20, window_s=1.0)
     log = tmp_path / "output.txt"  # not a pipe: reading one waits for every process holding it
     with log.open("w") as out:
         proc = subprocess.Popen(argv, cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT)
