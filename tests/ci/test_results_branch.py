@@ -125,7 +125,7 @@ def test_losing_every_race_gives_up_after_the_last_attempt(
     add_documents([_shard(tmp_path / "c", RUN_C)], mine)
     other = checkout(str(remote), BRANCH, tmp_path / "other")
     real = resultsbranch._git
-    raced = []
+    raced: list[tuple[str, ...]] = []
 
     def racing(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         if args[0] == "push" and cwd == mine:  # another push lands first, every time
