@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.remotes import bare, branch_files, git, refs, refuse_pushes
 from tests.runs import run
 from wsbench.ci import results_branch as resultsbranch
 from wsbench.ci.results_branch import (
@@ -28,12 +29,6 @@ RUN_B = "20261125T020000Z-bbbbbb"
 RUN_C = "20261126T020000Z-cccccc"
 
 
-def _git(*args: str, cwd: Path) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
 def _shard(root: Path, run_id: str) -> Path:
     store.save(run([1000.0] * 6, run_id=run_id), root)
     return root
@@ -47,33 +42,20 @@ def _publish(remote: Path, shard: Path, clone: Path) -> str | None:
 
 def _branch_runs(remote: Path) -> list[str]:
     """The run ids of the documents on the branch (``<machine>/<run id>/<file>``)."""
-    names = _git("ls-tree", "-r", "--name-only", BRANCH, cwd=remote).splitlines()
-    return sorted({name.split("/")[1] for name in names})
-
-
-def refuse_pushes(remote: Path, reason: str) -> Path:
-    """A pre-receive hook in ``remote`` refusing every push with ``reason`` (as a branch
-    protection does); returns the file the hook appends one line to per push."""
-    pushes = remote / "pushes.log"
-    hook = remote / "hooks" / "pre-receive"
-    hook.write_text(f'#!/bin/sh\necho push >> "{pushes}"\necho "{reason}" >&2\nexit 1\n')
-    hook.chmod(0o755)
-    return pushes
+    return sorted({name.split("/")[1] for name in branch_files(remote, BRANCH)})
 
 
 @pytest.fixture
 def remote(tmp_path: Path) -> Path:
-    bare = tmp_path / "remote.git"
-    _git("init", "--quiet", "--bare", str(bare), cwd=tmp_path)
-    return bare
+    return bare(tmp_path / "remote.git")
 
 
 def test_the_first_push_creates_the_branch(tmp_path: Path, remote: Path) -> None:
     clone = checkout(str(remote), BRANCH, tmp_path / "clone")
-    assert _git("status", "--short", "--branch", cwd=clone) == f"## No commits yet on {BRANCH}"
+    assert git("status", "--short", "--branch", cwd=clone) == f"## No commits yet on {BRANCH}"
     add_documents([_shard(tmp_path / "a", RUN_A)], clone)
     commit = commit_and_push(clone, BRANCH, "first")
-    assert commit == _git("rev-parse", BRANCH, cwd=remote)
+    assert commit == git("rev-parse", BRANCH, cwd=remote)
     assert _branch_runs(remote) == [RUN_A]
     assert commit_and_push(clone, BRANCH, "nothing new") is None
 
@@ -82,7 +64,7 @@ def test_a_refused_push_gives_gits_reason_once_and_leaves_the_remote(
     tmp_path: Path, remote: Path
 ) -> None:
     _publish(remote, _shard(tmp_path / "a", RUN_A), tmp_path / "c1")
-    before = _git("rev-parse", BRANCH, cwd=remote)
+    before = git("rev-parse", BRANCH, cwd=remote)
     pushes = refuse_pushes(remote, "results is protected")
     with pytest.raises(ResultsBranchError) as refused:
         _publish(remote, _shard(tmp_path / "b", RUN_B), tmp_path / "c2")
@@ -90,7 +72,7 @@ def test_a_refused_push_gives_gits_reason_once_and_leaves_the_remote(
     assert message.startswith(f"push to {BRANCH} refused: remote: results is protected / ")
     assert "(pre-receive hook declined)" in message and "\n" not in message
     assert pushes.read_text() == "push\n"  # not retried: another push would be refused too
-    assert _git("rev-parse", BRANCH, cwd=remote) == before
+    assert git("rev-parse", BRANCH, cwd=remote) == before
     assert _branch_runs(remote) == [RUN_A]
 
 
@@ -98,7 +80,7 @@ def test_a_refused_push_creates_no_branch(tmp_path: Path, remote: Path) -> None:
     refuse_pushes(remote, "no new branches")
     with pytest.raises(ResultsBranchError, match="refused: remote: no new branches / "):
         _publish(remote, _shard(tmp_path / "a", RUN_A), tmp_path / "c")
-    assert _git("for-each-ref", cwd=remote) == ""
+    assert refs(remote) == ""
 
 
 @pytest.mark.parametrize("branch_exists", [True, False], ids=["on-the-branch", "new-branch"])
@@ -112,8 +94,8 @@ def test_a_lost_race_is_pushed_again_on_top(
     # Another publisher pushes between this one's clone and its push.
     theirs = _publish(remote, _shard(tmp_path / "b", RUN_B), tmp_path / "theirs")
     commit = commit_and_push(mine, BRANCH, "mine")
-    assert commit == _git("rev-parse", BRANCH, cwd=remote)
-    assert _git("rev-parse", f"{commit}^", cwd=remote) == theirs
+    assert commit == git("rev-parse", BRANCH, cwd=remote)
+    assert git("rev-parse", f"{commit}^", cwd=remote) == theirs
     assert _branch_runs(remote) == [RUN_A, RUN_B, RUN_C][0 if branch_exists else 1 :]
 
 
@@ -143,7 +125,7 @@ def test_losing_every_race_gives_up_after_the_last_attempt(
     )
     assert RUN_C not in _branch_runs(remote)
     assert len(_branch_runs(remote)) == 1 + PUSH_ATTEMPTS  # the first run and the others'
-    assert _git("status", "--short", cwd=mine) == ""  # not left in the middle of a rebase
+    assert git("status", "--short", cwd=mine) == ""  # not left in the middle of a rebase
 
 
 def test_gits_lines_are_put_on_one() -> None:
