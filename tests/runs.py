@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 
 from wsbench.results.runformat import (
+    VERSION,
     Benchmark,
     Counting,
     Environment,
@@ -21,6 +22,7 @@ from wsbench.results.runformat import (
     Run,
     Sample,
     Settings,
+    encode,
 )
 
 SETTINGS = Settings(
@@ -135,6 +137,19 @@ def run(
         ),
         benchmarks=benchmarks,
     )  # fmt: skip
+
+
+def newer_version(doc: Run, version: int = VERSION + 1) -> bytes:
+    """``doc`` as a newer wsbench would write it: format ``version`` (default the one after
+    :data:`~wsbench.results.runformat.VERSION`) with a field this one does not know."""
+    fields = msgspec.json.decode(encode(doc))
+    return msgspec.json.encode({**fields, "version": version, "new_in_this_version": {}})
+
+
+def truncated(doc: Run) -> bytes:
+    """``doc``'s first half, as a crash or a full disk could have left it."""
+    data = encode(doc)
+    return data[: len(data) // 2]
 
 
 def counted_set(

@@ -213,6 +213,144 @@ def test_a_full_or_read_only_store_fails_the_run_and_keeps_what_was_there(
 
 
 # 2. A malformed document, or a newer format version, in the store.
+# (Sections 2 and 7 import what they need here, not at the top: the sections of the matrix
+# are written on branches of their own.)
+
+import functools  # noqa: E402
+
+import msgspec  # noqa: E402
+import pytest  # noqa: E402
+
+from tests.remotes import bare, branch_files, git, refs  # noqa: E402
+from tests.runs import newer_version, run, truncated  # noqa: E402
+from tests.site_runs import IMPLS  # noqa: E402
+from wsbench.commands import cli  # noqa: E402
+from wsbench.jobs import main as mainjob  # noqa: E402
+from wsbench.results import store  # noqa: E402
+from wsbench.results.runformat import CheckItem, Run, SystemCheck  # noqa: E402
+
+RUN_A, RUN_B = "20261124T020000Z-aaaaaa", "20261125T020000Z-bbbbbb"
+TUNED = SystemCheck(items=(CheckItem("governor", "performance", True),), tuned=True)
+UNREADABLE = {
+    "truncated": (truncated, "not a JSON object: Input data was truncated"),
+    "newer": (
+        newer_version,
+        "written in run format version 3 by a newer wsbench; this wsbench reads versions 1-2",
+    ),
+}
+"""The faults of a document: how to make one from a document, and the reason a reader gives."""
+
+
+def _doc(run_id: str, env_name: str | None = None) -> Run:
+    rates = [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1002.0]
+    return msgspec.structs.replace(run(rates, run_id=run_id, env_name=env_name), system=TUNED)
+
+
+def store_with(root: Path, fault: str) -> tuple[Path, str]:
+    """A store at ``root`` with runs A and B, and a third document of run B as ``fault``
+    (:data:`UNREADABLE`) left it; that document's path, and the reason readers give."""
+    for run_id in (RUN_A, RUN_B):
+        store.save(_doc(run_id), root)
+    doc = _doc(RUN_B, "zz-env")
+    bad = store.save(doc, root)
+    make, reason = UNREADABLE[fault]
+    bad.write_bytes(make(doc))
+    return bad, reason
+
+
+@pytest.mark.parametrize("fault", UNREADABLE)
+def test_compare_refuses_a_run_holding_a_document_it_cannot_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fault: str
+) -> None:
+    bad, reason = store_with(tmp_path, fault)
+    before = snapshot(tmp_path)
+    monkeypatch.setenv(store.ROOT_ENV, str(tmp_path))
+    assert cli.main(["compare", RUN_A, RUN_B]) == 2
+    assert capsys.readouterr().err == f"wsbench: {bad}: {reason}\n"
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("fault", UNREADABLE)
+def test_nightly_confirm_refuses_a_store_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fault: str
+) -> None:
+    bad, reason = store_with(tmp_path, fault)
+    before = snapshot(tmp_path)
+    assert cli.main(["nightly", "confirm", str(tmp_path), "--run-id", RUN_B]) == 2
+    err = capsys.readouterr().err
+    assert err == f"wsbench: nothing confirmed, unreadable documents: {bad}: {reason}\n"
+    assert snapshot(tmp_path) == before  # nothing measured, nothing written
+
+
+@pytest.mark.parametrize("where", ["shard", "confirmations"])
+@pytest.mark.parametrize("fault", UNREADABLE)
+def test_nightly_publish_refuses_a_shard_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fault: str, where: str
+) -> None:
+    shard = tmp_path / "shard"
+    if where == "shard":
+        bad, reason = store_with(shard, fault)
+    else:  # the interleaved confirmation, which decides the regression reports
+        store.save(_doc(RUN_B), shard)
+        bad, reason = store_with(shard / "confirmations", fault)
+    remote = bare(tmp_path / "remote.git")
+    before = snapshot(shard)
+    argv = ["nightly", "publish", str(shard), "--remote", str(remote),
+            "--store-dir", str(tmp_path / "clone")]  # fmt: skip
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == f"wsbench: not published, unreadable documents: {bad}: {reason}\n"
+    assert snapshot(shard) == before
+    assert refs(remote) == ""  # nothing pushed
+
+
+@pytest.mark.parametrize("fault", UNREADABLE)
+def test_nightly_publish_carries_along_a_branch_document_it_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fault: str
+) -> None:
+    remote = bare(tmp_path / "remote.git")
+    earlier = tmp_path / "earlier"
+    bad, reason = store_with(earlier, fault)
+    git("init", "--quiet", "--initial-branch", "results", cwd=earlier)
+    git("add", "--all", cwd=earlier)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "e", cwd=earlier)
+    git("push", "--quiet", str(remote), "results", cwd=earlier)
+    on_branch = branch_files(remote, "results")
+    shard = tmp_path / "shard"
+    store.save(_doc("20261126T020000Z-cccccc"), shard)
+    before = snapshot(shard)
+    clone = tmp_path / "clone"
+    argv = ["nightly", "publish", str(shard), "--remote", str(remote), "--store-dir", str(clone)]
+    assert cli.main(argv) == 0
+    out, err = capsys.readouterr()
+    rel = bad.relative_to(earlier)
+    assert (
+        err
+        == f"nightly: on results, carried along unchanged, unreadable: {clone / rel}: {reason}\n"
+    )
+    assert out.startswith("nightly: 1 documents added to results (")
+    after = branch_files(remote, "results")
+    assert {name: after.get(name) for name in on_branch} == on_branch  # byte for byte
+    assert len(after) == len(on_branch) + 1
+    assert snapshot(shard) == before
+
+
+@pytest.mark.parametrize("fault", UNREADABLE)
+def test_the_site_build_fails_naming_a_document_it_cannot_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], fault: str
+) -> None:
+    root = tmp_path / "store"
+    bad, reason = store_with(root, fault)
+    before = snapshot(root)
+    monkeypatch.setenv("WSBENCH_IMPLS_DIR", str(IMPLS))  # the site tests' few frameworks
+    build = functools.partial(mainjob.build_site, site_dir=tmp_path / "site")
+    monkeypatch.setattr(mainjob, "build_site", build)
+    assert cli.main(["site", "--results", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wsbench: building the site failed (mkdocs build --strict exited 1)")
+    assert f"skipping a file of the results store: {bad}: {reason}\n" in err
+    assert "Aborted with 1 warnings in strict mode!" in err
+    assert snapshot(root) == before
 
 
 # 3. Servers that fail.
@@ -306,6 +444,86 @@ def test_two_runs_on_one_store_take_turns_and_both_write_whole_documents(tmp_pat
 
 
 # 7. The nightly's publish.
+
+from tests.remotes import refuse_pushes  # noqa: E402
+from wsbench.ci import results_branch as resultsbranch  # noqa: E402
+
+
+def _publish_argv(shard: Path, remote: Path, clone: Path) -> list[str]:
+    return ["nightly", "publish", str(shard), "--remote", str(remote), "--store-dir", str(clone)]
+
+
+def test_publish_creates_the_results_branch_it_does_not_find(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    remote = bare(tmp_path / "remote.git")
+    shard = tmp_path / "shard"
+    store.save(_doc(RUN_A), shard)
+    store.save(_doc(RUN_A, "other-env"), shard)
+    before = snapshot(shard)
+    assert cli.main(_publish_argv(shard, remote, tmp_path / "clone")) == 0
+    head = git("rev-parse", "results", cwd=remote)
+    assert capsys.readouterr().out.startswith(f"nightly: 2 documents added to results ({head})")
+    assert branch_files(remote, "results") == before
+    assert snapshot(shard) == before
+
+
+@pytest.mark.parametrize("branch_exists", [True, False], ids=["on-the-branch", "new-branch"])
+def test_a_refused_push_exits_with_gits_reason_and_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], branch_exists: bool
+) -> None:
+    remote = bare(tmp_path / "remote.git")
+    if branch_exists:
+        store.save(_doc(RUN_A), tmp_path / "first")
+        assert cli.main(_publish_argv(tmp_path / "first", remote, tmp_path / "c1")) == 0
+    refs_before = refs(remote)
+    pushes = refuse_pushes(remote, "results is protected: pushes need a review")
+    shard = tmp_path / "shard"
+    store.save(_doc(RUN_B), shard)
+    before = snapshot(shard)
+    capsys.readouterr()
+    assert cli.main(_publish_argv(shard, remote, tmp_path / "c2")) == 2
+    assert capsys.readouterr().err == (
+        "wsbench: not published: push to results refused: "
+        "remote: results is protected: pushes need a review / "
+        f"To {remote} / ! [remote rejected] HEAD -> results (pre-receive hook declined) / "
+        f"error: failed to push some refs to '{remote}'\n"
+    )
+    assert pushes.read_text() == "push\n"  # refused, not retried
+    assert refs(remote) == refs_before
+    assert snapshot(shard) == before
+
+
+@pytest.mark.parametrize("branch_exists", [True, False], ids=["on-the-branch", "new-branch"])
+def test_a_push_that_lost_a_race_is_retried_on_top(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, branch_exists: bool
+) -> None:
+    remote = bare(tmp_path / "remote.git")
+    if branch_exists:
+        store.save(_doc(RUN_A), tmp_path / "first")
+        assert cli.main(_publish_argv(tmp_path / "first", remote, tmp_path / "c1")) == 0
+    theirs, mine = tmp_path / "theirs", tmp_path / "mine"
+    store.save(_doc(RUN_B), theirs)
+    store.save(_doc("20261126T020000Z-cccccc"), mine)
+    real_checkout = resultsbranch.checkout
+
+    def then_another_push(remote_: str, branch: str, path: Path) -> Path:
+        # Another nightly publishes between this one's clone (its fetch) and its push.
+        real_checkout(remote_, branch, path)
+        other = real_checkout(remote_, branch, tmp_path / "their-clone")
+        resultsbranch.add_documents([theirs], other)
+        resultsbranch.commit_and_push(other, branch, "theirs")
+        return path
+
+    monkeypatch.setattr(resultsbranch, "checkout", then_another_push)
+    before_theirs, before_mine = snapshot(theirs), snapshot(mine)
+    assert cli.main(_publish_argv(mine, remote, tmp_path / "c2")) == 0
+    on_branch = branch_files(remote, "results")
+    both = {**before_theirs, **before_mine}
+    assert {name: on_branch.get(name) for name in both} == both  # byte for byte
+    # This night's commit went on top of the other's.
+    assert git("log", "-1", "--format=%s", "results^", cwd=remote) == "theirs"
+    assert snapshot(theirs) == before_theirs and snapshot(mine) == before_mine
 
 
 # 8. The Socket.IO relay under a slow room member: see loadgen/tests (cargo test).

@@ -11,13 +11,14 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tests.runs import impl, run
+from tests.runs import impl, newer_version, run, truncated
 from wsbench.asv.conf import bench_envs
 from wsbench.ci.confirm import CONFIRMATIONS
 from wsbench.ci.nightly import (
     AllOptions,
     MeasureOptions,
     NightlyError,
+    confirm_shard,
     file_issues,
     older_versions_due,
     plan_outputs,
@@ -28,6 +29,7 @@ from wsbench.ci.nightly import (
 from wsbench.commands.cli import parser
 from wsbench.commands.nightly import all_options_of, given_plan_options, measure_options_of
 from wsbench.impls import get_impl
+from wsbench.instrument.sampling import SamplingPlan
 from wsbench.results import store
 from wsbench.results.regressions import Regression
 from wsbench.results.runformat import CheckItem, Run, SystemCheck
@@ -117,12 +119,67 @@ def test_malformed_or_missing_documents_are_not_published(tmp_path: Path, remote
     bad = tmp_path / "bad" / "m" / "20261124T020000Z-aaaaaa"
     bad.mkdir(parents=True)
     (bad / "x.json").write_text("{")
-    with pytest.raises(NightlyError, match="malformed"):
+    with pytest.raises(NightlyError, match=f"^not published, unreadable documents: {bad}/x.json: "):
         publish([tmp_path / "bad"], remote=str(remote), branch="results",
                 store_dir=tmp_path / "c1", allow_untuned=True)  # fmt: skip
     with pytest.raises(NightlyError, match="no run document"):
         publish([tmp_path / "empty"], remote=str(remote), branch="results",
                 store_dir=tmp_path / "c2", allow_untuned=True)  # fmt: skip
+
+
+def test_an_unreadable_confirmation_is_not_published(tmp_path: Path, remote: Path) -> None:
+    run_id = "20261124T020000Z-aaaaaa"
+    shard = _shard(tmp_path / "s", run_id, TUNED)
+    doc = run([1.0] * 6, run_id=f"{run_id}-confirm-head")
+    bad = store.save(doc, shard / CONFIRMATIONS)
+    bad.write_bytes(newer_version(doc))
+    # The confirmations decide the reports: one left out would drop a regression silently.
+    with pytest.raises(NightlyError) as refused:
+        publish([shard], remote=str(remote), branch="results", store_dir=tmp_path / "c",
+                allow_untuned=False)  # fmt: skip
+    assert str(refused.value) == (
+        f"not published, unreadable documents: {bad}: written in run format version 3 by a "
+        "newer wsbench; this wsbench reads versions 1-2"
+    )
+    assert _git("branch", "--list", cwd=remote) == ""
+
+
+def test_an_unreadable_document_on_the_branch_is_named_and_carried_along(
+    tmp_path: Path, remote: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    publish([_shard(tmp_path / "s1", "20261124T020000Z-aaaaaa", TUNED)], remote=str(remote),
+            branch="results", store_dir=tmp_path / "c1", allow_untuned=False)  # fmt: skip
+    newer = run([1.0] * 6, run_id="20261124T030000Z-eeeeee")
+    name = store.run_path(Path(), machine="m", run_id=newer.run_id, commit="c" * 8,
+                          env_name=newer.environment.env_name)  # fmt: skip
+    (tmp_path / "c1" / name).parent.mkdir(parents=True)
+    (tmp_path / "c1" / name).write_bytes(newer_version(newer))
+    _git("add", "--all", cwd=tmp_path / "c1")
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "newer", cwd=tmp_path / "c1")
+    _git("push", "--quiet", "origin", "HEAD:results", cwd=tmp_path / "c1")
+    capsys.readouterr()
+    publish([_shard(tmp_path / "s2", "20261125T020000Z-bbbbbb", TUNED)], remote=str(remote),
+            branch="results", store_dir=tmp_path / "c2", allow_untuned=False)  # fmt: skip
+    err = capsys.readouterr().err
+    assert err == (
+        f"nightly: on results, carried along unchanged, unreadable: {tmp_path / 'c2' / name}: "
+        "written in run format version 3 by a newer wsbench; this wsbench reads versions 1-2\n"
+    )
+    files = _branch_files(remote, tmp_path, "check")
+    assert [f.split("/")[1] for f in files] == [
+        "20261124T020000Z-aaaaaa", "20261124T030000Z-eeeeee", "20261125T020000Z-bbbbbb"
+    ]  # fmt: skip
+    assert (tmp_path / "check" / name).read_bytes() == newer_version(newer)
+
+
+def test_confirm_refuses_a_store_it_cannot_read(tmp_path: Path) -> None:
+    run_id = "20261124T020000Z-aaaaaa"
+    doc = run([1.0] * 6, run_id=run_id)
+    bad = store.save(doc, tmp_path)
+    bad.write_bytes(truncated(doc))
+    with pytest.raises(NightlyError, match=f"^nothing confirmed, unreadable documents: {bad}: "):
+        confirm_shard(tmp_path, run_id, SamplingPlan())
+    assert not (tmp_path / CONFIRMATIONS).exists()
 
 
 def test_plan_gives_a_run_id_and_the_shards() -> None:

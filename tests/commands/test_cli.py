@@ -7,7 +7,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tests.runs import run
+from tests.runs import newer_version, run, truncated
 from wsbench.commands import cli, noise
 from wsbench.commands import compare as compare_command
 from wsbench.commands.cli import main
@@ -113,6 +113,23 @@ def test_compare_rejects_bad_input(
 ) -> None:
     assert main(["compare", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fault", ["truncated", "newer"])
+def test_compare_refuses_a_run_with_a_document_it_cannot_read(
+    two_runs: Path, capsys: pytest.CaptureFixture[str], fault: str
+) -> None:
+    doc = run([1.0] * 6, run_id=HEAD, env_name="zz-env")
+    bad = store.save(doc, two_runs)
+    bad.write_bytes(truncated(doc) if fault == "truncated" else newer_version(doc))
+    assert main(["compare", BASE, HEAD]) == 2
+    reason = (
+        "not a JSON object: Input data was truncated" if fault == "truncated"
+        else "written in run format version 3 by a newer wsbench; this wsbench reads versions 1-2"
+    )  # fmt: skip
+    assert capsys.readouterr().err == f"wsbench: {bad}: {reason}\n"
+    # A run of the store that is not compared is not read.
+    assert main(["compare", BASE, BASE]) == 0
 
 
 def test_compare_options_from_the_command_line() -> None:

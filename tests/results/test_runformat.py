@@ -24,11 +24,22 @@ def test_the_document_is_versioned_json() -> None:
     assert doc["benchmarks"][0]["samples"][0]["messages_per_s"] == 100.0
 
 
-def test_a_newer_version_is_refused() -> None:
+def test_a_newer_version_is_refused_saying_so() -> None:
     doc = json.loads(encode(run([100.0])))
     doc["version"] = 3
-    with pytest.raises(FormatError, match="version 3; this harness reads versions 1, 2"):
+    with pytest.raises(FormatError) as newer:
         decode(json.dumps(doc), source="x.json")
+    assert str(newer.value) == (
+        "x.json: written in run format version 3 by a newer wsbench; "
+        "this wsbench reads versions 1-2"
+    )
+    for other in (0, "2", None):
+        doc["version"] = other
+        with pytest.raises(FormatError) as unknown:
+            decode(json.dumps(doc), source="x.json")
+        assert str(unknown.value) == (
+            f"x.json: run format version {other!r}; this wsbench reads versions 1-2"
+        )
 
 
 def test_a_version_1_document_reads_as_one_without_instruction_counts() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runs import run
+from tests.runs import newer_version, run
 from wsbench.results import store
 
 
@@ -43,6 +43,20 @@ def test_a_malformed_file_is_reported_and_kept(tmp_path: Path) -> None:
     assert len(loaded.runs) == 1
     assert len(loaded.problems) == 1 and str(bad) in loaded.problems[0]
     assert bad.read_text() == "{ not json"
+
+
+def test_a_document_of_a_newer_version_is_reported_and_kept(tmp_path: Path) -> None:
+    store.save(run([100.0]), tmp_path)
+    doc = run([100.0], run_id="20260101T000000Z-000000")
+    newer = store.save(doc, tmp_path)
+    newer.write_bytes(newer_version(doc))
+    loaded = store.load_store(tmp_path)
+    assert len(loaded.runs) == 1
+    assert loaded.problems == [
+        f"{newer}: written in run format version 3 by a newer wsbench; "
+        "this wsbench reads versions 1-2"
+    ]
+    assert newer.read_bytes() == newer_version(doc)
 
 
 def test_a_missing_store_is_empty(tmp_path: Path) -> None:

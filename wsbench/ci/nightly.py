@@ -155,15 +155,28 @@ def publish(
     (:func:`wsbench.results.regressions.compare_new_releases`);
     return the regressions of the runs published (written into ``reports`` when given).
 
+    What it reads, it refuses when it cannot read: a file of a shard store, or of its
+    confirmations (:data:`wsbench.ci.confirm.CONFIRMATIONS`, which decide the reports), that
+    is not a run document this wsbench reads stops it before the clone, and nothing is
+    pushed. The documents already on the branch it only carries along: it never reads them
+    to decide anything and never rewrites one (:func:`wsbench.ci.results_branch.add_documents`),
+    so one it cannot read (malformed, or written by a newer wsbench) is named on stderr and
+    kept byte for byte. Refusing would keep the night's documents off the branch for a
+    file they do not depend on; the site, which reads every document, fails its build
+    naming the file (:func:`wsbench.site.results.results_of`).
+
     Raises:
-        NightlyError: no document, a document records an untuned machine and
-            ``allow_untuned`` is false, or the results branch refused the documents.
+        NightlyError: no document, a shard's file this wsbench cannot read (the message
+            names each with the reason), a document records an untuned machine and
+            ``allow_untuned`` is false, or the results branch refused the documents (git's
+            reason).
     """
     loaded = [store.load_store(root) for root in shard_stores]
+    confirm_loaded = [store.load_store(root / confirm.CONFIRMATIONS) for root in shard_stores]
     new = [doc for shard in loaded for doc in shard.runs]
-    problems = [problem for shard in loaded for problem in shard.problems]
+    problems = [problem for shard in (*loaded, *confirm_loaded) for problem in shard.problems]
     if problems:
-        raise NightlyError("not published, malformed documents: " + "; ".join(problems))
+        raise NightlyError("not published, unreadable documents: " + "; ".join(problems))
     if not new:
         raise NightlyError("not published: the shards hold no run document")
     bad = untuned(new)
@@ -174,6 +187,9 @@ def publish(
         )
     try:
         resultsbranch.checkout(remote, branch, store_dir)
+        for problem in store.load_store(store_dir).problems:
+            print(f"nightly: on {branch}, carried along unchanged, unreadable: {problem}",
+                  file=sys.stderr)  # fmt: skip
         added = resultsbranch.add_documents(shard_stores, store_dir)
         run_ids = sorted({d.run_id for d in new})
         commit = resultsbranch.commit_and_push(
@@ -182,9 +198,7 @@ def publish(
     except resultsbranch.ResultsBranchError as exc:
         raise NightlyError(f"not published: {exc}") from exc
     print(f"nightly: {len(added)} documents added to {branch} ({commit or 'nothing new'})")
-    confirm_docs = [
-        doc for root in shard_stores for doc in store.load_store(root / confirm.CONFIRMATIONS).runs
-    ]
+    confirm_docs = [doc for shard in confirm_loaded for doc in shard.runs]
     found = []
     for run_id in run_ids:
         compared = regressions.compare_new_releases(new, run_id, all_impls())
@@ -264,8 +278,13 @@ def confirm_shard(root: Path, run_id: str, plan: SamplingPlan) -> list[Run]:
     """The ``confirm`` step: every new release of run ``run_id`` in the shard store
     ``root`` with a slower figure measured again, interleaved (:func:`wsbench.ci.confirm.confirm`).
 
+    Every document of the store is read (the run's are chosen among them), so a file that is
+    not a run document this wsbench reads (malformed, or written by a newer wsbench) stops
+    it before anything is measured or written.
+
     Raises:
-        NightlyError: the store holds malformed documents.
+        NightlyError: the store holds a file this wsbench cannot read (the message names
+            each with the reason).
         wsbench.asv.venvs.VenvError: an environment does not install.
     """
     from wsbench.asv import venvs
@@ -273,7 +292,7 @@ def confirm_shard(root: Path, run_id: str, plan: SamplingPlan) -> list[Run]:
 
     loaded = store.load_store(root)
     if loaded.problems:
-        raise NightlyError("malformed documents: " + "; ".join(loaded.problems))
+        raise NightlyError("nothing confirmed, unreadable documents: " + "; ".join(loaded.problems))
     docs = [d for d in loaded.runs if d.run_id == run_id]
     if not docs:
         print(f"nightly: {root} holds no document of run {run_id}: nothing to confirm")
@@ -335,7 +354,11 @@ def _bench_run(argv: Sequence[str], shard_store: Path, what: str) -> None:
 
 def published_runs(remote: str, branch: str) -> list[Run]:
     """Every readable document of the results branch ``branch`` of ``remote`` (none when
-    the branch does not exist yet); an unreadable one is named on stderr and left out.
+    the branch does not exist yet); an unreadable one (malformed, or written by a newer
+    wsbench) is named on stderr and left out, not refused: these documents only decide which
+    older versions are due (:func:`wsbench.ci.matrix.due`), and one left out can only make a
+    version due that was not, so the night measures more, never less, and the branch is
+    not touched.
 
     Raises:
         NightlyError: the branch could not be cloned.
@@ -387,8 +410,8 @@ def measure_shard(
         The older versions measured, with why.
 
     Raises:
-        NightlyError: a ``./bench run`` failed, the store holds a malformed document, or
-            ``mode`` is "auto" and ``published`` is None.
+        NightlyError: a ``./bench run`` failed, the store holds a file this wsbench cannot
+            read, or ``mode`` is "auto" and ``published`` is None.
     """
     if mode == "auto" and published is None:
         raise NightlyError("--matrix auto reads the results branch: give --remote")
@@ -397,7 +420,7 @@ def measure_shard(
                 "--run-id", run_id, *extra], shard_store, f"shard {shard}")  # fmt: skip
     loaded = store.load_store(shard_store)
     if loaded.problems:
-        raise NightlyError("malformed documents: " + "; ".join(loaded.problems))
+        raise NightlyError("unreadable documents: " + "; ".join(loaded.problems))
     tonight = [d for d in loaded.runs if d.run_id == run_id]
     found = older_versions_due(tonight, mode, published)
     if not found:

@@ -4,7 +4,9 @@ so that the history survives the loss of any runner.
 
 A run's documents are added (never replacing a different document of the same name),
 committed and pushed; a push that loses a race with another is retried on top of the
-other's commit (documents of different runs never touch the same file).
+other's commit (documents of different runs never touch the same file). A push refused for
+any other reason (a hook, a branch protection, no permission) is not retried: the error
+gives git's reason. The first push creates the branch when the remote has none yet.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from wsbench.results.runformat import FormatError, load
 
 AUTHOR = ("-c", "user.name=wsbench", "-c", "user.email=wsbench@users.noreply.github.com")
 PUSH_ATTEMPTS = 3
+"""Pushes of one commit: the first, and a retry on top of each concurrent push it lost to."""
 
 
 class ResultsBranchError(RuntimeError):
@@ -30,10 +33,17 @@ def _git(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
 
 
+def one_line(said: str) -> str:
+    """What git wrote on stderr, on one line: its non-blank lines stripped (the remote's
+    ``remote: ...`` lines come padded) but its advice (``hint: ...``), joined by `` / ``."""
+    lines = (line.strip() for line in said.splitlines())
+    return " / ".join(line for line in lines if line and not line.startswith("hint:"))
+
+
 def _ok(*args: str, cwd: Path) -> str:
     proc = _git(*args, cwd=cwd)
     if proc.returncode != 0:
-        raise ResultsBranchError(f"git {' '.join(args)}: {proc.stderr.strip()}")
+        raise ResultsBranchError(f"git {' '.join(args)}: {one_line(proc.stderr)}")
     return proc.stdout.strip()
 
 
@@ -92,24 +102,48 @@ def add_documents(store_roots: Sequence[Path], into: Path) -> list[Path]:
 
 def commit_and_push(path: Path, branch: str, message: str) -> str | None:
     """Commit everything new in the checkout ``path`` and push it to ``origin``'s
-    ``branch``, retrying on top of a concurrent push.
+    ``branch`` (created when it does not exist yet). A push that lost a race (``origin``'s
+    branch has commits the checkout lacks) is retried on top of them (``git rebase``), up
+    to :data:`PUSH_ATTEMPTS` pushes in all; a push refused for another reason is not.
 
     Returns:
         The new commit's hash, or None when there was nothing to commit.
 
     Raises:
-        ResultsBranchError: git failed, or the push failed :data:`PUSH_ATTEMPTS` times.
+        ResultsBranchError: git failed; the push was refused (the message gives git's
+            reason, on one line); or it lost :data:`PUSH_ATTEMPTS` races. ``origin`` is
+            then as the others left it: nothing of this commit is on it.
     """
     _ok("add", "--all", cwd=path)
     if _git("diff", "--cached", "--quiet", cwd=path).returncode == 0:
         return None
     _ok(*AUTHOR, "commit", "--quiet", "-m", message, cwd=path)
-    error = ""
-    for _ in range(PUSH_ATTEMPTS):
+    said = ""
+    for attempt in range(1, PUSH_ATTEMPTS + 1):
         push = _git("push", "--quiet", "origin", f"HEAD:refs/heads/{branch}", cwd=path)
         if push.returncode == 0:
             return _ok("rev-parse", "HEAD", cwd=path)
-        error = push.stderr.strip()
-        _ok("fetch", "--quiet", "origin", branch, cwd=path)
-        _ok(*AUTHOR, "rebase", "--quiet", "FETCH_HEAD", cwd=path)
-    raise ResultsBranchError(f"push to {branch} failed {PUSH_ATTEMPTS} times: {error}")
+        said = one_line(push.stderr)
+        if not _behind(path, branch):
+            raise ResultsBranchError(f"push to {branch} refused: {said}")
+        if attempt < PUSH_ATTEMPTS:
+            _ok(*AUTHOR, "rebase", "--quiet", "FETCH_HEAD", cwd=path)
+    raise ResultsBranchError(
+        f"push to {branch} lost to another push {PUSH_ATTEMPTS} times in a row: {said}"
+    )
+
+
+def _behind(path: Path, branch: str) -> bool:
+    """Whether ``origin``'s ``branch`` exists and has commits the checkout ``path``'s
+    ``HEAD`` lacks (fetched into ``FETCH_HEAD``): a push refused then lost a race.
+
+    Raises:
+        ResultsBranchError: git failed.
+    """
+    if not _ok("ls-remote", "--heads", "origin", branch, cwd=path):
+        return False
+    _ok("fetch", "--quiet", "origin", branch, cwd=path)
+    check = _git("merge-base", "--is-ancestor", "FETCH_HEAD", "HEAD", cwd=path)
+    if check.returncode not in (0, 1):
+        raise ResultsBranchError(f"git merge-base --is-ancestor: {one_line(check.stderr)}")
+    return check.returncode == 1

@@ -101,10 +101,13 @@ class CompareOptions:
 
 def stored_run(ref: str, root: Path) -> list[Run]:
     """The documents of run ``ref``: a folder of documents, or a run id in the store (under
-    any machine, also among comparisons).
+    any machine, also among comparisons). Every ``*.json`` of the run's folder is read, and
+    only those: a file of another run is not looked at.
 
     Raises:
-        compare.CompareError: no such run, or a document that is not valid.
+        compare.CompareError: no such run, or a file of the run that is not a run document
+            this wsbench reads (the message names the file and why: e.g. malformed, or
+            written by a newer wsbench); nothing is compared then.
     """
     folders = [Path(ref)] if Path(ref).is_dir() else []
     folders += sorted(root.glob(f"*/{ref}")) + sorted(root.glob(f"{COMPARISONS}/*/{ref}"))

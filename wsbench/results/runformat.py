@@ -75,6 +75,8 @@ VERSION = 2
 READS = (1, 2)
 """The versions it reads; a reader rejects any other. Version 2 added the instruction counts
 (``counting``, ``instructions``); a version 1 document reads as one without them."""
+READS_TEXT = f"{READS[0]}-{READS[-1]}"
+""":data:`READS` (a range of versions) as the errors say it: ``"1-2"``."""
 
 Status = Literal["ok", "failed"]
 
@@ -476,7 +478,8 @@ def decode(data: bytes | str, *, source: str = "<run>") -> Run:
     """Parse and validate a run document.
 
     Raises:
-        FormatError: not JSON, not a ``wsbench-run`` document, another version, or a field
+        FormatError: not JSON, not a ``wsbench-run`` document, a version not in
+            :data:`READS` (a newer one is said to be written by a newer wsbench), or a field
             that does not fit the schema (the message names ``source`` and the field).
     """
     try:
@@ -485,10 +488,15 @@ def decode(data: bytes | str, *, source: str = "<run>") -> Run:
         raise FormatError(f"{source}: not a JSON object: {exc}") from exc
     if head.get("format") != FORMAT:
         raise FormatError(f"{source}: not a wsbench run (format {head.get('format')!r})")
-    if head.get("version") not in READS:
+    version = head.get("version")
+    if version not in READS:
+        if isinstance(version, int) and version > VERSION:
+            raise FormatError(
+                f"{source}: written in run format version {version} by a newer wsbench; "
+                f"this wsbench reads versions {READS_TEXT}"
+            )
         raise FormatError(
-            f"{source}: wsbench run format version {head.get('version')!r}; "
-            f"this harness reads versions {', '.join(map(str, READS))}"
+            f"{source}: run format version {version!r}; this wsbench reads versions {READS_TEXT}"
         )
     try:
         return msgspec.json.decode(data, type=Run)

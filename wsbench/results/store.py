@@ -246,7 +246,10 @@ class Store:
 def load_store(root: Path) -> Store:
     """Read every document under ``root`` (a missing root is an empty store).
 
-    A malformed file is listed in :attr:`Store.problems`, never fatal and never deleted.
+    A file that is not a run document this wsbench reads (malformed, or written by a newer
+    wsbench: :func:`wsbench.results.runformat.decode`) is listed in :attr:`Store.problems`,
+    never fatal here and never deleted: each reader says what it does with them (the site
+    fails its strict build, the nightly's steps refuse what they read).
     """
     store = Store()
     if not root.is_dir():
