@@ -18,6 +18,7 @@ The sections follow the matrix:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -29,14 +30,20 @@ import time
 import uuid
 from pathlib import Path
 
+import msgspec
 import psutil
 import pytest
 
 from tests.conftest import NEVER_DISTURBED, clean_clone_env
-from tests.runs import run
+from tests.remotes import bare, branch_files, git, refs, refuse_pushes
+from tests.runs import newer_version, run, truncated
+from tests.site_runs import IMPLS
+from wsbench.ci import results_branch as resultsbranch
+from wsbench.commands import cli
+from wsbench.jobs import main as mainjob
 from wsbench.paths import REPO_ROOT
 from wsbench.results import store
-from wsbench.results.runformat import load
+from wsbench.results.runformat import CheckItem, Run, SystemCheck, load
 
 FAULT_TAG_ENV = "WSBENCH_FAULT_TAG"
 """An environment variable a test sets on a run it starts: every process of that run inherits
@@ -216,18 +223,6 @@ def test_a_full_or_read_only_store_fails_the_run_and_keeps_what_was_there(
 # (Sections 2 and 7 import what they need here, not at the top: the sections of the matrix
 # are written on branches of their own.)
 
-import functools  # noqa: E402
-
-import msgspec  # noqa: E402
-import pytest  # noqa: E402
-
-from tests.remotes import bare, branch_files, git, refs  # noqa: E402
-from tests.runs import newer_version, run, truncated  # noqa: E402
-from tests.site_runs import IMPLS  # noqa: E402
-from wsbench.commands import cli  # noqa: E402
-from wsbench.jobs import main as mainjob  # noqa: E402
-from wsbench.results import store  # noqa: E402
-from wsbench.results.runformat import CheckItem, Run, SystemCheck  # noqa: E402
 
 RUN_A, RUN_B = "20261124T020000Z-aaaaaa", "20261125T020000Z-bbbbbb"
 TUNED = SystemCheck(items=(CheckItem("governor", "performance", True),), tuned=True)
@@ -444,9 +439,6 @@ def test_two_runs_on_one_store_take_turns_and_both_write_whole_documents(tmp_pat
 
 
 # 7. The nightly's publish.
-
-from tests.remotes import refuse_pushes  # noqa: E402
-from wsbench.ci import results_branch as resultsbranch  # noqa: E402
 
 
 def _publish_argv(shard: Path, remote: Path, clone: Path) -> list[str]:
