@@ -438,6 +438,45 @@ def test_two_runs_on_one_store_take_turns_and_both_write_whole_documents(tmp_pat
 # 6. Bad ranges and names.
 
 
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["run", "--commits", "zzz..HEAD"], "--commits zzz..HEAD: no commit 'zzz' in"),
+        (["run", "--commits", "HEAD...nope"], "no commit 'nope'"),
+        (["run", "--versions", "newest"], "newest"),
+        (["run", "--param", "nope=1"], "nope"),
+        (["run", "--param", "size_bytes=x"], "size_bytes=x"),
+        (["run", "--shard", "3/2"], "3/2"),
+        (["run", "--shard", "0/2"], "0/2"),
+        (["run", "--run-id", "../x"], "run id '../x'"),
+        (["run", "--impl", "nope"], "nope"),
+        (["run", "--scenario", "nope"], "nope"),
+        (["compare", "--impl", "nope", "--versions", "1.0", "2.0"], "nope"),
+        (["compare", "--commits", "zzz", "HEAD"], "no commit 'zzz'"),
+    ],
+)
+def test_a_bad_range_or_name_gets_one_line_and_exit_code_2_before_anything_runs(
+    argv: list[str],
+    named: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv(store.ROOT_ENV, str(tmp_path / "results"))
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:  # argparse's own refusal: its usage, then one line
+        code = exc.code  # type: ignore[assignment]
+    said = capsys.readouterr()
+    assert code == 2
+    lines = said.err.strip().splitlines()
+    if not lines[0].startswith("usage:"):
+        assert len(lines) == 1, said.err
+    assert named in lines[-1], said.err
+    assert "[1/5]" not in said.out  # refused before any step
+    assert list(tmp_path.rglob("*.json")) == []
+
+
 # 7. The nightly's publish.
 
 
