@@ -201,6 +201,28 @@ def test_a_partial_rerun_replaces_only_the_figures_it_measured_again() -> None:
     assert (main.shown, main.environments, main.figures_shown, main.figures) == (2, 2, 19, 21)
 
 
+def test_sets_an_interrupted_run_never_reached_hide_no_earlier_figure() -> None:
+    # The interrupted run's document: echo 16 B x 64 measured, 16 B x 1 never reached (a set
+    # with no sample, as the document is first written), stream failed.
+    never = msgspec.structs.replace(benchmark("echo", ECHO[0], []), samples=[])
+    assert not never.begun
+    earlier = run(STABLE, run_id="20261123T190000Z-aaaaaa", benchmarks=[
+        benchmark("echo", ECHO[0], STABLE), benchmark("echo", ECHO_16_64, STABLE),
+    ])  # fmt: skip
+    cut = run([], run_id="20261124T190000Z-bbbbbb", benchmarks=[
+        never, benchmark("echo", ECHO_16_64, [50.0] * 6), failed("stream", STREAM[0], "boom"),
+    ])  # fmt: skip
+    results = select([earlier, cut])
+    figures = sorted(
+        (r.run_id, row.scenario, dict(row.params)) for r in results.runs for row in r.rows
+    )
+    assert figures == [
+        ("20261123T190000Z-aaaaaa", "echo", ECHO[0]),
+        ("20261124T190000Z-bbbbbb", "echo", ECHO_16_64),
+        ("20261124T190000Z-bbbbbb", "stream", STREAM[0]),
+    ]
+
+
 def test_a_partial_rerun_on_the_pages_names_both_runs() -> None:
     docs = _partial_rerun()
     results = select(docs)

@@ -55,11 +55,10 @@ def unwritten(
                 continue
             if doc.harness.commit != commit:
                 continue
-            processes = set(range(doc.settings.processes))
             held = {
                 (b.scenario, params_key(b.params))
                 for b in doc.benchmarks
-                if b.status == "failed" or {s.process for s in b.samples} >= processes
+                if b.finished(doc.settings.processes)
             }
             missing = sorted(wanted - held)
             if missing:

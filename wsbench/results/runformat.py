@@ -348,6 +348,19 @@ class Benchmark(msgspec.Struct, frozen=True):
         """The samples statistics are computed from (ok and not disturbed)."""
         return [s for s in self.samples if s.usable]
 
+    @property
+    def begun(self) -> bool:
+        """Whether the set was measured at all: it failed, or has a sample. A run writes its
+        document first with every set and no sample, then again after each window, so a
+        run that was interrupted leaves the sets it never reached in this state."""
+        return self.status == "failed" or bool(self.samples)
+
+    def finished(self, processes: int) -> bool:
+        """Whether the set was measured to the end of a plan of ``processes`` server
+        processes: it failed, or has a sample from each of them (each process measures every
+        set, :func:`wsbench.instrument.sampling.sample_scenarios`)."""
+        return self.status == "failed" or {s.process for s in self.samples} >= set(range(processes))
+
 
 class CheckItem(msgspec.Struct, frozen=True):
     """One item of the machine's tuning check (:mod:`wsbench.instrument.system`): its name (e.g.

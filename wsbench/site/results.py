@@ -7,6 +7,8 @@ id); only documents with that key are shown, and of those, the newest figure of 
 (environment, scenario, parameter set): the benchmark of the newest document (largest run
 id) that measured it. A partial re-run (one parameter set of one environment) thus replaces
 that figure only; the environment's other figures stay, each naming the run it comes from.
+A set an interrupted run never reached (no sample, not failed:
+:attr:`~wsbench.results.runformat.Benchmark.begun`) replaces nothing.
 An environment whose documents hold no benchmark at all is shown by its newest document,
 without figures.
 
@@ -237,7 +239,8 @@ Shown = list[tuple[runformat.Run, tuple[runformat.Benchmark, ...]]]
 def current_group(docs: list[runformat.Run]) -> Shown:
     """One machine's shown figures: of the documents whose comparable key is that of the
     newest run (largest run id), per (environment, scenario, parameter set) the benchmark
-    of the newest document that has it (ties of run id: the later in ``docs``).
+    of the newest document that has it begun, else of the newest that has it (ties of run
+    id: the later in ``docs``).
 
     Returns:
         Each document that supplies a shown benchmark with those benchmarks (in its order),
@@ -253,7 +256,8 @@ def current_group(docs: list[runformat.Run]) -> Shown:
         env = doc.environment.env_name
         last[env] = i
         for bench in doc.benchmarks:
-            owner[(env, figure_key(bench))] = i
+            if bench.begun or (env, figure_key(bench)) not in owner:
+                owner[(env, figure_key(bench))] = i
     measured = {env for env, _ in owner}
     shown: Shown = []
     for i, doc in enumerate(group):
