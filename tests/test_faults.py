@@ -561,3 +561,84 @@ def test_a_push_that_lost_a_race_is_retried_on_top(
 
 
 # 9. A busy host.
+
+
+def test_a_busy_host_steals_every_window_the_set_waits_then_fails_saying_how_much() -> None:
+    """A real server and load generator under a fake hypervisor that steals 8 %, 48 % or
+    20 % of every window in turn: the set is measured in both processes, then three more
+    times in the last one after waits of 1, 2 and 4 s (asked of an injected sleep, never
+    waited), and fails with the steal range; nothing of the run is left running."""
+    import re
+    import threading
+    import time
+    from collections.abc import Sequence
+
+    import pytest
+
+    from tests.conftest import NEVER_DISTURBED
+    from wsbench.impls import get_impl
+    from wsbench.instrument import usage
+    from wsbench.instrument.cpus import default_placement
+    from wsbench.instrument.sampling import SamplingPlan, sample_scenario
+    from wsbench.results.runformat import all_disturbed
+    from wsbench.site.rows import row_of
+
+    rates = (0.08, 0.48, 0.20)
+    real = usage.cpu_times
+    opened: dict[int, tuple[float, float]] = {}
+    windows: list[int] = []
+
+    def stolen(cpus: Sequence[int]) -> tuple[float, float]:
+        """The real busy time; steal at the next rate of ``rates`` over each window (the
+        sampler reads the CPUs at a window's start and end, in a thread of its own), timed
+        from after the first reading to before the second: at least the window."""
+        thread = threading.get_ident()
+        if thread not in opened:
+            busy, _ = real(cpus)
+            opened[thread] = (time.monotonic(), rates[len(windows) % len(rates)])
+            windows.append(1)
+            return busy, 0.0
+        start, rate = opened.pop(thread)
+        stolen_s = rate * (time.monotonic() - start)
+        return real(cpus)[0], stolen_s
+
+    tag = new_tag()
+    plan = SamplingPlan(
+        processes=2, windows_per_process=1, warmup_s=0.05, window_s=0.2,
+        max_other_cpu_percent=NEVER_DISTURBED,
+    )  # fmt: skip
+    slept: list[float] = []
+    running: list[int] = []
+
+    def wait(seconds: float) -> None:
+        """Records the wait instead of waiting, and how many tagged processes run then."""
+        slept.append(seconds)
+        running.append(len(tagged_processes(tag)))
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(usage, "cpu_times", stolen)
+        for name, value in tag.items():
+            monkeypatch.setenv(name, value)  # the server and the load generator inherit it
+        (bench,) = sample_scenario(
+            get_impl("native"), "websocket", "echo", [{"size_bytes": 16, "in_flight": 1}],
+            plan, placement=default_placement(), sleep=wait,
+        )  # fmt: skip
+    assert slept == [1.0, 2.0, 4.0]
+    assert all(running), running  # the server waited with the set: the tag reaches it
+    assert [(s.process, s.waited_s) for s in bench.samples] == [
+        (0, None), (1, None), (1, 1.0), (1, 2.0), (1, 4.0),
+    ]  # fmt: skip
+    assert bench.status == "ok" and not bench.usable()  # measured, every window disturbed
+    # Each window read at least its rate (a little more: the sampler's own readings).
+    steal = [s.steal_percent or 0.0 for s in bench.samples]
+    assert 8 <= min(steal) < 10 and 48 <= max(steal) < 53, steal
+    why = all_disturbed(bench.samples)
+    assert re.fullmatch(
+        r"every window was disturbed \(other work or steal time on the measured CPUs\): "
+        rf"steal {min(steal):.0f}-{max(steal):.0f} % and other work \d+(-\d+)? % over 5 "
+        r"windows, 3 of them after waits \(7 s in all\)",
+        why,
+    ), why
+    assert (row_of(bench).status, row_of(bench).error) == ("failed", why)
+    assert set(bench.server_exit_codes) <= {0, -15}
+    assert tagged_processes(tag) == []

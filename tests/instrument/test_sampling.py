@@ -4,6 +4,7 @@ window with interference is marked and measured again; a dying server is replace
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import psutil
 import pytest
@@ -24,7 +25,7 @@ from wsbench.instrument.sampling import (
     to_sample,
 )  # fmt: skip
 from wsbench.instrument.usage import CpuActivity, ServerUsage
-from wsbench.results.runformat import MemoryStep
+from wsbench.results.runformat import Benchmark, MemoryStep, all_disturbed
 from wsbench.scenarios import Params, Scenario, spec
 
 PLAN = SamplingPlan(max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED)
@@ -252,6 +253,142 @@ def test_a_server_that_never_starts_fails_every_set_once_per_process() -> None:
 def test_a_bad_plan_is_refused() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         SamplingPlan(processes=0).validate()
+
+
+CLEAN = (1.25, 0.0)
+"""A window's (busy_s, steal_s) over 1 s on the measured CPUs (:func:`_measurement`): 5 %
+other work and no steal, usable."""
+OTHER = (1.45, 0.0)
+"""25 % other work: disturbed, measured again at once."""
+
+
+def steal(percent: float) -> tuple[float, float]:
+    """A window the hypervisor stole ``percent`` % of (no other work): disturbed."""
+    return (1.20, percent / 100)
+
+
+class Scripted(ServerSession):
+    """A server session that starts nothing: each window reads the next (busy_s, steal_s)
+    of :attr:`script` (:func:`_measurement`)."""
+
+    script: ClassVar[list[tuple[float, float]]] = []
+
+    def __enter__(self) -> ServerSession:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        pass
+
+    def run(self, config: MeasureConfig) -> Measurement:
+        return _measurement(*Scripted.script.pop(0))
+
+    def alive(self) -> bool:
+        return True
+
+
+def _scripted(
+    monkeypatch: pytest.MonkeyPatch,
+    script: list[tuple[float, float]],
+    plan: SamplingPlan,
+) -> tuple[Benchmark, list[float]]:
+    """One echo set sampled following ``plan`` on :class:`Scripted` windows; returns its
+    benchmark and the waits asked for (none is waited), and checks every window was used."""
+    monkeypatch.setattr(sampling, "ServerSession", Scripted)
+    monkeypatch.setattr(Scripted, "script", list(script))
+    slept: list[float] = []
+    (bench,) = sample_scenario(
+        get_impl("native"), "websocket", "echo", [{"size_bytes": 16, "in_flight": 1}], plan,
+        placement=default_placement(), sleep=slept.append,
+    )  # fmt: skip
+    assert Scripted.script == [], "windows left unmeasured"
+    return bench, slept
+
+
+def test_the_waits_double_from_the_first_and_are_bounded() -> None:
+    plan = SamplingPlan()
+    assert plan.waits() == (1.0, 2.0, 4.0)  # at most 3 waited retries, 7 s, per set
+    assert sum(plan.waits()) == 7.0
+    assert SamplingPlan(first_wait_s=0.5, waited_retries=5).waits() == (0.5, 1, 2, 4, 8)
+    assert SamplingPlan(waited_retries=0).waits() == ()
+    settings = plan.settings(default_placement(), 1)
+    assert (settings.waited_retries, settings.first_wait_s) == (3, 1.0)
+    assert settings.waits() == plan.waits()
+    with pytest.raises(ValueError, match="retries must be >= 0"):
+        SamplingPlan(waited_retries=-1).validate()
+    with pytest.raises(ValueError, match="first wait"):
+        SamplingPlan(first_wait_s=-1.0).validate()
+
+
+def test_a_steal_disturbed_set_is_measured_again_after_a_wait_and_then_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plan = SamplingPlan(processes=2, windows_per_process=1)
+    # Process 0: stolen (no wait: the set has another process to come). Process 1: stolen,
+    # stolen again after 1 s, usable after 2 s more.
+    bench, slept = _scripted(monkeypatch, [steal(30), steal(40), steal(20), CLEAN], plan)
+    assert slept == [1.0, 2.0]
+    assert [(s.process, s.window, s.waited_s) for s in bench.samples] == [
+        (0, 0, None), (1, 0, None), (1, 1, 1.0), (1, 2, 2.0),
+    ]  # fmt: skip
+    assert [s.disturbed for s in bench.samples] == [True, True, True, False]
+    assert bench.status == "ok" and bench.usable() == bench.samples[-1:]
+
+
+def test_a_window_disturbed_by_other_work_after_the_immediate_retries_is_waited_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plan = SamplingPlan(processes=1, windows_per_process=1, retries=2)
+    bench, slept = _scripted(monkeypatch, [OTHER, OTHER, OTHER, CLEAN], plan)
+    assert slept == [1.0]  # the two immediate retries did not wait
+    assert [s.waited_s for s in bench.samples] == [None, None, None, 1.0]
+    assert len(bench.usable()) == 1
+
+
+def test_a_set_that_never_gets_a_clean_window_fails_with_the_steal_it_saw(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from wsbench.asv.suite import figures_of
+    from wsbench.site.rows import row_of
+
+    plan = SamplingPlan(processes=2, windows_per_process=1)
+    script = [steal(8), steal(48), steal(12), steal(20), steal(31)]
+    bench, slept = _scripted(monkeypatch, script, plan)
+    assert slept == [1.0, 2.0, 4.0]  # the bound: 3 waited retries, 7 s
+    assert len(bench.samples) == 5 and not bench.usable()
+    why = (
+        "every window was disturbed (other work or steal time on the measured CPUs): "
+        "steal 8-48 % and other work 0 % over 5 windows, 3 of them after waits (7 s in all)"
+    )
+    assert all_disturbed(bench.samples) == why
+    row = row_of(bench)
+    assert (row.status, row.error) == ("failed", why)  # what the site shows
+    assert figures_of(bench) == {"error": why}  # what asv shows
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        [CLEAN, CLEAN],  # undisturbed
+        [CLEAN, steal(40)],  # the set has its usable window from process 0
+        [OTHER, CLEAN, steal(40)],  # ... after an immediate retry
+    ],
+)
+def test_a_set_with_a_usable_window_does_not_wait(
+    monkeypatch: pytest.MonkeyPatch, script: list[tuple[float, float]]
+) -> None:
+    plan = SamplingPlan(processes=2, windows_per_process=1)
+    bench, slept = _scripted(monkeypatch, script, plan)
+    assert slept == []
+    assert all(s.waited_s is None for s in bench.samples) and bench.usable()
+
+
+def test_a_set_whose_window_failed_does_not_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing(self: Scripted, config: MeasureConfig) -> Measurement:
+        return Measurement(config=config, status="failed", error="server crashed")
+
+    monkeypatch.setattr(Scripted, "run", failing)
+    bench, slept = _scripted(monkeypatch, [], SamplingPlan(processes=1, windows_per_process=1))
+    assert slept == [] and bench.status == "failed" and len(bench.samples) == 1
 
 
 def test_asv_figures_are_medians_of_the_usable_samples() -> None:

@@ -73,6 +73,22 @@ def test_a_failed_side_is_not_compared_and_says_why() -> None:
     assert line.verdict == "not compared" and line.problem == "head failed: boom"
 
 
+def test_a_side_with_every_window_disturbed_is_not_compared_and_says_what_they_read() -> None:
+    import msgspec
+
+    from tests.runs import benchmark
+
+    lost = run([1.0])
+    bench = benchmark("echo", lost.benchmarks[0].params, [], disturbed=[900.0, 950.0])
+    lost = msgspec.structs.replace(lost, benchmarks=[bench])
+    (line, *_) = compare_runs([lost], [run(_rates(1000, 1))])
+    assert line.verdict == "not compared"
+    assert line.problem == (
+        "base: every window was disturbed (other work or steal time on the measured CPUs): "
+        "steal 0 % and other work 1 % over 2 windows"
+    )
+
+
 PLAN = SamplingPlan(
     processes=3, windows_per_process=2, warmup_s=0.2, window_s=0.4,
     max_steal_percent=NEVER_DISTURBED,

@@ -104,3 +104,25 @@ def test_the_tuning_check_reads_back_and_older_documents_without_it_still_read()
     older = json.loads(encode(doc))
     del older["system"]
     assert decode(json.dumps(older)).system is None
+
+
+def test_a_document_from_before_the_waited_retries_reads_as_measured_without_waits() -> None:
+    from wsbench.results.runformat import Sample, all_disturbed
+
+    doc = json.loads(encode(run([100.0])))
+    assert (doc["settings"]["waited_retries"], doc["settings"]["first_wait_s"]) == (0, 0.0)
+    del doc["settings"]["waited_retries"], doc["settings"]["first_wait_s"]
+    del doc["benchmarks"][0]["samples"][0]["waited_s"]
+    read = decode(json.dumps(doc))
+    assert read == run([100.0]) and read.settings.waits() == ()
+    assert read.benchmarks[0].samples[0].waited_s is None
+    # What a set with no usable window says: its readings, its windows, its waits.
+    stolen = Sample(0, 0, "ok", other_cpu_percent=-6.2, steal_percent=8.4, disturbed=True)
+    assert all_disturbed([stolen, Sample(0, 1, "failed", error="boom")]) == (
+        "every window was disturbed (other work or steal time on the measured CPUs): "
+        "steal 8 % and other work 0 % over 1 window"
+    )
+    waited = msgspec.structs.replace(stolen, steal_percent=47.6, waited_s=0.5)
+    assert all_disturbed([stolen, waited]).endswith(
+        "steal 8-48 % and other work 0 % over 2 windows, 1 of them after waits (0.5 s in all)"
+    )

@@ -381,7 +381,8 @@ def test_failed_and_fully_disturbed_benchmarks_are_failed_rows() -> None:
     row = row_of(failed("echo", ECHO_16_64, "server crashed"))
     assert (row.status, row.error, row.messages_per_s) == ("failed", "server crashed", None)
     disturbed = row_of(benchmark("echo", ECHO_16_64, [], disturbed=STABLE))
-    assert (disturbed.status, disturbed.error, disturbed.disturbed) == ("failed", ALL_DISTURBED, 6)
+    assert (disturbed.status, disturbed.disturbed) == ("failed", 6)
+    assert disturbed.error == f"{ALL_DISTURBED}: steal 0 % and other work 1 % over 6 windows"
     assert ALL_DISTURBED == (
         "every window was disturbed (other work or steal time on the measured CPUs)"
     )
@@ -443,6 +444,19 @@ def test_source_line_names_runs_and_settings() -> None:
     assert settings_text(msgspec.structs.replace(SETTINGS, window_s=0.5)) == (
         "3 processes × 2 windows × 0.5 s, 0.5 s warm-up"
     )
+
+
+def test_the_waited_retries_are_stated_when_the_run_applied_them() -> None:
+    from wsbench.site.sources import waited_text
+
+    assert waited_text(SETTINGS) == ""  # a run from before them
+    applied = msgspec.structs.replace(SETTINGS, waited_retries=3, first_wait_s=1.0)
+    assert waited_text(applied) == (
+        "; a set with no usable window is measured up to 3 more times in its last process, "
+        "after waits of 1, 2 and 4 s (7 s in all)"
+    )
+    once = msgspec.structs.replace(SETTINGS, waited_retries=1, first_wait_s=0.5)
+    assert waited_text(once).endswith("once more in its last process, after a wait of 0.5 s")
 
 
 def test_a_malformed_document_is_skipped_with_a_warning_naming_it(

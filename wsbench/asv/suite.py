@@ -52,7 +52,7 @@ from wsbench.instrument.cpus import CpuPlacement, placement_from
 from wsbench.instrument.sampling import SamplingPlan, sample_scenarios
 from wsbench.paths import INSTALL_ERROR_FILE
 from wsbench.results import metrics, store
-from wsbench.results.runformat import ALL_DISTURBED, Benchmark, FormatError, Run, load
+from wsbench.results.runformat import Benchmark, FormatError, Run, all_disturbed, load
 from wsbench.results.stats import median
 from wsbench.scenarios import (
     GRIDS,
@@ -197,12 +197,13 @@ def figures_of(benchmark: Benchmark) -> Figures:
     lower-is-better (``seconds_per_message`` of the median messages/s,
     ``seconds_per_message_slowest`` of the slowest connection's, ``seconds_per_connection``
     of the median connections/s); or ``{"error": text}`` when it failed or no sample counts
-    (every window disturbed)."""
+    (every window disturbed: :func:`~wsbench.results.runformat.all_disturbed` says what
+    they read)."""
     if benchmark.status != "ok":
         return {"error": benchmark.error}
     usable = benchmark.usable()
     if not usable:
-        return {"error": ALL_DISTURBED}
+        return {"error": all_disturbed(benchmark.samples)}
     figures: Figures = {}
     for metric in metrics.for_scenario(benchmark.scenario):
         found = metrics.values(metric, usable)

@@ -4,6 +4,8 @@ machine's drift over the session falls on both sides alike.
 
 Round ``r`` gives every side's benchmarks the samples of server process ``r``; after
 ``plan.processes`` rounds each side has as many samples as a normal run with that plan.
+Each round samples one process, its last (:mod:`wsbench.instrument.sampling`): a set whose
+windows of that round were all disturbed gets its waited retries in that round.
 """
 
 from __future__ import annotations

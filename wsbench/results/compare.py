@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from wsbench.results import metrics, stats
-from wsbench.results.runformat import Benchmark, Run
+from wsbench.results.runformat import Benchmark, Run, all_disturbed
 from wsbench.scenarios import params_label
 
 Match = Literal["environment", "configuration"]
@@ -93,6 +93,10 @@ def _line(row: str, b: Benchmark, h: Benchmark, metric: metrics.Metric, resample
     head_values = metrics.values(metric, h.usable())
     if problem is None and not (base_values and head_values):
         problem = "no usable sample on one side"
+        for side, bench in (("base", b), ("head", h)):
+            if not bench.usable():
+                problem = f"{side}: {all_disturbed(bench.samples)}"
+                break
     if problem is not None:
         return Line(row, b.scenario, b.params, metric, None, problem)
     result = stats.compare(

@@ -17,7 +17,8 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
      "loadgen": {"version", "source_sha256", "rustc"},
      "settings": {"warmup_s", "window_s", "processes", "windows_per_process",
                   "connections", "server_cpus", "loadgen_cpus",
-                  "max_other_cpu_percent", "max_steal_percent", "retries"},
+                  "max_other_cpu_percent", "max_steal_percent", "retries",
+                  "open_files", "waited_retries", "first_wait_s"},
      "impl": {"name", "display_name", "package", "version", "config", "row_name", "server",
               "ws_backend", "event_loop", "protocol", "reference", "deviations",
               "slow_subscriber", "role", "api"},
@@ -30,6 +31,7 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
                      "latency_s": {"p50", "p90", "p99", "p99_9", "max"} or null,
                      "server_cpu_percent", "server_kernel_cpu_percent", "server_rss_bytes",
                      "loadgen_cpu_percent", "other_cpu_percent", "steal_percent", "disturbed": bool,
+                     "waited_s",
                      "connections_ok", "connections_per_s", "handshake_s",
                      "per_connection_messages_per_s": {"min", "median", "max"},
                      "errors": {kind: count}, "rss_idle_bytes", "rss_held_bytes",
@@ -51,6 +53,11 @@ every version 1 document, which reads as a version 2 document without them.
 A sample's ``server_kernel_cpu_percent`` (added within version 2; null in earlier
 documents) is the part of ``server_cpu_percent`` spent in the kernel.
 
+``settings.waited_retries`` and ``settings.first_wait_s`` (the waited retries of a set that
+would otherwise have no usable window, :mod:`wsbench.instrument.sampling`) and a sample's
+``waited_s`` (the wait before it) were added within version 2: earlier documents read as
+measured without waits (0, 0.0 and null), which they were.
+
 ``system`` (added within version 1; null in earlier documents) is the machine's tuning
 check (:mod:`wsbench.instrument.system`) when the run started. The many-connection fields of a
 sample (``connections_ok`` to ``server_rss_growth_bytes``), the memory scenario's
@@ -63,6 +70,7 @@ Units: seconds, bytes, messages/s, bytes/s, percent of one core (100 = one core 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -114,6 +122,18 @@ class LoadgenBuild(msgspec.Struct, frozen=True):
     rustc: str
 
 
+WAIT_GROWTH = 2
+"""Each wait before a waited retry is this many times the one before (:func:`waits`)."""
+
+
+def waits(first_wait_s: float, waited_retries: int) -> tuple[float, ...]:
+    """The waits before each waited retry, seconds: ``first_wait_s`` growing by
+    :data:`WAIT_GROWTH`, ``waited_retries`` of them (``waits(1.0, 3)``: 1, 2 and 4 s, 7 s
+    in all).
+    The rule and its reasons: :mod:`wsbench.instrument.sampling`."""
+    return tuple(first_wait_s * WAIT_GROWTH**i for i in range(waited_retries))
+
+
 class Settings(msgspec.Struct, frozen=True):
     """How the samples were taken; results with different settings are never compared.
 
@@ -128,9 +148,16 @@ class Settings(msgspec.Struct, frozen=True):
         max_other_cpu_percent: a window in which everything else used more CPU than this
             on the measured CPUs (percent of one core) is disturbed.
         max_steal_percent: likewise for the hypervisor's steal time.
-        retries: how often a disturbed window is measured again.
+        retries: how often a window disturbed by other work is measured again at once, per
+            parameter set and server process.
         open_files: the open-file limit (``RLIMIT_NOFILE``) of the server and the load
             generator; null in documents from before it was recorded.
+        waited_retries: how many more windows a parameter set whose windows were all
+            disturbed is measured in its last server process, each after a wait; 0 in
+            documents from before these waits (they had none).
+        first_wait_s: the first of those waits, seconds; each next one is
+            :data:`WAIT_GROWTH` (2) times the one before (:meth:`waits`), so the waits of
+            one set total at most ``first_wait_s * (2 ** waited_retries - 1)`` seconds.
     """
 
     warmup_s: float
@@ -144,6 +171,12 @@ class Settings(msgspec.Struct, frozen=True):
     max_steal_percent: float
     retries: int
     open_files: int | None = None
+    waited_retries: int = 0
+    first_wait_s: float = 0.0
+
+    def waits(self) -> tuple[float, ...]:
+        """The waits that were applied before each waited retry, seconds (:func:`waits`)."""
+        return waits(self.first_wait_s, self.waited_retries)
 
 
 class ImplInfo(msgspec.Struct, frozen=True):
@@ -256,6 +289,9 @@ class Sample(msgspec.Struct, frozen=True):
         steal_percent: steal time on the measured CPUs.
         disturbed: other work competed for the CPUs (see :class:`Settings`): the sample is
             kept but left out of every statistic.
+        waited_s: seconds the harness waited before this window, a waited retry of a
+            parameter set with no usable window yet (:class:`Settings`' ``waited_retries``);
+            null for a window measured without a wait.
         connections_ok: connections established (connect scenario: cycles completed in
             the window).
         connections_per_s: connections established per second during the connect phase
@@ -300,6 +336,7 @@ class Sample(msgspec.Struct, frozen=True):
     other_cpu_percent: float | None = None
     steal_percent: float | None = None
     disturbed: bool = False
+    waited_s: float | None = None
     connections_ok: int | None = None
     connections_per_s: float | None = None
     handshake_s: Latency | None = None
@@ -322,7 +359,41 @@ class Sample(msgspec.Struct, frozen=True):
 
 
 ALL_DISTURBED = "every window was disturbed (other work or steal time on the measured CPUs)"
-"""Why a benchmark that measured fine has no figure: none of its samples is usable."""
+"""Why a benchmark that measured fine has no figure: none of its samples is usable (the
+start of :func:`all_disturbed`'s text)."""
+
+
+def all_disturbed(samples: Sequence[Sample]) -> str:
+    """:data:`ALL_DISTURBED` with what the measured windows of ``samples`` read: the range of
+    their steal time and other work (percent of one core, summed over the measured CPUs,
+    rounded; other work below 0, the kernel's coarse accounting on a quiet machine, reads
+    0), how many windows, and how many were measured after a wait and how long those waits
+    were in all (:attr:`Sample.waited_s`), e.g. ``"every window was disturbed (...): steal
+    8-48 % and other work 0-3 % over 5 windows, 3 of them after waits (7 s in all)"``. A
+    reading no window has is left out (memory windows have none), and so are the waits of a
+    document from before them."""
+    measured = [s for s in samples if s.status == "ok"]
+    steal = [s.steal_percent for s in measured if s.steal_percent is not None]
+    other = [max(0.0, s.other_cpu_percent) for s in measured if s.other_cpu_percent is not None]
+    readings = [
+        f"{name} {_percent_range(values)} %"
+        for name, values in (("steal", steal), ("other work", other))
+        if values
+    ]
+    windows = "window" if len(measured) == 1 else "windows"
+    text = f"{ALL_DISTURBED}: " + (" and ".join(readings) + " over " if readings else "")
+    text += f"{len(measured)} {windows}"
+    waited = [s.waited_s for s in measured if s.waited_s is not None]
+    if waited:
+        text += f", {len(waited)} of them after waits ({sum(waited):g} s in all)"
+    return text
+
+
+def _percent_range(values: Sequence[float]) -> str:
+    """``"8-48"`` (smallest and largest, rounded to whole percent), or ``"8"`` when they round
+    alike."""
+    lo, hi = f"{min(values):.0f}", f"{max(values):.0f}"
+    return lo if lo == hi else f"{lo}-{hi}"
 
 
 class Benchmark(msgspec.Struct, frozen=True):

@@ -245,6 +245,9 @@ COLUMNS: tuple[Column, ...] = (
            "one core)", _sample_field(lambda s: s.other_cpu_percent)),
     Column("steal_percent", "%", "the hypervisor's steal time on the measured CPUs",
            _sample_field(lambda s: s.steal_percent)),
+    Column("waited_s", "s", "the wait before the window, when it was a waited retry of a "
+           "parameter set with no usable window yet (empty: measured without a wait)",
+           _sample_field(lambda s: s.waited_s)),
     Column("open_files", "files", "the open-file limit (RLIMIT_NOFILE) of the server and the "
            "load generator (empty when not recorded)", lambda r: r.doc.settings.open_files),
 )  # fmt: skip

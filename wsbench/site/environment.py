@@ -18,6 +18,7 @@ from wsbench.site.sources import (
     loadgen_text,
     run_ids,
     settings_text,
+    waited_text,
 )
 
 ENVIRONMENT_PAGE = "environment.md"
@@ -95,6 +96,7 @@ def _facts(runs: Sequence[EnvRun], infos: Sequence[RunInfo]) -> str:
                 f"other work above {s.max_other_cpu_percent:g} % CPU or steal time above "
                 f"{s.max_steal_percent:g} % on the measured CPUs, left out of every figure; "
                 f"one disturbed by other work is measured again up to {s.retries} times"
+                + waited_text(s)
             ),
         ],
         ["Date of the runs", _distinct([_span([i for i in infos if i.shown])])],

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from wsbench.results import metrics, stats
 from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT, Metric
-from wsbench.results.runformat import ALL_DISTURBED, Benchmark, InstructionSet, Sample, Status
+from wsbench.results.runformat import Benchmark, InstructionSet, Sample, Status, all_disturbed
 
 NO_FIGURE = "no messages/s figure recorded"
 """The reason shown for an ok benchmark whose usable samples have no throughput (in a
@@ -89,7 +89,8 @@ class Row:
         scenario: one of :data:`wsbench.scenarios.SCENARIOS`.
         params: the parameter set (see :data:`Params`).
         status: ``"ok"``, or ``"failed"`` with ``error`` (the benchmark failed, or every
-            window was disturbed: :data:`ALL_DISTURBED`).
+            window was disturbed: :func:`~wsbench.results.runformat.all_disturbed`, which
+            says what its windows read).
         error: why it failed, or None.
         samples: the usable samples the figures come from (empty when failed).
         disturbed: how many windows were disturbed and left out.
@@ -180,8 +181,8 @@ def row_of(benchmark: Benchmark, counted: Sequence[InstructionSet] = ()) -> Row:
     usable = tuple(benchmark.usable())
     if not usable:
         return Row(
-            benchmark.scenario, params, "failed", ALL_DISTURBED, disturbed=disturbed,
-            instructions=counts,
+            benchmark.scenario, params, "failed", all_disturbed(benchmark.samples),
+            disturbed=disturbed, instructions=counts,
         )  # fmt: skip
     headline = headline_of(benchmark.scenario)
     figure = summary_of(headline, usable)

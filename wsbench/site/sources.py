@@ -32,6 +32,27 @@ def settings_text(settings: Settings) -> str:
     )
 
 
+def waited_text(settings: Settings) -> str:
+    """The waited retries of ``settings`` as a clause of the disturbed-window rule, e.g.
+    ``"; a set with no usable window is measured up to 3 more times in its last process,
+    after waits of 1, 2 and 4 s (7 s in all)"``; empty when the run did not wait (older
+    documents)."""
+    schedule = settings.waits()
+    if not schedule:
+        return ""
+    if len(schedule) == 1:
+        return (
+            "; a set with no usable window is measured once more in its last process, after "
+            f"a wait of {schedule[0]:g} s"
+        )
+    *first, last = (f"{w:g}" for w in schedule)
+    return (
+        f"; a set with no usable window is measured up to {len(schedule)} more times in its "
+        f"last process, after waits of {', '.join(first)} and {last} s "
+        f"({sum(schedule):g} s in all)"
+    )
+
+
 def loadgen_text(loadgen: LoadgenBuild) -> str:
     """The load generator build, e.g. ``"0.1.0 (sources abababababab)"``."""
     return f"{loadgen.version} (sources {loadgen.source_sha256[:HEX]})"
