@@ -63,6 +63,16 @@ def test_different_settings_are_not_compared() -> None:
         compare_runs([run([1.0, 2.0])], [run([1.0, 2.0], settings=other)])
 
 
+def test_runs_that_differ_only_in_the_retry_policy_are_compared() -> None:
+    import msgspec
+
+    waited = msgspec.structs.replace(SETTINGS, retries=5, waited_retries=3, first_wait_s=1.0)
+    base, head = run(_rates(1000, 1)), run(_rates(1000, 1), settings=waited)
+    assert base.comparable_key() == head.comparable_key()
+    (line, *_) = compare_runs([base], [head])  # compared, not refused
+    assert line.problem is None
+
+
 def test_a_failed_side_is_not_compared_and_says_why() -> None:
     import msgspec
 

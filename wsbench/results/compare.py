@@ -62,12 +62,13 @@ def pair_key(run: Run, match: Match) -> tuple[str, ...]:
 
 
 def check_comparable(base: Sequence[Run], head: Sequence[Run]) -> None:
-    """Refuse sides whose settings or load generator builds differ.
+    """Refuse sides whose settings (:meth:`~wsbench.results.runformat.Settings.comparable`)
+    or load generator builds differ.
 
     Raises:
         CompareError: naming the first difference.
     """
-    keys = {(r.loadgen, r.settings) for r in [*base, *head]}
+    keys = {(r.loadgen, r.settings.comparable()) for r in [*base, *head]}
     if len(keys) > 1:
         builds = sorted({r.loadgen.source_sha256[:12] for r in [*base, *head]})
         settings = sorted({repr(r.settings) for r in [*base, *head]})

@@ -178,6 +178,14 @@ class Settings(msgspec.Struct, frozen=True):
         """The waits that were applied before each waited retry, seconds (:func:`waits`)."""
         return waits(self.first_wait_s, self.waited_retries)
 
+    def comparable(self) -> Settings:
+        """These settings without the retry policy (``retries``, ``waited_retries``,
+        ``first_wait_s``): what must be equal for two runs' figures to be compared. The
+        policy decides which windows are measured again after a disturbance, not what a
+        usable window measures or how a figure is computed from the usable ones; so runs
+        from before the waited retries compare with runs after them."""
+        return msgspec.structs.replace(self, retries=0, waited_retries=0, first_wait_s=0.0)
+
 
 class ImplInfo(msgspec.Struct, frozen=True):
     """What ran: the implementation in one configuration at one version (from its
@@ -549,8 +557,8 @@ class Run(msgspec.Struct, frozen=True):
 
     def comparable_key(self) -> tuple[object, ...]:
         """What must be equal for two runs' figures to share a table or a chart: the
-        machine, the load generator build and the settings."""
-        return (self.machine.name, self.loadgen, self.settings)
+        machine, the load generator build and the settings (:meth:`Settings.comparable`)."""
+        return (self.machine.name, self.loadgen, self.settings.comparable())
 
 
 def encode(run: Run) -> bytes:
