@@ -373,3 +373,29 @@ fn a_room_member_gets_its_own_replies_whole_between_relays() {
         }
     });
 }
+
+#[test]
+fn a_publisher_ahead_of_the_server_still_sends_its_last_messages() {
+    // At 100,000 messages/s of 64 KiB the publisher's schedule ends long before the
+    // server has relayed the messages: they are late (latency from the schedule), never
+    // lost. A client's flush is best effort (conn.rs), so the publisher keeps flushing
+    // while it waits for the subscribers; otherwise what its socket had not taken by the
+    // last message stayed in its buffer and every subscriber counted it lost.
+    let server = BackgroundServer::reference().unwrap();
+    for protocol in [Protocol::Websocket, Protocol::Socketio] {
+        let url = match protocol {
+            Protocol::Socketio => common::sio_url(&server),
+            _ => server.url("/broadcast"),
+        };
+        let cfg = FanoutConfig {
+            rate: Some(100_000.0),
+            size: 65536,
+            protocol,
+            timeout: Duration::from_secs(3),
+            ..fanout_cfg(url, Workload::Broadcast, 3, 300)
+        };
+        let r = run_fanout(&cfg).unwrap();
+        assert_clean(&r);
+        assert_eq!(r.messages_received, 3 * 300, "{protocol:?}");
+    }
+}
