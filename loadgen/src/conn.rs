@@ -14,7 +14,9 @@
 //! - [`Side::Client`] never waits for a write: `flush` is best effort (whatever the
 //!   socket does not take now is sent by the next `poll_read`). A client that blocked on
 //!   a write while the server blocked on writing replies would deadlock; the amount
-//!   buffered is bounded by the messages in flight.
+//!   buffered is bounded by the messages in flight. A client that writes and then stops
+//!   reading must `shutdown` (which waits until every pending byte is out): after `flush`
+//!   alone, what the socket did not take stays in the buffer.
 //! - [`Side::Server`] applies backpressure: once [`SERVER_HIGH_WATER`] bytes are pending,
 //!   writes wait until the socket drains, `flush` waits for everything, and reading stops
 //!   while that much output is pending. A write of at least [`SERVER_DIRECT_WRITE`] bytes

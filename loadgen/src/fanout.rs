@@ -16,7 +16,8 @@
 //!    as fast as the server delivers (a window: message `k` leaves once message `k − W`
 //!    has reached every subscriber, W = `--in-flight`; latency from the actual send).
 //! 4. **Drain**: subscribers read until they have every message published, or until no
-//!    message came for `--timeout`; what never came is `lost`.
+//!    message came for `--timeout`; what never came is `lost`. Meanwhile the publisher
+//!    keeps sending what its socket had not taken yet (a server behind a fixed rate).
 //!
 //! A message counts when it was sent (or due) inside the window. Each subscriber checks
 //! every message: broadcast messages have the `/echo` layout and are checked byte for byte
@@ -491,9 +492,13 @@ async fn publish(client: Client, hub: Arc<Hub>, cfg: FanoutConfig) -> Result<Pub
     };
     // Stay connected until every subscriber is done, then close and read what the server
     // sent the publisher meanwhile: nothing, by the protocol (a relay back to the sender
-    // would otherwise go unseen).
+    // would otherwise go unseen). A flush is best effort (conn.rs): what the socket has not
+    // taken yet (a server behind the schedule) leaves with a later flush, so flush while
+    // waiting; without it the subscribers counted those messages lost.
     let until = Instant::now() + cfg.timeout * 2;
     while hub.live.load(Ordering::Acquire) > 0 && Instant::now() < until {
+        // An error is ignored, as the reads and the close below ignore theirs.
+        let _ = ws.flush().await;
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     // Whatever arrived is queued on the socket by now: read until it stays quiet.
