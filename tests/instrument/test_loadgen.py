@@ -2,17 +2,22 @@
 is cleaned before each build so that another tree's binary is never cached under this one's
 hash (cargo judges freshness by file times in the shared target folder); ``cargo test``
 (``./bench test``'s step) runs in the same target folder with its own profile, cleaned the
-same way."""
+same way. A run that fails is named by its exit code or signal, a hung one is killed after its
+bound, and a probe tells a server that never answers the upgrade from one not listening."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import socket
 import stat
 from pathlib import Path
 
+import msgspec
+import psutil
 import pytest
 
+from tests.reports import report
 from wsbench import paths
 from wsbench.instrument import loadgen
 from wsbench.paths import LOADGEN_DIR
@@ -133,3 +138,74 @@ def test_cargo_clippy_fails_on_a_lint(tmp_path: Path) -> None:
     with (copy / "src" / "url.rs").open("a") as source:
         source.write("\npub fn always(x: u8) -> bool {\n    x == x\n}\n")  # clippy::eq_op
     assert loadgen.cargo_clippy(copy) != 0
+
+
+def _fake_loadgen(tmp_path: Path, script: str) -> Path:
+    """An executable shell script standing in for the load generator."""
+    binary = tmp_path / "fake-loadgen"
+    binary.write_text("#!/bin/sh\n" + script)
+    binary.chmod(binary.stat().st_mode | stat.S_IEXEC)
+    return binary
+
+
+def _report_line() -> str:
+    """A valid report as the load generator prints it (one JSON line)."""
+    return msgspec.json.encode(report(connections_ok=1)).decode()
+
+
+TRAFFIC = loadgen.TRAFFIC_STARTS + " (1 connections)"
+"""The progress line a load generator prints, left out of a failure's reason."""
+
+
+@pytest.mark.parametrize(
+    ("script", "reason"),
+    [
+        (f'echo "{TRAFFIC}" >&2; kill -9 $$', "load generator killed by signal 9 (SIGKILL)"),
+        ("kill -TERM $$", "load generator killed by signal 15 (SIGTERM)"),
+        ('echo "boom" >&2; exit 1', "load generator exited with code 1: boom"),
+    ],
+)
+def test_a_load_generator_that_fails_is_named_with_its_exit_code_or_signal(
+    tmp_path: Path, script: str, reason: str
+) -> None:
+    binary = _fake_loadgen(tmp_path, script)
+    with pytest.raises(loadgen.LoadgenError) as failed:
+        loadgen.run_report(["echo"], cpus=[0], timeout_s=30, binary=binary)
+    assert str(failed.value) == reason
+
+
+def test_a_hung_load_generator_is_killed_after_its_bound(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    binary = _fake_loadgen(tmp_path, f"echo $$ > {pid_file}; exec sleep 600")
+    with pytest.raises(loadgen.LoadgenError, match=r"^load generator did not finish within "
+                       r"0\.5 s: killed \(SIGKILL\)$"):  # fmt: skip
+        loadgen.run_report(["echo"], cpus=[0], timeout_s=0.5, binary=binary)
+    assert not psutil.pid_exists(int(pid_file.read_text()))
+
+
+def test_a_hold_killed_before_or_after_its_connections_opened_is_named(tmp_path: Path) -> None:
+    killed = _fake_loadgen(tmp_path, "kill -9 $$")
+    with pytest.raises(loadgen.LoadgenError, match=r"^load generator hold killed by signal 9 "):
+        loadgen.Hold(["hold"], cpus=[0], timeout_s=30, binary=killed).__enter__()
+    # The first line printed, then killed while the connections are held.
+    held = _fake_loadgen(tmp_path, f"echo '{_report_line()}'; read _; kill -9 $$")
+    with loadgen.Hold(["hold"], cpus=[0], timeout_s=30, binary=held) as hold:
+        assert hold.opened is not None and hold.opened.connections_ok == 1
+        with pytest.raises(loadgen.LoadgenError) as failed:
+            hold.release()
+    assert str(failed.value) == "load generator hold killed by signal 9 (SIGKILL)"
+
+
+def test_a_probe_names_a_server_that_never_answers_the_upgrade(loadgen_binary: Path) -> None:
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()  # connections complete in the backlog; nothing ever answers
+        url = f"ws://127.0.0.1:{listening.getsockname()[1]}/echo"
+        reason = loadgen.probe(url, timeout_s=0.5, binary=loadgen_binary)
+    assert reason == (
+        f"{url}: the server accepted the TCP connection but did not answer the WebSocket "
+        "upgrade (HTTP 101) within 0.5 s"
+    )
+    # Nothing listens there any more: refused at once.
+    reason = loadgen.probe(url, timeout_s=0.5, binary=loadgen_binary)
+    assert reason is not None and reason.endswith("connection refused")

@@ -11,11 +11,14 @@ import functools
 import os
 import queue
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from wsbench import loadreport
 from wsbench.digest import files_sha256, tree_files
@@ -264,22 +267,49 @@ def rustc_version() -> str:
     return proc.stdout.strip() if proc.returncode == 0 else "unknown"
 
 
+PROBE_SLACK_S = 5.0
+"""Seconds a probe may run beyond its own ``--timeout`` before the harness kills it."""
+
+
 def probe(url: str, *, timeout_s: float, binary: Path) -> str | None:
-    """Try one WebSocket handshake at ``url``.
+    """Try one WebSocket handshake at ``url``, within ``timeout_s`` seconds (the probe is
+    killed :data:`PROBE_SLACK_S` seconds after that if it has not exited).
 
     Returns:
-        None when the handshake completed, otherwise the load generator's one-line reason.
+        None when the handshake completed, otherwise the reason in one line: the load
+        generator's (``... connection refused``); for a timeout, whether the server accepted
+        the TCP connection and left the WebSocket upgrade unanswered (:func:`_accepts_tcp`).
     """
-    proc = subprocess.run(
-        [str(binary), "probe", "--url", url, "--timeout", str(timeout_s)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=timeout_s + 5,
-    )
+    try:
+        proc = subprocess.run(
+            [str(binary), "probe", "--url", url, "--timeout", str(timeout_s)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=timeout_s + PROBE_SLACK_S,
+        )
+    except subprocess.TimeoutExpired:
+        return f"the probe of {url} did not finish within {timeout_s + PROBE_SLACK_S:g} s (killed)"
     if proc.returncode == 0:
         return None
-    return proc.stderr.strip() or f"probe exited {proc.returncode}"
+    reason = proc.stderr.strip() or f"probe exited with code {proc.returncode}"
+    if reason.endswith(": timeout") and _accepts_tcp(url, timeout_s):
+        return (
+            f"{url}: the server accepted the TCP connection but did not answer the "
+            f"WebSocket upgrade (HTTP 101) within {timeout_s:g} s"
+        )
+    return reason
+
+
+def _accepts_tcp(url: str, timeout_s: float) -> bool:
+    """True when a TCP connection to ``url``'s host and port opens within ``timeout_s``
+    seconds (it is closed at once)."""
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname or "", parts.port or 80), timeout_s):
+            return True
+    except OSError:
+        return False
 
 
 TRAFFIC_STARTS = "wsbench-loadgen: traffic starts"
@@ -288,9 +318,26 @@ connection attempt has ended (``loadgen/src/run.rs``): the measurement window op
 ``--warmup`` seconds later."""
 
 
+def _ended(who: str, code: int, stderr: str = "") -> str:
+    """How a run of ``who`` (``"load generator"``, ``"client program"``) that exited with
+    ``code`` ended, for a failure's reason: ``"load generator killed by signal 9 (SIGKILL)"``
+    for a negative code (:mod:`subprocess`'s), else ``"... exited with code 1"``; then
+    ``": "`` and ``stderr`` when it printed something."""
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "unknown signal"
+        how = f"killed by signal {-code} ({name})"
+    else:
+        how = f"exited with code {code}"
+    return f"{who} {how}: {stderr}" if stderr else f"{who} {how}"
+
+
 class _Pipes:
     """A running load generator whose stdout lines and stderr are read by threads (so that
-    neither pipe fills up), with a callback on :data:`TRAFFIC_STARTS`."""
+    neither pipe fills up), with a callback on :data:`TRAFFIC_STARTS`; ``who`` names it in
+    errors (``"load generator"``)."""
 
     def __init__(
         self,
@@ -298,7 +345,9 @@ class _Pipes:
         cpus: Sequence[int],
         on_traffic: Callable[[], None] | None,
         stdin: bool = False,
+        who: str = "load generator",
     ) -> None:
+        self.who = who
         self.proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
@@ -341,7 +390,9 @@ class _Pipes:
             code = self.proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired as exc:
             self.kill()
-            raise LoadgenError(f"load generator did not finish within {timeout_s:.0f} s") from exc
+            raise LoadgenError(
+                f"{self.who} did not finish within {timeout_s:g} s: killed (SIGKILL)"
+            ) from exc
         for thread in self._threads:
             thread.join()
         rest = []
@@ -390,19 +441,21 @@ def run_report(
             and report (a client library's program, ``clients/README.md``); default the
             load generator ``binary``.
         cpus: CPU numbers the load generator is pinned to.
-        timeout_s: seconds after which the run is killed (a bound, never reached normally).
+        timeout_s: seconds after which the run is killed with SIGKILL (a bound, never
+            reached normally).
         on_traffic: called (from a reader thread) when the traffic phase starts
             (:data:`TRAFFIC_STARTS`), i.e. after the connect phase.
 
     Raises:
-        LoadgenError: it exited non-zero, timed out, or printed no JSON object.
+        LoadgenError: it exited non-zero or was killed by a signal (the reason names it:
+            :func:`_ended`), did not finish within ``timeout_s``, or printed no JSON object.
     """
     program = list(command) if command else [str(binary)]
-    run = _Pipes([*program, *args], cpus, on_traffic)
+    who = "client program" if command else "load generator"
+    run = _Pipes([*program, *args], cpus, on_traffic, who=who)
     code, out = run.wait(timeout_s)
     if code != 0:
-        who = "client program" if command else "load generator"
-        raise LoadgenError(f"{who} exited {code}: {run.error_text()}")
+        raise LoadgenError(_ended(who, code, run.error_text()))
     return _report(out)
 
 
@@ -415,12 +468,13 @@ class Hold:
     Args:
         args: ``["hold", "--url", ..., "--connections", N, ...]``.
         cpus: CPU numbers the load generator is pinned to.
-        timeout_s: seconds to wait for the connections to open, and again for the close.
+        timeout_s: seconds to wait for the connections to open, and again for the close
+            (then it is killed with SIGKILL).
         binary: the load generator.
 
     Raises:
-        LoadgenError: it exited before the first line, took longer than ``timeout_s``, or
-            printed something other than a JSON object.
+        LoadgenError: it exited (or was killed: :func:`_ended`) before the first line, took
+            longer than ``timeout_s``, or printed something other than a JSON object.
     """
 
     def __init__(
@@ -433,17 +487,18 @@ class Hold:
         self._run: _Pipes | None = None
 
     def __enter__(self) -> Hold:
-        self._run = _Pipes(self.argv, self.cpus, None, stdin=True)
+        self._run = _Pipes(self.argv, self.cpus, None, stdin=True, who="load generator hold")
         try:
             line = self._run.lines.get(timeout=self.timeout_s)
         except queue.Empty:
             self._run.kill()
             raise LoadgenError(
-                f"load generator hold: connections not open within {self.timeout_s:.0f} s"
+                f"load generator hold: connections not open within {self.timeout_s:g} s: "
+                "killed (SIGKILL)"
             ) from None
         if line is None:
             code = self._run.proc.wait()
-            raise LoadgenError(f"load generator exited {code}: {self._run.error_text()}")
+            raise LoadgenError(_ended("load generator hold", code, self._run.error_text()))
         self.opened = _report(line)
         return self
 
@@ -452,11 +507,15 @@ class Hold:
         (:class:`wsbench.loadreport.Closed`).
 
         Raises:
-            LoadgenError: it did not finish within ``timeout_s`` or printed no JSON object.
+            LoadgenError: it did not finish within ``timeout_s``, exited non-zero or was
+                killed (:func:`_ended`), or printed no JSON object.
         """
         assert self._run is not None and self._run.proc.stdin is not None
-        self._run.proc.stdin.close()
-        _, rest = self._run.wait(self.timeout_s)
+        with contextlib.suppress(BrokenPipeError):
+            self._run.proc.stdin.close()
+        code, rest = self._run.wait(self.timeout_s)
+        if code != 0:
+            raise LoadgenError(_ended("load generator hold", code, self._run.error_text()))
         try:
             return loadreport.decode_closed(rest.strip().splitlines()[-1] if rest.strip() else "")
         except loadreport.ReportError as exc:
