@@ -10,8 +10,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.conftest import fixture_impl
-from wsbench.instrument.measure import ConfigError, MeasureConfig, measure
+from tests.conftest import SERVERS, fixture_impl
+from wsbench.instrument import loadgen
+from wsbench.instrument.measure import HOST, ConfigError, MeasureConfig, measure
+from wsbench.instrument.server import ServerProcess, free_port
 
 
 def _gone(pid: int | None) -> bool:
@@ -52,6 +54,49 @@ def test_server_never_ready_is_stopped_with_its_children(
     assert "not listening on purpose" in m.error
     assert _gone(m.server_pid)
     assert _gone(int(pid_file.read_text()))
+
+
+def test_server_orphaning_a_child_out_of_its_group_leaves_no_process(tmp_path: Path) -> None:
+    """A child in a session of its own, orphaned when the server crashed, is found by the
+    environment variable it inherited and killed with the rest."""
+    pid_file = tmp_path / "child.pid"
+    config = MeasureConfig(impl="crash", scenario="echo", warmup_s=0.2, duration_s=1.0)
+    m = measure(config, impl=fixture_impl("crash_midrun", "--child-pid-file", str(pid_file)))
+    assert m.status == "failed"
+    assert m.error is not None and "server exited with code 3 during the measurement" in m.error
+    assert m.server_exit_code == 3
+    assert _gone(m.server_pid)
+    assert _gone(int(pid_file.read_text()))
+
+
+def test_server_hanging_before_the_handshake_is_reported_as_such() -> None:
+    config = MeasureConfig(impl="hangs", scenario="echo", count=10)
+    m = measure(config, impl=fixture_impl("hangs_before_handshake"), startup_timeout_s=1.5)
+    assert m.status == "failed"
+    assert m.error is not None
+    assert "not ready after 1.5 s: no WebSocket handshake completed" in m.error
+    assert "accepted the TCP connection but did not answer the WebSocket upgrade" in m.error
+    assert "never answering the upgrade, on purpose" in m.error  # the server's log
+    assert _gone(m.server_pid)
+
+
+def test_server_ignoring_sigterm_is_killed_with_its_child_after_the_grace_period() -> None:
+    port = free_port(HOST)
+    script = str(SERVERS / "ignores_sigterm.py")
+    argv = [sys.executable, script, "--host", HOST, "--port", str(port)]
+    server = ServerProcess(argv, cpus=[0], name="ignores_sigterm", stop_grace_s=0.5)
+    with server:
+        binary = loadgen.ensure_built()
+        server.wait_ready(
+            lambda t: loadgen.probe(f"ws://{HOST}:{port}/echo", timeout_s=t, binary=binary),
+            timeout_s=30,
+        )
+        (child,) = psutil.Process(server.pid).children()
+        assert server.stop() == -9  # SIGTERM ignored: SIGKILL after the grace period
+        assert "SIGTERM ignored, on purpose" in server.log_tail()  # it was sent SIGTERM first
+        assert server.stop() == -9  # a second stop changes nothing
+    assert _gone(server.pid)
+    assert _gone(child.pid)  # it ignored SIGTERM too
 
 
 def test_server_exiting_at_start_is_reported() -> None:

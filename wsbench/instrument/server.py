@@ -9,6 +9,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -19,6 +20,15 @@ from wsbench.instrument.cpus import child_setup
 
 STOP_GRACE_S = 5.0
 """Seconds a server has to exit after SIGTERM before it is killed (PROTOCOL.md)."""
+KILL_WAIT_S = 5.0
+"""Seconds to wait for the processes of a server killed with SIGKILL to be gone (they go at
+once, unless stuck in the kernel)."""
+PROBE_TIMEOUT_S = 1.0
+"""Seconds each readiness probe (one WebSocket handshake) may take."""
+SERVER_TAG_ENV = "WSBENCH_SERVER_TAG"
+"""An environment variable set to a fresh value for each server: every process the server
+starts inherits it, so that :meth:`ServerProcess.stop` finds those that left its process
+group and were orphaned by its exit."""
 
 
 class ServerError(RuntimeError):
@@ -33,11 +43,30 @@ def free_port(host: str = "127.0.0.1") -> int:
         return port
 
 
+def _wait_gone(procs: list[psutil.Process], timeout_s: float) -> None:
+    """Wait up to ``timeout_s`` seconds until every process of ``procs`` has exited (a zombie
+    has: only its parent's wait remains, and an orphan's is init's)."""
+    deadline = time.monotonic() + timeout_s
+    while procs and time.monotonic() < deadline:
+        procs = [p for p in procs if _running(p)]
+        if procs:
+            time.sleep(0.01)
+
+
+def _running(proc: psutil.Process) -> bool:
+    """True while ``proc`` runs (not a zombie; False too when it cannot be read)."""
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
 class ServerProcess:
     """A server started in its own session (process group), pinned to ``cpus``.
 
     Use it as a context manager: the process group is always stopped on exit, gracefully
-    (SIGTERM) and then by force (SIGKILL after :data:`STOP_GRACE_S`), also when a step failed.
+    (SIGTERM) and then by force (SIGKILL after :data:`STOP_GRACE_S`), also when a step failed;
+    every process the server started goes with it (:meth:`stop`).
 
     Args:
         argv: the command line.
@@ -61,10 +90,11 @@ class ServerProcess:
         self.stop_grace_s = stop_grace_s
         self.cpus = tuple(cpus)
         self.name = name
-        self.env = {**os.environ, **(env or {})}
+        self.env = {**os.environ, **(env or {}), SERVER_TAG_ENV: uuid.uuid4().hex}
         self._log_dir = tempfile.TemporaryDirectory(prefix="wsbench-server-")
         self.log_path = Path(self._log_dir.name) / "server.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self._stopped = False
 
     @property
     def pid(self) -> int:
@@ -123,9 +153,10 @@ class ServerProcess:
         """Wait until ``probe`` completes a WebSocket handshake.
 
         Args:
-            probe: called with a per-attempt timeout in seconds; returns None on success or
-                the reason of the failure.
-            timeout_s: overall seconds to wait.
+            probe: called with a per-attempt timeout in seconds (:data:`PROBE_TIMEOUT_S`);
+                returns None on success or the reason of the failure.
+            timeout_s: overall seconds to wait (the last attempt may end up to
+                :data:`PROBE_TIMEOUT_S` later).
 
         Returns:
             Seconds from the call until the server was ready.
@@ -138,25 +169,32 @@ class ServerProcess:
         reason = "never probed"
         while time.monotonic() - start < timeout_s:
             self.check_alive("before it became ready")
-            reason = probe(1.0) or ""
+            reason = probe(PROBE_TIMEOUT_S) or ""
             if not reason:
                 return time.monotonic() - start
             time.sleep(0.05)
         self.check_alive("before it became ready")
         raise ServerError(
-            f"{self.name}: not ready after {timeout_s:.0f} s (last probe: {reason}).\n"
+            f"{self.name}: not ready after {timeout_s:g} s: no WebSocket handshake completed "
+            f"(last probe: {reason}).\n"
             f"--- server log (tail) ---\n{self.log_tail() or '(no output)'}"
         )
 
     def stop(self) -> int | None:
         """Stop the server and everything it started: SIGTERM to its process group, SIGKILL
-        after :attr:`stop_grace_s`, then wait until every process of the tree has exited.
+        after :attr:`stop_grace_s` (a server that ignores SIGTERM then exits with -9), then
+        SIGKILL to every process it started that is still there, also those that left its
+        process group (found as its descendants, or by :data:`SERVER_TAG_ENV` once orphaned),
+        waiting up to :data:`KILL_WAIT_S` for them to be gone. A second call does nothing.
 
         Returns:
             The server's exit code (negative: killed by that signal), None if never started.
         """
         if self.proc is None:
             return None
+        if self._stopped:
+            return self.proc.returncode
+        self._stopped = True
         tree = self._descendants()
         if self.proc.poll() is None:
             self._signal_group(signal.SIGTERM)
@@ -165,11 +203,23 @@ class ServerProcess:
         # Kill whatever is left in the group (the server itself or a child it started).
         self._signal_group(signal.SIGKILL)
         self.proc.wait()
-        for child in tree:  # also children that left the group
+        left = {p.pid: p for p in [*tree, *self._tagged()]}  # also those out of the group
+        for child in left.values():
             with contextlib.suppress(psutil.Error):
                 child.kill()
-        psutil.wait_procs(tree, timeout=STOP_GRACE_S)
+        _wait_gone(list(left.values()), KILL_WAIT_S)
         return self.proc.returncode
+
+    def _tagged(self) -> list[psutil.Process]:
+        """The live processes whose environment carries this server's
+        :data:`SERVER_TAG_ENV` value (the harness's own user's processes only)."""
+        tag = self.env[SERVER_TAG_ENV]
+        found = []
+        for proc in psutil.process_iter():
+            with contextlib.suppress(psutil.Error):
+                if proc.environ().get(SERVER_TAG_ENV) == tag:
+                    found.append(proc)
+        return found
 
     def _descendants(self) -> list[psutil.Process]:
         assert self.proc is not None
