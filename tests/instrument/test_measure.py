@@ -84,6 +84,18 @@ def test_failed_connections_are_figures_in_the_clients_scenario_only() -> None:
     assert check_report(_report(lost=2), echo) == "load generator saw lost=2"
 
 
+def test_a_server_that_never_answers_is_named_before_the_messages_it_lost() -> None:
+    echo = _config("echo", size_bytes=16, in_flight=1)
+    silent = _report(messages_received=0, lost=1, timeout=1)
+    assert check_report(silent, echo) == (
+        "no message was received in the 0.5 s measurement window (after 0.25 s of warm-up): "
+        "the server answered more slowly than that, or not at all "
+        "(load generator saw lost=1, timeout=1)"
+    )
+    counted = MeasureConfig(impl="x", scenario="echo", count=10)
+    assert check_report(_report(messages_received=0), counted) == "no message was received"
+
+
 def test_a_clients_run_fails_when_no_connection_succeeds_or_a_message_is_corrupted() -> None:
     clients = _config("clients", connections=10, size_bytes=16, in_flight=1)
     none = _report(connections_ok=0, messages_received=0, connection_refused=10)

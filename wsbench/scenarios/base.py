@@ -264,21 +264,26 @@ class ScenarioSpec:
         for (:meth:`check_counts`). In the single-connection scenarios a failed connection
         or a lost message also invalidates it; in the many-connection scenarios
         (:attr:`many_connections`) those are figures (errors by kind), and the report is
-        invalid only when no connection succeeded.
+        invalid only when no connection succeeded. When nothing was received, the reason
+        says so first (a server that never answers loses every message it was sent).
         """
         problem = integrity_problem(report, self.many_connections)
-        if problem:
+        if problem and report.messages_received:
             return problem
         if self.many_connections and not report.connections_ok:
-            return "no connection succeeded: " + (error_counts(report) or "no error was reported")
+            return problem or (
+                "no connection succeeded: " + (error_counts(report) or "no error was reported")
+            )
         if not report.messages_received:
             if s.count is not None:
-                return "no message was received"
-            return (
-                f"no message was received in the {s.duration_s:g} s measurement window "
-                f"(after {s.warmup_s:g} s of warm-up): the server answered more slowly than "
-                "that, or not at all"
-            )
+                silent = "no message was received"
+            else:
+                silent = (
+                    f"no message was received in the {s.duration_s:g} s measurement window "
+                    f"(after {s.warmup_s:g} s of warm-up): the server answered more slowly "
+                    "than that, or not at all"
+                )
+            return f"{silent} ({problem})" if problem else silent
         return self.check_counts(report, s)
 
     def check_counts(self, report: Report, s: Settings) -> str | None:
