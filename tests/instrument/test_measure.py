@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import stat
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.reports import report
-from wsbench.instrument.measure import MeasureConfig, check_report
+from wsbench.impls import get_impl
+from wsbench.instrument.measure import MeasureConfig, ServerSession, check_report
 from wsbench.loadreport import Report
 from wsbench.scenarios import SOURCE_ADDRESSES, Scenario
 
@@ -59,6 +62,12 @@ def test_json_text_connect_memory_and_soak_arguments() -> None:
     soak = _config("soak", seconds=10)
     assert (soak.connections, soak.size_bytes, soak.duration_s) == (100, 1024, 10.0)
     assert soak.params() == {"seconds": 10}
+
+
+def test_the_load_generators_timeout_is_passed_only_when_given() -> None:
+    assert "--timeout" not in _config("echo", size_bytes=16, in_flight=1).loadgen_args(URL)
+    config = MeasureConfig(impl="x", scenario="echo", loadgen_timeout_s=1.5)
+    assert config.loadgen_args(URL)[-2:] == ["--timeout", "1.5"]
 
 
 def _report(**changes: Any) -> Report:
@@ -142,3 +151,22 @@ def test_the_time_limit_is_a_minute_over_the_window_unless_given() -> None:
     assert config.bound_s == pytest.approx(1.0 + 3.0 + 60.0 + 1.0)
     counted = MeasureConfig(impl="x", scenario="echo", count=500, time_limit_s=300.0)
     assert counted.bound_s == 300.0
+
+
+def test_a_load_generator_failing_after_the_server_died_names_the_server_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's exit is the cause; the load generator's failure (here a client program's)
+    follows it."""
+    client = tmp_path / "client"
+    client.write_text('#!/bin/sh\nkill -9 "$SERVER_PID"; sleep 0.2; echo "lost it" >&2; exit 1\n')
+    client.chmod(client.stat().st_mode | stat.S_IEXEC)
+    with ServerSession(get_impl("native"), "websocket", client=[str(client)]) as session:
+        monkeypatch.setenv("SERVER_PID", str(session.pid))
+        m = session.run(MeasureConfig(impl="native", scenario="echo", count=1))
+    assert m.status == "failed"
+    assert m.error is not None
+    assert m.error.startswith(
+        "native: server exited with code -9 during the measurement "
+        "(client program exited with code 1: lost it).\n--- server log (tail) ---\n"
+    )

@@ -36,6 +36,12 @@ SOCKETIO_PATH = "/socket.io/?EIO=4&transport=websocket"
 HOST = "127.0.0.1"
 STARTUP_TIMEOUT_S = 30.0
 """Seconds a server has to complete its first WebSocket handshake."""
+LOADGEN_SLACK_S = 60.0
+"""Seconds a load generator run may last beyond its warm-up and window before the harness
+kills it (:attr:`MeasureConfig.bound_s`): its own ``--timeout`` waits (10 s by default) fit
+in it many times over."""
+CONNECT_ALLOWANCE_S = 0.01
+"""Seconds per connection added to :data:`LOADGEN_SLACK_S` for the connect phase."""
 CLIENT_MODES = ("echo", "stream")
 """The load generator's subcommands a client program (``clients/``) implements."""
 
@@ -73,6 +79,10 @@ class MeasureConfig:
             first in the same server process (:meth:`ServerSession.capacity`); 0 = none.
         time_limit_s: the load generator's time limit, seconds (None: :attr:`bound_s`'s
             own); a count under valgrind needs a longer one.
+        loadgen_timeout_s: the load generator's ``--timeout``, seconds: how long it waits
+            for a handshake, and for a reply before it gives the messages owed up as lost
+            (after the window; in count mode, since the last reply); None: its own
+            default, 10 s (``loadgen/README.md``). Tests shorten it.
     """
 
     impl: str
@@ -91,6 +101,7 @@ class MeasureConfig:
     rate: float = 0.0
     load_percent: int = 0
     time_limit_s: float | None = None
+    loadgen_timeout_s: float | None = None
 
     @classmethod
     def for_params(
@@ -163,6 +174,8 @@ class MeasureConfig:
             args += ["--count", str(self.count)]
         if self.source_addresses > 1:
             args += ["--source-addresses", str(self.source_addresses)]
+        if self.loadgen_timeout_s is not None:
+            args += ["--timeout", f"{self.loadgen_timeout_s:g}"]
         if protocol != "websocket":
             args += ["--protocol", protocol]
         return args
@@ -185,11 +198,15 @@ class MeasureConfig:
     @property
     def bound_s(self) -> float:
         """An upper bound on the load generator's run time, in seconds (never reached
-        normally): :attr:`time_limit_s` when set, else warm-up and window, plus a minute,
-        plus 10 ms per connection for the connect phase."""
+        normally; then the harness kills it): :attr:`time_limit_s` when set, else warm-up
+        and window, plus :data:`LOADGEN_SLACK_S` (a minute), plus
+        :data:`CONNECT_ALLOWANCE_S` (10 ms) per connection for the connect phase."""
         if self.time_limit_s is not None:
             return self.time_limit_s
-        return self.warmup_s + self.duration_s + 60.0 + 0.01 * self.connections
+        return (
+            self.warmup_s + self.duration_s + LOADGEN_SLACK_S
+            + CONNECT_ALLOWANCE_S * self.connections
+        )  # fmt: skip
 
 
 @dataclass
@@ -402,7 +419,9 @@ class ServerSession:
 
         Returns:
             The measurement; failed with the reason when the server did not start or died,
-            or the load generator saw an error (then with the server's log tail).
+            or the load generator failed (exited non-zero, was killed, or ran past
+            :attr:`MeasureConfig.bound_s`) or saw an error (then with the server's log tail;
+            the server's exit first when it has exited).
 
         Raises:
             ConfigError: the configuration is invalid.
@@ -432,8 +451,10 @@ class ServerSession:
             else:
                 self._traffic(config, result)
             self.server.check_alive("during the measurement")
-        except (ServerError, loadgen.LoadgenError) as exc:
+        except ServerError as exc:
             result.fail(str(exc))
+        except loadgen.LoadgenError as exc:
+            result.fail(self._loadgen_failed(exc))
         else:
             assert result.report is not None
             reason = check_report(result.report, config)
@@ -441,6 +462,16 @@ class ServerSession:
                 tail = self.server.log_tail() or "(no output)"
                 result.fail(f"{reason}\n--- server log (tail) ---\n{tail}")
         return result
+
+    def _loadgen_failed(self, exc: loadgen.LoadgenError) -> str:
+        """The reason of a measurement whose load generator failed with ``exc``: the
+        server's exit when it has exited (it comes first: the load generator's failure
+        follows from it), else ``exc``; then the server's log tail."""
+        try:
+            self.server.check_alive(f"during the measurement ({exc})")
+        except ServerError as died:
+            return str(died)
+        return f"{exc}\n--- server log (tail) ---\n{self.server.log_tail() or '(no output)'}"
 
     def capacity(self, config: MeasureConfig) -> Measurement:
         """The closed-loop echo run that gives this server's capacity for ``config``'s
@@ -567,6 +598,7 @@ def measure(
     impl: Impl | None = None,
     label: str | None = None,
     startup_timeout_s: float = STARTUP_TIMEOUT_S,
+    stop_grace_s: float = STOP_GRACE_S,
 ) -> Measurement:
     """Run one measurement with a server of its own (a :class:`ServerSession` serving one
     run); never raises for a server or load generator failure.
@@ -578,11 +610,14 @@ def measure(
         impl: the implementation, if already loaded (default: looked up by ``config.impl``).
         label: the server's name in error messages (default: the implementation name).
         startup_timeout_s: seconds the server has to complete its first handshake.
+        stop_grace_s: seconds the server has to exit after SIGTERM before it is killed with
+            SIGKILL (:data:`~wsbench.instrument.server.STOP_GRACE_S`).
 
     Returns:
         The measurement; ``status == "failed"`` with the reason when the server did not
-        start, died, or the load generator saw an error. The server is always stopped, and
-        its exit code is in ``server_exit_code``.
+        start, died, or the load generator failed or saw an error. The server is always
+        stopped, with every process it started, and its exit code is in
+        ``server_exit_code`` (-9 when it had to be killed).
 
     Raises:
         ConfigError: the configuration is invalid.
@@ -597,6 +632,7 @@ def measure(
         placement=placement,
         label=label,
         startup_timeout_s=startup_timeout_s,
+        stop_grace_s=stop_grace_s,
     )
     with session:
         result = session.run(config)
