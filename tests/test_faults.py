@@ -18,6 +18,7 @@ The sections follow the matrix:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -26,24 +27,32 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import psutil
 import pytest
 
-from tests.conftest import NEVER_DISTURBED, clean_clone_env
+from tests.conftest import NEVER_DISTURBED, clean_clone_env, fixture_impl
 from tests.remotes import bare, branch_files, git, refs, refuse_pushes
 from tests.runs import newer_version, run, truncated
 from tests.site_runs import IMPLS
 from wsbench.ci import results_branch as resultsbranch
 from wsbench.commands import cli
+from wsbench.impls import Impl, get_impl
+from wsbench.instrument import loadgen, sampling
+from wsbench.instrument.cpus import default_placement
+from wsbench.instrument.measure import MeasureConfig, ServerSession, measure
+from wsbench.instrument.sampling import SamplingPlan, sample_scenarios
 from wsbench.jobs import main as mainjob
 from wsbench.paths import REPO_ROOT
 from wsbench.results import store
-from wsbench.results.runformat import CheckItem, Run, SystemCheck, load
+from wsbench.results.runformat import Benchmark, CheckItem, Run, SystemCheck, load
 
 FAULT_TAG_ENV = "WSBENCH_FAULT_TAG"
 """An environment variable a test sets on a run it starts: every process of that run inherits
@@ -350,8 +359,210 @@ def test_the_site_build_fails_naming_a_document_it_cannot_read(
 
 # 3. Servers that fail.
 
+PLAN = SamplingPlan(
+    processes=1, windows_per_process=1, warmup_s=0.05, window_s=0.3,
+    max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED,
+)  # fmt: skip
+"""A short sampling plan; a case asks for the processes it needs."""
+TWO_SETS = [{"size_bytes": 16, "in_flight": 1}, {"size_bytes": 32, "in_flight": 1}]
+"""Two echo parameter sets: the run must go on to the second after a fault in the first."""
+STARTUP_TIMEOUT_S = 1.0
+"""The servers' startup timeout in these cases (seconds; the harness's is 30)."""
+STOP_GRACE_S = 0.5
+"""The grace period after SIGTERM in these cases (seconds; the harness's is 5)."""
+LOADGEN_TIMEOUT_S = 1.0
+"""The load generator's --timeout in these cases (seconds; its own default is 10)."""
+HANG_BOUND_S = 120.0
+"""A bound on a case's run that only tells a hang from a run (seconds, generous)."""
+
+
+@pytest.fixture
+def tag(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """A fresh tag in this process's environment, inherited by every process the case's run
+    starts; after the case, any such process still alive is killed (and the case fails on it
+    by its own assertion)."""
+    fresh = new_tag()
+    for name, value in fresh.items():
+        monkeypatch.setenv(name, value)
+    yield fresh
+    for proc in tagged_processes(fresh):
+        proc.kill()
+
+
+def _quick_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's servers get :data:`STARTUP_TIMEOUT_S` and :data:`STOP_GRACE_S`, its load
+    generator runs :data:`LOADGEN_TIMEOUT_S` (sampling's ServerSession and MeasureConfig,
+    replaced by subclasses)."""
+
+    class QuickSession(ServerSession):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.update(startup_timeout_s=STARTUP_TIMEOUT_S, stop_grace_s=STOP_GRACE_S)
+            super().__init__(*args, **kwargs)
+
+    @dataclasses.dataclass(frozen=True)
+    class QuickConfig(MeasureConfig):
+        loadgen_timeout_s: float | None = LOADGEN_TIMEOUT_S
+
+    monkeypatch.setattr(sampling, "ServerSession", QuickSession)
+    monkeypatch.setattr(sampling, "MeasureConfig", QuickConfig)
+
+
+def _sample(impl: Impl, processes: int = 1) -> list[Benchmark]:
+    """The echo benchmarks of :data:`TWO_SETS` sampled from ``impl`` in ``processes`` server
+    processes, checked to end within :data:`HANG_BOUND_S`."""
+    plan = dataclasses.replace(PLAN, processes=processes)
+    start = time.monotonic()
+    found = sample_scenarios(impl, None, {"echo": TWO_SETS}, plan, placement=default_placement())
+    assert time.monotonic() - start < HANG_BOUND_S
+    return found["echo"]
+
+
+NOT_READY = "not ready after 1 s: no WebSocket handshake completed (last probe: "
+"""How a server that never completed a handshake within :data:`STARTUP_TIMEOUT_S` fails."""
+
+
+@pytest.mark.parametrize(
+    ("script", "reasons", "exit_code"),
+    [
+        ("exits_at_start", ["exits_at_start: server exited with code 3 before it became ready",
+                            "ImportError on purpose"], 3),
+        ("never_ready", [NOT_READY + "wsbench-loadgen probe ws://", ": connection refused)",
+                         "not listening on purpose"], -signal.SIGTERM),
+        ("hangs_before_handshake", [
+            NOT_READY + "ws://", ": the server accepted the TCP connection but did not answer the "
+            "WebSocket upgrade (HTTP 101) within 1 s)", "never answering the upgrade, on purpose",
+        ], -signal.SIGTERM),
+    ],
+)  # fmt: skip
+def test_a_server_that_does_not_start_fails_every_set_in_every_process(
+    tag: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    script: str, reasons: list[str], exit_code: int,
+) -> None:  # fmt: skip
+    """The reason names the problem, then gives the server's log."""
+    monkeypatch.setenv("WSBENCH_TEST_CHILD_PID_FILE", str(tmp_path / "child.pid"))  # never_ready
+    _quick_sessions(monkeypatch)
+    for bench in _sample(fixture_impl(script), processes=2):
+        assert bench.status == "failed"
+        assert bench.error is not None
+        for reason in reasons:
+            assert reason in bench.error
+        assert [(s.process, s.status) for s in bench.samples] == [(0, "failed"), (1, "failed")]
+        assert bench.server_exit_codes == [exit_code, exit_code]
+    assert not tagged_processes(tag)
+
+
+def test_a_server_that_exits_during_a_window_is_replaced_for_the_next_set(
+    tag: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Its child, in a session of its own, orphaned by the crash, goes too."""
+    _quick_sessions(monkeypatch)
+    crashing = fixture_impl("crash_midrun", "--child-pid-file", str(tmp_path / "child.pid"))
+    for bench in _sample(crashing):
+        assert bench.status == "failed"
+        assert bench.error is not None
+        assert "crash_midrun: server exited with code 3 during the measurement" in bench.error
+        assert "crashing on purpose after 50 messages" in bench.error
+        assert len(bench.samples) == 1
+        assert bench.server_exit_codes == [3]  # each set had a server of its own
+    assert not tagged_processes(tag)
+
+
+def test_a_server_that_never_answers_fails_each_set_and_the_run_goes_on(
+    tag: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The handshake completes (the server is ready), then no message is ever echoed: each
+    window fails once the load generator has waited its --timeout for the replies."""
+    _quick_sessions(monkeypatch)
+    for bench in _sample(fixture_impl("never_echoes")):
+        assert bench.status == "failed"
+        assert bench.error is not None
+        assert bench.error.startswith(
+            "no message was received in the 0.3 s measurement window (after 0.05 s of "
+            "warm-up): the server answered more slowly than that, or not at all (load "
+            "generator saw lost="
+        )
+        assert "1 message(s) left unanswered, on purpose" in bench.error  # the server's log
+        assert len(bench.samples) == 1
+        assert bench.server_exit_codes == [-signal.SIGTERM]  # one server served both sets
+    assert not tagged_processes(tag)
+
+
+def test_a_server_that_ignores_sigterm_is_killed_after_the_grace_period(
+    tag: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its windows count; its exit code says it was killed; its child, which ignores SIGTERM
+    too, goes with it."""
+    _quick_sessions(monkeypatch)
+    for bench in _sample(fixture_impl("ignores_sigterm"), processes=2):
+        assert bench.status == "ok", bench.error
+        assert [s.process for s in bench.samples] == [0, 1]
+        assert bench.server_exit_codes == [-signal.SIGKILL, -signal.SIGKILL]
+    assert not tagged_processes(tag)
+
 
 # 4. The load generator killed; the harness interrupted.
+
+
+def _on_the_load_generator(act: Callable[[psutil.Process], None]) -> threading.Thread:
+    """A thread that waits for this process's first load generator run with traffic (not a
+    probe, nor the native server), lets it run 0.3 s (past a 0.05 s warm-up: in the window),
+    then calls ``act`` on it."""
+    binary = str(loadgen.ensure_built())
+
+    def watch() -> None:
+        deadline = time.monotonic() + HANG_BOUND_S
+        while time.monotonic() < deadline:
+            for child in psutil.Process().children():
+                try:
+                    if child.cmdline()[:2] == [binary, "echo"]:
+                        time.sleep(0.3)
+                        act(child)
+                        return
+                except psutil.Error:
+                    continue
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_load_generator_killed_mid_window_fails_its_window_and_the_run_goes_on(
+    tag: dict[str, str],
+) -> None:
+    plan = dataclasses.replace(PLAN, window_s=1.0)
+    watcher = _on_the_load_generator(lambda proc: proc.send_signal(signal.SIGKILL))
+    start = time.monotonic()
+    killed, then = sample_scenarios(
+        get_impl("native"), "websocket", {"echo": TWO_SETS}, plan, placement=default_placement()
+    )["echo"]
+    assert time.monotonic() - start < HANG_BOUND_S
+    watcher.join()
+    assert killed.status == "failed"
+    assert killed.error is not None
+    assert killed.error.startswith("load generator killed by signal 9 (SIGKILL)\n")
+    assert [s.status for s in killed.samples] == ["failed"]
+    assert then.status == "ok", then.error  # the next set, in the same server
+    assert killed.server_exit_codes == then.server_exit_codes  # one server, stopped at the end
+    assert killed.server_exit_codes in ([0], [-signal.SIGTERM])  # by SIGTERM
+    assert not tagged_processes(tag)
+
+
+def test_a_hung_load_generator_is_killed_at_its_time_limit(tag: dict[str, str]) -> None:
+    """A load generator stopped (SIGSTOP) mid-window is killed at the time limit the
+    measurement states (:attr:`~wsbench.instrument.measure.MeasureConfig.bound_s`)."""
+    watcher = _on_the_load_generator(lambda proc: proc.send_signal(signal.SIGSTOP))
+    config = MeasureConfig(impl="native", scenario="echo", warmup_s=0.05, duration_s=30.0,
+                           time_limit_s=2.0)  # fmt: skip
+    start = time.monotonic()
+    m = measure(config)
+    assert time.monotonic() - start < HANG_BOUND_S
+    watcher.join()
+    assert m.status == "failed"
+    assert m.error is not None
+    assert m.error.startswith("load generator did not finish within 2 s: killed (SIGKILL)\n")
+    assert m.server_exit_code in (0, -signal.SIGTERM)
+    assert not tagged_processes(tag)
 
 
 @pytest.mark.parametrize(
