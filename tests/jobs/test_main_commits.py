@@ -73,5 +73,5 @@ def test_asv_over_two_commits_measures_each_commits_own_code(tmp_path: Path) -> 
         _git("worktree", "add", "--quiet", "--detach", str(tree), doc.harness.commit, cwd=clone)
         assert doc.harness.source_sha256 == harness_sha256(tree)
         assert doc.loadgen.source_sha256 == loadgen.source_sha256(tree / "loadgen")
-        assert [b.status for b in doc.benchmarks] == ["ok"] * 3
+        assert [b.status for b in doc.benchmarks] == ["ok"] * 3, [b.error for b in doc.benchmarks]
     assert docs[0].harness.source_sha256 != docs[1].harness.source_sha256
