@@ -60,7 +60,7 @@ def test_asv_over_two_commits_measures_each_commits_own_code(tmp_path: Path) -> 
     proc = subprocess.run(
         [sys.executable, "-m", "wsbench.commands.cli", "run", "--impl", "native", "--config",
          "websocket", "--scenario", "stream", "--grid", "full", "--commits", "HEAD~2..HEAD",
-         "--processes", "1", "--windows", "1", "--warmup", "0.05", "--window", "0.1",
+         "--processes", "1", "--windows", "1", "--warmup", "0.2", "--window", "0.3",
          "--machine", "e2e", "--no-site"],
         cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
