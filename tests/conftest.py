@@ -69,7 +69,8 @@ def fixture_impl(script: str, *args: str, name: str | None = None) -> Impl:
 def clean_clone_env(tmp_path: Path) -> dict[str, str]:
     """The environment of a ``./bench`` command run in a clean clone by a test: a temporary
     HOME (so that asv leaves ``~/.asv-machine.json`` alone), the user's uv cache, the load
-    generator built for the test session, this interpreter's folder first on PATH."""
+    generator built for the test session, this interpreter's folder first on PATH, and
+    every window kept (:func:`keep_every_window`)."""
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     return {
@@ -79,6 +80,19 @@ def clean_clone_env(tmp_path: Path) -> dict[str, str]:
         loadgen.BINARY_ENV: str(loadgen.ensure_built()),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "NO_MKDOCS_2_WARNING": "1",
+        **keep_every_window(),
+    }
+
+
+def keep_every_window() -> dict[str, str]:
+    """The environment that sets both disturbed-window thresholds of a run's sampling plan
+    to :data:`NEVER_DISTURBED`. A test of what a run writes keeps every window: beside the
+    parallel suite the other worker's load disturbs most windows, and measuring them again
+    (after waits when a set has none usable) only lengthens the test; the rule itself is
+    tested in tests/instrument/test_sampling.py."""
+    return {
+        "WSBENCH_MAX_STEAL_PERCENT": str(NEVER_DISTURBED),
+        "WSBENCH_MAX_OTHER_CPU_PERCENT": str(NEVER_DISTURBED),
     }
 
 

@@ -127,8 +127,6 @@ def main_job(
         **clean_clone_env(tmp_path),
         **tag,
         store.ROOT_ENV: str(results),
-        "WSBENCH_MAX_STEAL_PERCENT": str(NEVER_DISTURBED),
-        "WSBENCH_MAX_OTHER_CPU_PERCENT": str(NEVER_DISTURBED),
     }
     argv = [sys.executable, "-m", "wsbench.commands.cli", "run", "--impl", "native",
             "--config", "websocket", "--scenario", "echo", "--param", "size_bytes=16",

@@ -19,7 +19,9 @@ from wsbench.results import store
 from wsbench.results.runformat import load
 from wsbench.scenarios import CLIENT_GRID
 
-PLAN = SamplingPlan(processes=1, windows_per_process=1, warmup_s=0.05, window_s=0.2, retries=0)
+PLAN = SamplingPlan(
+    processes=1, windows_per_process=1, warmup_s=0.05, window_s=0.2, retries=0, waited_retries=0
+)
 
 
 def test_latest_environments_carry_the_kit_and_a_client_variable() -> None:

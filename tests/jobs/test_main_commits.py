@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import benchmarks
+from tests.conftest import keep_every_window
 from wsbench import paths
 from wsbench.asv.uv import snapshot_tree
 from wsbench.instrument import loadgen
@@ -55,6 +56,7 @@ def test_asv_over_two_commits_measures_each_commits_own_code(tmp_path: Path) -> 
         "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv")),
         paths.CACHE_ENV: str(paths.cache_dir()),  # the builds of the test session
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        **keep_every_window(),
     }
     env.pop(loadgen.BINARY_ENV, None)
     proc = subprocess.run(
