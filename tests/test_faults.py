@@ -45,7 +45,7 @@ from tests.site_runs import IMPLS
 from wsbench.ci import results_branch as resultsbranch
 from wsbench.commands import cli
 from wsbench.impls import Impl, get_impl
-from wsbench.instrument import loadgen, sampling
+from wsbench.instrument import lifetime, loadgen, sampling
 from wsbench.instrument.cpus import default_placement
 from wsbench.instrument.measure import MeasureConfig, ServerSession, measure
 from wsbench.instrument.sampling import SamplingPlan, sample_scenarios
@@ -66,17 +66,8 @@ def new_tag() -> dict[str, str]:
 
 def tagged_processes(tag: dict[str, str]) -> list[psutil.Process]:
     """The live processes (zombies aside) whose environment carries ``tag``."""
-    (value,) = tag.values()
-    found = []
-    for proc in psutil.process_iter():
-        try:
-            if proc.status() == psutil.STATUS_ZOMBIE or proc.pid == os.getpid():
-                continue
-            if proc.environ().get(FAULT_TAG_ENV) == value:
-                found.append(proc)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            continue
-    return found
+    ((name, value),) = tag.items()
+    return [p for p in lifetime.tagged(name, value) if p.pid != os.getpid()]
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

@@ -15,11 +15,14 @@ sets it itself.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 from collections.abc import Callable
 from types import FrameType
+
+import psutil
 
 PR_SET_PDEATHSIG = 1
 """prctl(2) option: the signal a process receives when its parent thread exits."""
@@ -69,3 +72,16 @@ def child_dies_with_parent() -> Callable[[], None]:
         set_parent_death_signal(signal.SIGTERM)
 
     return setup
+
+
+def tagged(name: str, value: str) -> list[psutil.Process]:
+    """The live processes whose environment has ``name`` set to ``value``: a run's (or a
+    server's) processes found by a variable they all inherit, whoever their parent is now
+    (one that left its process group, or was orphaned). Zombies and processes this one may
+    not read are left out."""
+    found = []
+    for proc in psutil.process_iter():
+        with contextlib.suppress(psutil.Error):
+            if proc.status() != psutil.STATUS_ZOMBIE and proc.environ().get(name) == value:
+                found.append(proc)
+    return found

@@ -16,6 +16,7 @@ from types import TracebackType
 
 import psutil
 
+from wsbench.instrument import lifetime
 from wsbench.instrument.cpus import child_setup
 
 STOP_GRACE_S = 5.0
@@ -212,14 +213,8 @@ class ServerProcess:
 
     def _tagged(self) -> list[psutil.Process]:
         """The live processes whose environment carries this server's
-        :data:`SERVER_TAG_ENV` value (the harness's own user's processes only)."""
-        tag = self.env[SERVER_TAG_ENV]
-        found = []
-        for proc in psutil.process_iter():
-            with contextlib.suppress(psutil.Error):
-                if proc.environ().get(SERVER_TAG_ENV) == tag:
-                    found.append(proc)
-        return found
+        :data:`SERVER_TAG_ENV` value (:func:`wsbench.instrument.lifetime.tagged`)."""
+        return lifetime.tagged(SERVER_TAG_ENV, self.env[SERVER_TAG_ENV])
 
     def _descendants(self) -> list[psutil.Process]:
         assert self.proc is not None
