@@ -832,7 +832,7 @@ def test_a_busy_host_steals_every_window_the_set_waits_then_fails_saying_how_muc
     # Each window read at least its rate (a little more: the sampler's own readings).
     steal = [s.steal_percent or 0.0 for s in bench.samples]
     assert 8 <= min(steal) < 10 and 48 <= max(steal) < 53, steal
-    why = all_disturbed(bench.samples)
+    why = all_disturbed(bench)
     assert re.fullmatch(
         r"every window was disturbed \(other work or steal time on the measured CPUs\): "
         rf"steal {min(steal):.0f}-{max(steal):.0f} % and other work \d+(-\d+)? % over 5 "
@@ -842,3 +842,42 @@ def test_a_busy_host_steals_every_window_the_set_waits_then_fails_saying_how_muc
     assert (row_of(bench).status, row_of(bench).error) == ("failed", why)
     assert set(bench.server_exit_codes) <= {0, -15}
     assert tagged_processes(tag) == []
+
+
+def test_the_waits_of_a_whole_run_share_one_budget_across_its_processes(tmp_path: Path) -> None:
+    """A main job over both configurations of the reference (asv measures each in a process
+    of its own) where every window is disturbed (other work above -1000 %), with a wait
+    budget of 1.5 s: the first configuration's set gets one waited retry (1 s, and 0.2 s of
+    warm-up and window), which leaves 0.3 s, so its other two and all three of the second
+    configuration's are skipped, each saying so; the main job prints what was taken."""
+    from wsbench.results.runformat import all_disturbed
+
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(REPO_ROOT), str(clone)], check=True)
+    results = tmp_path / "results"
+    tag = new_tag()
+    argv, env = main_job(clone, results, tag, tmp_path, window_s=0.1)
+    argv[argv.index("--warmup") + 1] = "0.1"
+    del argv[argv.index("--config") : argv.index("--config") + 2]  # both configurations
+    env["WSBENCH_MAX_OTHER_CPU_PERCENT"] = "-1000"  # every window disturbed by other work
+    proc = subprocess.run([*argv, "--wait-budget", "1.5"], cwd=clone, env=env,
+                          capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert (
+        "waited retries: 1 window measured after waits, 1.2 s of the run's 1.5 s wait budget"
+        in proc.stdout
+    ), proc.stdout[-3000:]
+    docs = [load(p) for p in sorted(results.rglob("*.json"))]
+    assert sorted(d.impl.config for d in docs) == ["socketio", "websocket"]
+    (first,) = [d for d in docs if any(s.waited_s for b in d.benchmarks for s in b.samples)]
+    (second,) = [d for d in docs if d is not first]
+    assert [d.settings.wait_budget_s for d in docs] == [1.5, 1.5]
+    (waited,), (unwaited,) = first.benchmarks, second.benchmarks
+    assert [s.waited_s for s in waited.samples][-1] == 1.0
+    assert (waited.waits_skipped, unwaited.waits_skipped) == (2, 3)
+    for bench in (waited, unwaited):
+        assert not bench.usable()
+        assert all_disturbed(bench).endswith(
+            f"{bench.waits_skipped} waited retries skipped: the run's wait budget was spent"
+        )
+    assert wait_gone(tag, within_s=GONE_WITHIN_S) == []

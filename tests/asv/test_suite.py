@@ -20,6 +20,7 @@ from wsbench.asv.suite import (
     SuiteSettings,
     selected_grids,
 )
+from wsbench.instrument import waitbudget
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.scenarios import SCENARIOS, spec
 
@@ -79,4 +80,15 @@ def test_the_disturbed_window_thresholds_come_from_the_environment(
     assert (plan.max_other_cpu_percent, plan.max_steal_percent) == (20.5, 50.0)
     monkeypatch.setenv("WSBENCH_MAX_STEAL_PERCENT", "lots")
     with pytest.raises(SuiteError, match="bad WSBENCH_\\* setting"):
+        SuiteSettings.from_env()
+
+
+def test_the_runs_wait_budget_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WSBENCH_IMPL", "native")
+    monkeypatch.delenv(waitbudget.BUDGET_ENV, raising=False)
+    assert SuiteSettings.from_env().plan.wait_budget_s == SamplingPlan().wait_budget_s
+    monkeypatch.setenv(waitbudget.BUDGET_ENV, "12.5")
+    assert SuiteSettings.from_env().plan.wait_budget_s == 12.5
+    monkeypatch.setenv(waitbudget.BUDGET_ENV, "-1")
+    with pytest.raises(SuiteError, match="wait budget must be >= 0 s"):
         SuiteSettings.from_env()

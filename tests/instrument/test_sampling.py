@@ -25,6 +25,7 @@ from wsbench.instrument.sampling import (
     to_sample,
 )  # fmt: skip
 from wsbench.instrument.usage import CpuActivity, ServerUsage
+from wsbench.instrument.waitbudget import WaitBudget
 from wsbench.results.runformat import Benchmark, MemoryStep, all_disturbed
 from wsbench.scenarios import Params, Scenario, spec
 
@@ -290,15 +291,17 @@ def _scripted(
     monkeypatch: pytest.MonkeyPatch,
     script: list[tuple[float, float]],
     plan: SamplingPlan,
+    budget: WaitBudget | None = None,
 ) -> tuple[Benchmark, list[float]]:
-    """One echo set sampled following ``plan`` on :class:`Scripted` windows; returns its
-    benchmark and the waits asked for (none is waited), and checks every window was used."""
+    """One echo set sampled following ``plan`` (and ``budget``: None, the plan's own) on
+    :class:`Scripted` windows; returns its benchmark and the waits asked for (none is
+    waited), and checks every window was used."""
     monkeypatch.setattr(sampling, "ServerSession", Scripted)
     monkeypatch.setattr(Scripted, "script", list(script))
     slept: list[float] = []
     (bench,) = sample_scenario(
         get_impl("native"), "websocket", "echo", [{"size_bytes": 16, "in_flight": 1}], plan,
-        placement=default_placement(), sleep=slept.append,
+        placement=default_placement(), sleep=slept.append, budget=budget,
     )  # fmt: skip
     assert Scripted.script == [], "windows left unmeasured"
     return bench, slept
@@ -317,6 +320,8 @@ def test_the_waits_double_from_the_first_and_are_bounded() -> None:
         SamplingPlan(waited_retries=-1).validate()
     with pytest.raises(ValueError, match="first wait"):
         SamplingPlan(first_wait_s=-1.0).validate()
+    with pytest.raises(ValueError, match="wait budget"):
+        SamplingPlan(wait_budget_s=-1.0).validate()
 
 
 def test_a_steal_disturbed_set_is_measured_again_after_a_wait_and_then_counts(
@@ -359,10 +364,40 @@ def test_a_set_that_never_gets_a_clean_window_fails_with_the_steal_it_saw(
         "every window was disturbed (other work or steal time on the measured CPUs): "
         "steal 8-48 % and other work 0 % over 5 windows, 3 of them after waits (7 s in all)"
     )
-    assert all_disturbed(bench.samples) == why
+    assert all_disturbed(bench) == why
     row = row_of(bench)
     assert (row.status, row.error) == ("failed", why)  # what the site shows
     assert figures_of(bench) == {"error": why}  # what asv shows
+
+
+def test_the_runs_wait_budget_is_shared_and_a_set_it_cannot_pay_for_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from wsbench.asv.suite import figures_of
+    from wsbench.site.rows import row_of
+
+    plan = SamplingPlan(processes=1, windows_per_process=1, warmup_s=0.25, window_s=0.5)
+    account = tmp_path / "waits.txt"
+    # Each waited retry costs its wait and 0.75 s: 1.75 s fits in 3 s, 2.75 s more does not.
+    budget = WaitBudget(3.0, account)
+    bench, slept = _scripted(monkeypatch, [steal(30), steal(40)], plan, budget)
+    assert slept == [1.0] and [s.waited_s for s in bench.samples] == [None, 1.0]
+    assert bench.waits_skipped == 2 and not bench.usable()
+    assert budget.taken() == [1.75]
+    # Another process of the same run (the same account) has 1.25 s left: no waited retry.
+    again, slept = _scripted(monkeypatch, [steal(50)], plan, WaitBudget(3.0, account))
+    assert slept == [] and again.waits_skipped == 3
+    why = (
+        "every window was disturbed (other work or steal time on the measured CPUs): "
+        "steal 50 % and other work 0 % over 1 window, 3 waited retries skipped: "
+        "the run's wait budget was spent"
+    )
+    assert all_disturbed(again) == why
+    assert row_of(again).error == why and figures_of(again) == {"error": why}
+    # A set with a usable window neither waits nor counts a skipped retry.
+    clean, slept = _scripted(monkeypatch, [CLEAN], plan, WaitBudget(3.0, account))
+    assert (slept, clean.waits_skipped, len(clean.usable())) == ([], 0, 1)
+    assert plan.settings(default_placement(), 1).wait_budget_s == plan.wait_budget_s == 90.0
 
 
 @pytest.mark.parametrize(

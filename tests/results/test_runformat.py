@@ -107,22 +107,40 @@ def test_the_tuning_check_reads_back_and_older_documents_without_it_still_read()
 
 
 def test_a_document_from_before_the_waited_retries_reads_as_measured_without_waits() -> None:
-    from wsbench.results.runformat import Sample, all_disturbed
+    from wsbench.results.runformat import Benchmark, Sample, all_disturbed
 
     doc = json.loads(encode(run([100.0])))
     assert (doc["settings"]["waited_retries"], doc["settings"]["first_wait_s"]) == (0, 0.0)
+    assert (doc["settings"]["wait_budget_s"], doc["benchmarks"][0]["waits_skipped"]) == (None, 0)
     del doc["settings"]["waited_retries"], doc["settings"]["first_wait_s"]
+    del doc["settings"]["wait_budget_s"], doc["benchmarks"][0]["waits_skipped"]
     del doc["benchmarks"][0]["samples"][0]["waited_s"]
     read = decode(json.dumps(doc))
     assert read == run([100.0]) and read.settings.waits() == ()
     assert read.benchmarks[0].samples[0].waited_s is None
     # What a set with no usable window says: its readings, its windows, its waits.
     stolen = Sample(0, 0, "ok", other_cpu_percent=-6.2, steal_percent=8.4, disturbed=True)
-    assert all_disturbed([stolen, Sample(0, 1, "failed", error="boom")]) == (
+    failed = Sample(0, 1, "failed", error="boom")
+    assert all_disturbed(Benchmark("echo", {}, "failed", "boom", [stolen, failed])) == (
         "every window was disturbed (other work or steal time on the measured CPUs): "
         "steal 8 % and other work 0 % over 1 window"
     )
     waited = msgspec.structs.replace(stolen, steal_percent=47.6, waited_s=0.5)
-    assert all_disturbed([stolen, waited]).endswith(
+    assert all_disturbed(Benchmark("echo", {}, "ok", None, [stolen, waited])).endswith(
         "steal 8-48 % and other work 0 % over 2 windows, 1 of them after waits (0.5 s in all)"
     )
+    # ... and the waited retries the run's wait budget left out.
+    skipped = Benchmark("echo", {}, "ok", None, [stolen, waited], waits_skipped=2)
+    assert all_disturbed(skipped).endswith(
+        "1 of them after waits (0.5 s in all), 2 waited retries skipped: "
+        "the run's wait budget was spent"
+    )
+
+
+def test_the_wait_budget_is_policy_so_runs_with_and_without_it_compare() -> None:
+    settings = run([100.0]).settings
+    budgeted = msgspec.structs.replace(
+        settings, retries=2, waited_retries=3, first_wait_s=1.0, wait_budget_s=90.0
+    )
+    assert budgeted.comparable() == settings.comparable()
+    assert msgspec.structs.replace(settings, window_s=2.5).comparable() != settings.comparable()

@@ -457,6 +457,8 @@ def test_the_waited_retries_are_stated_when_the_run_applied_them() -> None:
     )
     once = msgspec.structs.replace(SETTINGS, waited_retries=1, first_wait_s=0.5)
     assert waited_text(once).endswith("once more in its last process, after a wait of 0.5 s")
+    budgeted = msgspec.structs.replace(once, wait_budget_s=90.0)
+    assert waited_text(budgeted) == (waited_text(once) + ", while the run's 90 s wait budget lasts")
 
 
 def test_a_malformed_document_is_skipped_with_a_warning_naming_it(

@@ -25,6 +25,10 @@ run`` directly) can choose them:
 - ``WSBENCH_SERVER_CPUS`` / ``WSBENCH_LOADGEN_CPUS``: CPU lists (default: 0 and 1).
 - ``WSBENCH_MACHINE``: asv's machine name (default: the only one in ~/.asv-machine.json).
 - ``WSBENCH_RESULTS``: the results store (default ``results/``).
+- ``WSBENCH_WAIT_BUDGET_S``: seconds the waited retries of the run may take together.
+- ``WSBENCH_WAIT_ACCOUNT``: the run's wait account, which the waited retries of every
+  benchmark process of a run share (:mod:`wsbench.instrument.waitbudget`; the main job sets
+  it; without it, each process has a budget of its own).
 - ``WSBENCH_RUN_ID``: the run this belongs to (the main job sets it; without it, each
   environment starts a run of its own).
 - ``WSBENCH_INSTRUCTIONS``: ``1`` to also count the server's instructions per message under
@@ -47,9 +51,10 @@ from typing import Any, ClassVar
 import msgspec
 
 from wsbench.impls import Impl, get_impl
-from wsbench.instrument import instructions, lifetime, provenance
+from wsbench.instrument import instructions, lifetime, provenance, waitbudget
 from wsbench.instrument.cpus import CpuPlacement, placement_from
 from wsbench.instrument.sampling import SamplingPlan, sample_scenarios
+from wsbench.instrument.waitbudget import WaitBudget
 from wsbench.paths import INSTALL_ERROR_FILE
 from wsbench.results import metrics, store
 from wsbench.results.runformat import Benchmark, FormatError, Run, all_disturbed, load
@@ -159,6 +164,7 @@ class SuiteSettings:
                 max_steal_percent=float(
                     env.get("WSBENCH_MAX_STEAL_PERCENT") or default.max_steal_percent
                 ),
+                wait_budget_s=float(env.get(waitbudget.BUDGET_ENV) or default.wait_budget_s),
             )
             plan.validate()
             grid = env.get(GRID_ENV) or "default"
@@ -203,7 +209,7 @@ def figures_of(benchmark: Benchmark) -> Figures:
         return {"error": benchmark.error}
     usable = benchmark.usable()
     if not usable:
-        return {"error": all_disturbed(benchmark.samples)}
+        return {"error": all_disturbed(benchmark)}
     figures: Figures = {}
     for metric in metrics.for_scenario(benchmark.scenario):
         found = metrics.values(metric, usable)
@@ -326,6 +332,7 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
             placement=placement,
             connections=settings.connections,
             on_progress=save,
+            budget=WaitBudget.from_env(settings.plan.wait_budget_s),
             log=lambda line: print(f"wsbench: {impl.name}:{run_config.id} {line}", file=sys.stderr),
         )
     if settings.instructions and not not_installed:

@@ -24,7 +24,7 @@ def add_plan_arguments(
     parser: argparse.ArgumentParser, processes_help: str, windows_default: str | None = None
 ) -> None:
     """The sampling plan's options (``--processes``, ``--windows``, ``--warmup``,
-    ``--window``/``--duration``), defaulting to :class:`SamplingPlan`'s values;
+    ``--window``/``--duration``, ``--wait-budget``), defaulting to :class:`SamplingPlan`'s values;
     ``processes_help`` says what a process is for the command (e.g. its rounds).
     ``windows_default``, when given, says how the command chooses ``--windows`` itself
     (then None when not given)."""
@@ -47,6 +47,11 @@ def add_plan_arguments(
         "--window", "--duration", dest="window", type=float, default=plan.window_s,
         help=f"measurement window seconds (default {plan.window_s:g})",
     )  # fmt: skip
+    parser.add_argument(
+        "--wait-budget", dest="wait_budget", type=float, default=plan.wait_budget_s,
+        help="seconds the waited retries of a set with every window disturbed may take in "
+        f"the whole run, each its wait plus its window (default {plan.wait_budget_s:g})",
+    )  # fmt: skip
 
 
 def plan_from_args(
@@ -62,7 +67,7 @@ def plan_from_args(
     plan = SamplingPlan(
         processes=args.processes,
         windows_per_process=args.windows if windows is None else windows,
-        warmup_s=args.warmup, window_s=args.window,
+        warmup_s=args.warmup, window_s=args.window, wait_budget_s=args.wait_budget,
     )  # fmt: skip
     if validate:
         plan.validate()

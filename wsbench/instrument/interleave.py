@@ -5,7 +5,8 @@ machine's drift over the session falls on both sides alike.
 Round ``r`` gives every side's benchmarks the samples of server process ``r``; after
 ``plan.processes`` rounds each side has as many samples as a normal run with that plan.
 Each round samples one process, its last (:mod:`wsbench.instrument.sampling`): a set whose
-windows of that round were all disturbed gets its waited retries in that round.
+windows of that round were all disturbed gets its waited retries in that round, from one
+wait budget for the whole session (:mod:`wsbench.instrument.waitbudget`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from wsbench.impls import Impl
 from wsbench.instrument import provenance, system
 from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.sampling import SamplingPlan, sample_scenario
+from wsbench.instrument.waitbudget import WaitBudget
 from wsbench.results import store
 from wsbench.results.runformat import Benchmark, Run
 from wsbench.scenarios import Params, Scenario, spec
@@ -45,10 +47,14 @@ class Arm:
 
 def merge_round(earlier: list[Benchmark], new: list[Benchmark], process: int) -> list[Benchmark]:
     """``earlier`` (empty before the first round) with ``new``'s samples, all from one server
-    process, appended as process ``process``; a failure on either keeps the first error.
-    ``new`` has one benchmark per benchmark of ``earlier``, in the same order."""
+    process, appended as process ``process``; a failure on either keeps the first error, and
+    the waited retries the session's wait budget left out add up. ``new`` has one benchmark
+    per benchmark of ``earlier``, in the same order."""
     if not earlier:
-        earlier = [msgspec.structs.replace(b, samples=[], server_exit_codes=[]) for b in new]
+        earlier = [
+            msgspec.structs.replace(b, samples=[], server_exit_codes=[], waits_skipped=0)
+            for b in new
+        ]
     merged = []
     for old, add in zip(earlier, new, strict=True):
         samples = [msgspec.structs.replace(s, process=process) for s in add.samples]
@@ -60,6 +66,7 @@ def merge_round(earlier: list[Benchmark], new: list[Benchmark], process: int) ->
                 server_exit_codes=[*old.server_exit_codes, *add.server_exit_codes],
                 status="failed" if failed else "ok",
                 error=old.error or add.error,
+                waits_skipped=old.waits_skipped + add.waits_skipped,
             )
         )
     return merged
@@ -110,6 +117,7 @@ def measure_interleaved(
     plan.validate()
     run_id = run_id or store.new_run_id()
     one = replace(plan, processes=1)
+    budget = WaitBudget(plan.wait_budget_s)  # one for the session, as for a main job's run
     tuning = system.recorded(placement)  # before the session loads the machine
 
     def grid_of(scenario: Scenario) -> list[Params]:
@@ -125,7 +133,7 @@ def measure_interleaved(
                 for scenario in scenarios:
                     new += sample_scenario(
                         arm.impl, arm.config_id, scenario, grid_of(scenario), one,
-                        placement=placement, python=arm.python,
+                        placement=placement, python=arm.python, budget=budget,
                     )  # fmt: skip
                 found[k][i] = merge_round(found[k][i], new, r)
     runs: list[list[Run]] = []

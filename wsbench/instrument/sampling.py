@@ -29,7 +29,9 @@ so at most 3 more windows and 7 s of waiting per parameter set (and so per proce
 the last one waits), plus those windows' own time (0.75 s each by default): 9.25 s at
 most. :meth:`SamplingPlan.waits` is the schedule; the run document records it
 (``settings.waited_retries``, ``settings.first_wait_s``) and each wait (``waited_s`` of the
-window measured after it).
+window measured after it). The whole run's waited retries also share one budget,
+``wait_budget_s`` (90 s by default, :mod:`wsbench.instrument.waitbudget`): once it is spent,
+a set due a waited retry is not measured again, and says so (``waits_skipped``).
 
 Why: in a local nightly (issue 29, item 9) every window of the offered-load sets on the
 reference was disturbed (steal read 8-48 % of the measured CPUs while they were 12-40 %
@@ -40,8 +42,10 @@ and the main job must stay within its 30-minute budget (27.5 min on this 2-core 
 machine, where steal is sometimes heavy) over 294 parameter sets (42 configurations of the
 default grid). So the waits go only to sets that would otherwise be lost, and a busy spell
 costs at most about its own length plus one set's waits: the sets after it need none. The
-bound is per set, not per run: a night disturbed from start to end would spend 9.25 s on
-each of those 294 sets (45 min) and still have no figure. A set that ends with no usable
+per-set bound alone is not enough: a night disturbed from start to end would spend 9.25 s
+on each of those 294 sets (45 min) and still have no figure, and in a steal-heavy hour here
+181 waited windows took a main job 6 min over its budget; so the run's budget bounds them
+all (:mod:`wsbench.instrument.waitbudget` gives the figures). A set that ends with no usable
 window says what its windows read (:func:`wsbench.results.runformat.all_disturbed`: the
 steal and other-work ranges, the windows and the waits), in the log and wherever its row
 is shown.
@@ -61,6 +65,7 @@ from wsbench import loadreport
 from wsbench.impls import Impl
 from wsbench.instrument.cpus import CpuPlacement, open_files_limit
 from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession, seconds_summary
+from wsbench.instrument.waitbudget import WaitBudget
 from wsbench.results import runformat
 from wsbench.results.runformat import Benchmark, Latency, Sample, Settings, Spread, all_disturbed
 from wsbench.scenarios import Params, Scenario, spec
@@ -86,6 +91,11 @@ class SamplingPlan:
             measured in its last server process, each after a wait (:meth:`waits`).
         first_wait_s: the first of those waits, seconds; each next one doubles
             (:data:`wsbench.results.runformat.WAIT_GROWTH`).
+        wait_budget_s: seconds the waited retries of a whole run may take together, each
+            costing its wait plus ``warmup_s + window_s``
+            (:mod:`wsbench.instrument.waitbudget`). 90 s: an undisturbed main job takes
+            about 27.5 min here (1,647 to 1,693 s from a clean clone), and its budget is
+            30 min.
     """
 
     processes: int = 3
@@ -97,6 +107,7 @@ class SamplingPlan:
     retries: int = 2
     waited_retries: int = 3
     first_wait_s: float = 1.0
+    wait_budget_s: float = 90.0
 
     def waits(self) -> tuple[float, ...]:
         """The waits before each waited retry, seconds: ``first_wait_s`` doubling
@@ -120,6 +131,7 @@ class SamplingPlan:
             retries=self.retries,
             waited_retries=self.waited_retries,
             first_wait_s=self.first_wait_s,
+            wait_budget_s=self.wait_budget_s,
         )
 
     def validate(self) -> None:
@@ -132,6 +144,8 @@ class SamplingPlan:
             raise ValueError("retries must be >= 0")
         if self.first_wait_s < 0:
             raise ValueError("the first wait must be >= 0 s")
+        if self.wait_budget_s < 0:
+            raise ValueError("the wait budget must be >= 0 s")
 
 
 def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) -> Sample:
@@ -223,6 +237,7 @@ class _Collected:
     params: Params
     samples: list[Sample] = field(default_factory=list)
     exit_codes: list[int | None] = field(default_factory=list)
+    waits_skipped: int = 0
 
     def benchmark(self, scenario: str) -> Benchmark:
         failed = [s for s in self.samples if s.status == "failed"]
@@ -233,6 +248,7 @@ class _Collected:
             error=failed[0].error if failed else None,
             samples=list(self.samples),
             server_exit_codes=list(self.exit_codes),
+            waits_skipped=self.waits_skipped,
         )
 
 
@@ -254,6 +270,7 @@ def sample_scenario(
     log: Callable[[str], None] = lambda _: None,
     client: Sequence[str] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    budget: WaitBudget | None = None,
 ) -> list[Benchmark]:
     """Measure ``scenario`` at every parameter set of ``grid`` following ``plan``: the one
     scenario case of :func:`sample_scenarios` (same arguments, ``on_progress`` called with
@@ -269,7 +286,7 @@ def sample_scenario(
 
     found = sample_scenarios(
         impl, config_id, {scenario: grid}, plan, placement=placement, connections=connections,
-        python=python, on_progress=progress, log=log, client=client, sleep=sleep,
+        python=python, on_progress=progress, log=log, client=client, sleep=sleep, budget=budget,
     )  # fmt: skip
     return found[scenario]
 
@@ -314,6 +331,7 @@ def sample_scenarios(
     log: Callable[[str], None] = lambda _: None,
     client: Sequence[str] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    budget: WaitBudget | None = None,
 ) -> dict[Scenario, list[Benchmark]]:
     """Measure every scenario of ``grids`` at each of its parameter sets following ``plan``.
 
@@ -343,6 +361,8 @@ def sample_scenarios(
             process runs every window.
         sleep: waits the given seconds before a waited retry (:meth:`SamplingPlan.waits`;
             tests pass one that does not wait).
+        budget: the run's wait budget, shared with the run's other processes (None: this
+            call's own, of ``plan.wait_budget_s``).
 
     Returns:
         By scenario (in ``grids``' order), one benchmark per parameter set in its grid's
@@ -351,8 +371,11 @@ def sample_scenarios(
     Raises:
         ValueError: the plan is invalid.
         wsbench.instrument.measure.ConfigError: a parameter set is invalid.
+        OSError: the run's wait account cannot be read or written.
     """
     plan.validate()
+    if budget is None:
+        budget = WaitBudget(plan.wait_budget_s)
     collected = {
         scenario: [_Collected(params) for params in grid] for scenario, grid in grids.items()
     }
@@ -396,9 +419,10 @@ def sample_scenarios(
                     if "connections" not in entry.params and connections > 1:
                         config = dataclasses.replace(config, connections=connections)
                     log(f"process {process + 1}/{plan.processes} {scenario} {entry.params}")
-                    _sample_windows(session, config, entry, process, plan, sleep)
+                    _sample_windows(session, config, entry, process, plan, sleep, budget)
                     if process == plan.processes - 1 and _all_disturbed(entry.samples):
-                        log(f"{scenario} {entry.params}: {all_disturbed(entry.samples)}")
+                        why = all_disturbed(entry.benchmark(scenario))
+                        log(f"{scenario} {entry.params}: {why}")
                     progress()
                     if not session.alive():
                         break  # a fresh server for the parameter sets still to come
@@ -414,14 +438,17 @@ def _sample_windows(
     entry: _Collected,
     process: int,
     plan: SamplingPlan,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None],
+    budget: WaitBudget,
 ) -> None:
     """``plan.windows_per_process`` usable windows of ``config`` (or the scenario's own
     :attr:`~wsbench.scenarios.ScenarioSpec.windows_per_process`; ones disturbed by other
     work measured again at once up to ``plan.retries`` times), appended to ``entry``; stops
     at a failure. In the last process (``plan.processes - 1``), a set with no usable window
     yet is measured again after each wait of :meth:`SamplingPlan.waits` (``sleep``) until a
-    window is usable (the module's docstring: waited retries)."""
+    window is usable, each retry taken from ``budget`` first; the retries it has no more
+    seconds for are counted in ``entry.waits_skipped`` (the module's docstring: waited
+    retries)."""
     window = 0
     retries = plan.retries
     good = 0
@@ -438,8 +465,12 @@ def _sample_windows(
         good += 1
     if process != plan.processes - 1:
         return
-    for wait_s in plan.waits():
+    waits = plan.waits()
+    for done, wait_s in enumerate(waits):
         if not _all_disturbed(entry.samples):
+            return
+        if not budget.take(wait_s + plan.warmup_s + plan.window_s):
+            entry.waits_skipped = len(waits) - done
             return
         sleep(wait_s)
         sample = to_sample(session.run(config), process=process, window=window, plan=plan)

@@ -43,9 +43,10 @@ from wsbench.asv.suite import (
     parse_params,
 )
 from wsbench.impls import ImplError, get_impl
-from wsbench.instrument import lifetime, loadgen, machine, system
+from wsbench.instrument import lifetime, loadgen, machine, system, waitbudget
 from wsbench.instrument.cpus import placement_from
 from wsbench.instrument.sampling import SamplingPlan
+from wsbench.instrument.waitbudget import WaitBudget, waits_spent
 from wsbench.jobs import releases, shards
 from wsbench.jobs.commits import resolve
 from wsbench.jobs.written import unwritten
@@ -329,6 +330,7 @@ def run(options: MainJobOptions) -> int:
         "WSBENCH_WINDOWS": str(plan.windows_per_process),
         "WSBENCH_WARMUP_S": str(plan.warmup_s),
         "WSBENCH_WINDOW_S": str(plan.window_s),
+        waitbudget.BUDGET_ENV: str(plan.wait_budget_s),
         "WSBENCH_MACHINE": options.machine,
         store.ROOT_ENV: str(results),
         store.RUN_ID_ENV: run_id,
@@ -346,9 +348,11 @@ def run(options: MainJobOptions) -> int:
     holder = f"run {run_id} ({options.machine}), pid {os.getpid()}, since {store.now_iso()}"
     with (
         store.held(results, holder, lambda other: print(f"  waiting for {other}", flush=True)),
-        tempfile.TemporaryDirectory(prefix="wsbench-faults-") as faults,
+        tempfile.TemporaryDirectory(prefix="wsbench-run-") as scratch,
     ):
-        env[store.FAULTS_ENV] = str(Path(faults) / "faults.txt")
+        env[store.FAULTS_ENV] = str(Path(scratch) / "faults.txt")
+        budget = WaitBudget(plan.wait_budget_s, Path(scratch) / "waits.txt")
+        env[waitbudget.ACCOUNT_ENV] = str(budget.account)
         code = subprocess.run(
             asv_command(envs, scenarios, options.machine, options.commits, conf_path),
             cwd=REPO_ROOT,
@@ -358,6 +362,7 @@ def run(options: MainJobOptions) -> int:
         ).returncode
         said = Path(env[store.FAULTS_ENV])
         why = said.read_text(encoding="utf-8").splitlines() if said.is_file() else []
+        waited = budget.taken()
     if code not in ASV_DONE_CODES:
         raise MainJobError(f"asv run exited {code}")
     run_dir = results / options.machine / run_id
@@ -372,6 +377,7 @@ def run(options: MainJobOptions) -> int:
             + "\n".join(f"  {line}" for line in [*missing, *why]),
             0,
         )
+    print(f"  waited retries: {waits_spent(waited, plan.wait_budget_s)}")
     if code == 2:
         print("  some benchmarks failed: their reasons are in the run's documents and on the site")
     print(f"  run {run_id}: {run_dir}")

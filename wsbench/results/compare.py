@@ -96,7 +96,7 @@ def _line(row: str, b: Benchmark, h: Benchmark, metric: metrics.Metric, resample
         problem = "no usable sample on one side"
         for side, bench in (("base", b), ("head", h)):
             if not bench.usable():
-                problem = f"{side}: {all_disturbed(bench.samples)}"
+                problem = f"{side}: {all_disturbed(bench)}"
                 break
     if problem is not None:
         return Line(row, b.scenario, b.params, metric, None, problem)

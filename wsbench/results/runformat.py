@@ -18,7 +18,7 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
      "settings": {"warmup_s", "window_s", "processes", "windows_per_process",
                   "connections", "server_cpus", "loadgen_cpus",
                   "max_other_cpu_percent", "max_steal_percent", "retries",
-                  "open_files", "waited_retries", "first_wait_s"},
+                  "open_files", "waited_retries", "first_wait_s", "wait_budget_s"},
      "impl": {"name", "display_name", "package", "version", "config", "row_name", "server",
               "ws_backend", "event_loop", "protocol", "reference", "deviations",
               "slow_subscriber", "role", "api"},
@@ -38,7 +38,7 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
                      "server_rss_growth_bytes",
                      "memory_steps": [{"connections", "rss_bytes", "kernel_bytes"}, ...]},
                     ...],
-        "server_exit_codes": [0, -15, ...]}, ...],
+        "server_exit_codes": [0, -15, ...], "waits_skipped": 0}, ...],
      "system": {"items": [{"name", "value", "ok", "reason"}, ...], "tuned": bool} or null,
      "counting": {"tool", "hash_seed", "aslr"} or null,
      "instructions": [
@@ -56,7 +56,10 @@ documents) is the part of ``server_cpu_percent`` spent in the kernel.
 ``settings.waited_retries`` and ``settings.first_wait_s`` (the waited retries of a set that
 would otherwise have no usable window, :mod:`wsbench.instrument.sampling`) and a sample's
 ``waited_s`` (the wait before it) were added within version 2: earlier documents read as
-measured without waits (0, 0.0 and null), which they were.
+measured without waits (0, 0.0 and null), which they were. ``settings.wait_budget_s`` and
+a benchmark's ``waits_skipped`` (the run's budget for those waits,
+:mod:`wsbench.instrument.waitbudget`) were added within version 2 too: null and 0 in earlier
+documents, whose waits had only the per-set bound.
 
 ``system`` (added within version 1; null in earlier documents) is the machine's tuning
 check (:mod:`wsbench.instrument.system`) when the run started. The many-connection fields of a
@@ -126,6 +129,10 @@ WAIT_GROWTH = 2
 """Each wait before a waited retry is this many times the one before (:func:`waits`)."""
 
 
+WAIT_BUDGET_SPENT = "the run's wait budget was spent"
+"""What a set's reason says when the run's wait budget left out its waited retries."""
+
+
 def waits(first_wait_s: float, waited_retries: int) -> tuple[float, ...]:
     """The waits before each waited retry, seconds: ``first_wait_s`` growing by
     :data:`WAIT_GROWTH`, ``waited_retries`` of them (``waits(1.0, 3)``: 1, 2 and 4 s, 7 s
@@ -158,6 +165,10 @@ class Settings(msgspec.Struct, frozen=True):
         first_wait_s: the first of those waits, seconds; each next one is
             :data:`WAIT_GROWTH` (2) times the one before (:meth:`waits`), so the waits of
             one set total at most ``first_wait_s * (2 ** waited_retries - 1)`` seconds.
+        wait_budget_s: the run's budget for its waited retries, seconds: each costs its wait
+            plus its window's warm-up and window, and once they reach the budget no set is
+            measured again after a wait (:mod:`wsbench.instrument.waitbudget`); null in
+            documents from before the budget (their waits had only the per-set bound).
     """
 
     warmup_s: float
@@ -173,6 +184,7 @@ class Settings(msgspec.Struct, frozen=True):
     open_files: int | None = None
     waited_retries: int = 0
     first_wait_s: float = 0.0
+    wait_budget_s: float | None = None
 
     def waits(self) -> tuple[float, ...]:
         """The waits that were applied before each waited retry, seconds (:func:`waits`)."""
@@ -180,11 +192,13 @@ class Settings(msgspec.Struct, frozen=True):
 
     def comparable(self) -> Settings:
         """These settings without the retry policy (``retries``, ``waited_retries``,
-        ``first_wait_s``): what must be equal for two runs' figures to be compared. The
-        policy decides which windows are measured again after a disturbance, not what a
-        usable window measures or how a figure is computed from the usable ones; so runs
-        from before the waited retries compare with runs after them."""
-        return msgspec.structs.replace(self, retries=0, waited_retries=0, first_wait_s=0.0)
+        ``first_wait_s``, ``wait_budget_s``): what must be equal for two runs' figures to
+        be compared. The policy decides which windows are measured again after a
+        disturbance, not what a usable window measures or how a figure is computed from the
+        usable ones; so runs from before the waited retries compare with runs after them."""
+        return msgspec.structs.replace(
+            self, retries=0, waited_retries=0, first_wait_s=0.0, wait_budget_s=None
+        )
 
 
 class ImplInfo(msgspec.Struct, frozen=True):
@@ -371,16 +385,18 @@ ALL_DISTURBED = "every window was disturbed (other work or steal time on the mea
 start of :func:`all_disturbed`'s text)."""
 
 
-def all_disturbed(samples: Sequence[Sample]) -> str:
-    """:data:`ALL_DISTURBED` with what the measured windows of ``samples`` read: the range of
+def all_disturbed(benchmark: Benchmark) -> str:
+    """:data:`ALL_DISTURBED` with what the measured windows of ``benchmark`` read: the range of
     their steal time and other work (percent of one core, summed over the measured CPUs,
     rounded; other work below 0, the kernel's coarse accounting on a quiet machine, reads
     0), how many windows, and how many were measured after a wait and how long those waits
     were in all (:attr:`Sample.waited_s`), e.g. ``"every window was disturbed (...): steal
-    8-48 % and other work 0-3 % over 5 windows, 3 of them after waits (7 s in all)"``. A
-    reading no window has is left out (memory windows have none), and so are the waits of a
-    document from before them."""
-    measured = [s for s in samples if s.status == "ok"]
+    8-48 % and other work 0-3 % over 5 windows, 3 of them after waits (7 s in all)"``, and
+    the waited retries the run's wait budget left out (:attr:`Benchmark.waits_skipped`), e.g.
+    ``"..., 2 waited retries skipped: the run's wait budget was spent"``. A reading no window
+    has is left out (memory windows have none), and so are the waits of a document from
+    before them."""
+    measured = [s for s in benchmark.samples if s.status == "ok"]
     steal = [s.steal_percent for s in measured if s.steal_percent is not None]
     other = [max(0.0, s.other_cpu_percent) for s in measured if s.other_cpu_percent is not None]
     readings = [
@@ -394,6 +410,9 @@ def all_disturbed(samples: Sequence[Sample]) -> str:
     waited = [s.waited_s for s in measured if s.waited_s is not None]
     if waited:
         text += f", {len(waited)} of them after waits ({sum(waited):g} s in all)"
+    if benchmark.waits_skipped:
+        retries = "retry" if benchmark.waits_skipped == 1 else "retries"
+        text += f", {benchmark.waits_skipped} waited {retries} skipped: {WAIT_BUDGET_SPENT}"
     return text
 
 
@@ -414,6 +433,9 @@ class Benchmark(msgspec.Struct, frozen=True):
         error: why it failed, or null.
         samples: every window, failed and disturbed ones included.
         server_exit_codes: exit code of each server process that served it.
+        waits_skipped: waited retries the set was due (every window disturbed) but did not
+            get because the run's wait budget was spent (:class:`Settings`'
+            ``wait_budget_s``); 0 in documents from before the budget.
     """
 
     scenario: str
@@ -422,6 +444,7 @@ class Benchmark(msgspec.Struct, frozen=True):
     error: str | None
     samples: list[Sample]
     server_exit_codes: list[int | None] = msgspec.field(default_factory=list)
+    waits_skipped: int = 0
 
     def usable(self) -> list[Sample]:
         """The samples statistics are computed from (ok and not disturbed)."""

@@ -181,7 +181,7 @@ def row_of(benchmark: Benchmark, counted: Sequence[InstructionSet] = ()) -> Row:
     usable = tuple(benchmark.usable())
     if not usable:
         return Row(
-            benchmark.scenario, params, "failed", all_disturbed(benchmark.samples),
+            benchmark.scenario, params, "failed", all_disturbed(benchmark),
             disturbed=disturbed, instructions=counts,
         )  # fmt: skip
     headline = headline_of(benchmark.scenario)

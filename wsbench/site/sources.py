@@ -35,22 +35,27 @@ def settings_text(settings: Settings) -> str:
 def waited_text(settings: Settings) -> str:
     """The waited retries of ``settings`` as a clause of the disturbed-window rule, e.g.
     ``"; a set with no usable window is measured up to 3 more times in its last process,
-    after waits of 1, 2 and 4 s (7 s in all)"``; empty when the run did not wait (older
-    documents)."""
+    after waits of 1, 2 and 4 s (7 s in all), while the run's 90 s wait budget lasts"``
+    (the budget: :attr:`Settings.wait_budget_s`, left out for documents from before it);
+    empty when the run did not wait (older documents)."""
     schedule = settings.waits()
     if not schedule:
         return ""
     if len(schedule) == 1:
-        return (
+        text = (
             "; a set with no usable window is measured once more in its last process, after "
             f"a wait of {schedule[0]:g} s"
         )
-    *first, last = (f"{w:g}" for w in schedule)
-    return (
-        f"; a set with no usable window is measured up to {len(schedule)} more times in its "
-        f"last process, after waits of {', '.join(first)} and {last} s "
-        f"({sum(schedule):g} s in all)"
-    )
+    else:
+        *first, last = (f"{w:g}" for w in schedule)
+        text = (
+            f"; a set with no usable window is measured up to {len(schedule)} more times in "
+            f"its last process, after waits of {', '.join(first)} and {last} s "
+            f"({sum(schedule):g} s in all)"
+        )
+    if settings.wait_budget_s is not None:
+        text += f", while the run's {settings.wait_budget_s:g} s wait budget lasts"
+    return text
 
 
 def loadgen_text(loadgen: LoadgenBuild) -> str:
