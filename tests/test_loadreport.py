@@ -30,6 +30,14 @@ def test_an_unknown_field_is_refused_with_its_path() -> None:
                                         "source_addresses": 1, "color": "red"}))  # fmt: skip
 
 
+def test_the_threads_and_their_cpus_are_kept() -> None:
+    config = {"url": "ws://x", "protocol": "websocket", "source_addresses": 1, "threads": 4,
+              "cpus": [0, 1, 0, 1]}  # fmt: skip
+    decoded = loadreport.decode(_text(config=config))
+    assert (decoded.config.threads, decoded.config.cpus) == (4, (0, 1, 0, 1))
+    assert report().config.cpus is None
+
+
 def test_a_wrong_type_or_no_json_is_refused() -> None:
     with pytest.raises(
         ReportError, match=r"Expected `int`, got `str` - at `\$\.messages_received`"

@@ -77,7 +77,9 @@ class Fanout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class Config(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """What the run was asked: the URL and protocol, and the subcommand's own settings
-    (None where it has none)."""
+    (None where it has none). ``threads``: the load generator's runtime threads;
+    ``cpus``: with ``--cpus``, the CPU each thread was pinned to (thread ``k`` on
+    ``cpus[k]``, connection ``i`` on thread ``i % len(cpus)``), else None."""
 
     url: str
     protocol: str
@@ -92,6 +94,7 @@ class Config(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     duration_s: float | None = None
     count: int | None = None
     threads: int | None = None
+    cpus: tuple[int, ...] | None = None
     rate_per_s: float | None = None
     hold_s: float | None = None
     timeout_s: float | None = None

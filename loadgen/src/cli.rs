@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::connect::ConnectConfig;
+use crate::cpus::MAX_CPU_THREADS;
 use crate::fanout::{FanoutConfig, Workload};
 use crate::hold::HoldConfig;
 use crate::limits::check_fits;
@@ -77,6 +78,12 @@ pub struct PhaseArgs {
     /// Runtime worker threads (1 = current-thread runtime).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: u32,
+    /// Spread the connections over one runtime thread per CPU of this comma-separated
+    /// list (e.g. 1,2), thread k pinned to the list's k-th CPU, connection i (connect:
+    /// worker i) on thread i mod N; list a CPU twice for two threads on it (0,1,0,1). One
+    /// CPU: the current-thread runtime, pinned to it. Replaces --threads.
+    #[arg(long, value_delimiter = ',', value_parser = cpu_number, conflicts_with = "threads")]
+    pub cpus: Vec<usize>,
     /// Wire protocol: plain WebSocket messages, or Socket.IO events (`echo`, `push`,
     /// `json`; rooms and `broadcast`, `tick`, `order`; `ping`: WebSocket pings on the
     /// session's connection) over Engine.IO's websocket transport (then --url is
@@ -113,6 +120,7 @@ impl PhaseArgs {
             count: self.count,
             timeout: self.timeout,
             threads: self.threads as usize,
+            cpus: self.cpus.clone(),
             protocol: self.protocol,
             source_addresses: self.source_addresses,
             rate: None,
@@ -216,6 +224,7 @@ impl FanoutArgs {
             count: self.phase.count,
             timeout: self.phase.timeout,
             threads: self.phase.threads as usize,
+            cpus: self.phase.cpus.clone(),
             protocol: self.phase.protocol,
             source_addresses: self.phase.source_addresses,
         }
@@ -276,6 +285,12 @@ pub struct ConnectArgs {
     /// Runtime worker threads (1 = current-thread runtime).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: u32,
+    /// Spread the connections over one runtime thread per CPU of this comma-separated
+    /// list (e.g. 1,2), thread k pinned to the list's k-th CPU, connection i (connect:
+    /// worker i) on thread i mod N; list a CPU twice for two threads on it (0,1,0,1). One
+    /// CPU: the current-thread runtime, pinned to it. Replaces --threads.
+    #[arg(long, value_delimiter = ',', value_parser = cpu_number, conflicts_with = "threads")]
+    pub cpus: Vec<usize>,
     /// Loopback source addresses to spread the connections over (cycle k from
     /// 127.0.0.(1 + k % N)) when the target is a loopback IPv4 address; 1 = the kernel's
     /// choice.
@@ -309,6 +324,12 @@ pub struct HoldArgs {
     /// Wire protocol: plain WebSocket, or Socket.IO sessions (pings answered).
     #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
     pub protocol: Protocol,
+    /// Spread the connections over one runtime thread per CPU of this comma-separated
+    /// list (e.g. 1,2), thread k pinned to the list's k-th CPU, connection i on thread
+    /// i mod N; list a CPU twice for two threads on it. One CPU: the current-thread
+    /// runtime, pinned to it.
+    #[arg(long, value_delimiter = ',', value_parser = cpu_number)]
+    pub cpus: Vec<usize>,
 }
 
 /// `serve` options.
@@ -387,6 +408,7 @@ impl ConnectArgs {
             duration: self.duration,
             timeout: self.timeout,
             threads: self.threads as usize,
+            cpus: self.cpus.clone(),
             source_addresses: self.source_addresses,
             protocol: self.protocol,
         }
@@ -403,16 +425,24 @@ impl HoldArgs {
             timeout: self.timeout,
             source_addresses: self.source_addresses,
             protocol: self.protocol,
+            cpus: self.cpus.clone(),
         }
     }
 }
 
 impl Command {
     /// The checks clap cannot express, given the open-file limit `nofile` (descriptors,
-    /// see [`crate::limits`]): `--json` with a `--size` other than the default, and a
-    /// number of simultaneous connections that does not fit in the limit. The error is
-    /// the message of a usage error.
+    /// see [`crate::limits`]): `--json` with a `--size` other than the default, a
+    /// number of simultaneous connections that does not fit in the limit, and a `--cpus`
+    /// list of more than [`MAX_CPU_THREADS`] CPUs. The error is the message of a usage
+    /// error.
     pub fn check(&self, nofile: u64) -> Result<(), String> {
+        if self.cpus().len() > MAX_CPU_THREADS {
+            return Err(format!(
+                "--cpus lists {} CPUs: at most {MAX_CPU_THREADS} (one runtime thread each)",
+                self.cpus().len()
+            ));
+        }
         match self {
             Command::Echo(a) => {
                 if a.json && a.load.size != DEFAULT_SIZE {
@@ -435,6 +465,33 @@ impl Command {
             }
             Command::Serve(_) | Command::Probe(_) => Ok(()),
         }
+    }
+}
+
+impl Command {
+    /// The `--cpus` list given (empty without it, and for `serve` and `probe`).
+    fn cpus(&self) -> &[usize] {
+        match self {
+            Command::Echo(a) => &a.load.phase.cpus,
+            Command::Stream(a) => &a.load.phase.cpus,
+            Command::Ping(a) => &a.phase.cpus,
+            Command::Broadcast(a) => &a.fanout.phase.cpus,
+            Command::Market(a) => &a.fanout.phase.cpus,
+            Command::Connect(a) => &a.cpus,
+            Command::Hold(a) => &a.cpus,
+            Command::Serve(_) | Command::Probe(_) => &[],
+        }
+    }
+}
+
+/// One CPU number of a `--cpus` list (below `CPU_SETSIZE`, 1024).
+fn cpu_number(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n < libc::CPU_SETSIZE as usize => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not a CPU number (0 to {})",
+            libc::CPU_SETSIZE - 1
+        )),
     }
 }
 

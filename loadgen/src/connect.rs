@@ -28,6 +28,7 @@ use fastwebsockets::{Frame, OpCode, Payload};
 use serde::Serialize;
 use tokio::task::JoinSet;
 
+use crate::cpus::{reported, runtime_threads, PinnedThreads};
 use crate::handshake::Client;
 use crate::integrity::Integrity;
 use crate::limits::nofile_limit;
@@ -60,8 +61,11 @@ pub struct ConnectConfig {
     /// Limit for each step of a cycle: connect + upgrade (+ session opening), the echo,
     /// the close.
     pub timeout: Duration,
-    /// Runtime worker threads; 1 = current-thread runtime.
+    /// Runtime worker threads; 1 = current-thread runtime (without `cpus`).
     pub threads: usize,
+    /// CPUs of the runtime threads the workers are spread over (`--cpus`, see
+    /// [`crate::cpus`]; worker `w` on thread `w % N`); empty: `threads` decides.
+    pub cpus: Vec<usize>,
     /// Loopback source addresses the connections are spread over (1 = the kernel's
     /// choice); cycle `k` of the run uses address `k % N`, see [`crate::source`].
     pub source_addresses: usize,
@@ -125,15 +129,19 @@ pub struct ConnectReportConfig {
     pub duration_s: f64,
     /// Limit of each step of a cycle, seconds.
     pub timeout_s: f64,
-    /// Runtime worker threads (1 = current-thread runtime).
+    /// Runtime threads (1 = current-thread runtime); with `cpus`, one per CPU listed.
     pub threads: usize,
+    /// `--cpus`: the CPU of each runtime thread (worker `w` on thread `w % threads`);
+    /// absent without `--cpus`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<Vec<usize>>,
     /// Loopback source addresses the connections were spread over.
     pub source_addresses: usize,
 }
 
 /// Runs the connect scenario on its own runtime and returns the report.
 pub fn run_connect(cfg: &ConnectConfig) -> Result<ConnectReport, RunError> {
-    block_on(cfg.threads, connect_scenario(cfg))?
+    block_on(cfg.threads, &cfg.cpus, connect_scenario(cfg))?
 }
 
 /// What every worker shares.
@@ -181,9 +189,10 @@ pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunE
         end: start + cfg.duration,
         started: AtomicUsize::new(0),
     });
+    let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
     let mut workers = JoinSet::new();
-    for _ in 0..cfg.workers.max(1) {
-        workers.spawn(worker(shared.clone()));
+    for w in 0..cfg.workers.max(1) {
+        pinned.spawn_into(&mut workers, w, worker(shared.clone()));
     }
     let timing = sample_window(shared.start, shared.end).await;
     let mut total = WorkerResult::default();
@@ -214,7 +223,8 @@ pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunE
             warmup_s: cfg.warmup.as_secs_f64(),
             duration_s: cfg.duration.as_secs_f64(),
             timeout_s: cfg.timeout.as_secs_f64(),
-            threads: cfg.threads,
+            threads: runtime_threads(cfg.threads, &cfg.cpus),
+            cpus: reported(&cfg.cpus),
             source_addresses: cfg.source_addresses,
         },
         window_s,

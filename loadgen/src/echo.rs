@@ -65,7 +65,7 @@ use crate::ws::{close_gracefully, encode_client_frame, encode_client_frame_prema
 
 /// Runs the echo scenario on its own runtime and returns the report.
 pub fn run_echo(cfg: &LoadConfig) -> Result<Report, RunError> {
-    block_on(cfg.threads, echo(cfg))?
+    block_on(cfg.threads, &cfg.cpus, echo(cfg))?
 }
 
 /// Runs the echo scenario on the current runtime and returns the report.

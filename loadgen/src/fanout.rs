@@ -41,6 +41,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use crate::conn::{Conn, Outbox, ReadClock};
+use crate::cpus::{reported, runtime_threads, PinnedThreads};
 use crate::echo::Framing;
 use crate::handshake::Client;
 use crate::integrity::{GapSet, Integrity};
@@ -146,8 +147,12 @@ pub struct FanoutConfig {
     pub count: Option<u64>,
     /// Limit for connects, priming, and waiting on messages.
     pub timeout: Duration,
-    /// Runtime worker threads.
+    /// Runtime worker threads (without `cpus`).
     pub threads: usize,
+    /// CPUs of the runtime threads the connections are spread over (`--cpus`, see
+    /// [`crate::cpus`]; subscriber `i` on thread `i % N`, the publisher as connection
+    /// `subscribers`); empty: `threads` decides.
+    pub cpus: Vec<usize>,
     /// Plain WebSocket or Socket.IO.
     pub protocol: Protocol,
     /// Loopback source addresses to spread connections over.
@@ -156,7 +161,7 @@ pub struct FanoutConfig {
 
 /// Runs a fan-out scenario on its own runtime and returns the report.
 pub fn run_fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
-    block_on(cfg.threads, fanout(cfg))?
+    block_on(cfg.threads, &cfg.cpus, fanout(cfg))?
 }
 
 /// What the publisher and every subscriber share.
@@ -250,6 +255,7 @@ impl Hub {
 /// Runs a fan-out scenario on the current runtime.
 pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
     let addr = resolve(&cfg.url).await?;
+    let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
     let Connected {
         mut sockets,
         errors,
@@ -261,6 +267,7 @@ pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
         cfg.timeout,
         cfg.protocol,
         cfg.source_addresses,
+        &pinned,
     )
     .await;
     // The publisher is the last connection established.
@@ -282,11 +289,11 @@ pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
         lo: AtomicU64::new(u64::MAX),
         hi: AtomicU64::new(u64::MAX),
         published_all: AtomicU64::new(u64::MAX),
-        latency: SharedHist::new(cfg.threads),
+        latency: SharedHist::new(runtime_threads(cfg.threads, &cfg.cpus)),
         last: Mutex::new(Hist::default()),
-        round_trip: SharedHist::new(cfg.threads),
+        round_trip: SharedHist::new(runtime_threads(cfg.threads, &cfg.cpus)),
     });
-    let Some((_, publisher)) = publisher else {
+    let Some((publisher_index, publisher)) = publisher else {
         announce_traffic(0);
         return Ok(build(
             cfg,
@@ -300,11 +307,13 @@ pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
     };
     let mut running = JoinSet::new();
     for (i, client) in sockets {
-        running.spawn(Subscriber::new(i, client, hub.clone(), cfg).run());
+        let subscriber = Subscriber::new(i, client, hub.clone(), cfg).run();
+        pinned.spawn_into(&mut running, i, subscriber);
     }
     let count_begin = Instant::now();
     let cpu_begin = cpu_time_s();
-    let published = tokio::spawn(publish(publisher, hub.clone(), cfg.clone())).await;
+    let publishing = publish(publisher, hub.clone(), cfg.clone());
+    let published = pinned.spawn(publisher_index, publishing).await;
     let mut results = Vec::new();
     while let Some(j) = running.join_next().await {
         results.push(j);
@@ -929,7 +938,8 @@ fn build(
             warmup_s: cfg.warmup.as_secs_f64(),
             duration_s: cfg.duration.as_secs_f64(),
             count: cfg.count,
-            threads: cfg.threads,
+            threads: runtime_threads(cfg.threads, &cfg.cpus),
+            cpus: reported(&cfg.cpus),
             source_addresses: cfg.source_addresses,
             rate_per_s: cfg.rate,
         },

@@ -20,6 +20,7 @@ use serde::Serialize;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::cpus::{reported, PinnedThreads};
 use crate::handshake::Client;
 use crate::limits::nofile_limit;
 use crate::proto::{Incoming, Protocol};
@@ -45,6 +46,10 @@ pub struct HoldConfig {
     pub source_addresses: usize,
     /// Plain WebSocket or Socket.IO sessions.
     pub protocol: Protocol,
+    /// CPUs of the runtime threads the connections are spread over (`--cpus`, see
+    /// [`crate::cpus`]; connection `i` on thread `i % N`); empty: one current-thread
+    /// runtime.
+    pub cpus: Vec<usize>,
 }
 
 /// The `config` object of the first line.
@@ -62,6 +67,10 @@ pub struct HoldReportConfig {
     pub timeout_s: f64,
     /// Loopback source addresses the connections were spread over.
     pub source_addresses: usize,
+    /// `--cpus`: the CPU of each runtime thread (connection `i` on thread `i % N`);
+    /// absent without `--cpus`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<Vec<usize>>,
 }
 
 /// The first line: the connections are open (field names as in `echo`'s report).
@@ -112,7 +121,7 @@ where
     S: Future<Output = ()>,
     F: FnOnce(&HoldOpened),
 {
-    block_on(1, hold(cfg, stop, opened))?
+    block_on(1, &cfg.cpus, hold(cfg, stop, opened))?
 }
 
 /// Opens the connections, calls `opened` with the first line, holds them until
@@ -128,6 +137,7 @@ where
     F: FnOnce(&HoldOpened),
 {
     let addr = resolve(&cfg.url).await?;
+    let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
     let Connected {
         sockets,
         errors,
@@ -139,6 +149,7 @@ where
         cfg.timeout,
         cfg.protocol,
         cfg.source_addresses,
+        &pinned,
     )
     .await;
     let first = HoldOpened {
@@ -152,6 +163,7 @@ where
             hold_s: cfg.hold.as_secs_f64(),
             timeout_s: cfg.timeout.as_secs_f64(),
             source_addresses: cfg.source_addresses,
+            cpus: reported(&cfg.cpus),
         },
         connections_ok: phase.connections_ok,
         errors,
@@ -173,8 +185,8 @@ where
     let (tx, rx) = watch::channel(false);
     let grace = cfg.timeout.min(Duration::from_secs(2));
     let mut held = JoinSet::new();
-    for (_, client) in sockets {
-        held.spawn(idle(client, rx.clone(), grace));
+    for (i, client) in sockets {
+        pinned.spawn_into(&mut held, i, idle(client, rx.clone(), grace));
     }
     tokio::select! {
         _ = tokio::time::sleep(cfg.hold) => {}

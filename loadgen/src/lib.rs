@@ -17,6 +17,7 @@
 //!   [`fanout`] (`broadcast` and `market`); [`connect`] and [`hold`] (connection setup and
 //!   held connections); [`probe`];
 //! - what they share: [`integrity`] (counters), [`stats`] (histograms, CPU time),
+//!   [`cpus`] (runtime threads pinned to CPUs),
 //!   [`report`] (JSON output), [`timer`] (microsecond timer of fixed-rate senders),
 //!   [`source`] (source addresses), [`limits`] (open-file limit);
 //! - the reference server: [`serve`], its fan-out in [`serve_fanout`], its Socket.IO
@@ -25,6 +26,7 @@
 pub mod cli;
 pub mod conn;
 pub mod connect;
+pub mod cpus;
 pub mod echo;
 pub mod fanout;
 pub mod handshake;

@@ -64,7 +64,7 @@ pub const PING_SIZE: usize = SEQ_LEN;
 
 /// Runs the ping scenario on its own runtime and returns the report.
 pub fn run_ping(cfg: &LoadConfig) -> Result<Report, RunError> {
-    block_on(cfg.threads, ping(cfg))?
+    block_on(cfg.threads, &cfg.cpus, ping(cfg))?
 }
 
 /// Runs the ping scenario on the current runtime and returns the report. Of `cfg`, the

@@ -27,5 +27,5 @@ pub async fn probe(url: &WsUrl, timeout: Duration) -> Result<(), String> {
 
 /// [`probe`] on its own current-thread runtime.
 pub fn run_probe(url: &WsUrl, timeout: Duration) -> Result<(), String> {
-    block_on(1, probe(url, timeout)).map_err(|e| e.to_string())?
+    block_on(1, &[], probe(url, timeout)).map_err(|e| e.to_string())?
 }

@@ -185,8 +185,12 @@ pub struct ReportConfig {
     pub duration_s: f64,
     /// Messages (ping: pings) per connection in count mode, else `None`.
     pub count: Option<u64>,
-    /// Runtime worker threads (1 = current-thread runtime).
+    /// Runtime threads (1 = current-thread runtime); with `cpus`, one per CPU listed.
     pub threads: usize,
+    /// `--cpus`: the CPU of each runtime thread, thread `k` on entry `k` (connection `i`
+    /// on thread `i % threads`, see [`crate::cpus`]); absent without `--cpus`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<Vec<usize>>,
     /// Loopback source addresses the connections were spread over (1: the kernel's
     /// choice); see [`crate::source`].
     pub source_addresses: usize,

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+use crate::cpus::{pin_current_thread, reported, runtime_threads, PinnedThreads};
 use crate::handshake::{self, Client, ConnectError};
 use crate::integrity::Integrity;
 use crate::jsonmsg::JSON_SIZE;
@@ -52,8 +53,11 @@ pub struct LoadConfig {
     pub count: Option<u64>,
     /// Limit for connect + upgrade, for waiting on a reply, and for the final drain.
     pub timeout: Duration,
-    /// Runtime worker threads; 1 = current-thread runtime.
+    /// Runtime worker threads; 1 = current-thread runtime (without `cpus`).
     pub threads: usize,
+    /// CPUs of the runtime threads the connections are spread over, one thread per entry
+    /// (`--cpus`, see [`crate::cpus`]); empty: `threads` decides.
+    pub cpus: Vec<usize>,
     /// Plain WebSocket messages or Socket.IO events.
     pub protocol: Protocol,
     /// Loopback source addresses connections are spread over (1 = the kernel's choice);
@@ -79,6 +83,7 @@ impl LoadConfig {
             count: Some(count),
             timeout: Duration::from_secs(10),
             threads: 1,
+            cpus: Vec::new(),
             protocol: Protocol::Websocket,
             source_addresses: 1,
             rate: None,
@@ -117,7 +122,8 @@ impl LoadConfig {
             warmup_s: self.warmup.as_secs_f64(),
             duration_s: self.duration.as_secs_f64(),
             count: self.count,
-            threads: self.threads,
+            threads: runtime_threads(self.threads, &self.cpus),
+            cpus: reported(&self.cpus),
             source_addresses: self.source_addresses,
             rate_per_s: self.rate,
         }
@@ -159,6 +165,8 @@ pub enum RunError {
     Resolve(String),
     /// The async runtime could not be built.
     Runtime(std::io::Error),
+    /// A runtime thread could not be started on its CPU (`--cpus`).
+    Cpus(std::io::Error),
 }
 
 impl fmt::Display for RunError {
@@ -166,16 +174,23 @@ impl fmt::Display for RunError {
         match self {
             RunError::Resolve(m) => write!(f, "cannot resolve host: {m}"),
             RunError::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
+            RunError::Cpus(e) => write!(f, "cannot start the runtime threads of --cpus: {e}"),
         }
     }
 }
 
 impl std::error::Error for RunError {}
 
-/// Runs `fut` on a current-thread runtime (`threads == 1`) or a multi-thread runtime
-/// with `threads` workers.
-pub fn block_on<F: Future>(threads: usize, fut: F) -> Result<F::Output, RunError> {
-    let rt = if threads <= 1 {
+/// Runs `fut` on the caller's thread, on a current-thread runtime (`threads == 1`) or a
+/// multi-thread runtime with `threads` workers. With `cpus` (`--cpus`, see
+/// [`crate::cpus`]) `threads` does not apply: a current-thread runtime drives the run
+/// (whose connections go to the pinned threads of a list of two or more CPUs), and with
+/// one CPU the caller's thread is pinned to it first.
+pub fn block_on<F: Future>(threads: usize, cpus: &[usize], fut: F) -> Result<F::Output, RunError> {
+    if let [cpu] = cpus {
+        pin_current_thread(*cpu).map_err(RunError::Cpus)?;
+    }
+    let rt = if threads <= 1 || !cpus.is_empty() {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -299,7 +314,9 @@ pub(crate) async fn resolve(url: &WsUrl) -> Result<SocketAddr, RunError> {
 
 /// Drives a whole run: connects `cfg.connections` connections concurrently, starts
 /// `conn_fn` on each once all are connected, runs the phases (warm-up, window, drain in
-/// duration mode; one measured phase in count mode), and builds the report.
+/// duration mode; one measured phase in count mode), and builds the report. With
+/// `cfg.cpus`, connection `i` is connected and run on pinned thread `i % N`
+/// ([`crate::cpus`]).
 pub(crate) async fn drive<F, Fut>(
     cfg: &LoadConfig,
     scenario: Scenario,
@@ -310,6 +327,7 @@ where
     Fut: Future<Output = ConnResult> + Send + 'static,
 {
     let addr = resolve(&cfg.url).await?;
+    let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
     let Connected {
         sockets,
         errors,
@@ -321,13 +339,14 @@ where
         cfg.timeout,
         cfg.protocol,
         cfg.source_addresses,
+        &pinned,
     )
     .await;
     announce_traffic(sockets.len());
 
     let count_mode = cfg.count.is_some() || sockets.is_empty();
     let begin = Instant::now();
-    let latency = SharedHist::new(cfg.threads);
+    let latency = SharedHist::new(runtime_threads(cfg.threads, &cfg.cpus));
     let ctl = Arc::new(if count_mode {
         Control {
             start: begin,
@@ -347,7 +366,7 @@ where
     let cpu_begin = cpu_time_s();
     let mut running = JoinSet::new();
     for (i, client) in sockets {
-        running.spawn(conn_fn(i, client, ctl.clone()));
+        pinned.spawn_into(&mut running, i, conn_fn(i, client, ctl.clone()));
     }
     let mut sampled = None;
     if let (false, Some(end)) = (count_mode, ctl.window_end()) {
@@ -399,7 +418,8 @@ pub(crate) struct Connected {
 
 /// Connects `n` connections to `addr` (at most [`CONNECT_CONCURRENCY`] attempts at once,
 /// connection `i` from source address `i` of `source_addresses`, see
-/// [`crate::source`]), each bounded by `timeout`, and waits until every attempt ended.
+/// [`crate::source`], and on its thread of `pinned`), each bounded by `timeout`, and
+/// waits until every attempt ended.
 ///
 /// A server that stops accepting (e.g. a connection cap) would otherwise make the phase
 /// last `n / CONNECT_CONCURRENCY × timeout`: once an attempt fails when no attempt has
@@ -412,6 +432,7 @@ pub(crate) async fn connect_all(
     timeout: Duration,
     protocol: Protocol,
     source_addresses: usize,
+    pinned: &PinnedThreads,
 ) -> Connected {
     let start = Instant::now();
     let mut errors = Errors::default();
@@ -422,7 +443,7 @@ pub(crate) async fn connect_all(
         let url = url.clone();
         let permits = permits.clone();
         let local = source_address(addr, i, source_addresses);
-        connecting.spawn(async move {
+        pinned.spawn_into(&mut connecting, i, async move {
             let _permit = permits.acquire_owned().await;
             (i, connect(addr, local, &url, timeout, protocol).await)
         });
@@ -589,5 +610,52 @@ fn build(
         client_bound: cpu_percent > CLIENT_BOUND_PERCENT,
         rlimit_nofile: nofile_limit(),
         fanout: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::cpus::current_affinity;
+    use crate::serve::BackgroundServer;
+
+    #[test]
+    fn connections_go_round_robin_to_the_pinned_threads() {
+        let server = BackgroundServer::reference().unwrap();
+        let mine = current_affinity().unwrap();
+        let (a, b) = (mine[0], *mine.get(1).unwrap_or(&mine[0]));
+        let mut cfg = LoadConfig::count_mode(server.url("/echo"), 10, 1, 16);
+        cfg.cpus = vec![a, b, a, b];
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let record = seen.clone();
+        let report = block_on(1, &[], async {
+            drive(&cfg, Scenario::Echo, move |i, client, _ctl| {
+                let record = record.clone();
+                async move {
+                    let thread = std::thread::current().name().map(String::from);
+                    record.lock().unwrap().push((i, thread));
+                    drop(client);
+                    ConnResult::default()
+                }
+            })
+            .await
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(report.connections_ok, 10);
+        assert_eq!(report.config.threads, 4);
+        let mut seen = seen.lock().unwrap().clone();
+        seen.sort();
+        let expected: Vec<_> = (0..10)
+            .map(|i| {
+                (
+                    i,
+                    Some(format!("wsbench-t{}-cpu{}", i % 4, cfg.cpus[i % 4])),
+                )
+            })
+            .collect();
+        assert_eq!(seen, expected, "connection i on thread i % 4");
     }
 }

@@ -52,7 +52,7 @@ pub const DURATION_MODE_COUNT: u64 = 1 << 31;
 
 /// Runs the stream scenario on its own runtime and returns the report.
 pub fn run_stream(cfg: &LoadConfig) -> Result<Report, RunError> {
-    block_on(cfg.threads, stream(cfg))?
+    block_on(cfg.threads, &cfg.cpus, stream(cfg))?
 }
 
 /// Runs the stream scenario on the current runtime and returns the report.

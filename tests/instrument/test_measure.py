@@ -70,6 +70,17 @@ def test_the_load_generators_timeout_is_passed_only_when_given() -> None:
     assert config.loadgen_args(URL)[-2:] == ["--timeout", "1.5"]
 
 
+def test_two_or_more_loadgen_cpus_give_one_pinned_runtime_thread_each() -> None:
+    echo = _config("echo", size_bytes=16, in_flight=1)
+    assert echo.loadgen_args(URL, cpus=(1, 2))[-2:] == ["--cpus", "1,2"]
+    assert _config("memory", connections=10).loadgen_args(URL, cpus=(0, 1, 3))[-2:] == [
+        "--cpus", "0,1,3",
+    ]  # fmt: skip
+    # One CPU: the single current-thread runtime, as without a placement.
+    assert echo.loadgen_args(URL, cpus=(1,)) == echo.loadgen_args(URL)
+    assert "--cpus" not in echo.loadgen_args(URL)
+
+
 def _report(**changes: Any) -> Report:
     fields: dict[str, Any] = {
         "messages_received": 500, "connections_ok": 10,

@@ -156,13 +156,21 @@ class MeasureConfig:
             raise ConfigError(problem)
 
     def loadgen_args(
-        self, url: str, protocol: str = "websocket", *, hold_s: float | None = None
+        self,
+        url: str,
+        protocol: str = "websocket",
+        *,
+        hold_s: float | None = None,
+        cpus: Sequence[int] = (),
     ) -> list[str]:
         """The load generator's command line for this configuration against ``url``, in
         ``protocol`` (``"websocket"`` or ``"socketio"``): the scenario's mode and its options
         (:meth:`wsbench.scenarios.base.ScenarioSpec.loadgen_options`), then those every mode
         shares; ``loadgen/README.md`` documents each subcommand. ``hold_s``: how long a
-        ``hold`` may last at most (default :attr:`bound_s`)."""
+        ``hold`` may last at most (default :attr:`bound_s`). ``cpus``: the load generator's
+        CPUs (:attr:`CpuPlacement.loadgen`); two or more give ``--cpus`` (one runtime thread
+        pinned to each, the connections spread round robin over them), one or none leave
+        the single current-thread runtime."""
         defined = spec(self.scenario)
         held = self if hold_s is None else replace(self, time_limit_s=hold_s)
         args = [defined.mode, "--url", url, *defined.loadgen_options(held)]
@@ -178,6 +186,8 @@ class MeasureConfig:
             args += ["--timeout", f"{self.loadgen_timeout_s:g}"]
         if protocol != "websocket":
             args += ["--protocol", protocol]
+        if len(cpus) > 1:
+            args += ["--cpus", ",".join(str(cpu) for cpu in cpus)]
         return args
 
     def params(self) -> Params:
@@ -500,8 +510,11 @@ class ServerSession:
         )
         sampler.start()
         try:
+            # A client program (Python) runs one thread: it is not given --cpus.
+            cpus = () if self.client else self.placement.loadgen
+            url = self.url(config.scenario)
             result.report = loadgen.run_report(
-                config.loadgen_args(self.url(config.scenario), self.run_config.protocol),
+                config.loadgen_args(url, self.run_config.protocol, cpus=cpus),
                 cpus=self.placement.loadgen,
                 timeout_s=config.bound_s,
                 binary=self.binary,
@@ -543,7 +556,12 @@ class ServerSession:
                 added = replace(config, connections=count - before)
                 hold = stack.enter_context(
                     loadgen.Hold(
-                        added.loadgen_args(url, self.run_config.protocol, hold_s=config.bound_s),
+                        added.loadgen_args(
+                            url,
+                            self.run_config.protocol,
+                            hold_s=config.bound_s,
+                            cpus=self.placement.loadgen,
+                        ),
                         cpus=self.placement.loadgen,
                         timeout_s=added.bound_s,
                         binary=self.binary,

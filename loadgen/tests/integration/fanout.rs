@@ -30,6 +30,7 @@ fn fanout_cfg(url: WsUrl, workload: Workload, subscribers: usize, count: u64) ->
         count: Some(count),
         timeout: Duration::from_secs(10),
         threads: 1,
+        cpus: Vec::new(),
         protocol: Protocol::Websocket,
         source_addresses: 1,
     }

@@ -9,6 +9,7 @@ mod common;
 mod cli;
 mod cli_many;
 mod counts;
+mod cpus;
 mod fanout;
 mod faults;
 mod many;

@@ -204,6 +204,7 @@ fn connect_cfg(url: WsUrl, protocol: Protocol) -> ConnectConfig {
         duration: Duration::from_millis(300),
         timeout: Duration::from_secs(2),
         threads: 1,
+        cpus: Vec::new(),
         source_addresses: 1,
         protocol,
     }
@@ -341,6 +342,7 @@ fn hold_cfg(url: WsUrl, n: usize, protocol: Protocol) -> HoldConfig {
         timeout: Duration::from_secs(2),
         source_addresses: 1,
         protocol,
+        cpus: Vec::new(),
     }
 }
 
