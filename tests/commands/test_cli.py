@@ -11,6 +11,7 @@ from tests.runs import newer_version, run, truncated
 from wsbench.commands import cli, noise
 from wsbench.commands import compare as compare_command
 from wsbench.commands.cli import main
+from wsbench.instrument.cpus import available_cpus
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.compare import CompareOptions
 from wsbench.jobs.noise import DEFAULT_PLAN, NoiseOptions
@@ -56,6 +57,29 @@ def test_system_check_prints_every_item_as_json(capsys: pytest.CaptureFixture[st
     code = main(["system", "check", "--json", "--require-tuned"])
     again = msgspec.json.decode(capsys.readouterr().out, type=SystemCheck)
     assert code == (0 if again.tuned else 1)
+
+
+def test_system_layout_sizes_the_load_generator_from_the_store(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.runs import benchmark, impl
+
+    broadcast = benchmark("broadcast", {"subscribers": 100}, [1000.0], loadgen_cpu=90.0)
+    store.save(run([], impl_info=impl("picows"), benchmarks=[broadcast]), tmp_path)
+    # 90 % of load generator (client-bound) against a server at 99 %: a demand of 91 %, so
+    # 5 CPUs for 5x headroom.
+    assert main(["system", "layout", "--cores", "12", "--results", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(
+        "a runner with 12 CPUs: system 0-1, server 2, load generator 3-7 (5 runtime threads)\n"
+        "  ./bench run --server-cpus 2 --loadgen-cpus 3-7\n"
+        "  largest demand: 91 % of one core (broadcast subscribers=100 against "
+    ), out
+    assert main(["system", "check", "--results", str(tmp_path)]) == 0
+    here = len(available_cpus())  # the check gives this machine's layout after its items
+    assert f"\na runner with {here} CPUs: system " in capsys.readouterr().out
+    assert main(["system", "layout", "--cores", "0"]) == 2
+    assert "--cores 0: a runner has at least 1 CPU" in capsys.readouterr().out
 
 
 def test_run_with_unknown_environment_or_with_impl(capsys: pytest.CaptureFixture[str]) -> None:

@@ -371,6 +371,12 @@ def test_rows_summarize_the_usable_samples() -> None:
     # Client-bound: the median load generator CPU is above 80 %.
     assert row_of(benchmark("echo", ECHO_16_64, STABLE, loadgen_cpu=80.5)).client_bound
     assert not row_of(benchmark("echo", ECHO_16_64, STABLE, loadgen_cpu=80.0)).client_bound
+    # ... of the CPUs it ran on: 150 % on two CPUs is 75 % of each.
+    two_cpus = benchmark("echo", ECHO_16_64, STABLE, loadgen_cpu=150.0)
+    assert row_of(two_cpus).client_bound and not row_of(two_cpus, loadgen_cpus=2).client_bound
+    assert row_of(
+        benchmark("echo", ECHO_16_64, STABLE, loadgen_cpu=161.0), loadgen_cpus=2
+    ).client_bound
     # Unstable: cv above 10 %.
     assert row_of(benchmark("echo", ECHO_16_64, [70, 80, 95, 105, 120, 130])).unstable
     # Stream windows have no latency.

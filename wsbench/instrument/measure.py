@@ -26,7 +26,7 @@ from wsbench.instrument.usage import (
     tree_rss,
 )
 from wsbench.loadreport import Report, Summary
-from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT
+from wsbench.results.metrics import client_bound
 from wsbench.results.runformat import MemoryStep
 from wsbench.scenarios import SCENARIOS, SOURCE_ADDRESSES, Params, Scenario, memory, spec
 from wsbench.scenarios.offered import CAPACITY_IN_FLIGHT
@@ -276,9 +276,10 @@ class Measurement:
 
     @property
     def client_bound(self) -> bool:
-        """True when the load generator may have been the bottleneck (CPU above 80%)."""
-        cpu = self.loadgen_cpu_percent
-        return cpu is not None and cpu > CLIENT_BOUND_CPU_PERCENT
+        """True when the load generator may have been the bottleneck: its CPU above 80 % of
+        the CPUs its runtime threads ran on (:func:`wsbench.results.metrics.client_bound`)."""
+        threads = (self.report.config.threads or 1) if self.report else 1
+        return client_bound(self.loadgen_cpu_percent, threads)
 
     def to_record(self) -> dict[str, Any]:
         """This one window in full, for ``./bench measure --json``: the figures, the server's

@@ -16,9 +16,21 @@ from wsbench.scenarios import SPECS
 from wsbench.scenarios.market import ORDER_ROUND_TRIPS
 
 CLIENT_BOUND_CPU_PERCENT = 80.0
-"""A result whose load generator used more CPU than this is flagged as possibly client-bound;
-a client library's result whose server (the native reference) used more than this, as
-possibly server-bound."""
+"""A result whose load generator used more CPU than this per CPU it runs on is flagged as
+possibly client-bound (:func:`client_bound`); a client library's result whose server (the
+native reference) used more than this, as possibly server-bound."""
+
+
+def client_bound(loadgen_cpu_percent: float | None, loadgen_cpus: int = 1) -> bool:
+    """Whether a load generator that used ``loadgen_cpu_percent`` (percent of one core, summed
+    over its threads; None: not read) on ``loadgen_cpus`` CPUs may have held the figure back:
+    above :data:`CLIENT_BOUND_CPU_PERCENT` times its CPUs. With several CPUs this is their
+    average; its runtime threads share the connections round robin (``--cpus``), so they are
+    loaded alike, but for a fan-out's publisher, which has a thread to itself only when there
+    are as many threads as connections."""
+    return loadgen_cpu_percent is not None and (
+        loadgen_cpu_percent > CLIENT_BOUND_CPU_PERCENT * max(1, loadgen_cpus)
+    )
 
 
 @dataclass(frozen=True)

@@ -154,7 +154,7 @@ def figure_of(measure: Measure, docs: Sequence[Run]) -> Figure:
         for benchmark in run.benchmarks:
             if benchmark.scenario != measure.scenario or params_key(benchmark.params) != key:
                 continue
-            row = row_of(benchmark)
+            row = row_of(benchmark, loadgen_cpus=len(run.settings.loadgen_cpus))
             label = f"{run.impl.row_name} {run.impl.version or ''}".strip()
             if not row.ok:
                 failed = failed or f"{label} failed: {(row.error or row.status).splitlines()[0]}"

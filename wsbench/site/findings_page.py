@@ -424,8 +424,8 @@ def _flagged(
         return "\n".join(out)
     out.append(
         f"⚠ client-bound: the load generator used more than {CLIENT_BOUND_CPU_PERCENT:.0f} % "
-        "of its CPU (median), so the client, not the server, may have been the bottleneck: "
-        f"the figure is a lower bound for the server. {UNSTABLE_LEGEND}.\n"
+        "of its CPUs (median, their average), so the client, not the server, may have been "
+        f"the bottleneck: the figure is a lower bound for the server. {UNSTABLE_LEGEND}.\n"
     )
     rows = [
         [

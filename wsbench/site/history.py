@@ -28,7 +28,7 @@ from typing import Literal
 import msgspec
 
 from wsbench.results import runformat
-from wsbench.results.metrics import BY_NAME, CLIENT_BOUND_CPU_PERCENT
+from wsbench.results.metrics import BY_NAME, client_bound
 from wsbench.results.runformat import Benchmark, Harness, LoadgenBuild, Sample, Settings
 from wsbench.site.frameworks import Framework
 from wsbench.site.headline import HEADLINES, Headline
@@ -162,8 +162,8 @@ class HistoryPoint:
         interval: the 95 % interval of that median in the same unit, None with one sample.
         n: how many usable samples it comes from.
         unstable: the samples vary too much (coefficient of variation above 10 %).
-        client_bound: the median load generator CPU was above
-            :data:`wsbench.instrument.measure.CLIENT_BOUND_CPU_PERCENT`.
+        client_bound: the median load generator CPU was above 80 % of its CPUs
+            (:func:`wsbench.results.metrics.client_bound`).
         since: the night of its series' previous point (None for the first point).
         changes: what differs from ``since`` (:func:`changes_between`): the "harness
             changed" marker of this point.
@@ -258,10 +258,12 @@ def _matches(headline: Headline, benchmark: Benchmark) -> bool:
 
 LOADGEN_CPU = BY_NAME["loadgen_cpu_percent"]
 """The load generator's CPU (percent of one core): a point is client-bound when its median
-is above :data:`wsbench.instrument.measure.CLIENT_BOUND_CPU_PERCENT`."""
+is above 80 % of its CPUs (:func:`wsbench.results.metrics.client_bound`)."""
 
 
-def _point(headline: Headline, benchmark: Benchmark, night: Night) -> HistoryPoint | None:
+def _point(
+    headline: Headline, benchmark: Benchmark, night: Night, loadgen_cpus: int
+) -> HistoryPoint | None:
     samples = figure_samples(benchmark)
     summary = summary_of(headline.metric, samples) if samples else None
     if summary is None:
@@ -275,7 +277,7 @@ def _point(headline: Headline, benchmark: Benchmark, night: Night) -> HistoryPoi
         interval=(interval[0] / scale, interval[1] / scale) if interval else None,
         n=summary.n,
         unstable=summary.unstable,
-        client_bound=loadgen_cpu is not None and loadgen_cpu > CLIENT_BOUND_CPU_PERCENT,
+        client_bound=client_bound(loadgen_cpu, loadgen_cpus),
     )
 
 
@@ -353,7 +355,8 @@ def history_of(docs: Sequence[runformat.Run]) -> History:
             impl = doc.impl
             for index, headline in enumerate(HEADLINES):
                 bench = next((b for b in doc.benchmarks if _matches(headline, b)), None)
-                point = _point(headline, bench, nights[key]) if bench else None
+                cpus = len(doc.settings.loadgen_cpus)
+                point = _point(headline, bench, nights[key], cpus) if bench else None
                 if point is not None:
                     line = (index, impl.name, impl.config, impl.version)
                     found.setdefault(line, {})[key] = point

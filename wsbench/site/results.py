@@ -298,7 +298,8 @@ def select(docs: list[runformat.Run]) -> Results:
         mine = [d for d in docs if d.machine.name == machine]
         group = current_group(mine)
         shown += [
-            EnvRun(d, tuple(row_of(b, d.instructions) for b in benches)) for d, benches in group
+            EnvRun(d, tuple(row_of(b, d.instructions, len(d.settings.loadgen_cpus)) for b in bs))
+            for d, bs in group
         ]
         history += _history(mine, group)
     newest_first = sorted(shown, key=lambda r: r.run_id, reverse=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from wsbench.results import metrics, stats
-from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT, Metric
+from wsbench.results.metrics import Metric, client_bound
 from wsbench.results.runformat import Benchmark, InstructionSet, Sample, Status, all_disturbed
 
 NO_FIGURE = "no messages/s figure recorded"
@@ -104,9 +104,9 @@ class Row:
         server_cpu_percent: median server CPU, percent of one core.
         server_rss_bytes: median server peak RSS, bytes.
         loadgen_cpu_percent: median load generator CPU, percent of one core.
-        client_bound: the median load generator CPU is above
-            :data:`wsbench.instrument.measure.CLIENT_BOUND_CPU_PERCENT`: the client may have limited
-            the figure.
+        client_bound: the median load generator CPU is above 80 % of its CPUs
+            (:func:`wsbench.results.metrics.client_bound`): the client may have limited the
+            figure.
         instructions: the server's instruction counts at this scenario and parameter set
             from the same run document (:mod:`wsbench.instrument.instructions`), or None when that
             run did not count them.
@@ -167,9 +167,13 @@ def counts_of(benchmark: Benchmark, counted: Sequence[InstructionSet]) -> Instru
     )
 
 
-def row_of(benchmark: Benchmark, counted: Sequence[InstructionSet] = ()) -> Row:
+def row_of(
+    benchmark: Benchmark, counted: Sequence[InstructionSet] = (), loadgen_cpus: int = 1
+) -> Row:
     """The row of one benchmark of a run document, with the instruction counts of the same
-    document (``counted``: its ``instructions``) at its parameter set when it has them."""
+    document (``counted``: its ``instructions``) at its parameter set when it has them;
+    ``loadgen_cpus``: how many CPUs its load generator ran on (``settings.loadgen_cpus``),
+    for the client-bound flag."""
     params = tuple((k, v) for k, v in benchmark.params.items())
     counts = counts_of(benchmark, counted)
     disturbed = sum(1 for s in benchmark.samples if s.status == "ok" and s.disturbed)
@@ -206,6 +210,6 @@ def row_of(benchmark: Benchmark, counted: Sequence[InstructionSet] = ()) -> Row:
         server_cpu_percent=median_of(metrics.BY_NAME["server_cpu_percent"], usable),
         server_rss_bytes=median_of(metrics.BY_NAME["server_rss_bytes"], usable),
         loadgen_cpu_percent=loadgen_cpu,
-        client_bound=loadgen_cpu is not None and loadgen_cpu > CLIENT_BOUND_CPU_PERCENT,
+        client_bound=client_bound(loadgen_cpu, loadgen_cpus),
         instructions=counts,
     )
