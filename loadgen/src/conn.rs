@@ -160,27 +160,6 @@ pub struct Conn {
     low_water: RecvLowWater,
     /// The mark last set on the socket (0: the default).
     low_water_set: usize,
-    /// Client side: read system calls ask for at least this many bytes, into `ahead`
-    /// when the caller's buffer has less room (0: straight into the caller's buffer).
-    read_ahead: usize,
-    ahead: Vec<u8>,
-    /// The unread bytes of `ahead`: `ahead[ahead_pos..ahead_len]`.
-    ahead_pos: usize,
-    ahead_len: usize,
-}
-
-/// Environment variable of the read-ahead experiment (issue 30, item 4): a client
-/// connection's reads ask the kernel for at least this many bytes.
-pub const READ_AHEAD_ENV: &str = "WSBENCH_LOADGEN_READ_AHEAD";
-
-fn read_ahead_bytes() -> usize {
-    static BYTES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *BYTES.get_or_init(|| {
-        std::env::var(READ_AHEAD_ENV)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    })
 }
 
 impl Conn {
@@ -196,22 +175,13 @@ impl Conn {
             outbox: (side == Side::Client).then(|| Arc::new(Mutex::new(OutQueue::new()))),
             low_water: RecvLowWater::default(),
             low_water_set: 0,
-            read_ahead: if side == Side::Client {
-                read_ahead_bytes()
-            } else {
-                0
-            },
-            ahead: Vec::new(),
-            ahead_pos: 0,
-            ahead_len: 0,
         }
     }
 
     /// The socket and the bytes read past the HTTP upgrade not yet consumed; anything
     /// written but not yet sent is dropped (call after a flush).
     pub fn into_parts(self) -> (TcpStream, Vec<u8>) {
-        let mut pre = self.pre[self.pre_pos..].to_vec();
-        pre.extend_from_slice(&self.ahead[self.ahead_pos..self.ahead_len]);
+        let pre = self.pre[self.pre_pos..].to_vec();
         (self.io, pre)
     }
 
@@ -308,12 +278,6 @@ impl AsyncRead for Conn {
         if read_leftover(&mut this.pre, &mut this.pre_pos, buf) {
             return Poll::Ready(Ok(()));
         }
-        if this.ahead_pos < this.ahead_len {
-            let n = buf.remaining().min(this.ahead_len - this.ahead_pos);
-            buf.put_slice(&this.ahead[this.ahead_pos..this.ahead_pos + n]);
-            this.ahead_pos += n;
-            return Poll::Ready(Ok(()));
-        }
         // Frames queued in the outbox while this read was pending (a fixed-rate sender
         // queues there rather than cancel the read) leave before the task waits again.
         this.take_outbox();
@@ -333,21 +297,6 @@ impl AsyncRead for Conn {
             this.low_water_set = want;
             // Best effort, see `RecvLowWater::set`.
             let _ = set_recv_low_water(&this.io, want);
-        }
-        if this.read_ahead > buf.remaining() {
-            // Read into our own buffer, then serve the caller from it.
-            this.ahead.resize(this.read_ahead, 0);
-            let mut rb = ReadBuf::new(&mut this.ahead);
-            ready!(Pin::new(&mut this.io).poll_read(cx, &mut rb))?;
-            let n = rb.filled().len();
-            if n == 0 {
-                return Poll::Ready(Ok(())); // end of stream
-            }
-            this.clock.stamp();
-            let served = buf.remaining().min(n);
-            buf.put_slice(&this.ahead[..served]);
-            (this.ahead_pos, this.ahead_len) = (served, n);
-            return Poll::Ready(Ok(()));
         }
         let before = buf.filled().len();
         let r = Pin::new(&mut this.io).poll_read(cx, buf);
