@@ -91,12 +91,24 @@ def default_placement() -> CpuPlacement:
     return CpuPlacement(server=server, loadgen=loadgen)
 
 
+SERVER_CPUS_ENV = "WSBENCH_SERVER_CPUS"
+"""Environment variable with the server's CPU list where no ``--server-cpus`` is given: a
+benchmark runner's layout (``./bench system layout``), set once for every job (the
+workflows take it from the repository variable of the same name)."""
+LOADGEN_CPUS_ENV = "WSBENCH_LOADGEN_CPUS"
+"""Environment variable with the load generator's CPU list where no ``--loadgen-cpus`` is
+given (see :data:`SERVER_CPUS_ENV`)."""
+
+
 def placement_from(server: str | None, loadgen: str | None) -> CpuPlacement:
-    """The default placement, overridden by CPU lists (see :func:`parse_cpu_list`) where given.
+    """The default placement, overridden by CPU lists (see :func:`parse_cpu_list`) where given,
+    else by :data:`SERVER_CPUS_ENV` and :data:`LOADGEN_CPUS_ENV` where set (and not empty).
 
     Raises:
         CpuSetError: a list is malformed or names unusable CPUs.
     """
+    server = server or os.environ.get(SERVER_CPUS_ENV) or None
+    loadgen = loadgen or os.environ.get(LOADGEN_CPUS_ENV) or None
     default = default_placement()
     return CpuPlacement(
         server=parse_cpu_list(server) if server else default.server,

@@ -44,7 +44,7 @@ from wsbench.asv.suite import (
 )
 from wsbench.impls import ImplError, get_impl
 from wsbench.instrument import lifetime, loadgen, machine, system, waitbudget
-from wsbench.instrument.cpus import placement_from
+from wsbench.instrument.cpus import LOADGEN_CPUS_ENV, SERVER_CPUS_ENV, placement_from
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.instrument.waitbudget import WaitBudget, waits_spent
 from wsbench.jobs import releases, shards
@@ -53,6 +53,7 @@ from wsbench.jobs.written import unwritten
 from wsbench.paths import REPO_ROOT, SITE_DIR
 from wsbench.results import store
 from wsbench.results.compare import CompareError
+from wsbench.results.headroom import cpu_list
 from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, SCENARIOS, Grid, in_grid
 
 STEPS = 5
@@ -335,8 +336,8 @@ def run(options: MainJobOptions) -> int:
         store.ROOT_ENV: str(results),
         store.RUN_ID_ENV: run_id,
         system.SYSTEM_ENV: system.encode(tuning),
-        "WSBENCH_SERVER_CPUS": options.server_cpus or "",
-        "WSBENCH_LOADGEN_CPUS": options.loadgen_cpus or "",
+        SERVER_CPUS_ENV: cpu_list(placement.server),  # as resolved above, options first
+        LOADGEN_CPUS_ENV: cpu_list(placement.loadgen),
         GRID_ENV: options.grid,
         PARAMS_ENV: ";".join(options.param),
         INSTRUCTIONS_ENV: "1" if options.instructions else "",

@@ -149,6 +149,9 @@ def layout(cores: int, largest_demand_percent: float | None) -> Layout:
     if cores < 1:
         raise ValueError(f"a runner has at least 1 CPU, not {cores}")
     needed = 1 if largest_demand_percent is None else loadgen_cpus_needed(largest_demand_percent)
+    system: tuple[int, ...]
+    server: tuple[int, ...]
+    loadgen: tuple[int, ...]
     if cores == 1:
         system, server, loadgen = (), (0,), (0,)
     elif cores == 2:
