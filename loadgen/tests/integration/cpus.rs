@@ -4,6 +4,7 @@
 //! and with a CPU that does not exist.
 
 use crate::common;
+use crate::fanout::fanout_cfg;
 
 use std::time::Duration;
 
@@ -149,21 +150,9 @@ fn fanout_counts_are_exact_on_pinned_threads() {
                 };
                 let (subscribers, count) = (7usize, 120u64);
                 let cfg = FanoutConfig {
-                    url: url(&server, protocol, path),
-                    workload,
-                    subscribers,
-                    size: 64,
-                    text: false,
-                    rate: None,
-                    in_flight: 8,
-                    warmup: Duration::from_secs(1),
-                    duration: Duration::from_secs(3),
-                    count: Some(count),
-                    timeout: Duration::from_secs(10),
-                    threads: 1,
                     cpus: cpus.clone(),
                     protocol,
-                    source_addresses: 1,
+                    ..fanout_cfg(url(&server, protocol, path), workload, subscribers, count)
                 };
                 let r = run_fanout(&cfg).unwrap();
                 let ctx = format!("{protocol:?} {workload:?} cpus={cpus:?}");

@@ -16,7 +16,14 @@ use wsbench_loadgen::socketio::{
 };
 use wsbench_loadgen::{run_echo, Protocol, Report, WsUrl};
 
-fn fanout_cfg(url: WsUrl, workload: Workload, subscribers: usize, count: u64) -> FanoutConfig {
+/// A count-mode fan-out run of `count` 64-byte messages to `subscribers`, 8 in flight,
+/// plain WebSocket on one runtime thread (tests change what they vary).
+pub(crate) fn fanout_cfg(
+    url: WsUrl,
+    workload: Workload,
+    subscribers: usize,
+    count: u64,
+) -> FanoutConfig {
     FanoutConfig {
         url,
         workload,
