@@ -34,7 +34,7 @@ use crate::integrity::Integrity;
 use crate::limits::nofile_limit;
 use crate::payload::{inspect, template};
 use crate::proto::{Incoming, Protocol};
-use crate::report::{classify_ws_error, ErrorKind, Errors, CLIENT_BOUND_PERCENT, TOOL, VERSION};
+use crate::report::{classify_ws_error, client_bound, ErrorKind, Errors, TOOL, VERSION};
 use crate::run::{block_on, connect, rate, resolve, sample_window, RunError};
 use crate::socketio::{binary_event_header, Kind, ECHO_EVENT};
 use crate::source::source_address;
@@ -236,7 +236,7 @@ pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunE
         integrity: total.integrity,
         loadgen_cpu_s: timing.cpu_s,
         loadgen_cpu_percent: cpu_percent,
-        client_bound: cpu_percent > CLIENT_BOUND_PERCENT,
+        client_bound: client_bound(cpu_percent, runtime_threads(cfg.threads, &cfg.cpus)),
         rlimit_nofile: nofile_limit(),
     })
 }

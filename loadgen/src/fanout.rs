@@ -51,8 +51,8 @@ use crate::outqueue::OutQueue;
 use crate::payload::{inspect, parse_seq, template, write_seq};
 use crate::proto::{Incoming, Protocol, Transport};
 use crate::report::{
-    classify_ws_error, ErrorKind, Errors, Fanout, Orders, Report, ReportConfig, Spread,
-    CLIENT_BOUND_PERCENT, TOOL, VERSION,
+    classify_ws_error, client_bound, ErrorKind, Errors, Fanout, Orders, Report, ReportConfig,
+    Spread, TOOL, VERSION,
 };
 use crate::run::{
     announce_traffic, block_on, connect_all, rate, resolve, sample_window, ConnectPhase, Connected,
@@ -960,7 +960,7 @@ fn build(
         integrity,
         loadgen_cpu_s: timing.cpu_s,
         loadgen_cpu_percent: cpu_percent,
-        client_bound: cpu_percent > CLIENT_BOUND_PERCENT,
+        client_bound: client_bound(cpu_percent, runtime_threads(cfg.threads, &cfg.cpus)),
         rlimit_nofile: nofile_limit(),
         fanout: Some(Fanout {
             subscribers,

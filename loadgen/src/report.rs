@@ -11,8 +11,16 @@ use crate::stats::Summary;
 pub const TOOL: &str = "wsbench-loadgen";
 /// Value of the `version` field (the crate version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-/// `loadgen_cpu_percent` above which a run is flagged `client_bound`.
+/// `loadgen_cpu_percent` per runtime thread above which a run is flagged `client_bound`.
 pub const CLIENT_BOUND_PERCENT: f64 = 80.0;
+
+/// Whether a run whose CPU was `cpu_percent` (percent of one core, summed over its
+/// threads) on `threads` runtime threads is flagged `client_bound`: above
+/// [`CLIENT_BOUND_PERCENT`] times its threads, as the harness flags it
+/// (`wsbench.results.metrics.client_bound`).
+pub fn client_bound(cpu_percent: f64, threads: usize) -> bool {
+    cpu_percent > CLIENT_BOUND_PERCENT * threads.max(1) as f64
+}
 
 /// The whole report. Field order is the order of the JSON keys.
 #[derive(Debug, Clone, Serialize)]
@@ -294,6 +302,13 @@ pub fn classify_ws_error(e: &fastwebsockets::WebSocketError) -> ErrorKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn client_bound_is_80_percent_of_every_runtime_thread() {
+        assert!(client_bound(80.5, 1) && !client_bound(80.0, 1));
+        assert!(!client_bound(150.0, 2) && client_bound(161.0, 2));
+        assert!(client_bound(90.0, 0)); // no thread reported: one
+    }
 
     #[test]
     fn spread_of_values() {

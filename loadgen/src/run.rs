@@ -19,9 +19,7 @@ use crate::integrity::Integrity;
 use crate::jsonmsg::JSON_SIZE;
 use crate::limits::nofile_limit;
 use crate::proto::{Protocol, Transport};
-use crate::report::{
-    ErrorKind, Errors, Report, ReportConfig, Spread, CLIENT_BOUND_PERCENT, TOOL, VERSION,
-};
+use crate::report::{client_bound, ErrorKind, Errors, Report, ReportConfig, Spread, TOOL, VERSION};
 use crate::socketio::SioReader;
 use crate::source::source_address;
 use crate::stats::{cpu_time_s, Hist, SharedHist, Summary};
@@ -607,7 +605,7 @@ fn build(
         integrity,
         loadgen_cpu_s: cpu_s,
         loadgen_cpu_percent: cpu_percent,
-        client_bound: cpu_percent > CLIENT_BOUND_PERCENT,
+        client_bound: client_bound(cpu_percent, runtime_threads(cfg.threads, &cfg.cpus)),
         rlimit_nofile: nofile_limit(),
         fanout: None,
     }
