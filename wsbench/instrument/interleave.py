@@ -22,6 +22,7 @@ from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.sampling import SamplingPlan, sample_scenario
 from wsbench.instrument.waitbudget import WaitBudget
 from wsbench.results import store
+from wsbench.results.compare import SIDE_LABELS
 from wsbench.results.runformat import Benchmark, Run
 from wsbench.scenarios import Params, Scenario, spec
 
@@ -90,7 +91,7 @@ def measure_interleaved(
     placement: CpuPlacement,
     machine_name: str,
     run_id: str | None = None,
-    labels: Sequence[str] = ("base", "head"),
+    labels: Sequence[str] = SIDE_LABELS,
     grids: dict[Scenario, list[Params]] | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> list[list[Run]]:
@@ -106,7 +107,8 @@ def measure_interleaved(
         machine_name: the machine's name in the documents.
         run_id: the documents' run id stem (default: a new one); side ``k``'s documents
             get ``<run_id>-<labels[k]>``.
-        labels: one name per side.
+        labels: one name per side (by default :data:`wsbench.results.compare.SIDE_LABELS`,
+            which :func:`wsbench.results.compare.interleaved` pairs round by round).
         grids: the parameter sets of each scenario (default: its full grid,
             :mod:`wsbench.scenarios`).
         log: progress lines.

@@ -33,13 +33,15 @@ from wsbench.instrument.interleave import merge_round, side_order
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.paths import REPO_ROOT
 from wsbench.results import store
-from wsbench.results.compare import CompareError
+from wsbench.results.compare import SIDE_LABELS, CompareError
 from wsbench.results.runformat import Benchmark, FormatError, Run, SystemCheck, load
 from wsbench.scenarios import Params
 
 TREES_DIR = REPO_ROOT / ".wsbench" / "trees"
 """Where the commits' worktrees live (ignored by git); each is reused while it exists."""
-LABELS = ("base", "head")
+LABELS = SIDE_LABELS
+"""The two sides' labels: their documents' run ids end with them, which pairs their rounds
+(:func:`wsbench.results.compare.interleaved`)."""
 
 
 def git(*args: str, cwd: Path = REPO_ROOT) -> str:

@@ -2,10 +2,11 @@
 
 The two sides are paired benchmark by benchmark: the same implementation and configuration
 (and the same version, unless versions are what is compared), scenario and parameter set.
-Each figure gets the ratio of medians head/base with its 95 % confidence interval and a
-verdict from :func:`wsbench.results.stats.compare` (Mann-Whitney U plus a minimum effect size).
-Sides measured with different settings or load generator builds are refused: their
-figures are not comparable.
+Each figure gets the ratio head/base of its figures with a confidence interval and a verdict
+from :func:`wsbench.results.stats.compare`: Student's t over server processes (the unit of
+replication), paired round by round when the two sides were measured interleaved
+(:func:`interleaved`), Welch's otherwise, plus a minimum effect size. Sides measured with
+different settings or load generator builds are refused: their figures are not comparable.
 """
 
 from __future__ import annotations
@@ -23,6 +24,22 @@ Match = Literal["environment", "configuration"]
 version), or the same configuration whatever the version (to compare two versions)."""
 DEFAULT_METRICS = ("messages_per_s", "latency_p50", "latency_p99")
 """The figures compared unless others are asked for."""
+
+
+SIDE_LABELS = ("base", "head")
+"""The suffixes of the run ids of an interleaved measurement's two sides: round ``r`` of
+``<stem>-base`` and round ``r`` of ``<stem>-head`` were measured back to back
+(:mod:`wsbench.instrument.interleave`, :mod:`wsbench.jobs.commits`)."""
+
+
+def interleaved(base: Run, head: Run) -> bool:
+    """Whether ``base`` and ``head`` are the two sides of one interleaved measurement: their
+    run ids are ``<stem>-base`` and ``<stem>-head`` (:data:`SIDE_LABELS`), so that their
+    process ``r`` is the same round, and their figures are compared paired."""
+    b_label, h_label = SIDE_LABELS
+    if not (base.run_id.endswith(f"-{b_label}") and head.run_id.endswith(f"-{h_label}")):
+        return False
+    return base.run_id.removesuffix(f"-{b_label}") == head.run_id.removesuffix(f"-{h_label}")
 
 
 class CompareError(ValueError):
@@ -85,13 +102,13 @@ def row_name(base: Run, head: Run) -> str:
     return f"{base.impl.row_name} {base.impl.version} → {head.impl.version}"
 
 
-def _line(row: str, b: Benchmark, h: Benchmark, metric: metrics.Metric, resamples: int) -> Line:
+def _line(row: str, b: Benchmark, h: Benchmark, metric: metrics.Metric, paired: bool) -> Line:
     problem = None
     if b.status != "ok" or h.status != "ok":
         side, bench = ("base", b) if b.status != "ok" else ("head", h)
         problem = f"{side} failed: {(bench.error or '').splitlines()[0] if bench.error else ''}"
-    base_values = metrics.values(metric, b.usable())
-    head_values = metrics.values(metric, h.usable())
+    base_values = metrics.by_process(metric, b.usable())
+    head_values = metrics.by_process(metric, h.usable())
     if problem is None and not (base_values and head_values):
         problem = "no usable sample on one side"
         for side, bench in (("base", b), ("head", h)):
@@ -100,11 +117,12 @@ def _line(row: str, b: Benchmark, h: Benchmark, metric: metrics.Metric, resample
                 break
     if problem is not None:
         return Line(row, b.scenario, b.params, metric, None, problem)
+    if paired:  # the same rounds on both sides (a round with no value is an empty group)
+        rounds = max(len(base_values), len(head_values))
+        base_values += [[]] * (rounds - len(base_values))
+        head_values += [[]] * (rounds - len(head_values))
     result = stats.compare(
-        base_values,
-        head_values,
-        higher_is_better=metric.higher_is_better,
-        resamples=resamples,
+        base_values, head_values, higher_is_better=metric.higher_is_better, paired=paired
     )
     return Line(row, b.scenario, b.params, metric, result)
 
@@ -115,7 +133,6 @@ def compare_runs(
     *,
     match: Match = "environment",
     metric_names: Sequence[str] = DEFAULT_METRICS,
-    resamples: int = stats.RESAMPLES,
 ) -> list[Line]:
     """Every figure the two sides have in common, compared.
 
@@ -123,7 +140,9 @@ def compare_runs(
         base, head: the run documents of each side (one per environment).
         match: how environments are paired (see :data:`Match`).
         metric_names: the figures to compare (names in :data:`wsbench.results.metrics.BY_NAME`).
-        resamples: bootstrap resamples per interval.
+
+    Two documents of one interleaved measurement (:func:`interleaved`) are compared round
+    by round (the paired t test), any others as independent sides (Welch's).
 
     Returns:
         One line per (environment pair, benchmark, figure), in the base's order.
@@ -141,6 +160,7 @@ def compare_runs(
         h_run = heads.get(pair_key(b_run, match))
         if h_run is None:
             continue
+        paired = interleaved(b_run, h_run)
         h_benches = {(x.scenario, tuple(sorted(x.params.items()))): x for x in h_run.benchmarks}
         for b in b_run.benchmarks:
             h = h_benches.get((b.scenario, tuple(sorted(b.params.items()))))
@@ -148,7 +168,7 @@ def compare_runs(
                 continue
             for metric in chosen:
                 if b.scenario in metric.scenarios:
-                    lines.append(_line(row_name(b_run, h_run), b, h, metric, resamples))
+                    lines.append(_line(row_name(b_run, h_run), b, h, metric, paired))
     if not lines:
         raise CompareError("the two sides have no benchmark in common")
     return lines
@@ -171,15 +191,18 @@ def _cells(line: Line) -> list[str]:
         ratio += f" [{interval[0]:.3f}, {interval[1]:.3f}]"
     return [
         *cells,
-        _value(line.metric, r.base_median),
-        _value(line.metric, r.head_median),
+        _value(line.metric, r.base_value),
+        _value(line.metric, r.head_value),
         ratio,
         f"{r.p_value:.3g}",
         r.verdict,
     ]
 
 
-HEADERS = ["configuration", "benchmark", "figure", "base", "head", "head/base [95% CI]", "p"]
+HEADERS = [
+    "configuration", "benchmark", "figure", "base", "head",
+    f"head/base [{stats.COMPARISON_CONFIDENCE:.0%} CI]", "p",
+]  # fmt: skip
 
 
 def summary(lines: Sequence[Line]) -> str:
@@ -187,16 +210,19 @@ def summary(lines: Sequence[Line]) -> str:
     counts: dict[str, int] = {}
     for line in lines:
         counts[line.verdict] = counts.get(line.verdict, 0) + 1
-    order = ["slower", "faster", "no significant change", "too few samples", "not compared"]
+    order = ["slower", "faster", "no significant change", stats.TOO_FEW, "not compared"]
     return ", ".join(f"{counts[v]} {v}" for v in order if v in counts)
 
 
 def rule() -> str:
     """The verdict rule, in one sentence (printed under every comparison)."""
     return (
-        f"Verdict: significant when the two-sided Mann-Whitney U test gives p < {stats.ALPHA:g} "
-        f"and the medians differ by at least {stats.MIN_EFFECT:.0%}; the interval is a "
-        f"{stats.CONFIDENCE:.0%} bootstrap interval of the ratio of medians."
+        "Verdict over server processes (each one value: the geometric mean of its windows): "
+        "significant when Student's t test on their logs, paired by round when the sides "
+        f"were measured interleaved and Welch's otherwise, gives p < {stats.ALPHA:g} and the "
+        f"figures (geometric means) differ by at least {stats.MIN_EFFECT:.0%}, with at least "
+        f"{stats.MIN_PROCESSES} processes a side; the interval is the test's "
+        f"{stats.COMPARISON_CONFIDENCE:.0%} interval of the ratio."
     )
 
 

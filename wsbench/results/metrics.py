@@ -241,3 +241,19 @@ def values(metric: Metric, samples: list[Sample]) -> list[float]:
     """``metric``'s values in ``samples`` (those that have one), in order."""
     found = (metric.of(s) for s in samples)
     return [v for v in found if v is not None]
+
+
+def by_process(metric: Metric, samples: list[Sample]) -> list[list[float]]:
+    """``metric``'s values in ``samples`` grouped by server process
+    (:data:`wsbench.results.stats.Groups`): group ``r`` holds process ``r``'s values, in
+    order, for every index from 0 to the highest process index with a value (a process
+    without one has an empty group, so that round ``r`` of an interleaved measurement stays
+    group ``r``); ``[]`` when no sample has the figure."""
+    groups: dict[int, list[float]] = {}
+    for s in samples:
+        v = metric.of(s)
+        if v is not None:
+            groups.setdefault(s.process, []).append(v)
+    if not groups:
+        return []
+    return [groups.get(r, []) for r in range(max(groups) + 1)]

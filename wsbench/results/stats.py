@@ -1,21 +1,47 @@
-"""Statistics of benchmark samples: medians, confidence intervals, comparisons and ranks.
+"""Statistics of benchmark samples with the server process as the unit of replication:
+figures, confidence intervals, comparisons and ranks.
 
-One *sample* is one measurement window (for example the messages per second of one load
-generator run); samples come from several server processes. Every published figure is the
-median of several samples, shown with a bootstrap confidence interval of that median.
+One *window* is one measurement (for example the messages per second of one load generator
+run); windows come from several fresh server processes. Windows of one process are not
+independent: a process that starts on a slow memory layout, an unlucky hash seed or a busy
+spell of the host stays slow for all its windows. So every figure, interval and verdict here
+is computed over the **server processes**, each reduced to one value first, never over the
+windows pooled (which counts one unlucky process several times, pseudo-replication, and
+makes p-values too small and intervals too narrow).
 
-Only :func:`median` is needed inside the benchmark environments, which have no numpy: this
-module imports numpy and scipy lazily, inside the functions that use them.
+The model and its sources:
 
-Methods and their sources:
+- Kalibera & Jones, "Rigorous benchmarking in reasonable time" (ISMM 2013): executions
+  (here: server processes) and iterations (here: windows) are the levels of a random-effects
+  model; the confidence interval of the mean is Student's t over the means of the top level,
+  ``t(n - 1) * sqrt(S_n^2 / n)`` with ``S_n^2`` the variance of the n process means (their
+  section 5, and ``libkalibera``'s ``confidence95``). For a balanced nested design this is
+  the exact test of the mixed model (Montgomery, *Design and Analysis of Experiments*, ch. 14,
+  nested designs): the windows only sharpen each process's value.
+- Ratio-scale figures (rates, latencies, bytes) vary multiplicatively, so the model is on a
+  log scale: a process's value is the geometric mean of its windows, the figure is the
+  geometric mean of the process values (Fleming & Wallace, "How not to lie with
+  statistics: the correct way to summarize benchmark results", CACM 1986), and a change is a
+  ratio whose interval is ``exp`` of a difference's. Figures that are not all positive (a
+  memory growth can be 0 or negative) use the arithmetic means on the linear scale instead.
+- Comparisons: Welch's t test on the process values of two independent sides (stored runs,
+  two versions measured apart); the paired t test on the rounds of an interleaved
+  measurement, where base and head of one round were measured back to back and share the
+  machine's state of that moment (the "duet" or randomized-multiple-interleaved-trials
+  design: Bulej et al., "Duet benchmarking", EMSE 2020; Abedi & Brecht, "Conducting
+  repeatable experiments in highly variable cloud computing environments", ICPE 2017).
+  A verdict needs ``p < ALPHA`` and a change of at least ``MIN_EFFECT`` (asv's
+  ``--factor``), and at least :data:`MIN_PROCESSES` server processes a side (complete rounds
+  when paired): below that the method says "too few server processes".
+- Why not a bootstrap: with the 3 to 8 processes a run has, a (two-level) bootstrap
+  percentile interval is far too narrow: with 3 processes it is about their range, a 75 %
+  interval called 95 % (the chance that 3 values all fall on one side of the median is
+  1/4). Student's t is exact for normal process values and widens honestly with few.
+- The spread rule: pyperf warns when the standard deviation exceeds 10 % of the mean
+  (``pyperf check``); here of the process values.
 
-- confidence intervals: the bootstrap percentile interval (Efron & Tibshirani, *An
-  Introduction to the Bootstrap*, 1993, ch. 13), computed by ``scipy.stats.bootstrap``;
-- the spread rule: pyperf warns when the standard deviation exceeds 10 % of the mean
-  (``pyperf check``);
-- comparisons: the two-sided Mann-Whitney U test (``scipy.stats.mannwhitneyu``), as in asv
-  (``asv compare``) and google-benchmark (``compare.py``), plus a minimum effect size, as in
-  asv's ``--factor``.
+Only :func:`median` is needed inside the benchmark environments, which have no numpy nor
+scipy: this module imports scipy lazily, inside the functions that use it.
 """
 
 from __future__ import annotations
@@ -24,48 +50,63 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
+from typing import Literal
 
 ALPHA = 0.01
-"""Significance level of the Mann-Whitney U test in :func:`compare`.
+"""Significance level of the t tests of :func:`compare`.
 
-A change is significant only when p < ALPHA (and the effect is at least :data:`MIN_EFFECT`).
-For comparison: asv uses p < 0.002 (with ``--factor`` 1.1), google-benchmark 0.05. With 0.01,
-at least 5 samples on each side are needed (4 vs 6 also works): see :func:`min_p_value`.
+A change is significant only when p < ALPHA (and the effect is at least :data:`MIN_EFFECT`):
+at most 1 figure in 100 of a server compared with itself is called faster or slower when the
+process values are as the model says. For comparison: asv uses p < 0.002 with ``--factor``
+1.1, google-benchmark 0.05.
 """
 
 MIN_EFFECT = 0.05
 """Minimum effect size of :func:`compare`: ``|head/base - 1|`` must reach it (5 %).
 
 Smaller changes are reported as "no significant change" however small their p-value: the
-idea of asv's ``--factor``. It also absorbs the drift between runs on the same machine that a
-rank test on samples from one run cannot see.
+idea of asv's ``--factor``.
 """
+
+MIN_PROCESSES = 3
+"""The fewest server processes a side (complete rounds, when paired) a verdict needs.
+
+With 2, the variance rests on one difference (1 degree of freedom) and Student's t at
+p < :data:`ALPHA` asks for a difference of 64 standard errors: no change this machine's
+process-to-process noise (5-11 %) allows could reach it. With 3 (2 degrees of freedom a
+side) the quantile is 9.9 paired and about 4.6 for Welch's test of 3 against 3: a large
+change is told at once, a small one needs more processes (:mod:`wsbench.results.variance`
+gives the plan)."""
 
 CONFIDENCE = 0.95
-"""Default confidence level of the bootstrap intervals."""
+"""Confidence level of a figure's interval (:func:`summarize`)."""
+
+COMPARISON_CONFIDENCE = 1 - ALPHA
+"""Confidence level of a comparison's interval of the ratio (:func:`compare`): 99 %, so
+that the interval excludes 1 exactly when the test's p < :data:`ALPHA`."""
 
 UNSTABLE_CV = 0.10
-"""Default threshold of the coefficient of variation above which a figure is unstable.
+"""Default threshold of the coefficient of variation (of the process values) above which a
+figure is unstable. pyperf's rule: it warns when the standard deviation exceeds 10 % of the
+mean."""
 
-pyperf's rule: it warns when the standard deviation exceeds 10 % of the mean.
-"""
+Groups = Sequence[Sequence[float]]
+"""A figure's windows grouped by server process: one sequence of window values per process
+(a process without a usable window of the figure is left out), e.g. ``[[980.0, 1010.0],
+[1040.0, 1020.0], [950.0, 990.0]]`` for 3 processes of 2 windows."""
 
-RESAMPLES = 9999
-"""Default number of bootstrap resamples (scipy's default)."""
-
-SEED = 0
-"""Default seed of the bootstrap's random generator, so that results are reproducible."""
-
-Verdict = Literal["faster", "slower", "no significant change", "too few samples"]
+Verdict = Literal["faster", "slower", "no significant change", "too few server processes"]
 """The verdict of :func:`compare`, from the point of view of the head."""
+
+TOO_FEW: Verdict = "too few server processes"
+"""The verdict of a comparison whose design cannot reach a verdict (:data:`MIN_PROCESSES`)."""
 
 Direction = Literal["faster", "slower", "unchanged"]
 """The sign of the observed change, significant or not (see :class:`Comparison`)."""
+
+Method = Literal["paired", "welch"]
+"""The test of :func:`compare`: the paired t test over interleaved rounds, or Welch's t test
+over two independent sets of processes."""
 
 
 def median(values: Sequence[float]) -> float:
@@ -81,37 +122,16 @@ def median(values: Sequence[float]) -> float:
     return float(statistics.median(values))
 
 
-@dataclass(frozen=True)
-class Summary:
-    """The statistics of the samples of one figure (see :func:`summarize`).
-
-    All values are in the unit of the samples, except ``cv`` (a fraction: 0.03 is 3 %).
-    """
-
-    n: int
-    """Number of samples."""
-    median: float
-    """Median of the samples."""
-    interval: tuple[float, float] | None
-    """Bootstrap confidence interval ``(low, high)`` of the median; None when ``too_few``."""
-    confidence: float
-    """Confidence level of ``interval``, e.g. 0.95."""
-    cv: float | None
-    """Coefficient of variation: sample standard deviation / mean; None when ``too_few``."""
-    unstable: bool
-    """``cv > unstable_cv`` (pyperf's rule); False when ``too_few``."""
-    too_few: bool
-    """Fewer than 2 samples: no interval, no spread."""
-
-
-def _check_samples(values: Sequence[float], name: str = "values") -> list[float]:
-    """The values as floats, sorted; ValueError when empty or not all finite."""
-    if not values:
+def _check_groups(groups: Groups, name: str = "values") -> list[list[float]]:
+    """The groups as lists of floats, empty groups dropped; ValueError when none is left or
+    a value is not finite."""
+    found = [[float(v) for v in g] for g in groups if len(g)]
+    if not found:
         raise ValueError(f"{name}: no samples")
-    floats = sorted(float(v) for v in values)
-    if not all(math.isfinite(v) for v in floats):
-        raise ValueError(f"{name}: samples must be finite, got {list(values)!r}")
-    return floats
+    for g in found:
+        if not all(math.isfinite(v) for v in g):
+            raise ValueError(f"{name}: samples must be finite, got {g!r}")
+    return found
 
 
 def _check_fraction(value: float, name: str) -> None:
@@ -119,108 +139,119 @@ def _check_fraction(value: float, name: str) -> None:
         raise ValueError(f"{name} must be between 0 and 1 (exclusive), got {value!r}")
 
 
-def _widen(low: float, high: float, point: float) -> tuple[float, float]:
-    """``(low, high)`` widened, if needed, to contain ``point`` (the observed statistic)."""
-    return min(low, point), max(high, point)
+def on_log_scale(groups: Groups) -> bool:
+    """Whether a figure is modelled on the log scale: every window value is above 0."""
+    return all(v > 0 for g in groups for v in g)
 
 
-def _median_axis(x: npt.NDArray[np.float64], axis: int) -> npt.NDArray[np.float64]:
-    import numpy as np
+def _mean(values: Sequence[float], log: bool) -> float:
+    """The geometric mean of ``values`` (``log``) or their arithmetic mean."""
+    if log:
+        return math.exp(statistics.fmean(math.log(v) for v in values))
+    return statistics.fmean(values)
 
-    return np.median(x, axis=axis)
+
+def process_values(groups: Groups, *, log: bool | None = None) -> list[float]:
+    """Each server process's value: the geometric mean of its windows (the arithmetic mean
+    when not every value is above 0, or ``log=False``), in the groups' order.
+
+    Raises:
+        ValueError: no group has a value, or a value is not finite.
+    """
+    found = _check_groups(groups)
+    use_log = on_log_scale(found) if log is None else log
+    return [_mean(g, use_log) for g in found]
 
 
-def _ratio_of_medians(
-    base: npt.NDArray[np.float64], head: npt.NDArray[np.float64], axis: int
-) -> npt.NDArray[np.float64]:
-    import numpy as np
+def _t_quantile(p: float, df: float) -> float:
+    from scipy import stats as sps
 
-    result: npt.NDArray[np.float64] = np.median(head, axis=axis) / np.median(base, axis=axis)
-    return result
+    return float(sps.t.ppf(p, df))
+
+
+def _t_p_value(t: float, df: float) -> float:
+    """Two-sided p-value of Student's t statistic ``t`` with ``df`` degrees of freedom."""
+    from scipy import stats as sps
+
+    return float(2 * sps.t.sf(abs(t), df))
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The statistics of one figure over its server processes (see :func:`summarize`).
+
+    ``value`` and ``interval`` are in the unit of the samples; ``cv`` is a fraction (0.03
+    is 3 %).
+    """
+
+    n: int
+    """Number of server processes with a value (the unit of replication)."""
+    windows: int
+    """Number of windows over those processes."""
+    value: float
+    """The figure: the geometric mean of the process values (each the geometric mean of
+    its windows), or the arithmetic means when not every value is above 0."""
+    interval: tuple[float, float] | None
+    """Student's t confidence interval ``(low, high)`` of ``value`` over the processes;
+    None when ``too_few``."""
+    confidence: float
+    """Confidence level of ``interval``, e.g. 0.95."""
+    cv: float | None
+    """Coefficient of variation of the process values: standard deviation / mean; None
+    when ``too_few``."""
+    unstable: bool
+    """``cv > unstable_cv`` (pyperf's rule); False when ``too_few``."""
+    too_few: bool
+    """Fewer than 2 server processes: no interval, no spread."""
 
 
 def summarize(
-    values: Sequence[float],
+    groups: Groups,
     *,
     confidence: float = CONFIDENCE,
     unstable_cv: float = UNSTABLE_CV,
-    resamples: int = RESAMPLES,
-    seed: int = SEED,
 ) -> Summary:
-    """The median of the samples, its confidence interval and the spread of the samples.
+    """A figure, its confidence interval and its spread, over the server processes.
 
     Args:
-        values: the samples (one float per measurement window), in any order; at least one.
+        groups: the figure's windows grouped by server process (:data:`Groups`); at least
+            one value.
         confidence: confidence level of the interval, between 0 and 1.
-        unstable_cv: the figure is ``unstable`` when ``cv > unstable_cv``. pyperf's rule:
-            it warns when the standard deviation exceeds 10 % of the mean (the default).
-        resamples: number of bootstrap resamples.
-        seed: seed of the numpy random Generator of the bootstrap.
+        unstable_cv: the figure is ``unstable`` when the process values' ``cv`` exceeds it
+            (pyperf's rule: 10 %, the default).
 
-    The interval is the bootstrap percentile interval of the median (Efron & Tibshirani
-    1993, ch. 13; ``scipy.stats.bootstrap(method="percentile")``). Percentile rather than
-    BCa: with 4-12 samples and tied values, BCa's jackknife acceleration of the median is
-    often undefined (scipy warns and returns NaN), while the percentile interval is always
-    defined and always lies within ``[min(values), max(values)]``. It is widened, if needed,
-    to contain the median. The samples are sorted before resampling and the generator is
-    seeded, so the same samples (in any order) always give the same interval. All-equal
-    samples give the interval ``(m, m)`` and cv 0.
-
-    With a single sample, ``too_few`` is True, ``interval`` and ``cv`` are None and
-    ``unstable`` is False (a spread cannot be estimated from one sample). The cv is
-    ``inf`` when the mean is 0 but the samples differ.
+    Each process is reduced to its value (:func:`process_values`); the figure is their
+    geometric mean and its interval ``exp(mean ± t(n - 1) * sd / sqrt(n))`` of their logs
+    (Kalibera & Jones 2013, section 5: Student's t over the top level's means); when not
+    every value is above 0, the same on the linear scale. All-equal process values give the
+    interval ``(v, v)`` and cv 0. With one process, ``too_few`` is True, ``interval`` and
+    ``cv`` are None.
 
     Raises:
-        ValueError: ``values`` is empty or not all finite; ``confidence`` not in (0, 1);
-            ``unstable_cv`` negative; ``resamples`` < 1.
+        ValueError: no value, a value not finite, ``confidence`` not in (0, 1), or
+            ``unstable_cv`` negative.
     """
-    floats = _check_samples(values)
+    found = _check_groups(groups)
     _check_fraction(confidence, "confidence")
     if unstable_cv < 0:
         raise ValueError(f"unstable_cv must not be negative, got {unstable_cv!r}")
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples!r}")
-    n = len(floats)
-    m = median(floats)
+    log = on_log_scale(found)
+    values = process_values(found, log=log)
+    n, windows = len(values), sum(len(g) for g in found)
+    value = _mean(values, log)
     if n < 2:
-        return Summary(n, m, None, confidence, None, False, True)
-    if floats[0] == floats[-1]:
-        return Summary(n, m, (m, m), confidence, 0.0, False, False)
-
-    import numpy as np
-    from scipy import stats as sps
-
-    result = sps.bootstrap(
-        (np.asarray(floats),),
-        _median_axis,
-        n_resamples=resamples,
-        vectorized=True,
-        confidence_level=confidence,
-        method="percentile",
-        rng=np.random.default_rng(seed),
-    )
-    ci = result.confidence_interval
-    interval = _widen(float(ci.low), float(ci.high), m)
-    mean = statistics.fmean(floats)
-    stdev = statistics.stdev(floats)
-    cv = stdev / abs(mean) if mean else math.inf
-    return Summary(n, m, interval, confidence, cv, cv > unstable_cv, False)
-
-
-def min_p_value(n1: int, n2: int) -> float:
-    """The smallest two-sided p-value the exact Mann-Whitney U test can give for n1 vs n2.
-
-    ``2 / C(n1 + n2, n1)``: the probability, under the null hypothesis, of the two most
-    extreme of the ``C(n1 + n2, n1)`` equally likely rank arrangements (no ties). When it is
-    >= alpha, the test can never be significant at alpha, whatever the samples: for alpha
-    0.01, 4 vs 4 gives 0.029, 5 vs 5 0.0079, 6 vs 6 0.0022.
-
-    Raises:
-        ValueError: n1 or n2 < 1.
-    """
-    if n1 < 1 or n2 < 1:
-        raise ValueError(f"sample sizes must be at least 1, got {n1} and {n2}")
-    return min(1.0, 2 / math.comb(n1 + n2, n1))
+        return Summary(n, windows, value, None, confidence, None, False, True)
+    mean = statistics.fmean(values)
+    sd = statistics.stdev(values)
+    cv = sd / abs(mean) if mean else (0.0 if sd == 0 else math.inf)
+    if sd == 0:
+        return Summary(n, windows, value, (value, value), confidence, 0.0, False, False)
+    scaled = [math.log(v) for v in values] if log else values
+    center = statistics.fmean(scaled)
+    half = _t_quantile((1 + confidence) / 2, n - 1) * statistics.stdev(scaled) / math.sqrt(n)
+    low, high = center - half, center + half
+    interval = (math.exp(low), math.exp(high)) if log else (low, high)
+    return Summary(n, windows, value, interval, confidence, cv, cv > unstable_cv, False)
 
 
 @dataclass(frozen=True)
@@ -228,122 +259,167 @@ class Comparison:
     """The change of a figure from ``base`` to ``head`` (see :func:`compare`)."""
 
     n_base: int
-    """Number of base samples."""
+    """Server processes of the base with a value."""
     n_head: int
-    """Number of head samples."""
-    base_median: float
-    """Median of the base samples, in their unit."""
-    head_median: float
-    """Median of the head samples, in their unit."""
+    """Server processes of the head with a value."""
+    base_value: float
+    """The base's figure (:attr:`Summary.value`), in its unit."""
+    head_value: float
+    """The head's figure, in its unit."""
     head_over_base: float
-    """The ratio of medians ``head_median / base_median`` (1.10 means head is 10 % higher)."""
+    """The ratio ``head_value / base_value`` (1.10 means head is 10 % higher)."""
     head_over_base_interval: tuple[float, float] | None
-    """Bootstrap confidence interval of ``head_over_base``; None with a single sample on
-    either side. Informative only: the verdict does not use it."""
+    """Student's t confidence interval of ``head_over_base``; None when the test has no
+    degree of freedom (fewer than 2 processes a side, or 2 rounds paired)."""
     confidence: float
-    """Confidence level of ``head_over_base_interval``."""
+    """Confidence level of ``head_over_base_interval`` (:data:`COMPARISON_CONFIDENCE`)."""
     p_value: float
-    """Two-sided Mann-Whitney U p-value (1.0 when every sample is equal)."""
+    """Two-sided p-value of the t test (1.0 without a degree of freedom)."""
     alpha: float
     """Significance level the p-value was compared with."""
     min_effect: float
     """Minimum effect size ``|head_over_base - 1|`` of a significant change."""
+    method: Method
+    """The test: ``"paired"`` over interleaved rounds, or ``"welch"``."""
+    pairs: int | None
+    """Complete rounds (both sides have a value) of a paired comparison; None for Welch's."""
     significant: bool
-    """``p_value < alpha`` and ``|head_over_base - 1| >= min_effect`` (and enough samples)."""
+    """``p_value < alpha`` and ``|head_over_base - 1| >= min_effect``, with enough
+    processes."""
     direction: Direction
     """Whether head is better ("faster"), worse ("slower") or equal ("unchanged") than base
-    by the observed medians, significant or not."""
+    by the observed figures, significant or not."""
     verdict: Verdict
     """``direction`` when significant; otherwise "no significant change", or "too few
-    samples" when the test could never be significant with these sample sizes."""
+    server processes" with fewer than :data:`MIN_PROCESSES` a side (rounds when paired)."""
+
+    @property
+    def processes(self) -> int:
+        """The processes the verdict rests on: complete rounds when paired, else the
+        smaller side."""
+        return self.pairs if self.pairs is not None else min(self.n_base, self.n_head)
+
+
+def _welch(
+    b: list[float], h: list[float], confidence: float
+) -> tuple[float, tuple[float, float] | None, float]:
+    """Welch's t test of ``h - b`` (means of scaled process values): the difference, its
+    interval and the p-value."""
+    diff = statistics.fmean(h) - statistics.fmean(b)
+    if len(b) < 2 or len(h) < 2:
+        return diff, None, 1.0
+    vb, vh = statistics.variance(b) / len(b), statistics.variance(h) / len(h)
+    se = math.sqrt(vb + vh)
+    if se == 0:
+        return diff, (diff, diff), 1.0 if diff == 0 else 0.0
+    df = (vb + vh) ** 2 / (vb**2 / (len(b) - 1) + vh**2 / (len(h) - 1))
+    half = _t_quantile((1 + confidence) / 2, df) * se
+    return diff, (diff - half, diff + half), _t_p_value(diff / se, df)
+
+
+def _paired(
+    diffs: list[float], confidence: float
+) -> tuple[float, tuple[float, float] | None, float]:
+    """The paired t test of the rounds' differences: their mean, its interval, the
+    p-value."""
+    if not diffs:
+        return 0.0, None, 1.0
+    mean = statistics.fmean(diffs)
+    if len(diffs) < 2:
+        return mean, None, 1.0
+    se = statistics.stdev(diffs) / math.sqrt(len(diffs))
+    if se == 0:
+        return mean, (mean, mean), 1.0 if mean == 0 else 0.0
+    df = len(diffs) - 1
+    half = _t_quantile((1 + confidence) / 2, df) * se
+    return mean, (mean - half, mean + half), _t_p_value(mean / se, df)
 
 
 def compare(
-    base: Sequence[float],
-    head: Sequence[float],
+    base: Groups,
+    head: Groups,
     *,
     higher_is_better: bool,
+    paired: bool = False,
     alpha: float = ALPHA,
     min_effect: float = MIN_EFFECT,
-    confidence: float = CONFIDENCE,
-    resamples: int = RESAMPLES,
-    seed: int = SEED,
+    confidence: float = COMPARISON_CONFIDENCE,
 ) -> Comparison:
-    """Compare the samples of one figure before (``base``) and after (``head``) a change.
+    """Compare a figure before (``base``) and after (``head``) a change, over server
+    processes.
 
     Args:
-        base, head: the samples of each side (independent, any order), all finite and > 0,
-            in the unit of the figure (messages/s, µs ...).
+        base, head: each side's windows grouped by server process (:data:`Groups`), all
+            finite and > 0, in the figure's unit (messages/s, seconds ...). When
+            ``paired``, group ``r`` of each side is round ``r`` of an interleaved
+            measurement (an empty group: that side has no value in that round).
         higher_is_better: True for throughput-like figures (a ratio above 1 is "faster"),
             False for latency-like figures (a ratio above 1 is "slower").
-        alpha: significance level of the Mann-Whitney U test (default :data:`ALPHA`).
+        paired: the sides were measured interleaved, round by round (paired t test over
+            the complete rounds); else two independent sets of processes (Welch's t test).
+        alpha: significance level (default :data:`ALPHA`).
         min_effect: minimum ``|head/base - 1|`` of a significant change (default
             :data:`MIN_EFFECT`, asv's ``--factor`` idea).
-        confidence: confidence level of the interval of the ratio.
-        resamples: number of bootstrap resamples.
-        seed: seed of the numpy random Generator of the bootstrap.
+        confidence: confidence level of the interval of the ratio (default
+            :data:`COMPARISON_CONFIDENCE`, 1 - alpha).
+
+    Each process is reduced to the log of its value (:func:`process_values`). Welch's test
+    compares the two sides' mean logs; the paired test takes, in each round where both
+    sides have a value, ``log(head) - log(base)`` and tests their mean against 0. The ratio
+    is ``head_value / base_value`` (the geometric means; with every round complete the
+    paired estimate is the same), and its interval is ``exp`` of the difference's t
+    interval, widened if needed to contain the ratio.
 
     The verdict rule:
 
-    1. "too few samples" when :func:`min_p_value` ``(len(base), len(head)) >= alpha``: the
-       exact test could never reach the significance level;
-    2. otherwise significant when both ``p < alpha`` (two-sided Mann-Whitney U test,
-       ``scipy.stats.mannwhitneyu(method="auto")``: exact without ties and up to 8 samples
-       per side, else the normal approximation with continuity correction) and
-       ``|head_over_base - 1| >= min_effect``;
+    1. "too few server processes" with fewer than :data:`MIN_PROCESSES` processes on
+       either side (complete rounds, when paired);
+    2. otherwise significant when both ``p < alpha`` and ``|head_over_base - 1| >=
+       min_effect``;
     3. a significant change is "faster" when head is better than base (ratio above 1 when
        higher is better, below 1 otherwise), "slower" when worse; an insignificant one is
        "no significant change".
 
-    The interval of the ratio of medians is the bootstrap percentile interval with the two
-    sides resampled independently (``scipy.stats.bootstrap(paired=False,
-    method="percentile")``), widened if needed to contain the observed ratio. It is not
-    part of the verdict.
-
     Raises:
-        ValueError: either side is empty, or has a value that is not finite or not > 0;
-            ``alpha`` or ``confidence`` not in (0, 1); ``min_effect`` negative;
-            ``resamples`` < 1.
+        ValueError: either side has no value, or a value not finite or not > 0; ``alpha``
+            or ``confidence`` not in (0, 1); ``min_effect`` negative; ``paired`` with sides
+            of different numbers of rounds.
     """
-    b = _check_samples(base, "base")
-    h = _check_samples(head, "head")
-    if b[0] <= 0 or h[0] <= 0:
+    if paired and len(base) != len(head):
+        raise ValueError(
+            f"compare: paired sides need the same rounds, got {len(base)} and {len(head)}"
+        )
+    b_groups, h_groups = _check_groups(base, "base"), _check_groups(head, "head")
+    if not (on_log_scale(b_groups) and on_log_scale(h_groups)):
         raise ValueError("compare: samples must be positive")
     _check_fraction(alpha, "alpha")
     _check_fraction(confidence, "confidence")
     if min_effect < 0:
         raise ValueError(f"min_effect must not be negative, got {min_effect!r}")
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples!r}")
 
-    import numpy as np
-    from scipy import stats as sps
+    b_logs = [math.log(v) for v in process_values(b_groups, log=True)]
+    h_logs = [math.log(v) for v in process_values(h_groups, log=True)]
+    base_value, head_value = math.exp(statistics.fmean(b_logs)), math.exp(statistics.fmean(h_logs))
+    ratio = head_value / base_value
 
-    base_median, head_median = median(b), median(h)
-    ratio = head_median / base_median
-
-    interval: tuple[float, float] | None
-    if len(b) < 2 or len(h) < 2:
-        interval = None
-    elif b[0] == b[-1] and h[0] == h[-1]:
-        interval = (ratio, ratio)
+    pairs: int | None = None
+    if paired:
+        rounds = [
+            (math.log(process_values([b])[0]), math.log(process_values([h])[0]))
+            for b, h in zip(base, head, strict=True)
+            if len(b) and len(h)
+        ]
+        pairs = len(rounds)
+        _, interval_logs, p = _paired([h - b for b, h in rounds], confidence)
+        enough = pairs >= MIN_PROCESSES
     else:
-        result = sps.bootstrap(
-            (np.asarray(b), np.asarray(h)),
-            _ratio_of_medians,
-            n_resamples=resamples,
-            vectorized=True,
-            paired=False,
-            confidence_level=confidence,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        )
-        ci = result.confidence_interval
-        interval = _widen(float(ci.low), float(ci.high), ratio)
+        _, interval_logs, p = _welch(b_logs, h_logs, confidence)
+        enough = min(len(b_logs), len(h_logs)) >= MIN_PROCESSES
 
-    p = float(sps.mannwhitneyu(b, h, alternative="two-sided", method="auto").pvalue)
-    if math.isnan(p):  # every sample equal
-        p = 1.0
+    interval: tuple[float, float] | None = None
+    if interval_logs is not None:
+        low, high = math.exp(interval_logs[0]), math.exp(interval_logs[1])
+        interval = (min(low, ratio), max(high, ratio))
 
     direction: Direction
     if ratio == 1:
@@ -354,9 +430,9 @@ def compare(
         direction = "slower"
 
     verdict: Verdict
-    if min_p_value(len(b), len(h)) >= alpha:
+    if not enough:
         significant = False
-        verdict = "too few samples"
+        verdict = TOO_FEW
     else:
         significant = p < alpha and abs(ratio - 1) >= min_effect and direction != "unchanged"
         if not significant:
@@ -365,16 +441,18 @@ def compare(
             verdict = "faster" if direction == "faster" else "slower"
 
     return Comparison(
-        n_base=len(b),
-        n_head=len(h),
-        base_median=base_median,
-        head_median=head_median,
+        n_base=len(b_logs),
+        n_head=len(h_logs),
+        base_value=base_value,
+        head_value=head_value,
         head_over_base=ratio,
         head_over_base_interval=interval,
         confidence=confidence,
         p_value=p,
         alpha=alpha,
         min_effect=min_effect,
+        method="paired" if paired else "welch",
+        pairs=pairs,
         significant=significant,
         direction=direction,
         verdict=verdict,
@@ -382,22 +460,22 @@ def compare(
 
 
 def _overlap(a: Summary, b: Summary) -> bool:
-    """Whether the closed intervals of ``a`` and ``b`` overlap (medians equal if one is None)."""
+    """Whether the closed intervals of ``a`` and ``b`` overlap (values equal if one is None)."""
     if a.interval is None or b.interval is None:
-        return a.median == b.median
+        return a.value == b.value
     return a.interval[0] <= b.interval[1] and b.interval[0] <= a.interval[1]
 
 
 def ties(summaries: Sequence[Summary], *, higher_is_better: bool) -> list[int]:
     """Leaderboard ranks in which rows not significantly different from a leader share its rank.
 
-    The rule: sort the rows by median, best first (highest when ``higher_is_better``,
-    otherwise lowest; equal medians keep their input order). The first row is the leader of
+    The rule: sort the rows by value, best first (highest when ``higher_is_better``,
+    otherwise lowest; equal values keep their input order). The first row is the leader of
     rank 1. Each following row, in that order, shares the rank of the current leader when its
     confidence interval overlaps the leader's (closed intervals: touching ends overlap);
     otherwise it starts a new rank, equal to its 1-based position in the sorted order, and
     becomes the leader ("competition ranking": 1, 1, 3). A row whose interval (or whose
-    leader's interval) is None is tied only when the two medians are equal. Overlap is tested
+    leader's interval) is None is tied only when the two values are equal. Overlap is tested
     against the leader only, never against the previous row, so ties do not chain.
 
     Returns:
@@ -405,7 +483,7 @@ def ties(summaries: Sequence[Summary], *, higher_is_better: bool) -> list[int]:
     """
     order = sorted(
         range(len(summaries)),
-        key=lambda i: -summaries[i].median if higher_is_better else summaries[i].median,
+        key=lambda i: -summaries[i].value if higher_is_better else summaries[i].value,
     )
     ranks = [0] * len(summaries)
     leader: Summary | None = None

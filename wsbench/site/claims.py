@@ -161,7 +161,7 @@ def figure_of(measure: Measure, docs: Sequence[Run]) -> Figure:
                 continue
             summary = row.summary(metric)
             if summary is not None:
-                return Figure(summary.median, label)
+                return Figure(summary.value, label)
     where = f"{measure.impl} ({measure.config}) {measure.scenario} {key}"
     return Figure(None, where, failed or f"not measured: {where}")
 

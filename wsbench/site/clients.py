@@ -114,8 +114,8 @@ def _cells(rank: str, line: _Line, linked: bool) -> list[str]:
     return [
         rank, name, cell(run.impl.version or ""),
         spread(row.messages_per_s, ",.0f"),
-        num(row.latency_p50_s.median if row.latency_p50_s else None, ",.0f", 1e-6),
-        num(row.latency_p99_s.median if row.latency_p99_s else None, ",.0f", 1e-6),
+        num(row.latency_p50_s.value if row.latency_p50_s else None, ",.0f", 1e-6),
+        num(row.latency_p99_s.value if row.latency_p99_s else None, ",.0f", 1e-6),
         num(row.loadgen_cpu_percent, ".0f"), num(row.server_cpu_percent, ".0f"),
         str(row.n) if row.ok else DASH, flag(row),
     ]  # fmt: skip
@@ -128,7 +128,7 @@ def leaderboard(runs: Sequence[EnvRun], scenario: str, params: dict[str, int]) -
     lines.sort(
         key=lambda x: (
             not x.row.ok,
-            -(x.row.messages_per_s.median if x.row.ok and x.row.messages_per_s else 0),
+            -(x.row.messages_per_s.value if x.row.ok and x.row.messages_per_s else 0),
             natural_key(x.run.label),
         )
     )

@@ -2,10 +2,11 @@
 and framework pages show (per machine, the current comparison group:
 :mod:`wsbench.site.results`).
 
-Every verdict is :func:`wsbench.results.stats.compare` on messages/s samples (two-sided Mann-Whitney
-U test, p < :data:`wsbench.results.stats.ALPHA`, and a change of the median of at least
-:data:`wsbench.results.stats.MIN_EFFECT`), with the bootstrap 95 % interval of the ratio of medians;
-nothing here adds a statistic. Four kinds of findings:
+Every verdict is :func:`wsbench.results.stats.compare` on messages/s samples grouped by server
+process (Welch's t test over the processes, p < :data:`wsbench.results.stats.ALPHA`, and a
+change of at least :data:`wsbench.results.stats.MIN_EFFECT`; at least
+:data:`wsbench.results.stats.MIN_PROCESSES` processes a side), with the test's interval of the
+ratio; nothing here adds a statistic. Four kinds of findings:
 
 - :class:`Contest`: per machine, scenario, parameter set and protocol, the fastest
   configuration, its runner-up and which configurations are tied with it (the reference
@@ -298,8 +299,9 @@ class Findings:
     flagged: tuple[tuple[EnvRun, Row], ...] = ()
 
 
-def _samples(row: Row) -> list[float]:
-    return row.values(MESSAGES)
+def _samples(row: Row) -> list[list[float]]:
+    """``row``'s messages/s grouped by server process (what a comparison takes)."""
+    return row.groups(MESSAGES)
 
 
 def by_messages(row: Row) -> bool:
@@ -310,7 +312,7 @@ def by_messages(row: Row) -> bool:
 
 def _comparable(row: Row) -> bool:
     """The row has messages/s samples that :func:`wsbench.results.stats.compare` accepts."""
-    values = _samples(row)
+    values = row.values(MESSAGES)
     return row.ok and bool(values) and min(values) > 0
 
 
@@ -337,7 +339,7 @@ def contest(
     ranked = [(run, row) for run, row in rows if not run.impl.reference and _comparable(row)]
     ranked.sort(
         key=lambda item: (
-            -(item[1].messages_per_s.median if item[1].messages_per_s else 0.0),
+            -(item[1].messages_per_s.value if item[1].messages_per_s else 0.0),
             natural_key(item[0].label),
             natural_key(item[0].impl.version or ""),
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT, Metric
-from wsbench.results.stats import ALPHA, MIN_EFFECT, Comparison
+from wsbench.results.stats import ALPHA, MIN_EFFECT, TOO_FEW, Comparison
 from wsbench.scenarios import params_words
 from wsbench.site import templates
 from wsbench.site.downloads import download_links
@@ -99,6 +99,11 @@ def _data(what: str, link: str, runs: Iterable[EnvRun]) -> str:
     return f"[{what}]({link}) · {_runs_cell(runs)}"
 
 
+FOLD_TIED = 3
+"""A contest's verdict lists up to this many tied configurations in its cell; more are
+folded under a one-line summary (a ``<details>`` element)."""
+
+
 def _verdict(c: Contest) -> str:
     if c.runner_up is None:
         return "the only configuration with a figure"
@@ -108,11 +113,15 @@ def _verdict(c: Contest) -> str:
         return f"**fastest**: significantly faster than every other{p}"
     tied = [c.entries[0], *c.tied]
     names = ", ".join(_plain(e.run) for e in tied)
-    undecided = [
-        e for e in c.tied if e.versus_fastest and e.versus_fastest.verdict == "too few samples"
-    ]
-    note = f"; too few samples to tell for {len(undecided)}" if undecided else ""
-    return f"**tied** (no significant difference{note}): {names}"
+    undecided = [e for e in c.tied if e.versus_fastest and e.versus_fastest.verdict == TOO_FEW]
+    note = f"; {len(undecided)} with {TOO_FEW} to tell" if undecided else ""
+    if len(tied) <= FOLD_TIED:
+        return f"**tied** (no significant difference{note}): {names}"
+    # One line, the list folded: a cell listing dozens of names made the table screens tall.
+    return (
+        f"<details><summary><b>tied</b>: {len(tied)} configurations (no significant "
+        f"difference{note})</summary>{names}</details>"
+    )
 
 
 def _contest_row(c: Contest, results: Results, pages: Mapping[str, str]) -> list[str]:
@@ -312,9 +321,9 @@ def _lineup_cell(c: Contest, run: EnvRun) -> str:
     if entry is fastest:
         return f"**{figure}** fastest"
     mine, best = entry.row.messages_per_s, fastest.row.messages_per_s
-    ratio = f"{mine.median / best.median:.2f}{TIMES}" if mine and best and best.median else DASH
-    if entry.versus_fastest and entry.versus_fastest.verdict == "too few samples":
-        return f"{figure} {NOWRAP.format(ratio)} too few samples to tell"
+    ratio = f"{mine.value / best.value:.2f}{TIMES}" if mine and best and best.value else DASH
+    if entry.versus_fastest and entry.versus_fastest.verdict == TOO_FEW:
+        return f"{figure} {NOWRAP.format(ratio)} {TOO_FEW} to tell"
     if entry in c.tied:
         return f"**{figure}** {NOWRAP.format(ratio)} tied"
     return f"{figure} {NOWRAP.format(ratio)} slower"

@@ -6,7 +6,8 @@ round-trip p50 latency at 16 B / 1 in flight (µs), echo throughput at 16 B / 64
 flight (messages/s), echo throughput at 64 KiB / 64 in flight (MB/s, 10^6 bytes), push
 (stream) throughput at 16 B (messages/s) and the server's peak RSS at echo 16 B / 64 in
 flight (MiB, 2^20 bytes). Each is a :mod:`wsbench.results.metrics` figure summarized over the
-benchmark's usable samples (median, 95 % interval). One line per configuration, the
+benchmark's usable samples over its server processes (the geometric mean and its 95 %
+interval, :func:`wsbench.results.stats.summarize`). One line per configuration, the
 versions in ``meta.toml`` order, with the significant changes between consecutive
 releases (:mod:`wsbench.site.changes`).
 """
@@ -135,12 +136,14 @@ class Point:
 
     Attributes:
         version: the package version (the x position).
-        value: the median in the headline's unit; None when it failed.
-        interval: the 95 % interval of the median in the headline's unit, None when
-            failed or from a single sample.
-        unstable: the samples vary too much (coefficient of variation above 10 %).
-        samples: the figure in each usable sample, in the metric's unit (what the
-            release-to-release comparison tests).
+        value: the figure in the headline's unit (over server processes,
+            :func:`wsbench.results.stats.summarize`); None when it failed.
+        interval: its 95 % interval in the headline's unit, None when failed or from a
+            single server process.
+        unstable: the server processes vary too much (coefficient of variation above 10 %).
+        samples: the figure in each usable sample, in the metric's unit.
+        groups: the same grouped by server process (what the release-to-release
+            comparison tests, :mod:`wsbench.site.changes`).
         status: ``"ok"`` or ``"failed"``.
         error: why it failed, or None.
         client_bound: the load generator may have limited the figure.
@@ -155,6 +158,7 @@ class Point:
     interval: tuple[float, float] | None = None
     unstable: bool = False
     samples: tuple[float, ...] = ()
+    groups: tuple[tuple[float, ...], ...] = ()
     run_id: str = ""
 
 
@@ -230,12 +234,13 @@ def _point(version: str, headline: Headline, runs: Sequence[EnvRun]) -> Point | 
     interval = summary.interval
     return Point(
         version,
-        summary.median / scale,
+        summary.value / scale,
         "ok",
         client_bound=row.client_bound,
         interval=(interval[0] / scale, interval[1] / scale) if interval else None,
         unstable=summary.unstable,
         samples=tuple(row.values(headline.metric)),
+        groups=tuple(tuple(g) for g in row.groups(headline.metric)),
         run_id=run.run_id,
     )
 
@@ -256,7 +261,7 @@ def chart(framework: Framework, runs: Sequence[EnvRun], headline: Headline) -> C
         found = [_point(v, headline, versions[v]) for v in axis if v in versions]
         points = tuple(p for p in found if p is not None)
         changes = significant_changes(
-            [(p.version, p.samples) for p in points],
+            [(p.version, p.groups) for p in points],
             higher_is_better=headline.higher_is_better,
         )
         lines.append(Line(config, labels[config], points, changes))

@@ -273,7 +273,7 @@ def _point(
     loadgen_cpu = median_of(LOADGEN_CPU, samples)
     return HistoryPoint(
         night=night,
-        value=summary.median / scale,
+        value=summary.value / scale,
         interval=(interval[0] / scale, interval[1] / scale) if interval else None,
         n=summary.n,
         unstable=summary.unstable,

@@ -211,7 +211,7 @@ def _chosen(family: Family, counts: Mapping[Params, int]) -> Params | None:
 
 def _value(row: Row, metric: Metric) -> float:
     summary = row.summary(metric)
-    return summary.median if summary else 0.0
+    return summary.value if summary else 0.0
 
 
 def _best_first(group: Sequence[tuple[EnvRun, Row]], metric: Metric) -> list[tuple[EnvRun, Row]]:
@@ -232,7 +232,7 @@ def _sentence(family: Family, best: Sequence[tuple[EnvRun, Row]]) -> str:
     leader_run, leader_row = ranked[0]
     summary = leader_row.summary(family.metric)
     assert summary is not None
-    text = f"**{cell(row_label(leader_run))}**: {_fig(summary.median / family.scale, family.unit)}"
+    text = f"**{cell(row_label(leader_run))}**: {_fig(summary.value / family.scale, family.unit)}"
     if summary.interval:
         low, high = (v / family.scale for v in summary.interval)
         text += f" (95 % interval {_fig(low, '').strip()}–{_fig(high, family.unit)})"
@@ -250,7 +250,7 @@ def _sentence(family: Family, best: Sequence[tuple[EnvRun, Row]]) -> str:
     if found:
         text += (
             f" The native reference server (Rust, not drawn: for scale): "
-            f"{_fig(found.median / family.scale, family.unit)}."
+            f"{_fig(found.value / family.scale, family.unit)}."
         )
     return text
 
@@ -404,7 +404,7 @@ def socketio_cost_answer(
 def _websocket_median(pair: Pairing, params: Params) -> float:
     for f in pair.figures:
         if f.params == params and f.comparison is not None:
-            return f.comparison.base_median
+            return f.comparison.base_value
     return 0.0
 
 

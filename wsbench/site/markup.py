@@ -138,7 +138,7 @@ def spread(summary: Summary | None, fmt: str, scale: float = 1.0) -> str:
     with an en dash (:data:`EN_DASH`) between the ends."""
     if summary is None:
         return DASH
-    text = ("" if not summary.unstable else UNSTABLE) + num(summary.median, fmt, scale)
+    text = ("" if not summary.unstable else UNSTABLE) + num(summary.value, fmt, scale)
     if summary.interval is not None:
         low, high = (num(v, fmt, scale) for v in summary.interval)
         text += " " + NOWRAP.format(f"({low}{EN_DASH}{high})")

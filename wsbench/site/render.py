@@ -202,7 +202,7 @@ def memory_check(row: Row) -> list[str]:
     (:func:`wsbench.results.memoryfit.problems` over its processes' fits); empty when it passes."""
     fits = [f for s in row.samples if (f := rss_fit(s.memory_steps)) is not None]
     summary = row.summary(BY_NAME["memory_slope_bytes"])
-    return problems(fits, summary.median if summary else None)
+    return problems(fits, summary.value if summary else None)
 
 
 def _memory_slope(row: Row) -> str:
@@ -338,7 +338,7 @@ def checks_fail(row: Row) -> bool:
 
 def _sort_key(item: tuple[EnvRun, Row]) -> tuple[object, ...]:
     run, row = item
-    median = row.figure.median if row.figure else 0.0
+    median = row.figure.value if row.figure else 0.0
     return (
         not row.ok,
         checks_fail(row),
@@ -486,7 +486,7 @@ def beats_reference(group: Sequence[tuple[EnvRun, Row]], header: str) -> str:
         if row.figure is None:
             continue
         metric = headline_of(row.scenario)
-        mine, theirs = row.figure.median, ref.figure.median
+        mine, theirs = row.figure.value, ref.figure.value
         if (mine > theirs) if metric.higher_is_better else (mine < theirs):
             cpu = run.impl.deviations.get("cpu", "")
             why = f" ({cell(cpu)})" if cpu else ""

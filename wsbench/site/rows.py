@@ -30,15 +30,16 @@ LATENCY_P99 = metrics.BY_NAME["latency_p99"]
 
 
 @lru_cache(maxsize=4096)
-def _summarize(values: tuple[float, ...]) -> stats.Summary:
-    return stats.summarize(values)
+def _summarize(groups: tuple[tuple[float, ...], ...]) -> stats.Summary:
+    return stats.summarize(groups)
 
 
 def summary_of(metric: Metric, samples: tuple[Sample, ...]) -> stats.Summary | None:
-    """``metric``'s :func:`wsbench.results.stats.summarize` over ``samples`` (in the metric's unit),
-    None when no sample has the figure. Cached: the same values are summarized once."""
-    found = metrics.values(metric, list(samples))
-    return _summarize(tuple(found)) if found else None
+    """``metric``'s :func:`wsbench.results.stats.summarize` over ``samples`` grouped by
+    server process (in the metric's unit), None when no sample has the figure. Cached: the
+    same values are summarized once."""
+    found = metrics.by_process(metric, list(samples))
+    return _summarize(tuple(tuple(g) for g in found)) if found else None
 
 
 def median_of(metric: Metric, samples: tuple[Sample, ...]) -> float | None:
@@ -95,9 +96,10 @@ class Row:
         samples: the usable samples the figures come from (empty when failed).
         disturbed: how many windows were disturbed and left out.
         figure: the scenario's headline figure (:func:`headline_of`, in its metric's unit):
-            median, 95 % interval, n, cv, unstable; None when failed.
-        messages_per_s: messages/s: median, 95 % interval, n, cv, unstable (None in the
-            scenarios without messages: connect, memory).
+            over server processes, its value, 95 % interval, processes, cv, unstable
+            (:func:`wsbench.results.stats.summarize`); None when failed.
+        messages_per_s: messages/s, the same (None in the scenarios without messages:
+            connect, memory).
         latency_p50_s: round-trip latency p50, seconds (round-trip scenarios; else None).
         latency_p99_s: round-trip latency p99, seconds (round-trip scenarios; else None).
         bytes_per_s: median payload bytes/s.
@@ -136,17 +138,24 @@ class Row:
 
     @property
     def n(self) -> int:
-        """How many samples the figures come from."""
+        """How many samples (windows) the figures come from."""
         return len(self.samples)
 
     @property
+    def processes(self) -> int:
+        """How many server processes the figures come from (the unit of replication)."""
+        return len({s.process for s in self.samples})
+
+    @property
     def cv(self) -> float | None:
-        """Coefficient of variation of messages/s (a fraction), None with one sample."""
+        """Coefficient of variation of messages/s over the server processes (a fraction),
+        None with one process."""
         return self.messages_per_s.cv if self.messages_per_s else None
 
     @property
     def unstable(self) -> bool:
-        """messages/s varies too much between samples (``cv`` above 10 %, pyperf's rule)."""
+        """messages/s varies too much between server processes (``cv`` above 10 %, pyperf's
+        rule)."""
         return bool(self.messages_per_s and self.messages_per_s.unstable)
 
     def summary(self, metric: Metric) -> stats.Summary | None:
@@ -156,6 +165,11 @@ class Row:
     def values(self, metric: Metric) -> list[float]:
         """``metric``'s value in each of this row's samples, in the metric's unit."""
         return metrics.values(metric, list(self.samples))
+
+    def groups(self, metric: Metric) -> list[list[float]]:
+        """``metric``'s values grouped by server process
+        (:func:`wsbench.results.metrics.by_process`), in the metric's unit."""
+        return metrics.by_process(metric, list(self.samples))
 
 
 def counts_of(benchmark: Benchmark, counted: Sequence[InstructionSet]) -> InstructionSet | None:

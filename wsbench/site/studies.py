@@ -109,14 +109,14 @@ def _ours(run: EnvRun, row: Row) -> list[str]:
     figures = []
     for metric in _OURS:
         summary = row.summary(metric)
-        figures.append(num(summary.median if summary else None, ",.2f", MS))
+        figures.append(num(summary.value if summary else None, ",.2f", MS))
     return [*name, *figures]
 
 
 def _avg_key(item: tuple[EnvRun, Row]) -> tuple[bool, float, str]:
     run, row = item
     summary = row.summary(_OURS[0]) if row.ok else None
-    return (summary is None, summary.median if summary else 0.0, row_label(run))
+    return (summary is None, summary.value if summary else 0.0, row_label(run))
 
 
 def round_trip_table(study: Study, runs: Sequence[EnvRun]) -> str:

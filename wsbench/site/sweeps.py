@@ -281,7 +281,7 @@ def point_of(
     return SweepPoint(
         where,
         at,
-        summary.median / scale,
+        summary.value / scale,
         "ok",
         interval=(low_high[0] / scale, low_high[1] / scale) if low_high else None,
         unstable=summary.unstable,
