@@ -10,17 +10,25 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
+import msgspec
 import numpy as np
 import pytest
 
 from tests.conftest import NEVER_DISTURBED, fixture_impl
-from tests.runs import SETTINGS, impl, run
+from tests.runs import ECHO_16_64, SETTINGS, benchmark, impl, run
 from wsbench.impls import get_impl
 from wsbench.instrument.cpus import default_placement
 from wsbench.instrument.interleave import Arm, measure_interleaved, side_order
 from wsbench.instrument.measure import MeasureConfig, measure
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.results.compare import CompareError, compare_runs, to_markdown, to_text
+from wsbench.results.compare import (
+    CompareError,
+    compare_runs,
+    interleaved,
+    to_markdown,
+    to_text,
+)
+from wsbench.results.runformat import Run
 from wsbench.scenarios import Params, Scenario
 
 
@@ -52,11 +60,50 @@ def test_versions_pair_by_configuration() -> None:
         ("websockets · asyncio 14.2 → 15.0.1", "faster")
     ]
     text, markdown = to_text(lines, "t"), to_markdown(lines, "t")
-    assert "1 faster" in text and "| faster |" in markdown and "Mann-Whitney" in markdown
+    assert "1 faster" in text and "| faster |" in markdown and "Welch's" in markdown
+    assert lines[0].result is not None and lines[0].result.method == "welch"
+
+
+def test_the_two_sides_of_an_interleaved_measurement_are_compared_round_by_round() -> None:
+    # Each round's machine state moves both sides alike: round r of base and head share it.
+    levels = [1000.0, 1150.0, 900.0, 1080.0]
+    base_rates = [v * f for v in levels for f in (1.0, 1.01)]
+    head_rates = [0.93 * v * f for v in levels for f in (1.005, 0.995)]
+    stem = "20261127T210000Z-abcdef"
+    base = run(base_rates, run_id=f"{stem}-base")
+    head = run(head_rates, run_id=f"{stem}-head")
+    assert interleaved(base, head) and not interleaved(head, base)
+    assert not interleaved(run(base_rates), run(head_rates, run_id="20261127T210000Z-abcdee"))
+    (paired, *_) = compare_runs([base], [head], metric_names=["messages_per_s"])
+    assert paired.result is not None
+    assert (paired.result.method, paired.result.pairs, paired.verdict) == ("paired", 4, "slower")
+    # the same figures from two separate runs: the rounds' shared state is noise to Welch's
+    (welch, *_) = compare_runs(
+        [run(base_rates)], [run(head_rates, run_id="20261124T190000Z-bbbbbb")],
+        metric_names=["messages_per_s"],
+    )  # fmt: skip
+    assert welch.result is not None and welch.result.method == "welch"
+    assert welch.verdict == "no significant change"
+
+
+def test_windows_of_one_process_are_not_counted_as_independent() -> None:
+    # 3 processes a side, each at its own level, 4 equal windows each: pooled as 12
+    # independent samples, Mann-Whitney U called this "slower" (p = 0.0012); over the 3
+    # processes it is no significant change (p = 0.20).
+    def four_windows(levels: tuple[float, ...], run_id: str) -> Run:
+        rates = [v for level in levels for v in [level] * 4]
+        bench = benchmark("echo", ECHO_16_64, rates, windows_per_process=4)
+        return run([], run_id=run_id, benchmarks=[bench])
+
+    base = four_windows((1000.0, 1060.0, 950.0), "20261123T190000Z-aaaaaa")
+    head = four_windows((930.0, 990.0, 890.0), "20261124T190000Z-bbbbbb")
+    (line, *_) = compare_runs([base], [head], metric_names=["messages_per_s"])
+    assert line.result is not None and (line.result.n_base, line.result.n_head) == (3, 3)
+    assert line.result.p_value == pytest.approx(0.195, abs=0.001)
+    assert line.verdict == "no significant change"
 
 
 def test_different_settings_are_not_compared() -> None:
-    import msgspec
 
     other = msgspec.structs.replace(SETTINGS, window_s=3.0)
     with pytest.raises(CompareError, match="different settings"):
@@ -64,7 +111,6 @@ def test_different_settings_are_not_compared() -> None:
 
 
 def test_runs_that_differ_only_in_the_retry_policy_are_compared() -> None:
-    import msgspec
 
     waited = msgspec.structs.replace(SETTINGS, retries=5, waited_retries=3, first_wait_s=1.0)
     base, head = run(_rates(1000, 1)), run(_rates(1000, 1), settings=waited)
@@ -74,7 +120,6 @@ def test_runs_that_differ_only_in_the_retry_policy_are_compared() -> None:
 
 
 def test_a_failed_side_is_not_compared_and_says_why() -> None:
-    import msgspec
 
     failed = run([1.0])
     bench = msgspec.structs.replace(failed.benchmarks[0], status="failed", error="boom\nlog")
@@ -84,10 +129,6 @@ def test_a_failed_side_is_not_compared_and_says_why() -> None:
 
 
 def test_a_side_with_every_window_disturbed_is_not_compared_and_says_what_they_read() -> None:
-    import msgspec
-
-    from tests.runs import benchmark
-
     lost = run([1.0])
     bench = benchmark("echo", lost.benchmarks[0].params, [], disturbed=[900.0, 950.0])
     lost = msgspec.structs.replace(lost, benchmarks=[bench])
@@ -139,7 +180,8 @@ def test_a_slowed_server_is_reported_slower_and_the_other_is_not() -> None:
     unslowed = replace(fixture_impl("spin_echo", name="control"), display_name="control")
     control = Arm(unslowed, "default", sys.executable, "control")
     sides = [[control, _arm("echo")], [control, _arm("echo", "--spin-us", f"{spin_us:.2f}")]]
-    plan = replace(PLAN, processes=4, windows_per_process=3)  # 12 samples a side
+    # 6 rounds (the paired test's 5 degrees of freedom) of 2 windows: 12 samples a side
+    plan = replace(PLAN, processes=6, windows_per_process=2)
     base, head = measure_interleaved(
         sides, ["echo"], plan, placement=default_placement(), machine_name="t", grids=GRID
     )

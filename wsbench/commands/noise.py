@@ -1,5 +1,5 @@
-"""``./bench noise``: the noise study, variation within and between server processes
-(:mod:`wsbench.jobs.noise`)."""
+"""``./bench noise``: the noise study, variance between server processes and between windows
+of one process, and the plan that follows (:mod:`wsbench.jobs.noise`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from wsbench.jobs.noise import (
 )
 
 NAME = "noise"
-HELP = "the noise study: variation within and between server processes"
+HELP = "the noise study: variance between and within server processes, and the plan it calls for"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +37,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", action="append", choices=NOISE_SCENARIOS)
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="run documents")
     parser.add_argument("--machine", default="wsbench-local")
+    parser.add_argument(
+        "--documents", type=Path,
+        help="read the run documents under this folder (MACHINE/RUN_ID/*.json) instead of "
+        "measuring",
+    )  # fmt: skip
+    parser.add_argument(
+        "--process-cost", type=float, help="with --documents: seconds a server start and stop cost"
+    )
+    parser.add_argument(
+        "--window-cost", type=float,
+        help="with --documents: seconds a window costs (default: warm-up + window)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--sets-per-process", type=int,
+        help="parameter sets one server process serves in the plan derived (its start is "
+        "shared by them; default: the sets of each studied document)",
+    )  # fmt: skip
 
 
 def options_of(args: argparse.Namespace) -> NoiseOptions:
@@ -48,7 +65,9 @@ def options_of(args: argparse.Namespace) -> NoiseOptions:
             processes=args.processes, windows_per_process=args.windows, warmup_s=args.warmup
         ),
         scenarios=tuple(args.scenario or NOISE_SCENARIOS),
-        output=args.output, machine=args.machine,
+        output=args.output, machine=args.machine, documents=args.documents,
+        process_cost_s=args.process_cost, window_cost_s=args.window_cost,
+        sets_per_process=args.sets_per_process,
     )  # fmt: skip
 
 

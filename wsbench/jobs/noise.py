@@ -1,40 +1,39 @@
-"""The noise study (``./bench noise``): how much a figure varies between windows of one server
-process and between fresh server processes, per scenario and size, at given window lengths.
+"""The noise study (``./bench noise``): how a figure's variance splits between server
+processes and windows of one process, and the sampling plan that follows
+(:mod:`wsbench.results.variance`, Kalibera & Jones's two-level model).
 
-It samples the chosen servers at every parameter set of both scenarios with a generous plan
-(default 4 processes x 3 windows), keeps every sample as run documents under ``--output``
-(not in the results store: a study is not a published run), and prints one row per
-(server, window length, scenario, parameter set):
+It samples the chosen servers at every parameter set of the chosen scenarios with a generous
+plan (default 4 processes x 3 windows), keeps every sample as run documents under
+``--output`` (not in the results store: a study is not a published run), measures what a
+server process costs (starting it until its first handshake, and stopping it) and what a
+window costs (its warm-up and window, with the load generator's start), and prints one row
+per (server, window length, scenario, parameter set, figure): see :func:`table`.
+``--documents DIR`` reads the documents of an earlier study (or of any run, e.g. an
+interleaved comparison's) instead of measuring; the costs are then given
+(``--process-cost``, ``--window-cost``).
 
-- **within**: the spread between windows of one process, pooled over the processes: the
-  square root of the mean within-process variance, over the grand mean;
-- **between**: the standard deviation of the process means over the grand mean (it also
-  carries the within-process noise divided by the windows per process);
-- **all**: the coefficient of variation of every sample together;
-- **median of plan**: the predicted coefficient of variation of the published median under
-  the default plan, ``sqrt(between_var / P + within_var / (P * W))`` with the plan's P and
-  W, over the grand mean (a mean's variance; a median's is of the same order).
-
-The Methodology page reports the study that chose :class:`wsbench.instrument.sampling.SamplingPlan`.
-The options are :class:`NoiseOptions` (the command line is :mod:`wsbench.commands.noise`'s).
+The Methodology page reports the study that chose
+:class:`wsbench.instrument.sampling.SamplingPlan` and the main job's plan. The options are
+:class:`NoiseOptions` (the command line is :mod:`wsbench.commands.noise`'s).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import statistics
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from wsbench.impls import get_impl
+from wsbench.impls import Impl, get_impl
 from wsbench.instrument import provenance
-from wsbench.instrument.cpus import placement_from
+from wsbench.instrument.cpus import CpuPlacement, placement_from
+from wsbench.instrument.measure import MeasureConfig, ServerSession
 from wsbench.instrument.sampling import SamplingPlan, sample_scenario
 from wsbench.paths import REPO_ROOT
-from wsbench.results import store
+from wsbench.results import metrics, store, variance
 from wsbench.results.runformat import Benchmark, Run
 from wsbench.scenarios import Scenario, params_label, spec
 
@@ -48,6 +47,13 @@ DEFAULT_WINDOW_LENGTHS_S = (0.5, 1.0)
 DEFAULT_PLAN = SamplingPlan(processes=4, windows_per_process=3)
 """The study's generous plan (4 processes x 3 windows; the window length is each of the
 lengths studied)."""
+FIGURES = ("messages_per_s", "latency_p50", "latency_p99")
+"""The figures whose variance is studied (names in :data:`wsbench.results.metrics.BY_NAME`)."""
+HALF_WIDTHS = (0.05, 0.10)
+"""The interval half-widths the plans are given for, on the log scale (about ± 5 % and
+± 10 %)."""
+COST_STARTS = 3
+"""Server starts timed per server to measure the cost of a process."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,14 @@ class NoiseOptions:
         scenarios: the scenarios, each at every parameter set of the full grid.
         output: where the run documents go (a folder of the store's layout, not the store).
         machine: the machine's name in the documents.
+        documents: read the documents under this folder instead of measuring (None:
+            measure).
+        process_cost_s: with ``documents``, what starting and stopping a server costs,
+            seconds.
+        window_cost_s: with ``documents``, what one window costs, seconds (None: the
+            documents' warm-up plus window).
+        sets_per_process: the parameter sets one server process serves in the plan being
+            derived (its cost is shared by them); None: the sets of the study's documents.
     """
 
     servers: Sequence[str] = DEFAULT_SERVERS
@@ -71,113 +85,127 @@ class NoiseOptions:
     scenarios: Sequence[Scenario] = NOISE_SCENARIOS
     output: Path = DEFAULT_OUTPUT
     machine: str = "wsbench-local"
+    documents: Path | None = None
+    process_cost_s: float | None = None
+    window_cost_s: float | None = None
+    sets_per_process: int | None = None
 
 
 @dataclass(frozen=True)
-class Spread:
-    """The variation of one benchmark's messages/s.
+class Costs:
+    """What the levels of a plan cost, seconds.
 
     Attributes:
-        mean: grand mean of the usable samples, messages/s.
-        within: pooled within-process standard deviation / mean.
-        between: standard deviation of the process means / mean.
-        overall: standard deviation of all samples / mean.
-        processes: processes with at least two usable samples.
-        samples: usable samples.
+        process_s: starting a server until its first handshake, and stopping it.
+        window_s: one window: its warm-up and window, with the load generator's start.
     """
 
-    mean: float
-    within: float
-    between: float
-    overall: float
-    processes: int
-    samples: int
-
-    def median_cv(self, processes: int, windows: int) -> float:
-        """The predicted coefficient of variation of a figure from ``processes`` x
-        ``windows`` samples (see the module's docstring)."""
-        var = (self.between**2) / processes + (self.within**2) / (processes * windows)
-        return math.sqrt(var)
+    process_s: float
+    window_s: float
 
 
-def spread(benchmark: Benchmark) -> Spread | None:
-    """The spread of ``benchmark``'s usable messages/s samples, or None with fewer than two
-    processes of two samples each."""
-    by_process: dict[int, list[float]] = {}
-    for s in benchmark.usable():
-        if s.messages_per_s is not None:
-            by_process.setdefault(s.process, []).append(s.messages_per_s)
-    groups = [v for v in by_process.values() if len(v) >= 2]
-    if len(groups) < 2:
-        return None
-    every = [x for g in groups for x in g]
-    mean = statistics.fmean(every)
-    within = math.sqrt(statistics.fmean(statistics.variance(g) for g in groups))
-    between = statistics.stdev(statistics.fmean(g) for g in groups)
-    return Spread(
-        mean=mean,
-        within=within / mean,
-        between=between / mean,
-        overall=statistics.stdev(every) / mean,
-        processes=len(groups),
-        samples=len(every),
-    )
+def measure_costs(impl: Impl, config_id: str, placement: CpuPlacement, plan: SamplingPlan) -> Costs:
+    """The median of :data:`COST_STARTS` timed server starts and stops of ``impl``, and of
+    as many timed echo windows (16 B, 64 in flight) of ``plan``'s warm-up and window."""
+    starts, windows = [], []
+    config = MeasureConfig(
+        impl=impl.name, scenario="echo", size_bytes=16, in_flight=64,
+        warmup_s=plan.warmup_s, duration_s=plan.window_s,
+    )  # fmt: skip
+    for _ in range(COST_STARTS):
+        begun = time.perf_counter()
+        session = ServerSession(impl, config_id, placement=placement)
+        with session:
+            ready = time.perf_counter()
+            session.run(config)
+            measured = time.perf_counter()
+        stopped = time.perf_counter()
+        windows.append(measured - ready)
+        starts.append((ready - begun) + (stopped - measured))
+    return Costs(statistics.median(starts), statistics.median(windows))
 
 
-def table(runs: Sequence[Run], plan: SamplingPlan) -> str:
-    """The study's table (Markdown) for ``runs``, predicted CVs for ``plan``."""
+def groups_of(bench: Benchmark, figure: str) -> list[list[float]]:
+    """``figure``'s usable values in ``bench`` grouped by server process (non-empty groups)."""
+    grouped = metrics.by_process(metrics.BY_NAME[figure], bench.usable())
+    return [g for g in grouped if g]
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def _plan_cell(plan: variance.Plan | None) -> str:
+    return f"{plan.processes}x{plan.windows} ({plan.seconds:.0f} s)" if plan else "none"
+
+
+def table(runs: Sequence[Run], costs: Costs, sets_per_process: int | None = None) -> str:
+    """The study's table (Markdown): per (run, benchmark, figure) of :data:`FIGURES`, the
+    figure's variance components (:func:`wsbench.results.variance.components`: **within** a
+    process, **between** processes, their share), Kalibera & Jones's **optimal windows**
+    per process for ``costs`` (a process's cost shared by the ``sets_per_process``
+    parameter sets it serves; default the run's sets), and the cheapest plans for a 95 %
+    interval of about ± 5 % and ± 10 % (:func:`wsbench.results.variance.best_plan`; the
+    seconds are one parameter set's share)."""
     head = (
-        f"| server | window | scenario | messages/s | within | between | all | "
-        f"median of {plan.processes}x{plan.windows_per_process} |\n"
-        "|---|---:|---|---:|---:|---:|---:|---:|"
+        "| server | window | benchmark | figure | processes | within | between | "
+        "between share | optimal windows | ± 5 % | ± 10 % |\n"
+        "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"
     )
     lines = [head]
     for run in runs:
+        sets = sets_per_process or max(1, len(run.benchmarks))
+        process_cost = costs.process_s / sets
         for bench in run.benchmarks:
-            s = spread(bench)
-            cells = [run.impl.row_name, f"{run.settings.window_s:g} s"]
-            cells.append(f"{bench.scenario} {params_label(bench.params)}")
-            if s is None:
-                cells += [bench.error or "too few samples", "", "", "", ""]
-            else:
+            for figure in FIGURES:
+                if bench.scenario not in metrics.BY_NAME[figure].scenarios:
+                    continue
+                cells = [run.impl.row_name, f"{run.settings.window_s:g} s"]
+                cells += [f"{bench.scenario} {params_label(bench.params)}", figure]
+                found = variance.components(groups_of(bench, figure))
+                if found is None:
+                    lines.append(
+                        "| " + " | ".join([*cells, bench.error or "too few samples"]) + " |"
+                    )
+                    continue
+                best = variance.optimal_windows(found, process_cost, costs.window_s)
+                plans = [
+                    variance.best_plan(found, process_cost_s=process_cost,
+                                       window_cost_s=costs.window_s, half_width=h)
+                    for h in HALF_WIDTHS
+                ]  # fmt: skip
                 cells += [
-                    f"{s.mean:,.0f}",
-                    f"{100 * s.within:.1f} %",
-                    f"{100 * s.between:.1f} %",
-                    f"{100 * s.overall:.1f} %",
-                    f"{100 * s.median_cv(plan.processes, plan.windows_per_process):.1f} %",
+                    str(found.processes),
+                    _percent(found.within),
+                    _percent(found.between),
+                    _percent(found.share_between),
+                    "∞" if best == float("inf") else f"{best:.1f}",
+                    *(_plan_cell(p) for p in plans),
                 ]
-            lines.append("| " + " | ".join(cells) + " |")
+                lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def run(options: NoiseOptions) -> int:
-    """Run the study (see :class:`NoiseOptions`); prints the table and where the documents
-    are. Exit code 0.
-
-    Raises:
-        wsbench.impls.ImplError: an unknown implementation or configuration.
-    """
+def _measure(options: NoiseOptions) -> tuple[list[Run], Costs]:
     placement = placement_from(None, None)
     run_id = store.new_run_id()
     runs: list[Run] = []
+    costs: list[Costs] = []
     for server in options.servers:
         name, _, config_id = server.partition(":")
         impl = get_impl(name)
         config = impl.config(config_id or None)
+        print(f"noise: {impl.row_name(config)}: timing server starts", file=sys.stderr)
+        costs.append(measure_costs(impl, config.id, placement, options.plan))
         for window_s in options.window_lengths_s:
             plan = dataclasses.replace(options.plan, window_s=window_s)
             benchmarks: list[Benchmark] = []
             for scenario in options.scenarios:
                 print(f"noise: {impl.row_name(config)} {window_s:g} s {scenario}", file=sys.stderr)
                 benchmarks += sample_scenario(
-                    impl,
-                    config.id,
-                    scenario,
-                    spec(scenario).grid("full"),
-                    plan,
+                    impl, config.id, scenario, spec(scenario).grid("full"), plan,
                     placement=placement,
-                )
+                )  # fmt: skip
             doc = provenance.new_run(
                 run_id=f"{run_id}-w{window_s:g}",
                 machine_name=options.machine,
@@ -189,6 +217,43 @@ def run(options: NoiseOptions) -> int:
             )
             store.save(doc, options.output)
             runs.append(doc)
-    print(table(runs, SamplingPlan()))
-    print(f"\nnoise: samples in {options.output / options.machine}/{run_id}-w*/")
+    print(f"\nnoise: samples in {options.output / options.machine}/{run_id}-w*/", file=sys.stderr)
+    process = statistics.median(c.process_s for c in costs)
+    window = statistics.median(c.window_s for c in costs)
+    return runs, Costs(process, window)
+
+
+class NoiseError(ValueError):
+    """The study cannot run as asked (no documents in the folder, a cost missing)."""
+
+
+def _read(options: NoiseOptions) -> tuple[list[Run], Costs]:
+    assert options.documents is not None
+    found = store.load_store(options.documents)
+    if found.problems:
+        raise NoiseError("; ".join(found.problems))
+    if not found.runs:
+        raise NoiseError(f"no run document under {options.documents}/MACHINE/RUN_ID/")
+    if options.process_cost_s is None:
+        raise NoiseError("--documents needs --process-cost (seconds a server start costs)")
+    first = found.runs[0].settings
+    window = options.window_cost_s or first.warmup_s + first.window_s
+    return found.runs, Costs(options.process_cost_s, window)
+
+
+def run(options: NoiseOptions) -> int:
+    """Run the study (see :class:`NoiseOptions`); prints the costs and the table. Exit code
+    0.
+
+    Raises:
+        wsbench.impls.ImplError: an unknown implementation or configuration.
+        NoiseError: ``documents`` has no document, or one that cannot be read, or no
+            process cost was given with it.
+    """
+    runs, costs = _read(options) if options.documents else _measure(options)
+    print(
+        f"costs: a server process {costs.process_s:.2f} s (start to first handshake, and "
+        f"stop), a window {costs.window_s:.2f} s (warm-up, window, load generator start)\n"
+    )
+    print(table(runs, costs, options.sets_per_process))
     return 0

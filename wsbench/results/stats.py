@@ -145,7 +145,10 @@ def on_log_scale(groups: Groups) -> bool:
 
 
 def _mean(values: Sequence[float], log: bool) -> float:
-    """The geometric mean of ``values`` (``log``) or their arithmetic mean."""
+    """The geometric mean of ``values`` (``log``) or their arithmetic mean; exactly the value
+    when all are equal."""
+    if min(values) == max(values):
+        return float(values[0])
     if log:
         return math.exp(statistics.fmean(math.log(v) for v in values))
     return statistics.fmean(values)
