@@ -14,13 +14,14 @@ import msgspec
 import numpy as np
 import pytest
 
-from tests.conftest import NEVER_DISTURBED, fixture_impl
+from tests.conftest import NEVER_DISTURBED
 from tests.runs import ECHO_16_64, SETTINGS, benchmark, impl, run
 from wsbench.impls import get_impl
 from wsbench.instrument.cpus import default_placement
 from wsbench.instrument.interleave import Arm, measure_interleaved, side_order
 from wsbench.instrument.measure import MeasureConfig, measure
 from wsbench.instrument.sampling import SamplingPlan
+from wsbench.jobs.calibrate import spin_impl
 from wsbench.results.compare import (
     CompareError,
     compare_runs,
@@ -147,9 +148,8 @@ PLAN = SamplingPlan(
 GRID: dict[Scenario, list[Params]] = {"echo": [{"size_bytes": 16, "in_flight": 64}]}
 
 
-def _arm(name: str, *args: str) -> Arm:
-    impl = fixture_impl("spin_echo", *args, name=name)
-    return Arm(impl, "default", sys.executable, name)
+def _arm(name: str, spin_us: float = 0.0) -> Arm:
+    return Arm(spin_impl(name, spin_us), "default", sys.executable, name)
 
 
 @pytest.mark.alone
@@ -171,15 +171,15 @@ def test_a_slowed_server_is_reported_slower_and_the_other_is_not() -> None:
     # noise (6-20 %) with a test's few samples: the Methodology page gives the figures.
     quick = measure(
         MeasureConfig(impl="spin", scenario="echo", in_flight=64, warmup_s=0.2, duration_s=0.5),
-        impl=fixture_impl("spin_echo"),
+        impl=spin_impl("spin_echo"),
     )
     assert quick.messages_per_s
     spin_us = 0.5 * 1e6 / quick.messages_per_s
     # The control is the same server unslowed (the native reference is not a good one: at
     # 16 B x 64 the load generator bounds it, and its rate jumps between two levels).
-    unslowed = replace(fixture_impl("spin_echo", name="control"), display_name="control")
+    unslowed = spin_impl("control")
     control = Arm(unslowed, "default", sys.executable, "control")
-    sides = [[control, _arm("echo")], [control, _arm("echo", "--spin-us", f"{spin_us:.2f}")]]
+    sides = [[control, _arm("echo")], [control, _arm("echo", spin_us)]]
     # 6 rounds (the paired test's 5 degrees of freedom) of 2 windows: 12 samples a side
     plan = replace(PLAN, processes=6, windows_per_process=2)
     base, head = measure_interleaved(
@@ -190,7 +190,7 @@ def test_a_slowed_server_is_reported_slower_and_the_other_is_not() -> None:
         for line in compare_runs(base, head, metric_names=["messages_per_s"])
     }
     rows = {row.split(" ·")[0]: verdict for (row, _), verdict in verdicts.items()}
-    assert rows == {"spin_echo": "slower", "control": "no significant change"}
+    assert rows == {"echo": "slower", "control": "no significant change"}
 
 
 def test_the_sides_alternate_in_a_counterbalanced_order() -> None:
