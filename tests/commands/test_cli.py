@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import msgspec
@@ -15,6 +18,7 @@ from wsbench.instrument.cpus import available_cpus
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.compare import CompareOptions
 from wsbench.jobs.noise import DEFAULT_PLAN, NoiseOptions
+from wsbench.paths import REPO_ROOT
 from wsbench.results import store
 from wsbench.results.runformat import SystemCheck
 
@@ -194,3 +198,47 @@ def test_crosscheck_of_no_run(two_runs: Path, capsys: pytest.CaptureFixture[str]
     assert "no run '20261126T000000Z-nope00'" in capsys.readouterr().err
     assert main(["crosscheck", BASE, "--results", str(two_runs)]) == 2
     assert f"run {BASE} has no counted set" in capsys.readouterr().err
+
+
+WAITING_COMMAND = """
+import sys, time
+from wsbench.commands import cli, list_impls
+
+
+def wait(args):
+    print("waiting", flush=True)
+    time.sleep(60)
+    return 0
+
+
+list_impls.run = wait
+sys.exit(cli.console(["list"]))
+"""
+"""``./bench list`` as ``./bench`` runs it (:func:`wsbench.commands.cli.console`), waiting
+instead of listing: a command that is busy when the signal comes, with no server."""
+
+
+def _as_a_background_job() -> None:
+    """A ``preexec_fn``: SIGINT ignored, as a non-interactive shell starts a background job
+    (``./bench test &`` in a script)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_ends_a_command_started_as_a_background_job(
+    sig: signal.Signals, code: int
+) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WAITING_COMMAND], cwd=REPO_ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, preexec_fn=_as_a_background_job,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        ready = proc.stdout.readline()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert ready == "waiting\n", err
+    assert proc.returncode == code, err
+    assert f"({sig.name}): what was measured is in the store" in err
