@@ -655,6 +655,10 @@ def test_two_runs_on_one_store_take_turns_and_both_write_whole_documents(tmp_pat
         (["run", "--versions", "newest"], "newest"),
         (["run", "--param", "nope=1"], "nope"),
         (["run", "--param", "size_bytes=x"], "size_bytes=x"),
+        (
+            ["run", "--scenario", "memory", "--param", "connections=10000"],
+            "has connections=10000 (the full grid has it: --grid full)",
+        ),
         (["run", "--shard", "3/2"], "3/2"),
         (["run", "--shard", "0/2"], "0/2"),
         (["run", "--run-id", "../x"], "run id '../x'"),

@@ -93,6 +93,41 @@ def test_run_with_unknown_environment_or_with_impl(capsys: pytest.CaptureFixture
     assert "--environment selects environments by itself" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--impl", "websockets", "--scenario", "memory", "--no-site"],
+        ["compare", "--commits", "main", "HEAD", "--impl", "websockets", "--scenario", "memory"],
+    ],
+)
+def test_a_param_that_selects_nothing_exits_2_before_any_step(
+    argv: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv(store.ROOT_ENV, str(tmp_path / "results"))
+    assert main([*argv, "--param", "connections=10000"]) == 2
+    said = capsys.readouterr()
+    assert said.err == (
+        "wsbench: no parameter set of memory in the default grid has connections=10000 "
+        "(the full grid has it: --grid full)\n"
+    )
+    assert "[1/5]" not in said.out  # nothing built
+    assert not (tmp_path / "results").exists()  # nothing measured
+
+
+def test_a_param_value_no_grid_has_is_refused_with_the_values_the_grids_have(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", "--grid", "full", "--param", "connections=5", "--no-site"]) == 2
+    assert capsys.readouterr().err == (
+        "wsbench: no parameter set of clients, memory or ping in the full grid has "
+        "connections=5, nor does any grid (connections: 1000 in the default grid; "
+        "1, 10, 100, 1000, 10000 in the full grid)\n"
+    )
+
+
 def test_nightly_measure_in_auto_mode_needs_the_results_branch(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
