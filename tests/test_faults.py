@@ -554,6 +554,12 @@ def test_a_hung_load_generator_is_killed_at_its_time_limit(tag: dict[str, str]) 
     assert not tagged_processes(tag)
 
 
+def _as_a_background_job() -> None:
+    """A ``preexec_fn``: SIGINT ignored, as a non-interactive shell starts a background job
+    (``./bench test &`` in a script)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @pytest.mark.parametrize(
     ("sig", "code"),
     [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -signal.SIGKILL)],
@@ -571,7 +577,10 @@ def test_an_interrupted_run_leaves_no_process_a_valid_document_and_the_next_run_
     argv, env = main_job(clone, results, tag, tmp_path, windows=20, window_s=1.0)
     log = tmp_path / "output.txt"  # not a pipe: reading one waits for every process holding it
     with log.open("w") as out:
-        proc = subprocess.Popen(argv, cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT)
+        # Started as a shell's background job (SIGINT ignored), however this suite was: the
+        # run sets its own handler (lifetime.unwind_on_signals).
+        proc = subprocess.Popen(argv, cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                preexec_fn=_as_a_background_job)  # fmt: skip
     deadline = time.monotonic() + 300
     while len(list(results.rglob("*.json"))) < 2 and proc.poll() is None:
         assert time.monotonic() < deadline, "the run wrote no document"
@@ -646,6 +655,10 @@ def test_two_runs_on_one_store_take_turns_and_both_write_whole_documents(tmp_pat
         (["run", "--versions", "newest"], "newest"),
         (["run", "--param", "nope=1"], "nope"),
         (["run", "--param", "size_bytes=x"], "size_bytes=x"),
+        (
+            ["run", "--scenario", "memory", "--param", "connections=10000"],
+            "has connections=10000 (the full grid has it: --grid full)",
+        ),
         (["run", "--shard", "3/2"], "3/2"),
         (["run", "--shard", "0/2"], "0/2"),
         (["run", "--run-id", "../x"], "run id '../x'"),

@@ -58,8 +58,15 @@ def test_the_selected_scenarios_and_parameter_sets(monkeypatch: pytest.MonkeyPat
         "echo": [{"size_bytes": 16, "in_flight": 64}, {"size_bytes": 65536, "in_flight": 64}],
         "memory": [{"connections": 1000}],
     }
-    monkeypatch.setenv(PARAMS_ENV, "connections=5")
-    assert selected_grids() == {"echo": spec("echo").grid("default")}  # memory left with none
+    monkeypatch.setenv(PARAMS_ENV, "connections=5")  # memory, which is named, left with none
+    with pytest.raises(SuiteError, match="no parameter set of memory in the default grid"):
+        selected_grids()
+    monkeypatch.delenv(SCENARIOS_ENV)
+    monkeypatch.setenv(PARAMS_ENV, "size_bytes=65536")  # no scenario named: the others left out
+    assert selected_grids() == {
+        "echo": [{"size_bytes": 65536, "in_flight": 64}],
+        "memory": [{"connections": 1000}],  # no size_bytes: not narrowed
+    }
     monkeypatch.setenv(SCENARIOS_ENV, "echo,pingpong")
     with pytest.raises(SuiteError, match="unknown scenario\\(s\\) \\['pingpong'\\]"):
         selected_grids()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import msgspec
@@ -15,6 +18,7 @@ from wsbench.instrument.cpus import available_cpus
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.compare import CompareOptions
 from wsbench.jobs.noise import DEFAULT_PLAN, NoiseOptions
+from wsbench.paths import REPO_ROOT
 from wsbench.results import store
 from wsbench.results.runformat import SystemCheck
 
@@ -87,6 +91,41 @@ def test_run_with_unknown_environment_or_with_impl(capsys: pytest.CaptureFixture
     assert "unknown environment(s) ['uvpip-nosuch']" in capsys.readouterr().err
     assert main(["run", "--environment", "x", "--impl", "websockets", "--no-site"]) == 2
     assert "--environment selects environments by itself" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--impl", "websockets", "--scenario", "memory", "--no-site"],
+        ["compare", "--commits", "main", "HEAD", "--impl", "websockets", "--scenario", "memory"],
+    ],
+)
+def test_a_param_that_selects_nothing_exits_2_before_any_step(
+    argv: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv(store.ROOT_ENV, str(tmp_path / "results"))
+    assert main([*argv, "--param", "connections=10000"]) == 2
+    said = capsys.readouterr()
+    assert said.err == (
+        "wsbench: no parameter set of memory in the default grid has connections=10000 "
+        "(the full grid has it: --grid full)\n"
+    )
+    assert "[1/5]" not in said.out  # nothing built
+    assert not (tmp_path / "results").exists()  # nothing measured
+
+
+def test_a_param_value_no_grid_has_is_refused_with_the_values_the_grids_have(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", "--grid", "full", "--param", "connections=5", "--no-site"]) == 2
+    assert capsys.readouterr().err == (
+        "wsbench: no parameter set of clients, memory or ping in the full grid has "
+        "connections=5, nor does any grid (connections: 1000 in the default grid; "
+        "1, 10, 100, 1000, 10000 in the full grid)\n"
+    )
 
 
 def test_nightly_measure_in_auto_mode_needs_the_results_branch(
@@ -194,3 +233,47 @@ def test_crosscheck_of_no_run(two_runs: Path, capsys: pytest.CaptureFixture[str]
     assert "no run '20261126T000000Z-nope00'" in capsys.readouterr().err
     assert main(["crosscheck", BASE, "--results", str(two_runs)]) == 2
     assert f"run {BASE} has no counted set" in capsys.readouterr().err
+
+
+WAITING_COMMAND = """
+import sys, time
+from wsbench.commands import cli, list_impls
+
+
+def wait(args):
+    print("waiting", flush=True)
+    time.sleep(60)
+    return 0
+
+
+list_impls.run = wait
+sys.exit(cli.console(["list"]))
+"""
+"""``./bench list`` as ``./bench`` runs it (:func:`wsbench.commands.cli.console`), waiting
+instead of listing: a command that is busy when the signal comes, with no server."""
+
+
+def _as_a_background_job() -> None:
+    """A ``preexec_fn``: SIGINT ignored, as a non-interactive shell starts a background job
+    (``./bench test &`` in a script)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_ends_a_command_started_as_a_background_job(
+    sig: signal.Signals, code: int
+) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WAITING_COMMAND], cwd=REPO_ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, preexec_fn=_as_a_background_job,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        ready = proc.stdout.readline()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert ready == "waiting\n", err
+    assert proc.returncode == code, err
+    assert f"({sig.name}): what was measured is in the store" in err

@@ -15,7 +15,7 @@ from wsbench.impls import get_impl
 from wsbench.instrument.measure import MeasureConfig, measure
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.commits import _pair, _worker, measure_commits, resolve
-from wsbench.jobs.compare import parse_params, select_grids
+from wsbench.jobs.compare import select_grids
 from wsbench.paths import REPO_ROOT
 from wsbench.results.compare import CompareError, compare_runs, to_text
 
@@ -74,22 +74,22 @@ def test_configurations_on_one_side_only_or_not_installing_are_listed_not_compar
 
 
 def test_param_selects_parameter_sets_and_rejects_what_no_scenario_has() -> None:
-    wanted = parse_params(["size_bytes=16,1024", "in_flight=64"])
+    wanted = ["size_bytes=16,1024", "in_flight=64"]
     assert select_grids(["echo", "stream"], wanted, "full") == {
         "echo": [{"size_bytes": 16, "in_flight": 64}, {"size_bytes": 1024, "in_flight": 64}],
         "stream": [{"size_bytes": 16}, {"size_bytes": 1024}],
     }
-    # The default grid has push at 16 B only; connections narrows clients, not echo.
-    assert select_grids(["stream", "clients"], parse_params(["connections=1000"])) == {
+    # The default grid has push at 16 B only; connections narrows clients, not stream.
+    assert select_grids(["stream", "clients"], ["connections=1000"]) == {
         "stream": [{"size_bytes": 16}],
         "clients": [{"connections": 1000, "size_bytes": 16, "in_flight": 1}],
     }
     with pytest.raises(CompareError, match="NAME one of"):
-        parse_params(["colour=3"])
+        select_grids(["echo"], ["colour=3"])
     with pytest.raises(CompareError, match="integers"):
-        parse_params(["size_bytes=big"])
-    with pytest.raises(CompareError, match="no parameter set of echo"):
-        select_grids(["echo"], parse_params(["size_bytes=7"]))
+        select_grids(["echo"], ["size_bytes=big"])
+    with pytest.raises(CompareError, match="no parameter set of echo in the default grid"):
+        select_grids(["echo"], ["size_bytes=7"])
 
 
 SLOW_ECHO = """

@@ -59,17 +59,7 @@ from wsbench.paths import INSTALL_ERROR_FILE
 from wsbench.results import metrics, store
 from wsbench.results.runformat import Benchmark, FormatError, Run, all_disturbed, load
 from wsbench.results.stats import median
-from wsbench.scenarios import (
-    GRIDS,
-    PARAM_NAMES,
-    SCENARIOS,
-    Grid,
-    Params,
-    Scenario,
-    in_grid,
-    params_key,
-    spec,
-)
+from wsbench.scenarios import GRIDS, SCENARIOS, Grid, Params, Scenario, params_key, selection, spec
 
 Figures = dict[str, float | str | None]
 """One parameter set's figures: ``{metric: value}``, or ``{"error": text}`` when it failed."""
@@ -84,39 +74,10 @@ the full grid's scenarios together once had bounds of 30 to 60 min each, 8 h in 
 GRID_ENV = "WSBENCH_GRID"
 """The environment variable choosing the grid of parameter sets (``default`` or ``full``)."""
 PARAMS_ENV = "WSBENCH_PARAMS"
+"""The environment variable narrowing the grid: ``NAME=V[,V...]`` items separated by ``;``
+(``./bench run --param``), by :mod:`wsbench.scenarios.selection`'s rule."""
 INSTRUCTIONS_ENV = "WSBENCH_INSTRUCTIONS"
 """The environment variable that turns instruction counting on (``1``)."""
-"""The environment variable narrowing the grid: ``NAME=V[,V...]`` items separated by ``;``
-(``./bench run --param``); a parameter a scenario does not have does not narrow it."""
-
-
-def parse_params(items: Sequence[str]) -> dict[str, set[int]]:
-    """``["connections=1,10", "size_bytes=16"]`` -> ``{"connections": {1, 10}, ...}``.
-
-    Raises:
-        ValueError: a malformed item, a name no scenario has, or a value that is not an
-            integer (the message names the item).
-    """
-    wanted: dict[str, set[int]] = {}
-    for item in items:
-        name, sep, values = item.partition("=")
-        if not sep or name not in PARAM_NAMES:
-            raise ValueError(
-                f"--param {item!r}: expected NAME=V[,V...] with NAME one of {sorted(PARAM_NAMES)}"
-            )
-        try:
-            wanted.setdefault(name, set()).update(int(v) for v in values.split(","))
-        except ValueError:
-            raise ValueError(f"--param {item!r}: values must be integers") from None
-    return wanted
-
-
-def narrowed(grid: list[Params], wanted: dict[str, set[int]]) -> list[Params]:
-    """The parameter sets of ``grid`` whose values are in ``wanted`` (a parameter the sets
-    do not have does not narrow them)."""
-    return [
-        p for p in grid if all(p[name] in values for name, values in wanted.items() if name in p)
-    ]
 
 
 class SuiteError(RuntimeError):
@@ -401,21 +362,18 @@ def grids_for(
 ) -> dict[Scenario, list[Params]]:
     """The parameter sets to measure, by scenario: the grid ``which`` of the scenarios
     ``names`` (none: every scenario with a parameter set in that grid), narrowed by the
-    ``NAME=V[,V...]`` filters ``items``; a scenario left with none is left out.
+    ``NAME=V[,V...]`` filters ``items`` (:func:`wsbench.scenarios.selection.select`).
 
     Raises:
-        SuiteError: a malformed filter, or an unknown scenario.
+        SuiteError: an unknown scenario, or a malformed filter or one that selects nothing.
     """
-    try:
-        wanted = parse_params(items)
-    except ValueError as exc:
-        raise SuiteError(str(exc)) from exc
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         raise SuiteError(f"{SCENARIOS_ENV}: unknown scenario(s) {unknown} (known: {SCENARIOS})")
-    chosen: list[Scenario] = [s for s in SCENARIOS if s in names] if names else in_grid(which)
-    grids = {scenario: narrowed(spec(scenario).grid(which), wanted) for scenario in chosen}
-    return {scenario: grid for scenario, grid in grids.items() if grid}
+    try:
+        return selection.select(which, names, items)
+    except ValueError as exc:
+        raise SuiteError(str(exc)) from exc
 
 
 def measure_grids() -> dict[str, dict[str, Figures]]:

@@ -32,7 +32,7 @@ from pathlib import Path
 from wsbench.ci.github import COMMENT_MARKER, COUNTS_MARKER
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
-from wsbench.jobs.compare import COMPARISONS, parse_params, select_grids
+from wsbench.jobs.compare import COMPARISONS, select_grids
 from wsbench.results import compare, instruction_verdicts, store
 from wsbench.scenarios import in_grid
 
@@ -133,8 +133,7 @@ def run(options: PrCompareOptions) -> int:
         raise compare.CompareError(str(exc)) from exc
     if options.instructions_only:
         return _count(options, chosen, (merge_base, head), header, title)
-    params = parse_params(REDUCED_PARAMS if chosen.everything else ())
-    grids = select_grids(in_grid("default"), params, "full")
+    grids = select_grids(in_grid("default"), REDUCED_PARAMS if chosen.everything else (), "full")
     if chosen.everything:
         header.append(f"Every configuration at a reduced scale: {', '.join(REDUCED_PARAMS)}.")
     sides = commitcompare.measure_commits(

@@ -6,7 +6,6 @@ naming the problem."""
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -35,7 +34,11 @@ from wsbench.commands import (
 )
 from wsbench.impls import ImplError
 from wsbench.instrument.cpus import CpuSetError
-from wsbench.instrument.lifetime import TERMINATED_EXIT_CODE, exit_on_sigterm
+from wsbench.instrument.lifetime import (
+    INTERRUPTED_EXIT_CODE,
+    TERMINATED_EXIT_CODE,
+    unwind_on_signals,
+)
 from wsbench.instrument.loadgen import LoadgenError
 from wsbench.instrument.measure import ConfigError
 from wsbench.jobs.crosscheck import CrossCheckError
@@ -53,8 +56,6 @@ BAD_INPUT = (
     CrossCheckError,
 )  # fmt: skip
 """Errors that name bad input: exit code 2."""
-INTERRUPTED_EXIT_CODE = 128 + signal.SIGINT
-"""The exit code of a command interrupted with SIGINT (Ctrl-C; the shell's convention: 130)."""
 FAILURES = (LoadgenError, VenvError, GitHubError, LintSetupError, StoreError)
 """Errors of a tool or a step that failed: exit code 1."""
 
@@ -72,8 +73,9 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code: 2 for bad input and 1 for a failed step
-    (with a message), 130 when interrupted (SIGINT); SIGTERM, once :func:`exit_on_sigterm`
-    is in place, ends it with 143 after the same clean-up."""
+    (with a message), 130 when interrupted (SIGINT); SIGTERM, once
+    :func:`~wsbench.instrument.lifetime.unwind_on_signals` is in place, ends it with 143
+    after the same clean-up."""
     args = parser().parse_args(argv)
     # by the command's name: an option's value never stands in for the command (crosscheck's
     # positional ``run``)
@@ -97,6 +99,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
 
 
+def console(argv: Sequence[str] | None = None) -> int:
+    """``./bench``'s entry point: :func:`main` with SIGINT and SIGTERM unwinding it (no
+    server or load generator left) however the process was started, also with SIGINT
+    ignored, as a shell starts a background job
+    (:func:`~wsbench.instrument.lifetime.unwind_on_signals`). Call it from the main thread."""
+    unwind_on_signals()
+    return main(argv)
+
+
 if __name__ == "__main__":
-    exit_on_sigterm()  # SIGTERM unwinds like SIGINT: no server or load generator left
-    sys.exit(main())
+    sys.exit(console())

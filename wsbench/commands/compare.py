@@ -36,7 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--param", action="append", default=[], metavar="NAME=V[,V...]",
-        help="measure only parameter sets with these values (e.g. size_bytes=16,1024)",
+        help="measure only parameter sets with these values (e.g. size_bytes=16,65536); one "
+        "that selects no set of the grid is refused",
     )  # fmt: skip
     parser.add_argument("--metric", action="append", help="figure(s) to compare")
     parser.add_argument("--by", choices=["environment", "configuration"])

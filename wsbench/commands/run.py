@@ -54,7 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--param", action="append", default=[], metavar="NAME=V[,V...]",
-        help="only the grid's parameter sets with these values (e.g. connections=1,10,100)",
+        help="only the grid's parameter sets with these values (e.g. size_bytes=16,65536); "
+        "one that selects no set of the grid is refused",
     )  # fmt: skip
     add_plan_arguments(
         parser, "rounds of fresh server processes (memory has its own)",

@@ -10,7 +10,8 @@ turns into :class:`SystemExit` (:func:`exit_on_sigterm`) so that its ``finally``
 context managers stop its servers (with their process groups) before it exits. So a main job
 killed with SIGKILL still leaves no process behind; one interrupted with SIGINT or SIGTERM
 stops asv, which sets the chain off. Linux clears the setting across ``fork``, so each link
-sets it itself.
+sets it itself. ``./bench`` sets its SIGINT handler itself too (:func:`unwind_on_signals`):
+a process started with SIGINT ignored (a shell's background job) would not get Python's.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ PR_SET_PDEATHSIG = 1
 
 TERMINATED_EXIT_CODE = 128 + signal.SIGTERM
 """The exit code of a wsbench process ended by SIGTERM (the shell's convention: 143)."""
+INTERRUPTED_EXIT_CODE = 128 + signal.SIGINT
+"""The exit code of a wsbench process interrupted with SIGINT (Ctrl-C; the shell's
+convention: 130)."""
 
 
 def set_parent_death_signal(sig: int) -> None:
@@ -56,6 +60,22 @@ def exit_on_sigterm() -> None:
     unwinds (stopping what it started) instead of ending on the spot. Call it from the main
     thread."""
     signal.signal(signal.SIGTERM, _exit)
+
+
+def unwind_on_signals() -> None:
+    """Make SIGINT raise :class:`KeyboardInterrupt` and SIGTERM ``SystemExit(143)``
+    (:func:`exit_on_sigterm`) in this process's main thread, whatever dispositions it
+    started with. Python installs its SIGINT handler only over the default disposition: a
+    shell starts a background job (``./bench test &`` in a script) with SIGINT ignored, and
+    such a process would otherwise ignore ``kill -INT`` and measure on. The processes it
+    starts afterwards get the default disposition again (exec resets a handler, not an
+    ignored signal). Call it from the main thread.
+
+    Raises:
+        ValueError: called from another thread than the main one.
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    exit_on_sigterm()
 
 
 def die_with_parent() -> None:

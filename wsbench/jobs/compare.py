@@ -30,7 +30,6 @@ from pathlib import Path
 
 import msgspec
 
-from wsbench.asv import suite
 from wsbench.asv.conf import bench_envs
 from wsbench.impls import ImplError, get_impl
 from wsbench.instrument import instructions
@@ -40,7 +39,7 @@ from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
 from wsbench.results import compare, instruction_verdicts, store
 from wsbench.results.runformat import FormatError, Run, load
-from wsbench.scenarios import Grid, Params, Scenario, in_grid, spec
+from wsbench.scenarios import Grid, Params, Scenario, selection
 
 COMPARISONS = "comparisons"
 """The store's sub-folder for interleaved comparisons' documents."""
@@ -64,7 +63,7 @@ class CompareOptions:
             stored runs: every scenario they hold).
         grid: the parameter sets measured: ``"default"`` or ``"full"``.
         param: ``NAME=V[,V...]`` filters of the grid's parameter sets (e.g.
-            ``"size_bytes=16,1024"``).
+            ``"size_bytes=16,65536"``).
         metric: the figures to compare, by name (None:
             :data:`wsbench.results.compare.DEFAULT_METRICS`).
         by: how environments are paired (:data:`wsbench.results.compare.Match`):
@@ -120,35 +119,20 @@ def stored_run(ref: str, root: Path) -> list[Run]:
         raise compare.CompareError(str(exc)) from exc
 
 
-def parse_params(specs: Sequence[str]) -> dict[str, set[int]]:
-    """``["size_bytes=16,1024", "in_flight=64"]`` -> ``{"size_bytes": {16, 1024}, ...}``
-    (:func:`wsbench.asv.suite.parse_params`).
+def select_grids(
+    scenarios: Sequence[Scenario], params: Sequence[str], which: Grid = "default"
+) -> dict[Scenario, list[Params]]:
+    """Each scenario's parameter sets in the ``which`` grid (:mod:`wsbench.scenarios`) that
+    match the ``--param`` filters ``params`` (:func:`wsbench.scenarios.selection.select`;
+    no scenarios: every one with a set in the grid).
 
     Raises:
-        compare.CompareError: a malformed item, or a name no scenario has.
+        compare.CompareError: a malformed filter or one that selects nothing.
     """
     try:
-        return suite.parse_params(specs)
+        return selection.select(which, scenarios, params)
     except ValueError as exc:
         raise compare.CompareError(str(exc)) from exc
-
-
-def select_grids(
-    scenarios: Sequence[Scenario], wanted: dict[str, set[int]], which: Grid = "default"
-) -> dict[str, list[Params]]:
-    """Each scenario's parameter sets in the ``which`` grid (:mod:`wsbench.scenarios`) that
-    match ``wanted`` (a parameter a scenario does not have does not filter it).
-
-    Raises:
-        compare.CompareError: a scenario is left with no parameter set.
-    """
-    grids: dict[str, list[Params]] = {}
-    for scenario in scenarios:
-        grid = suite.narrowed(spec(scenario).grid(which), wanted)
-        if not grid:
-            raise compare.CompareError(f"no parameter set of {scenario} matches --param")
-        grids[scenario] = grid
-    return grids
 
 
 def _progress(line: str) -> None:
@@ -212,8 +196,8 @@ def run(options: CompareOptions) -> int:
             plan.validate()
         except ValueError as exc:
             raise compare.CompareError(str(exc)) from exc
-        scenarios: list[Scenario] = list(options.scenario or in_grid(options.grid))
-        grids = select_grids(scenarios, parse_params(options.param), options.grid)
+        grids = select_grids(options.scenario or (), options.param, options.grid)
+        scenarios: list[Scenario] = list(grids)
         if options.versions:
             if options.instructions_only:
                 raise compare.CompareError("--instructions-only goes with --commits")

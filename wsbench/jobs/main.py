@@ -38,9 +38,6 @@ from wsbench.asv.suite import (
     INSTRUCTIONS_ENV,
     PARAMS_ENV,
     SCENARIOS_ENV,
-    SuiteError,
-    grids_for,
-    parse_params,
 )
 from wsbench.impls import ImplError, get_impl
 from wsbench.instrument import lifetime, loadgen, machine, system, waitbudget
@@ -54,7 +51,7 @@ from wsbench.paths import REPO_ROOT, SITE_DIR
 from wsbench.results import store
 from wsbench.results.compare import CompareError
 from wsbench.results.headroom import cpu_list
-from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, SCENARIOS, Grid, in_grid
+from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, SCENARIOS, Grid, selection
 
 STEPS = 5
 ASV = (sys.executable, "-m", "wsbench.asv.main")
@@ -252,7 +249,9 @@ def run(options: MainJobOptions) -> int:
     """Run the main job; returns the exit code.
 
     Raises:
-        MainJobError: a step failed (unknown implementation, build, asv or mkdocs failure).
+        MainJobError: bad input (an unknown implementation, a ``--param`` that is malformed
+            or selects nothing: :mod:`wsbench.scenarios.selection`), checked before any
+            step, or a step failed (build, asv or mkdocs failure).
         wsbench.results.store.StoreError: the results store cannot be written (checked before
             anything is built), or a document was not written or not finished (after asv).
     """
@@ -263,8 +262,8 @@ def run(options: MainJobOptions) -> int:
         except ValueError as exc:
             raise MainJobError(str(exc)) from exc
     plan = options.plan
-    try:
-        parse_params(options.param)
+    try:  # before anything is built: a --param that selects nothing is refused here
+        grids = selection.select(options.grid, options.scenario or (), options.param)
     except ValueError as exc:
         raise MainJobError(str(exc)) from exc
     check_commits(options.commits)
@@ -342,7 +341,7 @@ def run(options: MainJobOptions) -> int:
         PARAMS_ENV: ";".join(options.param),
         INSTRUCTIONS_ENV: "1" if options.instructions else "",
     }
-    scenarios: list[str] = list(options.scenario or in_grid(options.grid))
+    scenarios: list[str] = list(grids)  # those the filters left a set
     env[SCENARIOS_ENV] = ",".join(scenarios)  # measured together by the shared setup_cache
     if scenarios == list(SCENARIOS):
         scenarios = []  # every benchmark: no --bench
@@ -367,10 +366,6 @@ def run(options: MainJobOptions) -> int:
     if code not in ASV_DONE_CODES:
         raise MainJobError(f"asv run exited {code}")
     run_dir = results / options.machine / run_id
-    try:
-        grids = grids_for(options.grid, env[SCENARIOS_ENV].split(","), options.param)
-    except SuiteError as exc:
-        raise MainJobError(str(exc)) from exc
     missing = unwritten(run_dir, [e.name for e in envs], grids, resolve("HEAD"))
     if missing:
         raise store.StoreError(

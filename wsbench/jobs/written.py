@@ -31,7 +31,7 @@ def unwritten(
         run_dir: the run's folder (``<root>/<machine>/<run_id>``).
         env_names: asv's names of the environments the run measured.
         grids: the parameter sets each document of ``commit`` holds, by scenario
-            (:func:`wsbench.asv.suite.grids_for`); documents of other commits (a range run
+            (:func:`wsbench.scenarios.selection.select`); documents of other commits (a range run
             with ``--commits``) are only required to exist, as their code may know other
             scenarios.
         commit: the commit whose code is running (40 hex digits).

@@ -77,7 +77,7 @@ __all__ = [
     "params_words", "spec",
 ]  # fmt: skip
 
-_NOT_SCENARIOS = frozenset({"base", "params"})
+_NOT_SCENARIOS = frozenset({"base", "params", "selection"})
 """The package's modules that are not scenarios."""
 
 
