@@ -144,7 +144,9 @@ def test_summary_of_one_process() -> None:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("kwargs", [{"confidence": 1.0}, {"confidence": 0.0}, {"unstable_cv": -0.1}])
+@pytest.mark.parametrize(
+    "kwargs", [{"confidence": 1.0}, {"confidence": 0.0}, {"unstable_cv": -0.1}]
+)
 def test_summary_rejects_bad_arguments(kwargs: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         summarize([[1.0], [2.0]], **kwargs)
@@ -254,7 +256,7 @@ def test_too_few_server_processes() -> None:
     base = [[100.0], [101.0], [99.0]]
     head = [[50.0], [51.0], []]
     assert compare(base, head, higher_is_better=True, paired=True).verdict == TOO_FEW
-    assert compare(base, head[:2] + [[49.0]], higher_is_better=True, paired=True).verdict == (
+    assert compare(base, [*head[:2], [49.0]], higher_is_better=True, paired=True).verdict == (
         "slower"
     )
 

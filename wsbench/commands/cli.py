@@ -16,6 +16,7 @@ from wsbench.ci.nightly import NightlyError
 from wsbench.ci.workflow_lint import LintSetupError
 from wsbench.commands import (
     asv_conf,
+    calibrate,
     clients,
     compare,
     crosscheck,
@@ -41,19 +42,21 @@ from wsbench.instrument.lifetime import (
 )
 from wsbench.instrument.loadgen import LoadgenError
 from wsbench.instrument.measure import ConfigError
+from wsbench.jobs.calibrate import CalibrateError
 from wsbench.jobs.crosscheck import CrossCheckError
 from wsbench.jobs.main import MainJobError
+from wsbench.jobs.noise import NoiseError
 from wsbench.results.compare import CompareError
 from wsbench.results.store import StoreError
 
 COMMANDS: tuple[ModuleType, ...] = (
-    run, test, measure, compare, crosscheck, noise, lint_workflows, pr_compare, pr_info,
-    pr_comment, nightly, site, system, clients, list_impls, asv_conf,
+    run, test, measure, compare, crosscheck, noise, calibrate, lint_workflows, pr_compare,
+    pr_info, pr_comment, nightly, site, system, clients, list_impls, asv_conf,
 )  # fmt: skip
 """Every command, in ``./bench --help``'s order."""
 BAD_INPUT = (
     ConfigError, ImplError, CpuSetError, MainJobError, CompareError, NightlyError,
-    CrossCheckError,
+    CrossCheckError, NoiseError, CalibrateError,
 )  # fmt: skip
 """Errors that name bad input: exit code 2."""
 FAILURES = (LoadgenError, VenvError, GitHubError, LintSetupError, StoreError)
