@@ -323,6 +323,47 @@ def test_a_valid_meta_toml_reads_into_the_harness_objects(tmp_path: Path) -> Non
     )  # fmt: skip
 
 
+def test_a_version_names_the_backend_of_the_configurations_that_name_none(
+    tmp_path: Path,
+) -> None:
+    # python-socketio's case: its server.py runs uvicorn's default backend of the pinned
+    # release, which each version names; a configuration's own backend wins, and one on
+    # another server than the top-level one keeps its own (none named: that server's).
+    folder = _written(
+        tmp_path,
+        """package = "x"
+server = "uvicorn"
+versions = [
+  { version = "1.0", requires = ["uvicorn==0.30.6"], ws_backend = "websockets" },
+  { version = "2.0", requires = ["uvicorn==0.54.0"], ws_backend = "websockets-sansio" },
+]
+[[configurations]]
+id = "asyncio"
+[[configurations]]
+id = "wsproto"
+ws_backend = "wsproto"
+[[configurations]]
+id = "granian"
+server = "granian"
+""",
+    )
+    impl = load_impl(folder)
+    assert impl.versions[1] == ImplVersion(
+        "2.0", {"uvicorn": "0.54.0"}, ws_backend="websockets-sansio"
+    )
+    backends = {
+        (c.id, v): impl.ws_backend(c, v) for c in impl.configs for v in ("1.0", "2.0", "9.9")
+    }
+    assert backends == {
+        ("asyncio", "1.0"): "websockets", ("asyncio", "2.0"): "websockets-sansio",
+        ("asyncio", "9.9"): "",  # an unlisted version states nothing
+        ("wsproto", "1.0"): "wsproto", ("wsproto", "2.0"): "wsproto", ("wsproto", "9.9"): "wsproto",
+        ("granian", "1.0"): "", ("granian", "2.0"): "", ("granian", "9.9"): "",
+    }  # fmt: skip
+    # The row's name is the configuration's, as before (the documents keep their names).
+    assert impl.row_name(impl.config("asyncio"), impl.versions[1]) == "x · uvicorn 0.54 · asyncio"
+
+
 def test_left_out_keys_take_their_defaults(tmp_path: Path) -> None:
     impl = load_impl(_written(tmp_path, ""))
     assert (impl.name, impl.display_name, impl.server, impl.package, impl.versions) == (

@@ -59,12 +59,18 @@ class ImplVersion:
             not stated (shown on the site).
         speedups: the package's optional accelerations at this version (C extensions), ""
             when not stated (shown on the site).
+        ws_backend: the WebSocket backend the implementation's top-level server runs at this
+            version in the configurations on that server that name none (a configuration's
+            own ``ws_backend`` wins; :meth:`Impl.ws_backend`), e.g. python-socketio's
+            ``"websockets-sansio"``, uvicorn's default from 0.50 that its server.py selects;
+            "" when not stated (the server's only or default backend, unnamed).
     """
 
     version: str
     requires: dict[str, str] = field(default_factory=dict)
     api: str = ""
     speedups: str = ""
+    ws_backend: str = ""
 
 
 DEFAULT_CONFIG = "default"
@@ -84,7 +90,9 @@ class ImplConfig:
         id: unique within the implementation, ``[a-z0-9-]+`` (``WSBENCH_CONFIG``, ``--config``).
         server: the server that runs the app (e.g. ``"uvicorn"``).
         event_loop: ``"asyncio"``, ``"uvloop"``, ``"twisted"``...
-        ws_backend: the server's WebSocket implementation, or "" when it has only one.
+        ws_backend: the server's WebSocket implementation, or "" when it has only one or the
+            configuration does not choose (its version may name it:
+            :attr:`ImplVersion.ws_backend`).
         api: a client library's API this configuration uses (e.g. ``"sync client"``), ""
             for servers.
         protocol: ``"websocket"`` or ``"socketio"``.
@@ -188,6 +196,16 @@ class Impl:
         known = ", ".join(c.id for c in self.configs)
         raise ImplError(f"{self.name} has no configuration {config_id!r} (known: {known})")
 
+    def ws_backend(self, config: ImplConfig, version: str | None) -> str:
+        """The WebSocket backend ``config`` runs at ``version``: the configuration's own
+        ``ws_backend``, else the version's (:attr:`ImplVersion.ws_backend`) when the
+        configuration is on the implementation's top-level server, else "" (unnamed: the
+        server's only or default backend)."""
+        if config.ws_backend or config.server != self.server:
+            return config.ws_backend
+        listed = next((v for v in self.versions if v.version == version), None)
+        return listed.ws_backend if listed else ""
+
     @property
     def latest(self) -> ImplVersion | None:
         """The default version (the last listed), or None for an implementation without one."""
@@ -274,12 +292,15 @@ class MetaVersion(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
         api: which of the package's APIs the implementation uses at this version, when that
             changed over the matrix (websockets' ``"legacy (websockets.serve)"``).
         speedups: the package's optional accelerations at this version (autobahn's NVX).
+        ws_backend: the WebSocket backend of the top-level server at this version, for the
+            configurations on it that name none (:attr:`ImplVersion.ws_backend`).
     """
 
     version: str
     requires: tuple[str, ...] = ()
     api: str = ""
     speedups: str = ""
+    ws_backend: str = ""
 
 
 class MetaConfiguration(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -495,6 +516,7 @@ def load_impl(directory: Path) -> Impl:
             requires=_pins(v.requires, path, f"version {v.version!r}"),
             api=v.api,
             speedups=v.speedups,
+            ws_backend=v.ws_backend,
         )
         for v in meta.versions
     )

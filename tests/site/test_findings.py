@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pytest import approx
+
 from tests.runs import ECHO_16_64, failed, impl, run
 from tests.site_runs import (
     CURRENT,
@@ -25,8 +27,8 @@ from wsbench.impls import load_impl
 from wsbench.instrument.provenance import impl_info
 from wsbench.results import stats
 from wsbench.results.runformat import Run
-from wsbench.site.findings import Findings, ServerBuild, findings_of
-from wsbench.site.findings_page import ratio_text, render_findings
+from wsbench.site.findings import Findings, ServerBuild, findings_of, unshared
+from wsbench.site.findings_page import p_text, ratio_text, render_findings
 from wsbench.site.frameworks import load_frameworks
 from wsbench.site.markup import cell, spread
 from wsbench.site.render import render_leaderboard, table_link
@@ -53,8 +55,10 @@ def _untagged(text: str) -> str:
 
 
 def _figure(values: list[float]) -> str:
-    """A messages/s figure of ``values`` as a cell shows it, without its HTML."""
-    return _untagged(spread(stats.summarize(values), ",.0f"))
+    """A messages/s figure of ``values`` (two windows per server process, as
+    :func:`tests.runs.run` records them) as a cell shows it, without its HTML."""
+    groups = [values[i : i + 2] for i in range(0, len(values), 2)]
+    return _untagged(spread(stats.summarize(groups), ",.0f"))
 
 
 def _table_rows(page: str, heading: str) -> list[list[str]]:
@@ -233,10 +237,11 @@ def test_socketio_and_websocket_configurations_are_paired_from_the_metadata(
         ("ref", "socketio", "ref", "websocket", "0.1.0", ref),
         ("sio", "websockets-asyncio", "web", "websockets-asyncio", "2.0", uvicorn),
     ]
+    assert all(p.baseline for p in findings.pairings)  # one WebSocket configuration each
     pairing = next(p for p in findings.pairings if p.socketio.impl.name == "sio")
     (figure,) = pairing.figures
     assert figure.comparison is not None
-    assert figure.comparison.head_over_base == 0.25  # Socket.IO / WebSocket
+    assert figure.comparison.head_over_base == approx(0.25)  # Socket.IO / WebSocket
     assert figure.comparison.verdict == "slower"
     assert [(r.impl.name, r.impl.config, key[2], key[3]) for r, key in findings.unpaired] == [
         ("sio", "wsproto-uvloop", "wsproto", "uvloop")
@@ -252,8 +257,9 @@ def test_socketio_and_websocket_configurations_are_paired_from_the_metadata(
         _figure(STABLE),
         _figure(_times(4)),
         _untagged(ratio_text(figure.comparison)),
-        "Socket.IO significantly slower (p = 0.0022)",
+        f"Socket.IO significantly slower ({p_text(figure.comparison)})",
     ]
+    assert figure.comparison.p_value < stats.ALPHA  # Welch's t over 3 processes a side
     assert rows[0][4].startswith("0.25× (")
     assert "no WebSocket configuration on uvicorn 0.54.0 with WebSocket backend wsproto" in page
 
@@ -271,8 +277,146 @@ def test_the_native_references_two_protocols_pair_in_the_repository_metadata() -
         "websocket",
     )
     assert pairing.figures[0].comparison is not None
-    assert pairing.figures[0].comparison.head_over_base == 0.2
+    assert pairing.figures[0].comparison.head_over_base == approx(0.2)
+    assert pairing.baseline
     assert findings.contests == ()  # the reference alone: nothing to rank
+
+
+PLAIN = """
+name = "{name}"
+package = "{name}"
+protocol = "{protocol}"
+server = "{server}"
+versions = [{{ version = "1.0", requires = [{requires}]{version_backend} }}]
+[[configurations]]
+id = "asyncio"
+ws_backend = "{backend}"
+event_loop = "asyncio"
+"""
+
+
+def _plain(
+    root: Path,
+    name: str,
+    protocol: str = "websocket",
+    server: str = "uvicorn",
+    backend: str = "",
+    version_backend: str = "",
+    requires: tuple[str, ...] = (),
+) -> None:
+    """``root/name/meta.toml``: ``name`` 1.0 on ``server`` (uvicorn 0.54.0 pinned) on
+    asyncio, configuration ``asyncio`` with WebSocket backend ``backend``; the version
+    names ``version_backend``; ``requires``: more pins."""
+    pins = ", ".join(f'"{p}"' for p in ("uvicorn==0.54.0", *requires))
+    named = f', ws_backend = "{version_backend}"' if version_backend else ""
+    (root / name).mkdir()
+    (root / name / "meta.toml").write_text(
+        PLAIN.format(
+            name=name, protocol=protocol, server=server, requires=pins, backend=backend,
+            version_backend=named,
+        )
+    )  # fmt: skip
+
+
+def test_a_socketio_configuration_takes_the_thinnest_app_on_its_stack_as_baseline(
+    tmp_path: Path,
+) -> None:
+    # "sio" names no backend but its version does (uvicorn's default it runs, as
+    # python-socketio's): it shares the stack of the configurations that name that backend,
+    # and not that of "default", which runs the server's unnamed default. Of the three on its
+    # stack the baseline is the toolkit another framework pins ("toolkit", pinned by
+    # "framework"), not the framework on it nor the fastest ("bulky", more pins).
+    _plain(tmp_path, "sio", "socketio", version_backend="websockets-sansio")
+    _plain(tmp_path, "toolkit", backend="websockets-sansio")
+    _plain(tmp_path, "framework", backend="websockets-sansio", requires=("toolkit==1.0",))
+    _plain(tmp_path, "bulky", backend="websockets-sansio", requires=("a==1", "b==2"))
+    _plain(tmp_path, "default")
+    rates = {"sio": 1.0, "toolkit": 4.0, "framework": 3.0, "bulky": 8.0, "default": 9.0}
+    docs = [_doc(tmp_path, name, "asyncio", "1.0", _times(r)) for name, r in rates.items()]
+    findings, _ = _findings(docs, tmp_path)
+    assert sorted((p.websocket.impl.name, p.baseline) for p in findings.pairings) == [
+        ("bulky", False),
+        ("framework", False),
+        ("toolkit", True),
+    ]
+    assert {p.websocket.impl.name for p in findings.pairings} < set(rates)  # not "default"
+    assert findings.unpaired == ()
+
+
+def test_the_servers_own_websocket_api_is_thinner_than_a_toolkit(tmp_path: Path) -> None:
+    # The server "own" is the implementation "own" itself; the others pin its release.
+    _plain(tmp_path, "sio", "socketio", server="own", requires=("own==1.0",))
+    _plain(tmp_path, "own", server="own")
+    _plain(tmp_path, "toolkit", server="own", requires=("own==1.0",))
+    _plain(tmp_path, "framework", server="own", requires=("own==1.0", "toolkit==1.0"))
+    docs = [_doc(tmp_path, name, "asyncio", "1.0", STABLE) for name in ("sio", "own", "toolkit")]
+    findings, _ = _findings(docs, tmp_path)
+    assert [p.websocket.impl.name for p in findings.pairings if p.baseline] == ["own"]
+
+
+def test_a_socketio_configuration_no_plain_one_shares_a_stack_with_says_what_none_runs_on(
+    tmp_path: Path,
+) -> None:
+    # The repository's Flask-SocketIO: its servers' versions come from its configurations'
+    # pins (eventlet, gevent) or its version matrix (werkzeug), and no plain WebSocket
+    # configuration runs on any of them.
+    impls = ROOT / "impls"
+    flask = load_impl(impls / "flask-socketio")
+    starlette = load_impl(impls / "starlette")
+    docs = [
+        run(STABLE, impl_info=impl_info(flask, flask.config(config), "5.7.0"))
+        for config in ("threading", "eventlet", "gevent")
+    ]
+    docs.append(
+        run(STABLE, impl_info=impl_info(starlette, starlette.config("wsproto-uvloop"), "1.10.0"))
+    )
+    findings, _ = _findings(docs, impls)
+    assert findings.pairings == ()
+    keys = {r.impl.config: key for r, key in findings.unpaired}
+    assert {c: (k[1], k[2], k[3]) for c, k in keys.items()} == {
+        "threading": (ServerBuild("werkzeug", "3.1.9"), "simple-websocket", "threading"),
+        "eventlet": (ServerBuild("eventlet", "0.41.3"), "", "eventlet"),
+        "gevent": (ServerBuild("gevent", "26.9.0"), "gevent-websocket", "gevent"),
+    }
+    assert [unshared(keys[c], findings.stacks) for c in ("threading", "eventlet", "gevent")] == [
+        "werkzeug", "eventlet", "gevent",
+    ]  # fmt: skip
+    # Narrower: a server some plain configuration runs on, at another build or stack.
+    (stack,) = findings.stacks
+    build = stack[1]
+    assert build == ServerBuild("uvicorn", "0.54.0")
+    older = ServerBuild("uvicorn", "0.30.6")
+    assert unshared(("m", older, "websockets", "asyncio"), findings.stacks) == "uvicorn 0.30.6"
+    assert unshared(("m", build, "websockets-sansio", "asyncio"), findings.stacks) == (
+        "uvicorn 0.54.0 with WebSocket backend websockets-sansio and event loop asyncio"
+    )
+
+
+def test_python_socketio_pairs_with_starlette_on_its_backend_in_the_repository_metadata() -> None:
+    # python-socketio 5.18.1 runs uvicorn 0.54's default backend, websockets-sansio, which its
+    # version names: Starlette on that backend and loop is its baseline, and BlackSheep (on
+    # uvicorn's unnamed default) is not on its stack.
+    impls = ROOT / "impls"
+    docs = [
+        _doc(impls, "python-socketio", "asyncio", "5.18.1", _times(57.6)),
+        _doc(impls, "python-socketio", "uvloop", "5.18.1", _times(70)),
+        _doc(impls, "starlette", "websockets-sansio-asyncio", "1.10.0", _times(480.28)),
+        _doc(impls, "starlette", "websockets-sansio-uvloop", "1.10.0", _times(600)),
+        _doc(impls, "starlette", "websockets-asyncio", "1.10.0", _times(600)),
+        _doc(impls, "blacksheep", "uvicorn-asyncio", "2.6.4", _times(720)),
+    ]
+    findings, _ = _findings(docs, impls)
+    pairs = [
+        (p.socketio.impl.config, p.websocket.impl.name, p.websocket.impl.config, p.baseline)
+        for p in findings.pairings
+    ]
+    assert sorted(pairs) == [
+        ("asyncio", "starlette", "websockets-sansio-asyncio", True),
+        ("uvloop", "starlette", "websockets-sansio-uvloop", True),
+    ]
+    asyncio = next(p for p in findings.pairings if p.socketio.impl.config == "asyncio")
+    assert asyncio.figures[0].comparison is not None
+    assert asyncio.figures[0].comparison.head_over_base == approx(57.6 / 480.28)  # 12 %
 
 
 def test_findings_of_the_site_store() -> None:

@@ -1,7 +1,12 @@
 """wsbench.site.home without mkdocs: each question's answer from the shown rows (the preferred
 parameter set, the right protocol, best first, ties named, the reference quoted and not
-drawn), the cost of Socket.IO against the fastest WebSocket configuration on the same
-server, and the page from its template; wsbench.site.interactive's data elements."""
+drawn), the cost of Socket.IO against its baseline (the plain WebSocket app on the same
+server build, WebSocket backend and event loop, not a faster framework or backend), the
+Socket.IO configurations no plain one shares a stack with named, and the page from its
+template; wsbench.site.interactive's data elements."""
+
+# The page's typography (en dash in ranges) is asserted as published.
+# ruff: noqa: RUF001
 
 from __future__ import annotations
 
@@ -11,11 +16,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from pytest import approx
 
-from tests.runs import run
-from tests.site_runs import IMPLS, REFERENCE_META, site_runs
+from tests.runs import ECHO_16_64, benchmark, failed, run
+from tests.site_runs import IMPLS, site_runs
 from wsbench.impls import load_impl
 from wsbench.instrument.provenance import impl_info
+from wsbench.results.runformat import Benchmark, Run
 from wsbench.site.findings import Findings, findings_of
 from wsbench.site.frameworks import load_frameworks
 from wsbench.site.home import (
@@ -116,57 +123,180 @@ def test_a_family_without_its_preferred_set_shows_the_most_measured_one(
     assert leaderboard_answer(replace(fam, scenario="soak"), results, "no such machine") is None
 
 
+ROOT = Path(__file__).resolve().parents[2]
+SPREAD = (0.98, 0.99, 1.0, 1.0, 1.01, 1.02)
+"""Six windows (3 server processes x 2) around a rate."""
+
+
+def _doc(impls: Path, name: str, config: str, version: str, rate: float) -> Run:
+    found = load_impl(impls / name)
+    info = impl_info(found, found.config(config), version)
+    return run([rate * f for f in SPREAD], impl_info=info)
+
+
+def test_the_cost_of_socketio_is_against_the_plain_app_on_the_same_stack() -> None:
+    # The repository's metadata, the figures of the run issue 41 quotes: python-socketio
+    # 5.18.1 runs uvicorn 0.54's default backend, websockets-sansio, on asyncio. Its baseline
+    # is Starlette on exactly that (12 %), not BlackSheep, a faster framework on uvicorn's
+    # unnamed default (8 %), nor Starlette on another backend. Flask-SocketIO's three
+    # servers have no plain WebSocket configuration on them: named, with why.
+    impls = ROOT / "impls"
+    docs = [
+        _doc(impls, "python-socketio", "asyncio", "5.18.1", 5_760.0),
+        _doc(impls, "starlette", "websockets-sansio-asyncio", "1.10.0", 48_028.0),
+        _doc(impls, "starlette", "websockets-asyncio", "1.10.0", 60_000.0),
+        _doc(impls, "starlette", "websockets-sansio-uvloop", "1.10.0", 70_000.0),
+        _doc(impls, "blacksheep", "uvicorn-asyncio", "2.6.4", 72_000.0),
+        _doc(impls, "fastapi", "uvicorn-asyncio", "0.165.0", 40_000.0),
+        _doc(impls, "flask-socketio", "threading", "5.7.0", 3_000.0),
+        _doc(impls, "flask-socketio", "eventlet", "5.7.0", 4_000.0),
+        _doc(impls, "flask-socketio", "gevent", "5.7.0", 3_500.0),
+        _doc(impls, "native", "socketio", "0.1.0", 20_000.0),
+        _doc(impls, "native", "websocket", "0.1.0", 100_000.0),
+    ]
+    results = select(docs)
+    findings = findings_of(results, load_frameworks(impls))
+    answer = socketio_cost_answer(family(SOCKETIO_COST), results, results.machines[0], findings)
+    assert answer is not None
+    (bar,) = answer.chart.series
+    assert bar.label == (
+        "python-socketio 5.18.1 over Starlette 1.10.0 · uvicorn 0.54 · websockets-sansio · asyncio"
+    )
+    assert (bar.config, bar.version, bar.socketio) == ("asyncio", "5.18.1", True)
+    assert bar.points[0].value == pytest.approx(100 * 5_760 / 48_028)
+    low, high = bar.points[0].interval or (0.0, 0.0)
+    assert low < 100 * 5_760 / 48_028 < high  # the 95 % interval of the ratio
+    assert answer.sentence.startswith(
+        "Socket.IO keeps **12 %** of plain WebSocket's throughput on the same server, "
+        "WebSocket backend and event loop (1 Socket.IO configuration, 16 B messages, 64 in "
+        "flight per connection)"
+    )
+    assert "with no framework in between: here Starlette 1.10.0." in answer.sentence
+    assert (
+        " Not compared, as no plain WebSocket configuration shares their stack: "
+        "Flask-SocketIO · eventlet 5.7.0 (none runs on eventlet), Flask-SocketIO · gevent · "
+        "gevent-websocket 5.7.0 (none runs on gevent) and Flask-SocketIO · werkzeug 3.1 · "
+        "simple-websocket · threading 5.7.0 (none runs on werkzeug)."
+    ) in answer.sentence
+    assert "The native reference server keeps 20 % with its own Socket.IO" in answer.sentence
+    # On the page: the answer first, then its chart (one bar) and data.
+    files = render_home(results, findings)
+    page = str(files[HOME_PAGE])
+    section = page[page.index("## The cost of Socket.IO") :]
+    assert section.index("Socket.IO keeps **12 %**") < section.index("(home/socketio-cost.svg)")
+    data = json.loads(files["home/socketio-cost.json"])
+    assert [s["label"] for s in data["series"]] == [bar.label]
+
+
 META = """
 name = "{name}"
 package = "{name}"
 protocol = "{protocol}"
 server = "uvicorn"
-versions = [{{ version = "1.0", requires = ["uvicorn==0.54.0"] }}]
+versions = [{{ version = "1.0", requires = [{requires}]{version_backend} }}]
 [[configurations]]
-id = "websockets-asyncio"
-ws_backend = "websockets"
+id = "asyncio"
+ws_backend = "{backend}"
 event_loop = "asyncio"
 """
 
 
-def test_the_cost_of_socketio_is_one_bar_per_socketio_configuration(tmp_path: Path) -> None:
-    # One Socket.IO server and two WebSocket frameworks on the same uvicorn build: the bar
-    # is the Socket.IO figure over the faster WebSocket one (25 % of 40,000, not 50 % of
-    # 20,000).
-    rates = {"sio": 10_000.0, "slow": 20_000.0, "fast": 40_000.0}
-    docs = []
-    for name, rate in rates.items():
-        folder = tmp_path / name
-        folder.mkdir()
-        protocol = "socketio" if name == "sio" else "websocket"
-        (folder / "meta.toml").write_text(META.format(name=name, protocol=protocol))
-        found = load_impl(folder)
-        info = impl_info(found, found.config("websockets-asyncio"), "1.0")
-        docs.append(run([rate * f for f in (0.98, 0.99, 1.0, 1.0, 1.01, 1.02)], impl_info=info))
-    # The reference's own pair (20 %) is quoted, not drawn.
-    (tmp_path / "ref").mkdir()
-    (tmp_path / "ref" / "meta.toml").write_text(REFERENCE_META)
-    ref = load_impl(tmp_path / "ref")
-    for config, rate in (("socketio", 20_000.0), ("websocket", 100_000.0)):
-        info = impl_info(ref, ref.config(config), "0.1.0")
-        docs.append(run([rate * f for f in (0.98, 0.99, 1.0, 1.0, 1.01, 1.02)], impl_info=info))
+def _impl(root: Path, name: str, protocol: str = "websocket", **keys: str) -> None:
+    """``root/name/meta.toml``: ``name`` 1.0 on uvicorn 0.54.0 on asyncio (configuration
+    ``asyncio``); ``backend``: the configuration's WebSocket backend; ``version_backend``:
+    the one the version names; ``requires``: more pins."""
+    pins = ", ".join(f'"{p}"' for p in ("uvicorn==0.54.0", *keys.get("requires", "").split()))
+    named = keys.get("version_backend")
+    (root / name).mkdir()
+    (root / name / "meta.toml").write_text(
+        META.format(
+            name=name,
+            protocol=protocol,
+            requires=pins,
+            backend=keys.get("backend", ""),
+            version_backend=f', ws_backend = "{named}"' if named else "",
+        )
+    )
+
+
+def test_the_cost_of_socketio_is_one_bar_per_socketio_configuration_against_its_baseline(
+    tmp_path: Path,
+) -> None:
+    # Two Socket.IO servers on one uvicorn build and backend: each gets one bar, against
+    # the same baseline, the toolkit the other framework builds on (25 % and 50 % of
+    # 20,000), not the faster framework on the same stack (40,000) nor the fastest
+    # configuration on another backend (80,000).
+    _impl(tmp_path, "sio", "socketio", version_backend="websockets-sansio")
+    _impl(tmp_path, "sio2", "socketio", backend="websockets-sansio")
+    _impl(tmp_path, "toolkit", backend="websockets-sansio")
+    _impl(tmp_path, "fast", backend="websockets-sansio", requires="toolkit==1.0")
+    _impl(tmp_path, "wsproto", backend="wsproto")
+    rates = {"sio": 5_000.0, "sio2": 10_000.0, "toolkit": 20_000.0, "fast": 40_000.0}
+    docs = [_doc(tmp_path, name, "asyncio", "1.0", rate) for name, rate in rates.items()]
+    docs.append(_doc(tmp_path, "wsproto", "asyncio", "1.0", 80_000.0))
     results = select(docs)
-    pairs = findings_of(results, load_frameworks(tmp_path)).pairings
-    assert len(pairs) == 3
-    answer = socketio_cost_answer(family(SOCKETIO_COST), results, results.machines[0], pairs)
+    findings = findings_of(results, load_frameworks(tmp_path))
+    assert len(findings.pairings) == 4  # each Socket.IO server with both on its stack
+    answer = socketio_cost_answer(family(SOCKETIO_COST), results, results.machines[0], findings)
     assert answer is not None
-    (bar,) = answer.chart.series
-    assert bar.label == "sio over fast · uvicorn 0.54 · websockets · asyncio"
-    assert bar.points[0].value == pytest.approx(25.0)
-    assert "Socket.IO keeps **25 %** of the plain WebSocket throughput" in answer.sentence
-    assert "The native reference server keeps 20 % with its own Socket.IO" in answer.sentence
+    assert [s.label for s in answer.chart.series] == [
+        "sio2 1.0 over toolkit 1.0 · uvicorn 0.54 · websockets-sansio · asyncio",
+        "sio 1.0 over toolkit 1.0 · uvicorn 0.54 · websockets-sansio · asyncio",
+    ]
+    assert [s.points[0].value for s in answer.chart.series] == approx([50.0, 25.0])
+    assert answer.sentence.startswith(
+        "Socket.IO keeps **25–50 %** of plain WebSocket's throughput on the same server, "
+        "WebSocket backend and event loop (2 Socket.IO configurations,"
+    )
+    assert "with no framework in between: here toolkit 1.0." in answer.sentence
+    assert "Not compared" not in answer.sentence
+
+
+def test_a_socketio_configuration_whose_baseline_has_no_figure_there_is_named(
+    tmp_path: Path,
+) -> None:
+    # sio2's baseline failed at echo 16 B x 64 (it measured 1 KiB): sio2 gets no bar there,
+    # and the sentence says so rather than drop it.
+    for name, protocol, backend in (
+        ("sio", "socketio", "websockets"),
+        ("plain", "websocket", "websockets"),
+        ("sio2", "socketio", "wsproto"),
+        ("plain2", "websocket", "wsproto"),
+    ):
+        _impl(tmp_path, name, protocol, backend=backend)
+    kib: dict[str, int] = {"size_bytes": 1024, "in_flight": 64}
+
+    def doc(name: str, benchmarks: list[Benchmark]) -> Run:
+        found = load_impl(tmp_path / name)
+        info = impl_info(found, found.config("asyncio"), "1.0")
+        return run([], impl_info=info, benchmarks=benchmarks)
+
+    docs = [
+        _doc(tmp_path, "sio", "asyncio", "1.0", 5_000.0),
+        _doc(tmp_path, "plain", "asyncio", "1.0", 20_000.0),
+        doc("sio2", [benchmark("echo", params, [9_000.0 * f for f in SPREAD])
+                     for params in (ECHO_16_64, kib)]),
+        doc("plain2", [failed("echo", ECHO_16_64, "boom"),
+                       benchmark("echo", kib, [30_000.0 * f for f in SPREAD])]),
+    ]  # fmt: skip
+    results = select(docs)
+    findings = findings_of(results, load_frameworks(tmp_path))
+    answer = socketio_cost_answer(family(SOCKETIO_COST), results, results.machines[0], findings)
+    assert answer is not None
+    assert [s.label for s in answer.chart.series] == [
+        "sio 1.0 over plain 1.0 · uvicorn 0.54 · websockets · asyncio"
+    ]
+    assert answer.sentence.endswith(
+        " Not compared here, their baseline having no figure: sio2 · uvicorn 0.54 · wsproto · "
+        "asyncio 1.0 (against plain2 · uvicorn 0.54 · wsproto · asyncio 1.0)."
+    )
 
 
 def test_the_home_page_from_its_template(results: Results, findings: Findings) -> None:
-    files = render_home(results, findings.pairings)
+    files = render_home(results, findings)
     page = files[HOME_PAGE]
     assert isinstance(page, str)
-    found = answers(results, findings.pairings)
+    found = answers(results, findings)
     # One section per answer, in FAMILIES order, each with its chart, data and link.
     titles = re.findall(r"^## (.+?) \{ #", page, flags=re.M)
     assert titles == [a.family.title for a in found]
@@ -181,7 +311,7 @@ def test_the_home_page_from_its_template(results: Results, findings: Findings) -
 
 
 def test_an_empty_store_home_page_says_so() -> None:
-    files = render_home(Results(), [])
+    files = render_home(Results(), Findings())
     assert list(files) == [HOME_PAGE]
     assert "No results yet" in str(files[HOME_PAGE])
 

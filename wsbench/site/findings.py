@@ -15,7 +15,10 @@ ratio; nothing here adds a statistic. Four kinds of findings:
   configuration, as the framework pages chart them (:mod:`wsbench.site.changes`);
 - :class:`Pairing`: a Socket.IO configuration and a plain WebSocket configuration on the
   same server build, WebSocket backend and event loop (read from the run documents and the
-  implementations' metadata), compared per scenario and parameter set;
+  implementations' metadata), compared per scenario and parameter set; of the WebSocket
+  configurations on that stack, the thinnest app is the Socket.IO configuration's baseline
+  (:func:`thinness`: no framework in between), which the home page's cost of Socket.IO
+  uses;
 - :class:`Lineup`: configurations that differ in one layer only, ranked per scenario and
   parameter set: one app at one version served by several servers (the ASGI servers under
   the same Starlette app), and several frameworks on one server build and event loop (the
@@ -28,9 +31,11 @@ Contests, pairings and flags cover the scenarios whose leaderboards rank by mess
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
+from wsbench.impls import ImplError
 from wsbench.results.stats import Comparison
 from wsbench.scenarios import SCENARIOS
 from wsbench.site.changes import Change, compare_samples
@@ -149,7 +154,8 @@ class ServerBuild:
         server: the server's name as the run document records it (e.g. ``"uvicorn"``).
         version: the server's version when known: the pin of the server's distribution in
             the implementation's version matrix at the measured version
-            (``uvicorn==0.54.0``), or the measured version when the server is the
+            (``uvicorn==0.54.0``) or in the configuration's own pins (Flask-SocketIO's
+            ``eventlet==0.41.3``), or the measured version when the server is the
             implementation's own package; None otherwise.
         owner: when the version is unknown, the implementation (name and version) the
             server is part of, e.g. ``"native 0.1.0"``: only the same implementation at the
@@ -170,12 +176,18 @@ class ServerBuild:
 
 def server_build(run: EnvRun, frameworks: Mapping[str, Framework]) -> ServerBuild:
     """The server build ``run`` was measured on (see :class:`ServerBuild`), from its
-    document (server) and its implementation's ``meta.toml`` (the version matrix's pins)."""
+    document (server) and its implementation's ``meta.toml`` (the version matrix's pins,
+    then the configuration's)."""
     impl = run.impl
     framework = frameworks.get(impl.name)
     if framework is not None and impl.version is not None:
         listed = next((v for v in framework.impl.versions if v.version == impl.version), None)
         pinned = listed.requires.get(impl.server) if listed else None
+        if pinned is None:
+            try:
+                pinned = framework.impl.config(impl.config).requires.get(impl.server)
+            except ImplError:  # a configuration the metadata no longer lists
+                pinned = None
         if pinned:
             return ServerBuild(impl.server, pinned)
     if impl.package and impl.server == impl.package and impl.version:
@@ -183,14 +195,98 @@ def server_build(run: EnvRun, frameworks: Mapping[str, Framework]) -> ServerBuil
     return ServerBuild(impl.server, None, f"{impl.name} {impl.version or ''}".strip())
 
 
+def ws_backend(run: EnvRun, frameworks: Mapping[str, Framework]) -> str:
+    """The WebSocket backend ``run`` was measured on: the one its document names, else the
+    one its version names in the metadata (:meth:`wsbench.impls.Impl.ws_backend`: the
+    server's default that the implementation runs, e.g. python-socketio's
+    ``websockets-sansio`` on uvicorn 0.54); "" when neither names one (the server's only
+    WebSocket implementation, or a default the metadata does not state)."""
+    if run.impl.ws_backend:
+        return run.impl.ws_backend
+    framework = frameworks.get(run.impl.name)
+    if framework is None:
+        return ""
+    try:
+        config = framework.impl.config(run.impl.config)
+    except ImplError:  # a configuration the metadata no longer lists
+        return ""
+    if config.server != run.impl.server:
+        return ""
+    return framework.impl.ws_backend(config, run.impl.version)
+
+
 PairKey = tuple[str, ServerBuild, str, str]
 """What a Socket.IO configuration and its WebSocket counterpart share: machine, server
-build, WebSocket backend and event loop."""
+build, WebSocket backend (:func:`ws_backend`) and event loop."""
 
 
 def pair_key(run: EnvRun, frameworks: Mapping[str, Framework]) -> PairKey:
     """``run``'s :data:`PairKey`."""
-    return (run.machine, server_build(run, frameworks), run.impl.ws_backend, run.impl.event_loop)
+    build = server_build(run, frameworks)
+    return (run.machine, build, ws_backend(run, frameworks), run.impl.event_loop)
+
+
+def _distribution(name: str) -> str:
+    """A distribution's name normalised (PEP 503), e.g. ``"Flask_SocketIO"`` ->
+    ``"flask-socketio"``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _built_upon(frameworks: Mapping[str, Framework]) -> dict[str, set[str]]:
+    """Per distribution, the implementations whose metadata pins it (a version's or a
+    configuration's ``requires``): those built on it, e.g. ``{"starlette": {"fastapi"}}``."""
+    found: dict[str, set[str]] = {}
+    for name, framework in frameworks.items():
+        pins = [p for v in framework.impl.versions for p in v.requires]
+        pins += [p for c in framework.impl.configs for p in c.requires]
+        for pin in pins:
+            found.setdefault(_distribution(pin), set()).add(name)
+    return found
+
+
+def thinness(
+    run: EnvRun, frameworks: Mapping[str, Framework]
+) -> tuple[int, int, tuple[tuple[int, int | str], ...]]:
+    """How thin the plain WebSocket app of ``run`` is, as a sort key (thinnest first), from
+    the metadata alone: first what sits between the server and the handlers, the server's
+    own WebSocket API when the server is the implementation itself (websockets, aiohttp),
+    then a toolkit other measured implementations build on (its package is pinned in
+    another's metadata: Starlette, which FastAPI pins), then the rest (frameworks such as
+    BlackSheep or Litestar); then the fewest pins installed beside it at its version (the
+    least code around it); then its name.
+
+    A Socket.IO configuration's baseline is the thinnest of the plain WebSocket
+    configurations on its stack (:data:`PairKey`): Socket.IO's cost is what it adds to the
+    plainest app the server runs, not to a framework's extra layer nor a faster backend."""
+    impl = run.impl
+    package = _distribution(impl.package or impl.name)
+    if impl.server in (impl.name, impl.package):
+        layer = 0
+    elif _built_upon(frameworks).get(package, set()) - {impl.name}:
+        layer = 1
+    else:
+        layer = 2
+    framework = frameworks.get(impl.name)
+    listed = None
+    if framework is not None:
+        listed = next((v for v in framework.impl.versions if v.version == impl.version), None)
+    pins = len(listed.requires) if listed else 0
+    return (layer, pins, natural_key(run.label))
+
+
+def unshared(key: PairKey, stacks: Iterable[PairKey]) -> str:
+    """Why a Socket.IO configuration of :data:`PairKey` ``key`` has no plain WebSocket
+    counterpart: the narrowest part of its stack that no plain WebSocket configuration of
+    ``stacks`` (their keys, every machine's) runs on, in words: the server (``"eventlet"``:
+    none runs on it at all), the server build (``"uvicorn 0.30.6"``), or the whole stack
+    (``"uvicorn 0.54.0 with WebSocket backend wsproto and event loop uvloop"``)."""
+    machine, build, backend, loop = key
+    mine = [k for k in stacks if k[0] == machine]
+    if not any(k[1].server == build.server for k in mine):
+        return build.server
+    if not any(k[1] == build for k in mine):
+        return build.text
+    return f"{build.text} with WebSocket backend {backend or 'unnamed'} and event loop {loop}"
 
 
 @dataclass(frozen=True)
@@ -228,12 +324,16 @@ class Pairing:
         websocket: the WebSocket environment (likewise).
         server: the server build both run on.
         figures: every scenario and parameter set both measured, in leaderboard order.
+        baseline: the WebSocket configuration is the Socket.IO configuration's baseline:
+            the thinnest of those on its stack (:func:`thinness`), one per Socket.IO
+            configuration.
     """
 
     socketio: EnvRun
     websocket: EnvRun
     server: ServerBuild
     figures: tuple[PairFigure, ...]
+    baseline: bool = False
 
     @property
     def machine(self) -> str:
@@ -284,6 +384,8 @@ class Findings:
         lineups: per machine, kind (servers first) and what the configurations share.
         unpaired: the Socket.IO environments without a WebSocket counterpart (the first
             EnvRun of each), with their key.
+        stacks: the :data:`PairKey` of every plain WebSocket environment (the reference's
+            included), in the results' order: what :func:`unshared` looks among.
         failures: every shown row without a figure (reference included).
         flagged: every shown row with a figure that is client-bound or unstable
             (reference included).
@@ -295,6 +397,7 @@ class Findings:
     pairings: tuple[Pairing, ...] = ()
     lineups: tuple[Lineup, ...] = ()
     unpaired: tuple[tuple[EnvRun, PairKey], ...] = ()
+    stacks: tuple[PairKey, ...] = ()
     failures: tuple[tuple[EnvRun, Row], ...] = ()
     flagged: tuple[tuple[EnvRun, Row], ...] = ()
 
@@ -482,7 +585,8 @@ def pairings(
     """The Socket.IO/WebSocket pairs of ``results`` (see :class:`Pairing`): every Socket.IO
     environment with every WebSocket environment of the same :data:`PairKey` that measured
     a scenario and parameter set it measured too (an environment's figures from all its
-    EnvRuns, :func:`wsbench.site.results.by_environment`).
+    EnvRuns, :func:`wsbench.site.results.by_environment`); the thinnest WebSocket app of
+    each Socket.IO environment's pairs (:func:`thinness`) is its baseline.
 
     Returns:
         The pairings, and the Socket.IO environments without a counterpart (with their key).
@@ -504,6 +608,9 @@ def pairings(
             for other in websocket.get(key, [])
             if (figures := _figures(env, other))
         ]
+        if pairs:
+            thinnest = min(pairs, key=lambda p: thinness(p.websocket, frameworks))
+            pairs = [replace(p, baseline=p is thinnest) for p in pairs]
         found += pairs
         if not pairs:
             unpaired.append((run, key))
@@ -516,6 +623,11 @@ def findings_of(results: Results, frameworks: Sequence[Framework]) -> Findings:
     by_name = {f.name: f for f in frameworks}
     found, unpaired = pairings(results, by_name)
     shown = [(run, row) for run in results.runs for row in run.rows]
+    stacks = [
+        pair_key(env[0], by_name)
+        for env in by_environment(results.runs)
+        if env[0].impl.protocol != SOCKETIO
+    ]
     return Findings(
         machines=tuple(results.machines),
         contests=tuple(contests(results)),
@@ -523,6 +635,7 @@ def findings_of(results: Results, frameworks: Sequence[Framework]) -> Findings:
         pairings=tuple(found),
         lineups=tuple(lineups(results, by_name)),
         unpaired=tuple(unpaired),
+        stacks=tuple(stacks),
         failures=tuple((run, row) for run, row in shown if not row.ok),
         flagged=tuple(
             (run, row)

@@ -3,8 +3,8 @@
 Schema: ``impls/PROTOCOL.md`` ("Implementation folder", "Configurations"). The files are
 read once, by the harness's own reader (:func:`wsbench.impls.load_impl`), so the site names
 configurations and rows exactly as the harness does; the keys of a ``[[versions]]`` entry
-that only describe it (``api``, ``speedups``) are shown as notes. A folder without
-``meta.toml`` is skipped.
+that only describe it (``api``, ``speedups``, ``ws_backend``) are shown as notes. A folder
+without ``meta.toml`` is skipped.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ class VersionEntry:
         version: the package version.
         requires: extra pins installed beside it, as text (e.g. ``"uvicorn==0.30.0"``).
         notes: the entry's descriptive keys as ``"key: value"``, in the order ``api``,
-            ``speedups`` (e.g. ``"api: legacy"``; those left empty are left out).
+            ``speedups``, ``ws_backend`` (e.g. ``"api: legacy"``; those left empty are left
+            out).
     """
 
     version: str
@@ -117,7 +118,11 @@ class Framework:
 
 
 def _notes(version: ImplVersion) -> tuple[str, ...]:
-    described = (("api", version.api), ("speedups", version.speedups))
+    described = (
+        ("api", version.api),
+        ("speedups", version.speedups),
+        ("ws_backend", version.ws_backend),
+    )
     return tuple(f"{key}: {value}" for key, value in described if value)
 
 

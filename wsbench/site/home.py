@@ -10,6 +10,12 @@ outline and prose are the template ``templates/index.md.j2``; this module comput
 shows. Each chart is a static SVG of the best :data:`TOP` (:func:`wsbench.site.charts.
 render_bars_svg`) followed by every configuration's data for the interactive chart
 (:mod:`wsbench.site.interactive`).
+
+The cost of Socket.IO is not a leaderboard: one bar per Socket.IO configuration, its
+messages/s as a share of its baseline's, the plain WebSocket app on exactly its stack (the
+same server build, WebSocket backend and event loop, the thinnest app there:
+:func:`wsbench.site.findings.thinness`), with the Socket.IO configurations that no plain
+one shares a stack with named (:func:`socketio_cost_answer`).
 """
 
 # The page's typography (en dash in intervals) is as published.
@@ -22,9 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT, Metric
+from wsbench.results.stats import CONFIDENCE, compare
 from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg
-from wsbench.site.findings import Pairing
+from wsbench.site.findings import Findings, PairFigure, Pairing, unshared
 from wsbench.site.interactive import chart_script
 from wsbench.site.markup import cell, params_title, safe_name, short_number
 from wsbench.site.render import (
@@ -34,8 +41,8 @@ from wsbench.site.render import (
     ranks,
     table_link,
 )
-from wsbench.site.results import EnvRun, Results
-from wsbench.site.rows import Params, Row, headline_of
+from wsbench.site.results import EnvRun, Results, by_environment
+from wsbench.site.rows import MESSAGES, Params, Row, headline_of
 from wsbench.site.sweeps import (
     CONNECTIONS,
     KIB,
@@ -99,7 +106,8 @@ class Family:
 IN_FLIGHT = XAxis("in_flight", "in flight per connection", ("in_flight",))
 ECHO_16_64: Params = (("size_bytes", 16), ("in_flight", 64))
 SOCKETIO_COST = "socketio-cost"
-"""The family drawn from the Socket.IO and WebSocket pairs on one server build
+"""The family drawn from the Socket.IO configurations and their baselines, the plain
+WebSocket app on the same server build, WebSocket backend and event loop
 (:class:`wsbench.site.findings.Pairing`), not from one leaderboard's rows."""
 FAMILIES = (
     Family(
@@ -163,9 +171,12 @@ SHARE = Metric(
     True,
     lambda _sample: None,
 )
-"""The cost of Socket.IO's figure: a Socket.IO configuration's messages/s over the
-WebSocket configuration's on the same server build (the ratio of medians, with its bootstrap
-interval: :func:`wsbench.results.stats.compare`), in per cent."""
+"""The cost of Socket.IO's figure: a Socket.IO configuration's messages/s over its
+baseline's, the plain WebSocket app on the same server build, WebSocket backend and event
+loop (:attr:`wsbench.site.findings.Pairing.baseline`), in per cent: the ratio of the
+geometric means over server processes, with the 95 % interval of Welch's t test over them
+(:func:`wsbench.results.stats.compare` at :data:`wsbench.results.stats.CONFIDENCE`, as the
+chart's whiskers say; the Findings page gives the test's 99 % interval)."""
 
 
 @dataclass(frozen=True)
@@ -311,53 +322,122 @@ def _left_out(flagged: Sequence[tuple[EnvRun, Row]]) -> str:
     return f" Left out, their figures flagged by the checks (see the table): {names}."
 
 
+def _pair_label(pair: Pairing) -> str:
+    """A cost bar's legend: both sides with their versions, then the stack they share once,
+    e.g. ``"python-socketio 5.18.1 over Starlette 1.10.0 · uvicorn 0.54 · websockets-sansio ·
+    asyncio"``."""
+    sio, ws = pair.socketio.impl, pair.websocket
+    stack = pair.websocket.label.removeprefix(ws.impl.display_name).removeprefix(" · ")
+    sides = f"{sio.display_name} {sio.version or ''}".strip() + " over "
+    sides += f"{ws.impl.display_name} {ws.impl.version or ''}".strip()
+    return f"{sides} · {stack}" if stack else sides
+
+
+def _share(pair: Pairing, f: PairFigure) -> tuple[Pairing, float, tuple[float, float] | None, str]:
+    """A cost bar: the pair, Socket.IO's share of its baseline's messages/s in per cent
+    with its 95 % interval (:data:`SHARE`), and the Socket.IO figure's run id."""
+    c = compare(
+        f.websocket.groups(MESSAGES),
+        f.socketio.groups(MESSAGES),
+        higher_is_better=True,
+        confidence=CONFIDENCE,
+    )
+    ci = c.head_over_base_interval
+    return (
+        pair,
+        c.head_over_base * 100,
+        (ci[0] * 100, ci[1] * 100) if ci else None,
+        f.runs[0].run_id,
+    )
+
+
+def _measured(env: Sequence[EnvRun], scenario: str, params: Params) -> bool:
+    """One of the environment's EnvRuns has an ok row of ``scenario`` at ``params``."""
+    return any(r.scenario == scenario and r.params == params and r.ok for e in env for r in e.rows)
+
+
+def _and(items: Sequence[str]) -> str:
+    """``["a", "b", "c"]`` as ``"a, b and c"``."""
+    return " and ".join(filter(None, (", ".join(items[:-1]), items[-1]))) if items else ""
+
+
+def _not_compared(
+    family: Family,
+    results: Results,
+    machine: str,
+    params: Params,
+    findings: Findings,
+    shown: set[tuple[str, str]],
+) -> str:
+    """The sentences naming the Socket.IO configurations measured on ``machine`` at
+    ``params`` that have no bar (``shown``: the environments with one), with why: no
+    plain WebSocket configuration shares their stack (what none runs on:
+    :func:`wsbench.site.findings.unshared`), or their baseline has no figure there; ""
+    when every one has a bar."""
+    lone = {run.env_id: key for run, key in findings.unpaired}
+    baselines = {p.socketio.env_id: p.websocket for p in findings.pairings if p.baseline}
+    unpaired, missing = [], []
+    for env in by_environment(results.runs):
+        run = env[0]
+        if run.machine != machine or not run.socketio or run.impl.reference:
+            continue
+        if run.env_id in shown or not _measured(env, family.scenario, params):
+            continue
+        name = cell(f"{run.label} {run.impl.version or ''}".strip())
+        if run.env_id in lone:
+            where = unshared(lone[run.env_id], findings.stacks)
+            unpaired.append(f"{name} (none runs on {cell(where)})")
+        elif run.env_id in baselines:
+            base = baselines[run.env_id]
+            against = f"{base.label} {base.impl.version or ''}".strip()
+            missing.append(f"{name} (against {cell(against)})")
+    text = ""
+    if unpaired:
+        text += (
+            " Not compared, as no plain WebSocket configuration shares their stack: "
+            f"{_and(unpaired)}."
+        )
+    if missing:
+        text += f" Not compared here, their baseline having no figure: {_and(missing)}."
+    return text
+
+
 def socketio_cost_answer(
-    family: Family, results: Results, machine: str, pairings: Sequence[Pairing]
+    family: Family, results: Results, machine: str, findings: Findings
 ) -> Answer | None:
     """The cost of Socket.IO on ``machine``: each Socket.IO configuration's messages/s as a
-    share of that of the fastest WebSocket configuration on the same server build
-    (:data:`SHARE`), at the family's parameter set (else the one most pairs measured); the
-    reference's own pair is quoted in the sentence, not drawn; None without a Python pair."""
-    figures: dict[Params, list[tuple[Pairing, float, tuple[float, float] | None, str]]] = {}
-    for pair in pairings:
-        if pair.machine != machine:
+    share of its baseline's (:data:`SHARE`), the plain WebSocket app on exactly its stack
+    (the same server build, WebSocket backend and event loop, and the thinnest app there:
+    no framework in between; :class:`wsbench.site.findings.Pairing`,
+    :func:`wsbench.site.findings.thinness`), at the family's parameter set (else the one
+    most pairs measured). The Socket.IO configurations measured there without a bar are
+    named with why (no plain WebSocket configuration shares their stack, e.g.
+    Flask-SocketIO on eventlet). The reference's own pair is quoted in the sentence, not
+    drawn; None without a Python pair."""
+    figures: dict[Params, list[tuple[Pairing, PairFigure]]] = {}
+    for pair in findings.pairings:
+        if pair.machine != machine or not pair.baseline:
             continue
         for f in pair.figures:
             if f.scenario == family.scenario and f.comparison is not None:
-                c = f.comparison
-                ci = c.head_over_base_interval
-                figures.setdefault(f.params, []).append(
-                    (
-                        pair,
-                        c.head_over_base * 100,
-                        (ci[0] * 100, ci[1] * 100) if ci else None,
-                        f.runs[0].run_id,  # the Socket.IO figure's run
-                    )
-                )
-    if not figures:
+                figures.setdefault(f.params, []).append((pair, f))
+    python = {
+        p: len(found)
+        for p, found in figures.items()
+        if any(not pair.socketio.impl.reference for pair, _ in found)
+    }
+    params = _chosen(family, python)
+    if params is None:
         return None
-    params = _chosen(family, {p: len(found) for p, found in figures.items()})
-    assert params is not None  # figures is not empty
-    # One bar per Socket.IO configuration: against the fastest plain WebSocket configuration
-    # on its server build (a server may carry several WebSocket frameworks).
-    best: dict[str, tuple[Pairing, float, tuple[float, float] | None, str]] = {}
-    for item in figures[params]:
-        pair = item[0]
-        key = pair.socketio.env_name
-        if key not in best or _websocket_median(item[0], params) > _websocket_median(
-            best[key][0], params
-        ):
-            best[key] = item
-    ranked = sorted(best.values(), key=lambda item: -item[1])
+    # One bar per Socket.IO configuration (it has one baseline), best first.
+    ranked = sorted((_share(pair, f) for pair, f in figures[params]), key=lambda item: -item[1])
     found = [item for item in ranked if not item[0].socketio.impl.reference]
     reference = [item for item in ranked if item[0].socketio.impl.reference]
-    if not found:
-        return None
     figure = replace(family.figure, metric=SHARE, title=SHARE.label)
     where = family.axis.at(params)
     series = [
         Series(
-            f"{pair.socketio.impl.display_name} over {pair.websocket.label}",
+            _pair_label(pair),
             pair.socketio.impl.config,
             pair.socketio.impl.version,
             True,
@@ -377,12 +457,21 @@ def socketio_cost_answer(
     ]
     low, high = f"{found[-1][1]:.0f}", f"{found[0][1]:.0f}"
     share = low if low == high else f"{low}–{high}"
-    sentence = (
-        f"Socket.IO keeps **{share} %** of the plain WebSocket throughput on the "
-        f"same server ({len(found)} Socket.IO configurations, each against the fastest "
-        f"WebSocket configuration on its server, {params_title(params)}): every event is framed "
-        "twice (Engine.IO and Socket.IO packets) and dispatched to a handler."
+    count = f"{len(found)} Socket.IO configuration" + ("s" if len(found) > 1 else "")
+    bases = dict.fromkeys(
+        f"{p.websocket.impl.display_name} {p.websocket.impl.version or ''}".strip()
+        for p, *_ in found
     )
+    sentence = (
+        f"Socket.IO keeps **{share} %** of plain WebSocket's throughput on the same server, "
+        f"WebSocket backend and event loop ({count}, {params_title(params)}): every event is "
+        "framed twice (Engine.IO and Socket.IO packets) and dispatched to a handler. Each "
+        "Socket.IO configuration is compared with the thinnest plain WebSocket app on exactly "
+        "its stack (the server at the same version), with no framework in between: here "
+        f"{cell(_and(list(bases)))}."
+    )
+    shown = {pair.socketio.env_id for pair, *_ in found}
+    sentence += _not_compared(family, results, machine, params, findings, shown)
     if reference:
         sentence += (
             f" The native reference server keeps {reference[0][1]:.0f} % with its own "
@@ -401,21 +490,15 @@ def socketio_cost_answer(
     )
 
 
-def _websocket_median(pair: Pairing, params: Params) -> float:
-    for f in pair.figures:
-        if f.params == params and f.comparison is not None:
-            return f.comparison.base_value
-    return 0.0
-
-
-def answers(results: Results, pairings: Sequence[Pairing]) -> list[Answer]:
+def answers(results: Results, findings: Findings) -> list[Answer]:
     """Every family's answer on every machine, in :data:`FAMILIES` order (machines sorted);
-    a family with nothing measured is left out."""
+    a family with nothing measured is left out. ``findings``: the Socket.IO pairs (the
+    cost of Socket.IO)."""
     out = []
     for family in FAMILIES:
         for machine in results.machines:
             if family.slug == SOCKETIO_COST:
-                found = socketio_cost_answer(family, results, machine, pairings)
+                found = socketio_cost_answer(family, results, machine, findings)
             else:
                 found = leaderboard_answer(family, results, machine)
             if found is not None:
@@ -436,14 +519,15 @@ def _static(chart: SweepChart) -> SweepChart:
     return replace(chart, series=chart.series[:TOP])
 
 
-def render_home(results: Results, pairings: Sequence[Pairing]) -> dict[str, str | bytes]:
+def render_home(results: Results, findings: Findings) -> dict[str, str | bytes]:
     """The home page (:data:`HOME_PAGE`, from ``templates/index.md.j2``) and its charts'
-    files, ``{path relative to the docs dir: Markdown text or SVG/JSON bytes}``."""
+    files, ``{path relative to the docs dir: Markdown text or SVG/JSON bytes}``;
+    ``findings`` gives the Socket.IO pairs (:func:`socketio_cost_answer`)."""
 
     several = len(results.machines) > 1
     files: dict[str, str | bytes] = {}
     shown = []
-    found = answers(results, pairings)
+    found = answers(results, findings)
     answered = {answer.family.slug for answer in found}
     for answer in found:
         svg, data = chart_files(answer, several)

@@ -131,7 +131,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     root_links = {f.name: page_path(f.name) for f in frameworks}
     findings = findings_of(results, frameworks)
     pages[FINDINGS_PAGE] = render_findings(findings, results, root_links)
-    pages.update(render_home(results, findings.pairings))
+    pages.update(render_home(results, findings))
     pages[ENVIRONMENT_PAGE] = render_environment(results)
     clients = inputs.clients()
     client_docs = load_store(client_store(inputs.store_root))
