@@ -165,7 +165,11 @@ def table(runs: Sequence[Run], costs: Costs, sets_per_process: int | None = None
                 found = variance.components(groups_of(bench, figure))
                 if found is None:
                     lines.append(
-                        "| " + " | ".join([*cells, bench.error or "too few samples"]) + " |"
+                        "| "
+                        + " | ".join(
+                            [*cells, bench.error or "fewer than 2 processes with 2 windows"]
+                        )
+                        + " |"
                     )
                     continue
                 best = variance.optimal_windows(found, process_cost, costs.window_s)
