@@ -1,7 +1,7 @@
 """The site's many-connection scenarios without mkdocs: each scenario's leaderboard ranks by
 its own headline figure (messages/s, connections/s, memory per connection ascending) with
 its own columns and errors by kind; the charts against the number of connections (their
-JSON data: one series per row, the connection counts, the medians); a scenario without
+JSON data: one series per row, the connection counts, the figures); a scenario without
 results says where it is measured; framework pages by version; the Methodology page's
 generated scenario list; the downloads' new columns."""
 
@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import re
+import statistics
 from typing import Any
 
 import msgspec
@@ -68,6 +69,10 @@ from wsbench.site.results import Results, select
 from wsbench.site.rows import row_of
 from wsbench.site.sweeps import memory_headline
 
+GEOMEAN = statistics.geometric_mean(SPREAD)
+"""A figure over the fixture's 3 processes of 2 windows: its rate times this (the geometric
+mean of the processes' geometric means is that of the 6 windows)."""
+BY_PROCESS = [SPREAD[0:2], SPREAD[2:4], SPREAD[4:6]]
 NATIVE = "native reference · wsbench-loadgen serve · tokio (current-thread) 0.1.0 (reference)"
 AIOHTTP = "aiohttp · asyncio 3.13.2"
 WS14 = "websockets · asyncio 14.2"
@@ -149,11 +154,13 @@ def test_clients_leaderboard_ranks_by_messages_and_shows_errors_by_kind(
         "Flag",
     ]
     aiohttp = rows[1]
-    assert aiohttp["Messages/s"] == "35,000 (34,475–35,525)"
+    assert aiohttp["Messages/s"] == "34,997 (33,717–36,326)"
     # Closed loop: p50 = connections / rate = 1000 / 35,000 s (28,571.43 µs); p99 1.5 x,
-    # p99.9 2 x, max 4 x; the median of 1 / (rate x spread) is 10^-6 above 1 / rate.
-    assert aiohttp["p50 latency (µs)"] == "28,571.5 (28,149.9–29,007.3)"
-    assert aiohttp["p99 latency (µs)"] == "42,857.2 (42,224.8–43,510.9)"
+    # p99.9 2 x, max 4 x. p50 and p99 over the server processes (the geometric mean of
+    # 1 / (rate x spread) is 1 / (rate x GEOMEAN)); p99.9 and max are medians over the
+    # windows, 10^-6 above 1 / rate.
+    assert aiohttp["p50 latency (µs)"] == "28,573.8 (27,528.6–29,658.7)"
+    assert aiohttp["p99 latency (µs)"] == "42,860.7 (41,292.9–44,488.1)"
     assert aiohttp["p99.9 latency (µs)"] == "57,142.9"
     assert aiohttp["Max latency (µs)"] == "114,285.8"
     assert aiohttp["Per-connection messages/s (min / median / max)"] == "28 / 35 / 42"
@@ -208,7 +215,9 @@ def test_clients_charts_one_series_per_row_against_connections(
     for label, ys in expected.items():
         points = by_label[label]["points"]
         assert [p["x"] for p in points] == [10, 100, 1000], label
-        assert [p["y"] for p in points] == [pytest.approx(y) if y else y for y in ys], label
+        assert [p["y"] for p in points] == [pytest.approx(y * GEOMEAN) if y else y for y in ys], (
+            label
+        )
     failed = by_label[WS15]["points"][2]
     assert (failed["status"], failed["error"], failed["interval"]) == (
         "failed",
@@ -217,15 +226,15 @@ def test_clients_charts_one_series_per_row_against_connections(
     )
     assert by_label[SIO]["socketio"] and by_label[NATIVE]["reference"]
     assert by_label[NATIVE]["points"][0]["run_id"] == REFERENCE_RUN
-    interval = stats.summarize([30_000 * f for f in SPREAD]).interval
+    interval = stats.summarize([[30_000 * f for f in g] for g in BY_PROCESS]).interval
     assert by_label[AIOHTTP]["points"][0]["interval"] == list(interval or ())
 
     p99 = _json(clients_page, f"{CLIENTS_GROUP}-latency-p99.json")
     assert p99["figure"]["unit"] == "µs" and p99["figure"]["log_y"]
     ys = [p["y"] for p in p99["series"][1]["points"]]
-    # The median of 1.5 n / (rate x spread): 1.5 n / rate within 10^-6.
+    # The geometric mean of 1.5 n / (rate x spread) over the processes.
     assert ys == pytest.approx(
-        [1.5 * n / r * 1e6 for n, r in ((10, 3e4), (100, 4e4), (1e3, 3.5e4))], rel=1e-5
+        [1.5 * n / r / GEOMEAN * 1e6 for n, r in ((10, 3e4), (100, 4e4), (1e3, 3.5e4))], rel=1e-5
     )
 
     errors = _json(clients_page, f"{CLIENTS_GROUP}-errors.json")
@@ -250,10 +259,10 @@ def _memory_cell(kib: float, ok: int) -> str:
     """The memory cell computed from the fixture's RSS figures: (held - idle) / ok, KiB (on
     the fixture's straight lines, the slope)."""
     values = [(IDLE_RSS + round(ok * kib * f * 1024) - IDLE_RSS) / ok for f in SPREAD]
-    summary = stats.summarize(values)
+    summary = stats.summarize([values[0:2], values[2:4], values[4:6]])  # 3 processes
     assert summary.interval is not None
     low, high = (v / 1024 for v in summary.interval)
-    return f"{summary.median / 1024:,.1f} ({low:,.1f}–{high:,.1f})"
+    return f"{summary.value / 1024:,.1f} ({low:,.1f}–{high:,.1f})"
 
 
 def test_memory_leaderboard_ranks_by_bytes_per_connection_ascending(
@@ -266,8 +275,9 @@ def test_memory_leaderboard_ranks_by_bytes_per_connection_ascending(
     assert [(r["Rank"], r["Framework"], r["Version"]) for r in rows] == [
         ("—", "native reference · wsbench-loadgen serve · tokio (current-thread)", "0.1.0"),
         ("1", "aiohttp · asyncio", "3.13.2"),
+        # 40.0 and 42.5 KiB: their intervals over 3 processes overlap, a shared rank.
         ("2", "websockets · asyncio", "15.0.1"),
-        ("3", "websockets · asyncio", "14.2"),
+        ("2", "websockets · asyncio", "14.2"),
         ("4", "python-socketio · uvicorn 0.54 · asyncio Socket.IO", "5.14.0"),
     ]
     assert list(rows[0])[3:-1] == [
@@ -282,7 +292,7 @@ def test_memory_leaderboard_ranks_by_bytes_per_connection_ascending(
     ]
     aiohttp = rows[1]
     # 990 connections of 1,000 held, 20 KiB each on a straight line from 5 MiB: the slope.
-    assert aiohttp["Memory per connection (KiB)"] == "20.0 (19.7–20.3)" == _memory_cell(20, 990)
+    assert aiohttp["Memory per connection (KiB)"] == "20.0 (19.3–20.8)" == _memory_cell(20, 990)
     assert aiohttp["Base memory (MiB)"] == "5.0"
     assert aiohttp["Kernel per connection, both ends (KiB)"] == f"{KERNEL_KIB:.1f}"
     assert aiohttp["Connection counts"] == "0, 99, 495, 990"
@@ -290,7 +300,7 @@ def test_memory_leaderboard_ranks_by_bytes_per_connection_ascending(
     assert aiohttp["Delta at the top count (KiB)"] == "20.0"
     assert aiohttp["Connections ok"] == "990 of 1,000"
     assert aiohttp["Errors (all windows)"] == "60 (timeout 60)"
-    assert rows[3]["Memory per connection (KiB)"] == "42.5 (41.9–43.1)" == _memory_cell(42.5, 1000)
+    assert rows[3]["Memory per connection (KiB)"] == "42.5 (40.9–44.1)" == _memory_cell(42.5, 1000)
     big = _table(md, "## 10,000 connections")
     assert [r["Version"] for r in big] == ["0.1.0", "3.13.2", "15.0.1"]
     assert big[2]["Memory per connection (KiB)"] == _memory_cell(41.0, 10_000)
@@ -331,12 +341,13 @@ def test_memory_chart_is_bars_one_group_per_connection_count(
         "values": [1000, 10000],
     }  # fmt: skip
     values = {s["label"]: {p["x"]: p["y"] for p in s["points"]} for s in data["series"]}
+    g = GEOMEAN
     assert values == {
-        NATIVE: {1000: pytest.approx(8.0), 10000: pytest.approx(8.0)},
-        AIOHTTP: {1000: pytest.approx(20.0), 10000: pytest.approx(21.0)},
-        SIO: {1000: pytest.approx(60.0)},
-        WS14: {1000: pytest.approx(42.5)},
-        WS15: {1000: pytest.approx(40.0), 10000: pytest.approx(41.0)},
+        NATIVE: {1000: pytest.approx(8.0 * g), 10000: pytest.approx(8.0 * g)},
+        AIOHTTP: {1000: pytest.approx(20.0 * g), 10000: pytest.approx(21.0 * g)},
+        SIO: {1000: pytest.approx(60.0 * g)},
+        WS14: {1000: pytest.approx(42.5 * g)},
+        WS15: {1000: pytest.approx(40.0 * g), 10000: pytest.approx(41.0 * g)},
     }
     svg = memory_page.files["leaderboards/memory/memory-per-connection.svg"].decode()
     assert ">1,000 connections</text>" in svg and ">10,000 connections</text>" in svg
@@ -348,9 +359,9 @@ def test_connect_leaderboard_ranks_by_connections_per_s(results: Results) -> Non
     assert page.files == {}
     rows = _table(page.markdown, "## 16 workers")
     assert [(r["Rank"], r["Version"], r["Connections/s"]) for r in rows] == [
-        ("—", "0.1.0", "20,000 (19,700–20,300)"),
-        ("1", "15.0.1", "4,000 (3,940–4,060)"),
-        ("2", "3.13.2", "3,000 (2,955–3,045)"),
+        ("—", "0.1.0", "19,998 (19,267–20,758)"),
+        ("1", "15.0.1", "4,000 (3,853–4,152)"),
+        ("2", "3.13.2", "3,000 (2,890–3,114)"),
     ]
     assert rows[2]["Handshake p50 (ms)"].startswith("5.33 (")
     assert rows[2]["Handshake p99 (ms)"].startswith("10.67 (")
@@ -382,7 +393,7 @@ def test_a_scenario_without_results_says_where_it_is_measured(results: Results) 
 def test_rows_of_the_many_connection_scenarios() -> None:
     row = row_of(memory({"connections": 1000}, 20.0))
     assert row.ok and row.messages_per_s is None
-    assert row.figure is not None and row.figure.median == pytest.approx(20 * 1024)
+    assert row.figure is not None and row.figure.value == pytest.approx(20 * 1024 * GEOMEAN)
     no_figure = msgspec.structs.replace(
         connect(1_000),
         samples=[msgspec.structs.replace(s, connections_per_s=None) for s in connect(1).samples],
@@ -460,9 +471,10 @@ def test_framework_page_has_many_connections_by_version(results: Results) -> Non
     # One line per version.
     data = json.loads(page.charts[f"{stem}-throughput.json"])
     lines = {s["label"]: [p["y"] for p in s["points"]] for s in data["series"]}
+    g = GEOMEAN
     assert lines == {
-        "14.2": [pytest.approx(20_000), pytest.approx(22_000), pytest.approx(18_000)],
-        "15.0.1": [pytest.approx(24_000), pytest.approx(26_000), None],
+        "14.2": [pytest.approx(20_000 * g), pytest.approx(22_000 * g), pytest.approx(18_000 * g)],
+        "15.0.1": [pytest.approx(24_000 * g), pytest.approx(26_000 * g), None],
     }
     # Memory per connection by version, with its significant change (42.5 -> 40.0 KiB).
     assert (

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import statistics
 from pathlib import Path
 
 import msgspec
@@ -23,6 +24,7 @@ from tests.site_runs import (
     OLD_RUN,
     OTHER_RUN,
     REFERENCE_RUN,
+    SPREAD,
     STREAM,
     UV_FAILURE,
     clients,
@@ -65,7 +67,12 @@ from wsbench.site.sources import settings_text, source_line
 
 ROOT = Path(__file__).resolve().parents[2]
 STABLE = [98.0, 99.0, 99.9, 100.1, 101.0, 102.0]
-"""Six windows around 100 (median 100, cv 1.5 %)."""
+"""Six windows around 100 (median 100, cv 1.5 %), 2 per server process as
+:func:`tests.runs.benchmark` makes them."""
+STABLE_BY_PROCESS = [STABLE[0:2], STABLE[2:4], STABLE[4:6]]
+"""The same grouped by server process."""
+GEOMEAN = statistics.geometric_mean(SPREAD)
+"""A figure of the site's fixture over its 3 processes of 2 windows: the rate times this."""
 
 
 def _ids(results: Results) -> list[tuple[str, str | None, str]]:
@@ -98,7 +105,7 @@ def test_a_newer_run_with_other_settings_replaces_the_group_instead_of_mixing() 
     results = select([*old, new])
     assert _ids(results) == [("websockets", "15.0.1", "20260102T000000Z-000002")]
     assert results.runs[0].rows[0].messages_per_s is not None
-    assert results.runs[0].rows[0].messages_per_s.median == 200.0
+    assert results.runs[0].rows[0].messages_per_s.value == pytest.approx(200.0)
     old_info = results.history[1]
     assert (old_info.run_id, old_info.current, old_info.why_not_shown) == (
         "20260101T000000Z-000001",
@@ -164,9 +171,9 @@ def _section(page: str, title: str) -> str:
     return page[start : end if end >= 0 else None]
 
 
-def _median(run: EnvRun, scenario: str, params: dict[str, int]) -> float | None:
+def _messages(run: EnvRun, scenario: str, params: dict[str, int]) -> float | None:
     row = next(r for r in run.rows if r.scenario == scenario and dict(r.params) == params)
-    return row.messages_per_s.median if row.messages_per_s else None
+    return row.messages_per_s.value if row.messages_per_s else None
 
 
 def test_a_partial_rerun_replaces_only_the_figures_it_measured_again() -> None:
@@ -180,13 +187,13 @@ def test_a_partial_rerun_replaces_only_the_figures_it_measured_again() -> None:
         ws,
     ]
     assert _figures(ws[0]) == [("echo", ECHO_16_64), ("clients", CLIENTS[2])]
-    assert _median(ws[0], "echo", ECHO_16_64) == 30_000
+    assert _messages(ws[0], "echo", ECHO_16_64) == pytest.approx(30_000 * GEOMEAN)
     assert _figures(ws[1]) == (
         [("echo", p) for p in ECHO if p != ECHO_16_64]
         + [("stream", p) for p in STREAM]
         + [("clients", c) for c in CLIENTS[:2]]
     )
-    assert _median(ws[1], "echo", ECHO[0]) == 25_000
+    assert _messages(ws[1], "echo", ECHO[0]) == pytest.approx(25_000 * GEOMEAN)
     # The other environment keeps its figures, and each figure is shown once.
     (aiohttp,) = [r for r in results.runs if r.impl.name == "aiohttp"]
     assert (aiohttp.run_id, len(aiohttp.rows)) == (CURRENT, len(ECHO) + len(STREAM))
@@ -228,10 +235,11 @@ def test_a_partial_rerun_on_the_pages_names_both_runs() -> None:
     results = select(docs)
     echo = render_leaderboard("echo", results)
     again = _section(echo, "16 B messages, 64 in flight per connection")
-    assert "30,000" in again and "25,000" not in again
+    # 30,000 and 25,000 msg/s over the server processes: 29,997 and 24,998.
+    assert "29,997" in again and "24,998" not in again
     assert f"Runs `{RERUN}`, `{CURRENT}`:" in again
     before = _section(echo, "16 B messages, 1 in flight per connection")
-    assert "25,000" in before and "30,000" not in before
+    assert "24,998" in before and "29,997" not in before
     assert f"Run `{CURRENT}`:" in before and RERUN not in before
 
     # The clients chart: one series per environment, each point naming its run.
@@ -259,7 +267,8 @@ def test_a_partial_rerun_on_the_pages_names_both_runs() -> None:
     page = render_page(websockets, results, "https://x", history_of(docs)).markdown
     table = _section(page, "Results by version")
     rows = [line for line in table.splitlines() if line.startswith("| ") and "15.0.1" in line]
-    assert len(rows) == 1 and "30,000" in rows[0] and "40.0" in rows[0]  # p50 1/25,000 s
+    # 30,000 msg/s over the server processes: 29,997; p50 1/25,000 s.
+    assert len(rows) == 1 and "29,997" in rows[0] and "40.0" in rows[0]
     assert f"Runs `{RERUN}`, `{CURRENT}`:" in table
 
     # The Runs and environment page: one line per environment naming both runs, and the
@@ -361,10 +370,10 @@ def test_rows_summarize_the_usable_samples() -> None:
     bench = benchmark("echo", ECHO_16_64, STABLE, disturbed=[5.0, 6.0])
     row = row_of(bench)
     assert row.ok and row.n == 6 and row.disturbed == 2
-    expected = stats.summarize(STABLE)
+    expected = stats.summarize(STABLE_BY_PROCESS)
     assert row.messages_per_s == expected
     assert row.cv == expected.cv and not row.unstable
-    assert row.latency_p50_s == stats.summarize([1 / r for r in STABLE])
+    assert row.latency_p50_s == stats.summarize([[1 / r for r in g] for g in STABLE_BY_PROCESS])
     assert row.bytes_per_s == stats.median([16 * r for r in STABLE])
     assert row.server_cpu_percent == 99.0 and row.server_rss_bytes == 20_000_000
     assert not row.client_bound
@@ -377,7 +386,7 @@ def test_rows_summarize_the_usable_samples() -> None:
     assert row_of(
         benchmark("echo", ECHO_16_64, STABLE, loadgen_cpu=161.0), loadgen_cpus=2
     ).client_bound
-    # Unstable: cv above 10 %.
+    # Unstable: the processes' values have a cv above 10 %.
     assert row_of(benchmark("echo", ECHO_16_64, [70, 80, 95, 105, 120, 130])).unstable
     # Stream windows have no latency.
     assert row_of(benchmark("stream", {"size_bytes": 16}, STABLE)).latency_p50_s is None
@@ -412,33 +421,41 @@ def test_ranks_tie_overlapping_intervals_and_skip_the_reference_and_failures() -
 
 
 def test_figures_show_their_interval_and_unstable_ones_are_marked() -> None:
-    stable = stats.summarize([12_100.0, 12_345.0, 12_600.0])
+    # 3 server processes of one window: the geometric mean and Student's t interval.
+    stable = stats.summarize([[12_100.0], [12_345.0], [12_600.0]])
     text = spread(stable, ",.0f")
-    assert text.startswith("12,345 ") and "(12,100–12,600)" in text
-    wide = stats.summarize([7.0, 8.0, 9.5, 10.5, 12.0, 13.0])
-    assert wide.unstable and spread(wide, ".1f").startswith("≈10.0 ")
-    assert "(7.5–12.5)" in spread(wide, ".1f")
-    assert spread(stats.summarize([5.0]), ".1f") == "5.0"  # one sample: no interval
+    assert text.startswith("12,347 ") and "(11,741–12,983)" in text
+    wide = stats.summarize([[7.0, 8.0], [9.5, 10.5], [12.0, 13.0]])
+    assert wide.unstable and spread(wide, ".1f").startswith("≈9.8 ")
+    assert "(5.2–18.5)" in spread(wide, ".1f")
+    assert spread(stats.summarize([[5.0]]), ".1f") == "5.0"  # one process: no interval
     assert spread(None, ".1f") == "—"
-    assert spread(stats.summarize([2e-5, 2e-5]), ".1f", 1e-6).startswith("20.0 ")
+    assert spread(stats.summarize([[2e-5], [2e-5]]), ".1f", 1e-6).startswith("20.0 ")
 
 
 def test_significant_changes_only() -> None:
-    base, faster, same = STABLE, [x * 1.2 for x in STABLE], [x * 1.01 for x in STABLE]
+    def times(k: float) -> list[list[float]]:
+        return [[x * k for x in g] for g in STABLE_BY_PROCESS]
+
+    base, faster, same = times(1.0), times(1.2), times(1.01)
     changes = significant_changes(
-        [("1.0", base), ("1.1", faster), ("1.2", [x * 1.21 for x in STABLE])],
+        [("1.0", base), ("1.1", faster), ("1.2", times(1.21))],
         higher_is_better=True,
     )
     assert [(c.base, c.head, c.percent) for c in changes] == [("1.0", "1.1", "+20 %")]
-    assert changes[0].p_value == "0.0022"
+    # Welch's t test on the logs of the 3 processes' values a side.
+    assert changes[0].p_value == "0.00012"
     assert significant_changes([("1.0", base), ("1.1", same)], higher_is_better=True) == ()
     # A failed version (no samples) is skipped: its neighbours are compared.
     skipped = significant_changes(
         [("1.0", faster), ("1.1", []), ("1.2", base)], higher_is_better=True
     )
     assert [(c.base, c.head, c.percent) for c in skipped] == [("1.0", "1.2", "\u221217 %")]
-    # Too few samples to ever be significant: nothing is claimed.
-    assert significant_changes([("1", [1.0, 1.1]), ("2", [2.0, 2.1])], higher_is_better=True) == ()
+    # Too few server processes (2 a side) to ever be significant: nothing is claimed.
+    assert (
+        significant_changes([("1", [[1.0], [1.1]]), ("2", [[2.0], [2.1]])], higher_is_better=True)
+        == ()
+    )
 
 
 def test_source_line_names_runs_and_settings() -> None:

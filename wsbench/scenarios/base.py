@@ -94,7 +94,8 @@ class ColumnSpec:
             for a column the site computes itself (``special``).
         fmt: the number format, e.g. ``",.1f"``.
         scale: the unit the figure is divided by (``1e-6``: seconds shown in µs).
-        interval: the median with its 95 % interval (else the median alone).
+        interval: the figure over the server processes with its 95 % interval
+            (:func:`wsbench.results.stats.summarize`; else the median over the windows).
         special: the name of a column the site computes (``"errors"``,
             ``"per_connection"``, ``"connections_ok"``, ``"memory_slope"``,
             ``"memory_counts"``, ``"memory_check"``).
@@ -109,7 +110,7 @@ class ColumnSpec:
 
 
 def spread(header: str, figure: str, fmt: str, scale: float = 1.0) -> ColumnSpec:
-    """A column of ``figure``'s median with its 95 % interval."""
+    """A column of ``figure`` over the server processes with its 95 % interval."""
     return ColumnSpec(header, figure, fmt, scale, interval=True)
 
 

@@ -63,7 +63,8 @@ SPEC = HoldMode(
     notes=(
         "*Memory per connection* = the slope of the least-squares line through the "
         "server's RSS at each *connection count* (0, then each count opened and held idle, "
-        "in one server process), median over the processes with its 95 % interval; "
+        "in one server process), over the processes with its interval as the list above "
+        "says; "
         "*base memory* is that line at zero connections. *Kernel per connection* is the "
         "same slope of the kernel's socket memory (slab and TCP buffers of the whole "
         "machine: both ends of each loopback connection), which RSS does not include. "

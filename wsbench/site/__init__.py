@@ -2,8 +2,9 @@
 
 Modules, one job each:
 
-- :mod:`wsbench.site.rows`: one benchmark of a run document -> a row of figures (medians,
-  95 % intervals, spread) through :mod:`wsbench.results.metrics` and :mod:`wsbench.results.stats`.
+- :mod:`wsbench.site.rows`: one benchmark of a run document -> a row of figures (over the
+  server processes with 95 % intervals and spread; secondary figures as medians over the
+  windows) through :mod:`wsbench.results.metrics` and :mod:`wsbench.results.stats`.
 - :mod:`wsbench.site.results`: the results store (:mod:`wsbench.results.store`) -> the current
   comparison group of every machine (the newest figure of each environment, scenario and
   parameter set), and every run for the history.
@@ -37,7 +38,7 @@ Modules, one job each:
 - :mod:`wsbench.site.home`: the home page: per question, the leading configurations as
   a bar chart with intervals, linked to their leaderboards.
 - :mod:`wsbench.site.templates`: the pages' Jinja2 templates (``templates/*.md.j2``: outline
-  and prose).
+  and prose; the statistics' numbers they quote come from :mod:`wsbench.results.stats`).
 - :mod:`wsbench.site.interactive`: each chart's data and each leaderboard table's rows in
   the page, for the site's script (``assets/wsbench.js``: interactive charts, sorting,
   filters).

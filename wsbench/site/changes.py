@@ -37,8 +37,9 @@ class Change:
 
     @property
     def percent(self) -> str:
-        """The change of the median in percent, signed, e.g. ``"+12 %"``, or ``"-9 %"``
-        with a true minus sign (:data:`MINUS`)."""
+        """The change of the figure (the geometric mean over the server processes) in
+        percent, signed, e.g. ``"+12 %"``, or ``"-9 %"`` with a true minus sign
+        (:data:`MINUS`)."""
         value = (self.comparison.head_over_base - 1) * 100
         return f"{value:+.0f} %".replace("-", MINUS)
 

@@ -1,8 +1,9 @@
 """Draw a headline figure against the framework's version, or night by night, or a figure
 against the number of connections, as an SVG (matplotlib, Agg).
 
-One line per configuration through the medians; versions on the x-axis, oldest first; each
-point has whiskers from its 95 % interval (``errorbar``); a significant change from the
+One line per configuration through its figures (each over the server processes,
+:func:`wsbench.results.stats.summarize`); versions on the x-axis, oldest first; each point
+has whiskers from its 95 % interval (``errorbar``); a significant change from the
 previous measured release is annotated with its percentage above the point (e.g. "+12 %");
 an unstable point is marked ≈; a failed point is an ✕ on the x-axis in its line's colour;
 a client-bound point is a hollow marker. The history charts (:func:`render_history_svg`)
@@ -35,7 +36,7 @@ from wsbench.results.stats import UNSTABLE_CV
 from wsbench.site.chartcache import cached
 from wsbench.site.headline import Chart, Headline, Line
 from wsbench.site.history import ChartLine, HistoryChart, HistoryPoint, Night
-from wsbench.site.markup import UNSTABLE, short_number
+from wsbench.site.markup import CONFIDENCE_PERCENT, UNSTABLE, short_number
 from wsbench.site.sweeps import Series, SweepChart, SweepFigure
 
 COLORS = (
@@ -66,25 +67,25 @@ def _fmt(value: float, _pos: object = None) -> str:
 
 
 class Drawn(Protocol):
-    """A point a chart draws: its median and interval (None when it has none)."""
+    """A point a chart draws: its figure and interval (None when it has none)."""
 
     @property
     def value(self) -> float | None:
-        """The median, in the headline's unit."""
+        """The figure over the server processes, in the headline's unit."""
 
     @property
     def interval(self) -> tuple[float, float] | None:
-        """The 95 % interval of the median, in the same unit."""
+        """The 95 % interval of the figure, in the same unit."""
 
 
 def _top(point: Drawn) -> float:
-    """The highest drawn value of ``point`` (its whisker's end, else its median)."""
+    """The highest drawn value of ``point`` (its whisker's end, else its figure)."""
     value = point.value or 0.0
     return max(value, point.interval[1]) if point.interval else value
 
 
 def _whiskers(point: Drawn) -> tuple[float, float]:
-    """The lengths below and above the median of ``point``'s whisker (0 without interval)."""
+    """The lengths below and above the figure of ``point``'s whisker (0 without interval)."""
     if point.interval is None or point.value is None:
         return (0.0, 0.0)
     low, high = point.interval
@@ -121,6 +122,10 @@ def _annotate(ax: Axes, line: Line, index: dict[str, int], color: str) -> None:
             )
 
 
+WHISKERS = f"whiskers: {CONFIDENCE_PERCENT} % interval"
+"""The legend entry of the whiskers."""
+
+
 def _key(label: str, marker: str, **style: Any) -> Line2D:
     """A legend entry explaining a mark (no line)."""
     return Line2D([], [], color="#444", marker=marker, linestyle="none", label=label, **style)
@@ -131,7 +136,7 @@ def _keys(chart: Chart) -> list[Line2D]:
     points = [p for line in chart.lines for p in line.points]
     keys = []
     if any(p.interval for p in points):
-        keys.append(_key("whiskers: 95 % interval", "|", markersize=10, markeredgewidth=1.2))
+        keys.append(_key(WHISKERS, "|", markersize=10, markeredgewidth=1.2))
     if chart.changes:
         keys.append(_key("+n %: significant change", "$\\%$", markersize=8))
     if any(p.unstable for p in points):
@@ -304,7 +309,7 @@ def _history_keys(chart: HistoryChart) -> list[Artist]:
     """The legend entries explaining the marks of a history chart (after the lines')."""
     keys: list[Artist] = []
     if any(p.interval for line in chart.lines for p in line.series.points):
-        keys.append(_key("whiskers: 95 % interval", "|", markersize=10, markeredgewidth=1.2))
+        keys.append(_key(WHISKERS, "|", markersize=10, markeredgewidth=1.2))
     if any(chart.changes):
         keys.append(
             Line2D([], [], color="#555", linestyle="--", linewidth=1, label="harness, load "
@@ -342,7 +347,7 @@ def _draw_series(ax: Axes, line: ChartLine, index: dict[object, int], by_config:
 def render_history_svg(chart: HistoryChart) -> bytes:
     """A headline figure night by night (:class:`wsbench.site.history.HistoryChart`) as SVG
     bytes: the nights on the x-axis (oldest first, labelled by date), one line per
-    (configuration, version) through the medians with whiskers from the 95 % intervals
+    (configuration, version) through its figures with whiskers from the 95 % intervals
     (colour: the configuration, or the version when there is one configuration; marker:
     the version), a dashed vertical line with what changed before each night whose
     harness, load generator build or settings differ from the previous one (a line does
@@ -404,7 +409,7 @@ def _sweep_keys(chart: SweepChart) -> list[Artist]:
     points = [p for s in chart.series for p in s.points]
     keys: list[Artist] = []
     if any(p.interval for p in points):
-        keys.append(_key("whiskers: 95 % interval", "|", markersize=10, markeredgewidth=1.2))
+        keys.append(_key(WHISKERS, "|", markersize=10, markeredgewidth=1.2))
     if any(s.socketio for s in chart.series):
         keys.append(
             Line2D([], [], color="#444", linestyle=(0, SOCKETIO_DASHES), label="dashed: Socket.IO")
@@ -419,7 +424,7 @@ def _sweep_keys(chart: SweepChart) -> list[Artist]:
 
 
 def _draw_sweep_series(ax: Axes, series: Series, n: int) -> Line2D:
-    """One row's line through its medians, with whiskers, hollow client-bound markers, ≈
+    """One row's line through its figures, with whiskers, hollow client-bound markers, ≈
     beside unstable points and ✕ on the x-axis at failed points; returns its legend entry."""
     color, marker = _sweep_style(n)
     ok = [p for p in series.points if p.value is not None and p.x is not None]
@@ -503,7 +508,7 @@ def render_sweep_svg(chart: SweepChart) -> bytes:
     """A figure against its x-axis (:class:`wsbench.site.sweeps.SweepChart`,
     ``kind == "lines"``) as SVG bytes: the x-axis on a log scale (a parameter's measured
     values as its ticks, e.g. the numbers of connections; a measured axis such as the
-    offered load with log-scale ticks), one line per series through its medians (a
+    offered load with log-scale ticks), one line per series through its figures (a
     Socket.IO server's dashed) with
     whiskers from the 95 % intervals, a hollow marker where the load generator may have
     limited the figure, ≈ beside an unstable point and ✕ on the x-axis where the row
@@ -619,5 +624,5 @@ def render_bars_svg(chart: SweepChart) -> bytes:
             Patch(facecolor=BAR_COLORS[k], label=words[k]) for k in BAR_COLORS if k in used
         ]
         if any(p.interval for p in values):
-            handles.append(_key("whiskers: 95 % interval", "|", markersize=10, markeredgewidth=1.2))
+            handles.append(_key(WHISKERS, "|", markersize=10, markeredgewidth=1.2))
         return _save(fig, handles)

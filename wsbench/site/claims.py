@@ -4,9 +4,10 @@ figures under the closest conditions.
 The claims are data (``[[claims]]`` in ``studies.toml``, :class:`Claim`): the claim as the
 study states it, its own figures and conditions, and how we check it (a rule over one or
 two of our figures, :class:`Measure`). Everything else is computed from the results at
-build time: our figures (the median over a row's usable windows, from the newest version of
-the configuration the claim names and, at that version, the newest run that measured the
-row, whichever run of the store it is in), the verdict and its reason:
+build time: our figures (over a row's server processes, as every figure of the site,
+:func:`wsbench.site.rows.summary_of`; from the newest version of the configuration the claim
+names and, at that version, the newest run that measured the row, whichever run of the store
+it is in), the verdict and its reason:
 
 - ``ratio_at_least``: confirmed when our a / b is at least ``threshold``;
 - ``about``: confirmed when our a is within a factor of ``threshold`` of ``value``;
@@ -143,8 +144,10 @@ class Figure:
 
 
 def figure_of(measure: Measure, docs: Sequence[Run]) -> Figure:
-    """``measure``'s median from the run documents ``docs``: the newest version of the
-    configuration that has the row, and at that version the newest run (any machine)."""
+    """``measure``'s figure over the server processes
+    (:attr:`wsbench.results.stats.Summary.value`) from the run documents ``docs``: the newest
+    version of the configuration that has the row, and at that version the newest run (any
+    machine)."""
     metric = BY_NAME[measure.metric]
     runs = [d for d in docs if d.impl.name == measure.impl and d.impl.config == measure.config]
     runs.sort(key=lambda r: (natural_key(r.impl.version or ""), r.run_id), reverse=True)

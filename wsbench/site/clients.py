@@ -3,8 +3,9 @@
 with its figures by version.
 
 Every figure comes from the client store (``<store>/clients``, :mod:`wsbench.jobs.clients`)
-through the same rows as the servers' (:mod:`wsbench.site.rows`: medians with their 95 %
-interval). In a client's row the load generator's CPU is the client's own; the server's CPU
+through the same rows as the servers' (:mod:`wsbench.site.rows`: messages/s and latency
+over the server processes, messages/s with its 95 % interval; CPU as medians over the
+windows). In a client's row the load generator's CPU is the client's own; the server's CPU
 is the native reference server's, and a figure whose server used more than
 :data:`wsbench.instrument.measure.CLIENT_BOUND_CPU_PERCENT` of its core is flagged as possibly
 server-bound.
@@ -19,7 +20,16 @@ from wsbench.impls import Impl
 from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT
 from wsbench.scenarios import CLIENT_GRID, params_key
 from wsbench.site import templates
-from wsbench.site.markup import DASH, cell, link, num, short_reason, spread, table
+from wsbench.site.markup import (
+    CONFIDENCE_PERCENT,
+    DASH,
+    cell,
+    link,
+    num,
+    short_reason,
+    spread,
+    table,
+)
 from wsbench.site.results import EnvRun, Results, natural_key
 from wsbench.site.rows import Row
 
@@ -100,8 +110,8 @@ class _Line:
     row: Row
 
 
-HEADERS = ["Rank", "Client", "Version", "messages/s (95 % CI)", "p50 µs", "p99 µs",
-           "client CPU %", "server CPU %", "n", "Flags"]  # fmt: skip
+HEADERS = ["Rank", "Client", "Version", f"messages/s ({CONFIDENCE_PERCENT} % CI)", "p50 µs",
+           "p99 µs", "client CPU %", "server CPU %", "n", "Flags"]  # fmt: skip
 
 
 def _cells(rank: str, line: _Line, linked: bool) -> list[str]:

@@ -162,12 +162,13 @@ def _metric_meaning(metric: Metric) -> str:
     names = list(metric.scenarios)
     listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
     only = f", {listed} only" if len(names) <= 3 else ""
-    shown = (
-        "the site shows its total over the windows, by kind (errors_by_kind)"
-        if metric.name == "errors"
-        else "the site's figure is its median"
-    )
-    return f"{metric.label} ({better} is better{only}); {shown}"
+    if metric.name == "errors":
+        return (
+            f"{metric.label} ({better} is better{only}); the site shows its total over the "
+            "windows, by kind (errors_by_kind)"
+        )
+    # How the site's figures come from the windows: raw_results' note (environment.py).
+    return f"{metric.label} ({better} is better{only})"
 
 
 def _latency(key: str) -> Callable[[Record], Value]:

@@ -201,7 +201,14 @@ def raw_results() -> str:
             "reason in `benchmark_error`, and an environment that did not install without "
             "any parameter set one row with `install_error`. Empty cells have no value "
             "(latency in a stream row, the sample of a failure); flags are `true` or "
-            "`false`. Its columns:\n",
+            "`false`.\n",
+            "The site's figures from these rows: of a parameter set, the usable rows "
+            "(`usable` is `true`) grouped by `process`. A figure shown with an interval "
+            "comes from the server processes, each counted once: a process's value is the "
+            "geometric mean of its windows, and the figure is the geometric mean of the "
+            "processes' values (plain means where a value is 0 or below; "
+            "[Statistics](methodology.md#statistics)); a figure shown without one is the median "
+            "over the windows. The CSV's columns:\n",
             table(["Column", "Unit", "Meaning"], columns),
         ]
     )

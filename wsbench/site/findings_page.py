@@ -6,7 +6,9 @@ of Socket.IO over plain WebSocket on the same server; the same app on several se
 several frameworks on the same server; every failure; every client-bound or unstable
 figure. Each finding links to the leaderboard table or framework page that shows
 it, and names the run(s) and machine it comes from with links to their downloads
-(:mod:`wsbench.site.downloads`). Units: messages/s; ratios are ratios of medians.
+(:mod:`wsbench.site.downloads`). Units: messages/s, each figure over the server processes
+(:func:`wsbench.site.rows.summary_of`); a ratio is one figure over the other, with the
+interval of :func:`wsbench.results.stats.compare` (Welch's t test over the processes).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT, Metric
-from wsbench.results.stats import ALPHA, MIN_EFFECT, TOO_FEW, Comparison
+from wsbench.results.stats import TOO_FEW, Comparison
 from wsbench.scenarios import params_words
 from wsbench.site import templates
 from wsbench.site.downloads import download_links
@@ -23,6 +25,8 @@ from wsbench.site.findings import Contest, Findings, Lineup, Pairing, ReleaseCha
 from wsbench.site.framework_pages import FAILURES_ANCHOR, chart_link, page_path
 from wsbench.site.frameworks import SOCKETIO
 from wsbench.site.markup import (
+    COMPARISON_CONFIDENCE_PERCENT,
+    CONFIDENCE_PERCENT,
     DASH,
     EN_DASH,
     NOWRAP,
@@ -52,9 +56,10 @@ TITLE = "Findings"
 
 
 def ratio_text(comparison: Comparison) -> str:
-    """The ratio of medians with its 95 % interval, e.g. ``"1.25x (1.23-1.28)"`` with a
-    multiplication sign and an en dash: two decimals, three when a value is below 0.1 (no
-    interval with a single sample on a side)."""
+    """The ratio of the two figures (geometric means over the server processes) with the
+    comparison's 99 % interval (:data:`wsbench.results.stats.COMPARISON_CONFIDENCE`), e.g.
+    ``"1.25x (1.23-1.28)"`` with a multiplication sign and an en dash: two decimals, three
+    when a value is below 0.1 (no interval with a single server process on a side)."""
     interval = comparison.head_over_base_interval
     values = [comparison.head_over_base, *(interval or ())]
     fmt = ".2f" if min(values) >= 0.1 else ".3f"
@@ -220,8 +225,8 @@ def _changes(changes: Sequence[ReleaseChange]) -> str:
         "### Release-to-release changes\n",
         "The significant changes between consecutive measured releases of each "
         "configuration, on the framework pages' charts: the headline figures (messages/s, "
-        "MB/s, round-trip p50 latency in µs, peak RSS in MiB), the ratio of medians newer ÷ "
-        "older with its 95 % interval.\n",
+        "MB/s, round-trip p50 latency in µs, peak RSS in MiB), the ratio of the figures "
+        f"newer ÷ older with its {COMPARISON_CONFIDENCE_PERCENT} % interval.\n",
     ]
     if not changes:
         out.append("None: no headline figure changed significantly between consecutive "
@@ -284,8 +289,9 @@ def _socketio(findings: Findings, machine: str, results: Results, pages: Mapping
         "Each Socket.IO configuration against every plain WebSocket configuration on the same "
         "server build (the server and its version as the implementations' version matrices "
         "pin it), WebSocket backend and event loop, as the run documents and `meta.toml` "
-        "record them: the ratio of medians Socket.IO ÷ WebSocket, messages/s (a Socket.IO "
-        "message is one event), with its 95 % interval.\n",
+        "record them: the ratio of the figures Socket.IO ÷ WebSocket, messages/s (a "
+        f"Socket.IO message is one event), with its {COMPARISON_CONFIDENCE_PERCENT} % "
+        "interval.\n",
     ]
     pairs = [p for p in findings.pairings if p.machine == machine]
     lone = [(run, key) for run, key in findings.unpaired if run.machine == machine]
@@ -308,9 +314,9 @@ def _socketio(findings: Findings, machine: str, results: Results, pages: Mapping
 
 def _lineup_cell(c: Contest, run: EnvRun) -> str:
     """The figure of ``run``'s environment in contest ``c`` (from whichever of its EnvRuns
-    has it): the median messages/s, its ratio to the fastest's median and the verdict
-    (**fastest**, tied, slower, or too few samples to tell); failed, or a dash when the
-    environment did not measure it."""
+    has it): its messages/s (over the server processes), its ratio to the fastest's and the
+    verdict (**fastest**, tied, slower, or too few server processes to tell); failed, or a
+    dash when the environment did not measure it."""
     if any(r.env_id == run.env_id for r, _ in c.failed):
         return "failed"
     entry = next((e for e in c.entries if e.run.env_id == run.env_id), None)
@@ -351,9 +357,9 @@ def _lineups(findings: Findings, machine: str, pages: Mapping[str, str]) -> str:
         "### The same app on several servers\n",
         "One implementation at one version served by several servers (for ASGI apps: "
         "uvicorn with each of its WebSocket backends, Hypercorn, Daphne, Granian, "
-        "Gunicorn's ASGI worker), plain WebSocket: median messages/s with its 95 % interval, "
-        "its ratio to the fastest median, and the verdict against the fastest (**bold**: "
-        "the fastest and the configurations tied with it).\n",
+        "Gunicorn's ASGI worker), plain WebSocket: messages/s with its "
+        f"{CONFIDENCE_PERCENT} % interval, its ratio to the fastest's, and the verdict "
+        "against the fastest (**bold**: the fastest and the configurations tied with it).\n",
     ]
     servers = [lineup for lineup in mine if lineup.kind == "servers"]
     out += [_lineup(lineup, pages) for lineup in servers] or [
@@ -433,7 +439,8 @@ def _flagged(
         return "\n".join(out)
     out.append(
         f"⚠ client-bound: the load generator used more than {CLIENT_BOUND_CPU_PERCENT:.0f} % "
-        "of its CPUs (median, their average), so the client, not the server, may have been "
+        "of its CPUs (their average; the median over the windows), so the client, not the "
+        "server, may have been "
         f"the bottleneck: the figure is a lower bound for the server. {UNSTABLE_LEGEND}.\n"
     )
     rows = [
@@ -492,8 +499,7 @@ def render_findings(
         no_results=NO_RESULTS,
         environment_page=ENVIRONMENT_PAGE,
         raw_results_anchor=RAW_RESULTS_ANCHOR,
-        alpha=f"{ALPHA:g}",
-        min_effect_percent=f"{MIN_EFFECT * 100:.0f}",
+        times=TIMES,
         socketio_tag=SOCKETIO_TAG,
         unstable_legend=UNSTABLE_LEGEND,
         machines=machines,

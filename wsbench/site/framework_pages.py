@@ -2,11 +2,12 @@
 
 ``frameworks/index.md`` lists every implementation; ``frameworks/<name>.md`` shows one:
 its metadata and implementation folder, configurations, version matrix, deviations, the
-headline figures of its shown results per (configuration, version) as a table (medians with
-their 95 % intervals) and as charts against the version (with whiskers and the significant
-changes between consecutive releases), every failure with its reason, and the headline
-figures of every run of the store night by night (:mod:`wsbench.site.history`: charts with
-the harness changes and untuned runs marked, and a table of the latest runs). Units: MB =
+headline figures of its shown results per (configuration, version) as a table (each over
+the server processes, with its 95 % interval) and as charts against the version (with
+whiskers and the significant changes between consecutive releases), every failure with its
+reason, and the headline figures of every run of the store night by night
+(:mod:`wsbench.site.history`: charts with the harness changes and untuned runs marked, and
+a table of the latest runs). Units: MB =
 10^6 bytes, MiB = 2^20 bytes, µs = 10^-6 s.
 """
 
@@ -17,7 +18,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from wsbench.results.count_sets import SETS
-from wsbench.results.stats import ALPHA, MIN_EFFECT
 from wsbench.scenarios import params_key, params_words
 from wsbench.site import templates
 from wsbench.site.charts import night_labels, render_history_svg, render_svg, render_sweep_svg
@@ -36,6 +36,7 @@ from wsbench.site.history import (
 )
 from wsbench.site.interactive import CHART_CLASS, json_script
 from wsbench.site.markup import (
+    CONFIDENCE_PERCENT,
     DASH,
     EN_DASH,
     NOWRAP,
@@ -543,8 +544,9 @@ def _many_connections(
         "scales; each chart's data as JSON under it) and "
         f"[{SCENARIO_TITLES['memory']}](../leaderboards/memory.md) (against the version, "
         "one line per configuration, with the significant changes between consecutive "
-        "releases). Medians of the measurement windows, whiskers from their 95 % "
-        "intervals.\n",
+        "releases). Each point comes from several fresh server processes: the geometric "
+        "mean of the processes' values, each the geometric mean of its measurement windows; "
+        f"whiskers from its {CONFIDENCE_PERCENT} % interval.\n",
     ]
     for machine, text in parts:
         if len(machines) > 1:
@@ -610,8 +612,10 @@ def night_anchor(slug: str, machine: str | None = None) -> str:
 def _nights_intro() -> str:
     return (
         "Every run of the results store, not only the shown comparison group: each headline "
-        "figure of each (configuration, version) night by night, oldest first, as the "
-        "median of the run's usable windows with its 95 % interval (the whiskers). One line "
+        "figure of each (configuration, version) night by night, oldest first. A point is "
+        "the figure of one run over its server processes (the geometric mean of the "
+        "processes' values, each the geometric mean of its usable windows) with its "
+        f"{CONFIDENCE_PERCENT} % interval (the whiskers). One line "
         "per configuration and version: the same version measured on several nights shows "
         "how much the runner drifts. A **dashed line** marks a run whose harness (its "
         "code), load generator build or settings differ from the run before it, and the "
@@ -808,8 +812,6 @@ def render_page(
         configurations=_configurations(f),
         has_results=bool(runs),
         unstable_legend=UNSTABLE_LEGEND,
-        alpha=f"{ALPHA:g}",
-        min_effect_percent=f"{MIN_EFFECT * 100:.0f}",
         machines=sections,
         many_connections=many,
         failures=_failures(f, runs, len(machines)) if runs else "",

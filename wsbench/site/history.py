@@ -5,8 +5,9 @@ Unlike :mod:`wsbench.site.results` (each machine's current comparison group), th
 several nights) and changes of the harness show. Per machine, headline figure
 (:data:`wsbench.site.headline.HEADLINES`) and (implementation, configuration, version) it
 gives a :class:`Series`: one :class:`HistoryPoint` per :class:`Night` that measured it,
-oldest first, with the median of the benchmark's usable samples and its 95 % interval
-(:func:`wsbench.site.rows.summary_of`, as every other figure of the site). A failed
+oldest first, with the figure of the benchmark's usable samples over its server processes
+and its 95 % interval (:func:`wsbench.site.rows.summary_of`, as every other headline figure
+of the site). A failed
 benchmark, one whose every window was disturbed, or one without a messages/s figure has no
 point, exactly as :func:`wsbench.site.rows.row_of` makes it a failed row.
 
@@ -157,12 +158,15 @@ class HistoryPoint:
     Attributes:
         night: the night it was measured in (its run, harness, load generator, settings
             and tuning verdict).
-        value: the median of the usable samples, in the headline's unit
-            (:attr:`~wsbench.site.headline.Headline.unit`).
-        interval: the 95 % interval of that median in the same unit, None with one sample.
-        n: how many usable samples it comes from.
-        unstable: the samples vary too much (coefficient of variation above 10 %).
-        client_bound: the median load generator CPU was above 80 % of its CPUs
+        value: the figure over the server processes of the usable samples (the geometric
+            mean of the processes' values, :func:`wsbench.site.rows.summary_of`), in the
+            headline's unit (:attr:`~wsbench.site.headline.Headline.unit`).
+        interval: its 95 % interval in the same unit, None with one server process.
+        n: how many server processes it comes from.
+        unstable: the server processes' values vary too much (coefficient of variation
+            above 10 %).
+        client_bound: the median over the windows of the load generator's CPU was above
+            80 % of its CPUs
             (:func:`wsbench.results.metrics.client_bound`).
         since: the night of its series' previous point (None for the first point).
         changes: what differs from ``since`` (:func:`changes_between`): the "harness
@@ -258,7 +262,7 @@ def _matches(headline: Headline, benchmark: Benchmark) -> bool:
 
 LOADGEN_CPU = BY_NAME["loadgen_cpu_percent"]
 """The load generator's CPU (percent of one core): a point is client-bound when its median
-is above 80 % of its CPUs (:func:`wsbench.results.metrics.client_bound`)."""
+over the windows is above 80 % of its CPUs (:func:`wsbench.results.metrics.client_bound`)."""
 
 
 def _point(

@@ -75,9 +75,9 @@ def point_data(
     client_bound: bool = False,
     run_id: str = "",
 ) -> dict[str, object]:
-    """One point of a chart's data: ``{"x", "at" (where, in words), "y" (the median in the
-    chart's unit; null when failed), "interval" ([low, high] or null), "status", "error",
-    "unstable", "client_bound", "run_id"}``."""
+    """One point of a chart's data: ``{"x", "at" (where, in words), "y" (the figure over the
+    server processes in the chart's unit, or a total; null when failed), "interval" ([low,
+    high] or null), "status", "error", "unstable", "client_bound", "run_id"}``."""
     return {
         "x": x,
         "at": at,

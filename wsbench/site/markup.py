@@ -10,7 +10,16 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from wsbench.results.stats import UNSTABLE_CV, Summary
+from wsbench.results.stats import (
+    ALPHA,
+    COMPARISON_CONFIDENCE,
+    CONFIDENCE,
+    MIN_EFFECT,
+    MIN_PROCESSES,
+    TOO_FEW,
+    UNSTABLE_CV,
+    Summary,
+)
 from wsbench.scenarios import PARAM_WORDS, params_words
 
 DASH = "—"
@@ -19,11 +28,37 @@ EN_DASH = "\u2013"
 """Joins the ends of an interval (U+2013)."""
 TIMES = "\u00d7"
 """The multiplication sign (U+00D7), as in "3 processes x 2 windows"."""
+CONFIDENCE_PERCENT = f"{CONFIDENCE * 100:.0f}"
+"""The confidence level of a figure's interval in percent, for prose: ``"95"``
+(:data:`wsbench.results.stats.CONFIDENCE`)."""
+COMPARISON_CONFIDENCE_PERCENT = f"{COMPARISON_CONFIDENCE * 100:.0f}"
+"""The confidence level of a comparison's interval of the ratio in percent: ``"99"``
+(:data:`wsbench.results.stats.COMPARISON_CONFIDENCE`)."""
+UNSTABLE_PERCENT = f"{UNSTABLE_CV * 100:.0f}"
+"""The coefficient of variation above which a figure is unstable, in percent: ``"10"``
+(:data:`wsbench.results.stats.UNSTABLE_CV`)."""
+STATISTICS: dict[str, str] = {
+    "alpha": f"{ALPHA:g}",
+    "min_effect_percent": f"{MIN_EFFECT * 100:.0f}",
+    "min_processes": str(MIN_PROCESSES),
+    "confidence_percent": CONFIDENCE_PERCENT,
+    "comparison_confidence_percent": COMPARISON_CONFIDENCE_PERCENT,
+    "unstable_percent": UNSTABLE_PERCENT,
+    "too_few": TOO_FEW,
+}
+"""The numbers and words of :mod:`wsbench.results.stats` the pages' prose quotes, by the
+name every template sees them under (:func:`wsbench.site.templates.environment`): the
+significance level (``"0.01"``), the minimum change in percent (``"5"``), the fewest server
+processes a side of a verdict (``"3"``), the confidence levels of a figure's and of a
+comparison's interval in percent (``"95"``, ``"99"``), the unstable threshold in percent
+(``"10"``) and the verdict without enough processes (``"too few server processes"``). One
+source: no page types them."""
 UNSTABLE = "≈"
-"""Marks an unstable figure (its samples' coefficient of variation is above 10 %)."""
+"""Marks an unstable figure (its server processes' values have a coefficient of variation
+above :data:`wsbench.results.stats.UNSTABLE_CV`)."""
 UNSTABLE_LEGEND = (
-    f"{UNSTABLE} marks an unstable figure: coefficient of variation above "
-    f"{UNSTABLE_CV * 100:.0f} % across its windows"
+    f"{UNSTABLE} marks an unstable figure: the coefficient of variation of its server "
+    f"processes' values is above {UNSTABLE_PERCENT} %"
 )
 """The sentence that explains :data:`UNSTABLE` wherever it can appear."""
 SOCKETIO_TAG = "<mark>Socket.IO</mark>"
@@ -132,7 +167,8 @@ def num(value: float | None, fmt: str, scale: float = 1.0) -> str:
 
 
 def spread(summary: Summary | None, fmt: str, scale: float = 1.0) -> str:
-    """A summarized figure for a cell: its median and, in brackets, its confidence interval
+    """A summarized figure for a cell: its value (:attr:`wsbench.results.stats.Summary.value`,
+    the geometric mean over the server processes) and, in brackets, its confidence interval
     (kept on one line), each divided by ``scale`` and formatted with ``fmt``; prefixed with
     :data:`UNSTABLE` when unstable; a dash for None. E.g. ``"12,345 (12,100 to 12,600)"``
     with an en dash (:data:`EN_DASH`) between the ends."""

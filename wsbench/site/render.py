@@ -2,12 +2,15 @@
 scenarios' pages).
 
 Pure functions from typed data to markdown text (Python-Markdown's ``tables`` syntax and
-material's admonitions). Every figure is the median of a benchmark's usable samples; the
-headline, throughput and latency cells add its 95 % interval, and a Rank column ties rows
-whose intervals of the scenario's headline figure overlap (:func:`wsbench.results.stats.ties`;
-:data:`wsbench.results.metrics.SCENARIO_HEADLINES`: messages/s, connections/s, memory per
-connection, RSS growth). Each scenario has its own columns, notes and sentences, which its module
-declares (:class:`wsbench.scenarios.base.ColumnSpec`, :func:`columns_of`). Errors are totals over a
+material's admonitions). The headline, throughput and latency cells (the columns of kind
+``"summary"``, :class:`Column`) show a figure over the benchmark's server processes, each
+reduced to the geometric mean of its usable windows, with its 95 % interval
+(:func:`wsbench.results.stats.summarize`); the other figures are medians over the usable
+windows. A Rank column ties rows whose intervals of the scenario's headline figure overlap
+(:func:`wsbench.results.stats.ties`; :data:`wsbench.results.metrics.SCENARIO_HEADLINES`:
+messages/s, connections/s, memory per connection, RSS growth). Each scenario has its own
+columns, notes and sentences, which its module declares
+(:class:`wsbench.scenarios.base.ColumnSpec`, :func:`columns_of`). Errors are totals over a
 row's usable windows, by kind. The Concurrent clients page charts throughput, round-trip
 p99 and errors against the number of connections, the Memory page memory per connection
 as bars (:mod:`wsbench.site.sweeps`). Units: MB = 10^6 bytes, KiB = 2^10 bytes,
@@ -20,6 +23,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Literal
 
 from wsbench.results import stats
 from wsbench.results.count_sets import SETS
@@ -33,6 +37,7 @@ from wsbench.site.charts import render_bars_svg, render_sweep_svg
 from wsbench.site.counts import COUNT_HEADER, count_legend, count_text
 from wsbench.site.interactive import chart_script, rows_script
 from wsbench.site.markup import (
+    CONFIDENCE_PERCENT,
     DASH,
     SOCKETIO_TAG,
     TIMES,
@@ -94,9 +99,9 @@ in full."""
 RUNS_PAGE = "../environment.md"
 """The Runs and environment page, relative to a leaderboard page."""
 RANK_LEGEND = (
-    "**Rank** is by messages/s; a row whose 95 % interval overlaps that of the first row of "
-    "a rank shares its rank: rows with the same rank are not significantly different. The "
-    "reference and failed rows are not ranked"
+    f"**Rank** is by messages/s; a row whose {CONFIDENCE_PERCENT} % interval overlaps that of "
+    "the first row of a rank shares its rank: rows with the same rank are not significantly "
+    "different. The reference and failed rows are not ranked"
 )
 """The sentence that explains the Rank column."""
 
@@ -140,6 +145,12 @@ def row_name_cell(run: EnvRun, page: str | None = None) -> str:
     return f"**{name}**" if run.impl.reference else name
 
 
+ColumnKind = Literal["summary", "median", "other"]
+"""What a column's figure is: over the server processes with its interval
+(:func:`wsbench.results.stats.summarize`), the median over the windows, or another (a total,
+a count, a check)."""
+
+
 @dataclass(frozen=True)
 class Column:
     """One figure column of a leaderboard.
@@ -147,25 +158,28 @@ class Column:
     Attributes:
         header: its header, with the unit, e.g. ``"p99 latency (µs)"``.
         value: its cell for an ok row.
+        kind: what its figure is (:data:`ColumnKind`), for the page's legend.
     """
 
     header: str
     value: Callable[[Row], str]
+    kind: ColumnKind = "other"
 
 
 def _spread_column(header: str, metric: Metric, fmt: str, scale: float = 1.0) -> Column:
-    """The median of ``metric`` with its 95 % interval (:func:`wsbench.site.markup.spread`)."""
-    return Column(header, lambda row: spread(row.summary(metric), fmt, scale))
+    """``metric`` over the server processes with its interval
+    (:func:`wsbench.site.markup.spread`)."""
+    return Column(header, lambda row: spread(row.summary(metric), fmt, scale), "summary")
 
 
 def _median_column(header: str, metric: Metric, fmt: str, scale: float = 1.0) -> Column:
-    """The median of ``metric`` (a dash when no sample has it)."""
+    """The median of ``metric`` over the windows (a dash when no sample has it)."""
 
     def value(row: Row) -> str:
         found = row.values(metric)
         return num(stats.median(found) if found else None, fmt, scale)
 
-    return Column(header, value)
+    return Column(header, value, "median")
 
 
 def errors_text(counts: Mapping[str, int] | None) -> str:
@@ -227,9 +241,11 @@ SPECIAL_COLUMNS: dict[str, Callable[[Row], str]] = {
 :attr:`~wsbench.scenarios.base.ColumnSpec.special` name: errors (failed connections by kind
 and lost messages, summed over the row's usable windows), each connection's messages/s in a
 window (smallest, median and largest, medians over the windows), connections established
-(median over the windows) of those asked for, memory per connection with its ⚠, the
-connection counts, and why a memory figure is flagged (:func:`memory_check`, "ok" when it
-is not)."""
+(median over the windows) of those asked for, memory per connection (over the server
+processes, with its interval) with its ⚠, the connection counts, and why a memory figure is
+flagged (:func:`memory_check`, "ok" when it is not)."""
+SPECIAL_KINDS: dict[str, ColumnKind] = {"connections_ok": "median", "memory_slope": "summary"}
+"""The :data:`ColumnKind` of the special columns that have one (the others: ``"other"``)."""
 
 
 @cache
@@ -241,7 +257,8 @@ def column(declared: ColumnSpec) -> Column:
         KeyError: an unknown special column or figure name.
     """
     if declared.special is not None:
-        return Column(declared.header, SPECIAL_COLUMNS[declared.special])
+        kind = SPECIAL_KINDS.get(declared.special, "other")
+        return Column(declared.header, SPECIAL_COLUMNS[declared.special], kind)
     assert declared.figure is not None
     make = _spread_column if declared.interval else _median_column
     return make(declared.header, BY_NAME[declared.figure], declared.fmt, declared.scale)
@@ -278,6 +295,22 @@ def counted_columns(columns: Sequence[Column], rows: Sequence[Row]) -> tuple[Col
     if any(row.instructions for row in rows):
         return tuple(columns)
     return tuple(c for c in columns if c is not COUNT_COLUMN)
+
+
+def _listed(headers: Sequence[str]) -> str:
+    """``headers`` in italics, listed in words: ``"*a*"``, ``"*a* and *b*"``, ``"*a*, *b*
+    and *c*"``; "" for none."""
+    names = [f"*{cell(h)}*" for h in headers]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def figure_columns(scenario: str) -> dict[str, str]:
+    """The figure columns of ``scenario``'s leaderboard by what they show, listed in words
+    (:func:`_listed`) for its legend: ``{"summary": the columns over the server processes
+    with their interval, "median": the medians over the windows}`` ("" for none)."""
+    columns = columns_of(scenario)
+    return {kind: _listed([c.header for c in columns if c.kind == kind])
+            for kind in ("summary", "median")}  # fmt: skip
 
 
 POLICY_SCENARIOS = tuple(s for s, defined in SPECS.items() if defined.slow_subscriber_policy)
@@ -338,11 +371,11 @@ def checks_fail(row: Row) -> bool:
 
 def _sort_key(item: tuple[EnvRun, Row]) -> tuple[object, ...]:
     run, row = item
-    median = row.figure.value if row.figure else 0.0
+    value = row.figure.value if row.figure else 0.0
     return (
         not row.ok,
         checks_fail(row),
-        -median if headline_of(row.scenario).higher_is_better else median,
+        -value if headline_of(row.scenario).higher_is_better else value,
         natural_key(run.label),
         natural_key(run.impl.version or ""),
     )
@@ -474,9 +507,9 @@ REFERENCE_NOTE = (
 
 def beats_reference(group: Sequence[tuple[EnvRun, Row]], header: str) -> str:
     """A note under a table where a configuration's headline figure is better than the
-    reference's of its protocol (by the medians), naming them, the figures and
-    :data:`REFERENCE_NOTE` with the configuration's own CPU note when its metadata has one;
-    "" where none is."""
+    reference's of its protocol (by the figures over the server processes), naming them,
+    the figures and :data:`REFERENCE_NOTE` with the configuration's own CPU note when its
+    metadata has one; "" where none is."""
     references = {run.socketio: row for run, row in group if run.impl.reference and row.figure}
     lines = []
     for run, row in group:
@@ -536,10 +569,10 @@ class Charts:
 
 
 LINES_INTRO = (
-    "One line per row (configuration and version) through its medians, with whiskers from "
-    "the 95 % intervals; the x-axis on a log scale, latency on a log scale too. Socket.IO "
-    "servers' lines are dashed; ✕ on the x-axis marks a failed row, a hollow marker a "
-    "client-bound figure. Under each chart, its data as JSON."
+    "One line per row (configuration and version) through its figures, with whiskers from "
+    f"their {CONFIDENCE_PERCENT} % intervals; the x-axis on a log scale, latency on a log "
+    "scale too. Socket.IO servers' lines are dashed; ✕ on the x-axis marks a failed row, a "
+    "hollow marker a client-bound figure. Under each chart, its data as JSON."
 )
 CHARTS: dict[str, Charts] = {
     "clients": Charts(
@@ -550,7 +583,8 @@ CHARTS: dict[str, Charts] = {
     "memory": Charts(
         "Memory per connection by number of connections",
         "One bar per row (configuration and version), one group per number of idle "
-        "connections, best (least memory) first, with whiskers from the 95 % intervals. "
+        "connections, best (least memory) first, with whiskers from the "
+        f"{CONFIDENCE_PERCENT} % intervals. "
         "Under the chart, its data as JSON.",
         (MEMORY,),
         kind="bars",
@@ -570,12 +604,13 @@ CHARTS: dict[str, Charts] = {
     "offered": Charts(
         "Latency against offered load",
         "Latency percentiles against the offered load (wrk2's curves): one line per row "
-        "through its medians at each fixed rate, the absolute rates and the percentages of "
+        "through its figures at each fixed rate, the absolute rates and the percentages of "
         "that server's own capacity together, placed at the offered load each achieved "
-        "(messages/s, log scale; latency on a log scale too), with whiskers from the 95 % "
-        "intervals. Where a line turns up steeply, the server stopped keeping up. Socket.IO "
-        "servers' lines are dashed; a hollow marker is a client-bound figure; failed rows "
-        "are listed under each chart. Under each chart, its data as JSON.",
+        "(messages/s, log scale; latency on a log scale too), with whiskers from the "
+        f"{CONFIDENCE_PERCENT} % intervals. Where a line turns up steeply, the server "
+        "stopped keeping up. Socket.IO servers' lines are dashed; a hollow marker is a "
+        "client-bound figure; failed rows are listed under each chart. Under each chart, its "
+        "data as JSON.",
         OFFERED_FIGURES,
         OFFERED_LOAD,
     ),
@@ -770,6 +805,7 @@ def render_leaderboard_page(
         client_bound=CLIENT_BOUND_CPU_PERCENT,
         socketio_sentence=SOCKETIO_SENTENCE if any(run.socketio for run, _ in rows) else "",
         rank_legend=rank_legend(headline_of(scenario)),
+        figure_columns=figure_columns(scenario),
         unstable_legend=UNSTABLE_LEGEND,
         times=TIMES,
         notes=(

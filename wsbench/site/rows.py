@@ -2,12 +2,15 @@
 their spread.
 
 Every figure comes from the benchmark's usable samples (ok and not disturbed,
-:meth:`wsbench.results.runformat.Benchmark.usable`) through :mod:`wsbench.results.metrics` (what a
-figure is) and :mod:`wsbench.results.stats` (its median, interval and spread): throughput and
-latency with their 95 % interval, the rest as medians. A row has a figure when its scenario's
-headline (:data:`wsbench.results.metrics.SCENARIO_HEADLINES`: messages/s, connections/s, memory per
-connection or RSS growth) is measured; errors (failed connections and lost messages, by
-kind) are counted over all its usable windows (:func:`error_counts`).
+:meth:`wsbench.results.runformat.Benchmark.usable`) through :mod:`wsbench.results.metrics`
+(what a figure is) and :mod:`wsbench.results.stats`: the headline, throughput and latency
+over the server processes (each process reduced to the geometric mean of its windows; the
+figure is the geometric mean of the processes' values, with its 95 % interval and spread:
+:func:`summary_of`), the rest as medians over the windows (:func:`median_of`). A row has a
+figure when its scenario's headline (:data:`wsbench.results.metrics.SCENARIO_HEADLINES`:
+messages/s, connections/s, memory per connection or RSS growth) is measured; errors (failed
+connections and lost messages, by kind) are counted over all its usable windows
+(:func:`error_counts`).
 """
 
 from __future__ import annotations
@@ -43,8 +46,9 @@ def summary_of(metric: Metric, samples: tuple[Sample, ...]) -> stats.Summary | N
 
 
 def median_of(metric: Metric, samples: tuple[Sample, ...]) -> float | None:
-    """``metric``'s median over ``samples`` (:func:`wsbench.results.stats.median`), None when no
-    sample has the figure."""
+    """``metric``'s median over the windows ``samples`` (:func:`wsbench.results.stats.median`),
+    None when no sample has the figure: the site's secondary figures (bytes/s, CPU, RSS,
+    the load generator's CPU)."""
     found = metrics.values(metric, list(samples))
     return stats.median(found) if found else None
 
@@ -102,11 +106,12 @@ class Row:
             connect, memory).
         latency_p50_s: round-trip latency p50, seconds (round-trip scenarios; else None).
         latency_p99_s: round-trip latency p99, seconds (round-trip scenarios; else None).
-        bytes_per_s: median payload bytes/s.
-        server_cpu_percent: median server CPU, percent of one core.
-        server_rss_bytes: median server peak RSS, bytes.
-        loadgen_cpu_percent: median load generator CPU, percent of one core.
-        client_bound: the median load generator CPU is above 80 % of its CPUs
+        bytes_per_s: payload bytes/s, the median over the windows.
+        server_cpu_percent: server CPU, percent of one core, the median over the windows.
+        server_rss_bytes: server peak RSS, bytes, the median over the windows.
+        loadgen_cpu_percent: load generator CPU, percent of one core, the median over the
+            windows.
+        client_bound: that median load generator CPU is above 80 % of its CPUs
             (:func:`wsbench.results.metrics.client_bound`): the client may have limited the
             figure.
         instructions: the server's instruction counts at this scenario and parameter set

@@ -2,9 +2,11 @@
 package), and the tables that set ours, measured under the closest conditions, next to them.
 
 A study's figures are copied as it publishes them, with its stated conditions and where they
-are; they are never measured here. Ours are the medians over a row's usable windows
-(:mod:`wsbench.site.rows`) of each window's statistic: its mean, max, min and standard
-deviation of the order round trip, and its p99, where a study gives one figure per run.
+are; they are never measured here. Ours are each window's statistic (the mean, max, min
+and standard deviation of the order round trip, and its p99, where a study gives one figure
+per run) over a row's server processes, as every figure of the site
+(:func:`wsbench.site.rows.summary_of`: each process reduced to the geometric mean of its
+usable windows, the figure the geometric mean of the processes' values).
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ def round_trip_table(study: Study, runs: Sequence[EnvRun]) -> str:
     """Markdown: ``study``'s order round-trip table as published, then one row per run of
     ``runs`` (one machine's) that measured the study's closest parameter set, lowest mean
     first (failed rows last, with their status); "" when the study has no such table.
-    Our rows' figures are medians over the windows (milliseconds)."""
+    Our rows' figures are over the server processes (milliseconds, :func:`_ours`)."""
     if not study.order_round_trips:
         return ""
     rows = [
@@ -145,8 +147,10 @@ def round_trip_section(study: Study, runs: Sequence[EnvRun], level: str) -> str:
         f"{level} Order round trips beside the {study.title} study\n\n"
         f"*{study.title}*, {study.source}: {study.conditions} Its figures are one run's "
         "statistics in milliseconds, as published. Ours are under the closest conditions "
-        f"here, the {study.scenario} scenario at {closest}: each is the median over the "
-        "row's measurement windows of that window's statistic, and p99 is added. The "
+        f"here, the {study.scenario} scenario at {closest}. Each is that statistic of one "
+        "measurement window, averaged over several fresh server processes (the geometric "
+        "mean of the processes' values, each process the geometric mean of its windows); "
+        "p99 is added. The "
         "load generator is every client of our rows; the study's versions and machine are "
         "not ours, so compare the shape (spread, peaks), not the digits.\n"
     )

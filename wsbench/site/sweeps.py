@@ -9,9 +9,10 @@ configuration on a framework page) and one :class:`SweepPoint` per measured valu
 x-axis (:class:`XAxis`): a parameter (connections, subscribers) or a measured figure (the
 offered load in messages/s, which a percentage of each server's capacity sets apart per
 server, as wrk2's latency-against-load curves plot it). Every value comes from the row's
-usable samples as the leaderboards show it (:mod:`wsbench.site.rows`): the median with its
-95 % interval, in the figure's unit; errors are the total over the row's usable windows
-(:func:`wsbench.site.rows.error_counts`), with no interval. The charts are drawn by
+usable samples over its server processes (:func:`wsbench.site.rows.summary_of`: the
+geometric mean of the processes' values with its 95 % interval), in the figure's unit;
+errors are the total over the row's usable windows (:func:`wsbench.site.rows.error_counts`),
+with no interval; a measured x-axis is the median over the windows. The charts are drawn by
 :mod:`wsbench.site.charts` (lines against a log-scale x-axis; memory per connection as
 bars, one group per connection count), and :func:`chart_json` writes the same data beside
 each SVG.
@@ -46,8 +47,8 @@ class XAxis:
         label: the axis in words, e.g. ``"connections"``, ``"offered messages/s"``.
         replaces: the parameters the axis stands for, left out of a chart's group (a
             parameter axis: itself; the offered load: ``rate`` and ``load_percent``).
-        metric: x is the median of this measured figure, not a parameter (a failed row
-            then has no x: it is listed under the chart, not drawn).
+        metric: x is the median over the windows of this measured figure, not a parameter
+            (a failed row then has no x: it is listed under the chart, not drawn).
     """
 
     name: str
@@ -80,7 +81,7 @@ class SweepFigure(ShowsMetric):
         scale: the metric's value divided by this is in ``unit``.
         log_y: the y-axis is logarithmic (latencies spread over orders of magnitude).
         total: the value is the total over the row's usable windows (errors), not a
-            median with an interval.
+            figure over the server processes with an interval.
     """
 
     slug: str
@@ -153,13 +154,15 @@ class SweepPoint:
         x: the value of the x-axis (a number of connections or subscribers, an offered
             load in messages/s); None for a failed row on a measured axis.
         at: where the row sits on the axis in words (:meth:`XAxis.at`).
-        value: the median (or the total, :attr:`SweepFigure.total`) in the figure's unit;
-            None when the row failed or the figure was not recorded.
+        value: the figure over the server processes (:func:`wsbench.site.rows.summary_of`),
+            or the total (:attr:`SweepFigure.total`), in the figure's unit; None when the
+            row failed or the figure was not recorded.
         status: ``"ok"`` or ``"failed"``.
         error: why it failed, or None.
-        interval: the 95 % interval of the median in the figure's unit; None for a total,
-            a failure or a single sample.
-        unstable: the samples vary too much (coefficient of variation above 10 %).
+        interval: the 95 % interval of the value in the figure's unit; None for a total,
+            a failure or a single server process.
+        unstable: the server processes' values vary too much (coefficient of variation
+            above 10 %).
         client_bound: the load generator may have limited the figure.
         run_id: the run it comes from.
     """
@@ -246,13 +249,13 @@ def group_slug(group: Params) -> str:
 
 
 def x_of(row: Row, x: XAxis = CONNECTIONS) -> float | None:
-    """``row``'s value on the axis ``x``: its parameter, or the median of the axis's
-    metric (None when the row failed or did not record it); None when the row has no
-    such parameter."""
+    """``row``'s value on the axis ``x``: its parameter, or the median over the windows of
+    the axis's metric (None when the row failed or did not record it); None when the row
+    has no such parameter."""
     if x.metric is None:
         value = dict(row.params).get(x.name)
         return None if value is None else value
-    # The median only: the interval (a bootstrap) is not drawn for x.
+    # The median over the windows: x has no interval.
     return median_of(x.metric, row.samples) if row.ok else None
 
 

@@ -3,7 +3,10 @@ prose; the Python modules compute what they show and pass it in.
 
 Templates produce Markdown: nothing is auto-escaped (the values passed in are escaped cell
 by cell, :func:`wsbench.site.markup.cell`), and an undefined name is an error, not an empty
-string.
+string. Every template sees the statistics' numbers under the names of
+:data:`wsbench.site.markup.STATISTICS` (``alpha``, ``min_effect_percent``, ``min_processes``,
+``confidence_percent``, ``comparison_confidence_percent``, ``unstable_percent``,
+``too_few``) without its page passing them: the prose quotes them, never types them.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from typing import Any
 
 import jinja2
 
+from wsbench.site.markup import STATISTICS
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 """The folder of the templates."""
 
@@ -21,14 +26,17 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 @functools.cache
 def environment() -> jinja2.Environment:
     """The Jinja2 environment of :data:`TEMPLATES` (Markdown: no autoescape; strict
-    undefined; trailing newlines kept; block tags trimmed of their line)."""
-    return jinja2.Environment(
+    undefined; trailing newlines kept; block tags trimmed of their line), with
+    :data:`wsbench.site.markup.STATISTICS` as globals."""
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=False,  # Markdown, escaped cell by cell (wsbench.site.markup.cell)
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
     )
+    env.globals.update(STATISTICS)
+    return env
 
 
 def render(template: str, /, **context: Any) -> str:
