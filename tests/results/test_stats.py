@@ -19,6 +19,7 @@ from wsbench.results.stats import (
     MIN_EFFECT,
     MIN_PROCESSES,
     TOO_FEW,
+    Comparison,
     Summary,
     compare,
     median,
@@ -223,6 +224,60 @@ def test_pairing_removes_what_a_round_shares() -> None:
     assert compare(base, head, higher_is_better=True, paired=True).verdict == "slower"
 
 
+def test_the_crossover_takes_the_order_of_the_rounds_out() -> None:
+    # No change, but the side measured second reads 6 % lower: rounds alternate AB, BA.
+    rng = np.random.default_rng(9)
+    base, head, first = [], [], []
+    for r in range(6):
+        level = 100 * math.exp(rng.normal(0, 0.10))
+        noise = [math.exp(rng.normal(0, 0.01)) for _ in range(2)]
+        second = 0.94 * level
+        base.append([(level if r % 2 == 0 else second) * noise[0]])
+        head.append([(second if r % 2 == 0 else level) * noise[1]])
+        first.append(r % 2 == 0)
+    crossover = compare(base, head, higher_is_better=True, paired=True, base_first=first)
+    assert crossover.method == "crossover" and crossover.degrees_of_freedom == 4
+    assert crossover.head_over_base == pytest.approx(1.0, abs=0.02)
+    assert crossover.verdict == "no significant change"
+    # the plain paired test counts the order's ±6 % as noise: an interval several times wider
+    plain = compare(base, head, higher_is_better=True, paired=True)
+    assert plain.method == "paired" and plain.degrees_of_freedom == 5
+
+    def width(c: Comparison) -> float:
+        assert c.head_over_base_interval is not None
+        low, high = c.head_over_base_interval
+        return high - low
+
+    assert width(plain) > 3 * width(crossover)
+
+
+def test_the_crossover_estimate_and_variance_follow_hills_and_armitage() -> None:
+    ab, ba = [0.10, 0.14, 0.12], [-0.02, 0.02]  # log(head) - log(base) in each order
+    base = [[100.0]] * 5
+    head = [[100.0 * math.exp(d)] for d in [ab[0], ba[0], ab[1], ba[1], ab[2]]]
+    c = compare(base, head, higher_is_better=True, paired=True,
+                base_first=[True, False, True, False, True])  # fmt: skip
+    estimate = (statistics.fmean(ab) + statistics.fmean(ba)) / 2
+    pooled = (sum((x - 0.12) ** 2 for x in ab) + sum((x - 0.0) ** 2 for x in ba)) / 3
+    se = math.sqrt(pooled / 4 * (1 / 3 + 1 / 2))
+    assert c.head_over_base == pytest.approx(math.exp(estimate))
+    assert c.degrees_of_freedom == 3
+    assert c.p_value == pytest.approx(2 * sps.t.sf(estimate / se, 3))
+
+
+def test_rounds_lost_to_disturbed_windows_fall_back_to_welch() -> None:
+    # 4 processes a side, but only 2 rounds with both: too few for the crossover
+    base = [[100.0], [], [99.0], [101.0], [], [100.5]]
+    head = [[80.0], [81.0], [], [], [79.5], [80.5]]
+    first = [r % 2 == 0 for r in range(6)]
+    c = compare(base, head, higher_is_better=True, paired=True, base_first=first)
+    assert (c.method, c.pairs, c.verdict) == ("welch", 2, "slower")
+    assert c.head_over_base == pytest.approx(c.head_value / c.base_value)
+    # with fewer than 3 processes a side as well: too few
+    thin = compare(base[:3], head[:3], higher_is_better=True, paired=True, base_first=first[:3])
+    assert thin.verdict == TOO_FEW
+
+
 def test_clearly_lower_latency_is_faster() -> None:
     c = compare(BASE, HEAD_10_PERCENT_LOWER, higher_is_better=False)
     assert c.verdict == "faster"
@@ -294,7 +349,7 @@ def test_paired_sides_need_the_same_rounds() -> None:
 
 
 @pytest.mark.parametrize("paired", [False, True])
-def test_calibration(paired: bool) -> None:
+def test_calibration(paired: bool) -> None:  # paired: the crossover of 6 rounds
     """A/A comparisons of figures whose processes vary (5 % between, 3 % within) are called
     faster or slower at most about 1 time in 100; a 20 % slowdown is found with 6
     processes a side. Pooling the windows, as before, called about 1 A/A in 10."""
@@ -306,6 +361,7 @@ def test_calibration(paired: bool) -> None:
             compare(
                 _processes(rng, 100, 6), _processes(rng, 100 * head_scale, 6),
                 higher_is_better=True, paired=paired,
+                base_first=[r % 2 == 0 for r in range(6)] if paired else None,
             ).verdict
             for _ in range(pairs)
         ]  # fmt: skip

@@ -13,6 +13,7 @@ from wsbench.results.variance import (
     best_plan,
     components,
     optimal_windows,
+    pooled,
     processes_for,
 )
 
@@ -94,3 +95,16 @@ def test_best_plan_prefers_one_window_when_processes_are_cheap_and_vary() -> Non
     dear = best_plan(quiet, process_cost_s=20.0, window_cost_s=0.75, half_width=0.05)
     assert dear is not None and dear.windows > 1
     assert dear.seconds == pytest.approx(dear.processes * (20.0 + dear.windows * 0.75))
+
+
+def test_pooled_components_weigh_each_study_by_its_degrees_of_freedom() -> None:
+    a = Components(processes=3, windows=2, within=0.10, between=0.0, process_means=0.05)
+    b = Components(processes=5, windows=2, within=0.20, between=0.0, process_means=0.15)
+    c = pooled([a, b])
+    assert c is not None and (c.processes, c.windows) == (8, 2)
+    # within: 3 and 5 degrees of freedom; process means: 2 and 4
+    assert c.within == pytest.approx(math.sqrt((3 * 0.01 + 5 * 0.04) / 8))
+    assert c.process_means == pytest.approx(math.sqrt((2 * 0.0025 + 4 * 0.0225) / 6))
+    assert c.between == pytest.approx(math.sqrt(c.process_means**2 - c.within**2 / 2))
+    assert pooled([a]) == a
+    assert pooled([]) is None

@@ -28,7 +28,7 @@ from wsbench.instrument.provenance import impl_info
 from wsbench.results import stats
 from wsbench.results.runformat import Run
 from wsbench.site.findings import Findings, ServerBuild, findings_of, unshared
-from wsbench.site.findings_page import p_text, ratio_text, render_findings
+from wsbench.site.findings_page import FOLD_TIED, p_text, ratio_text, render_findings
 from wsbench.site.frameworks import load_frameworks
 from wsbench.site.markup import cell, spread
 from wsbench.site.render import render_leaderboard, table_link
@@ -132,6 +132,21 @@ def test_overlapping_samples_are_a_tie_listing_the_tied_ones() -> None:
         "**tied** (no significant difference): d · asyncio 15.0.1, a · asyncio 15.0.1, "
         "b · asyncio 15.0.1"
     )
+
+
+def test_a_long_list_of_tied_configurations_is_folded_under_one_line() -> None:
+    # 6 configurations within 1 % of each other: one line says how many, the names fold.
+    docs = [run(_times(1 + k / 200), impl_info=impl(f"f{k}")) for k in range(6)]
+    findings, results = _findings(docs)
+    (contest,) = findings.contests
+    assert len(contest.tied) == 5 > FOLD_TIED
+    page = render_findings(findings, results, {})
+    row = next(line for line in page.splitlines() if "tied</b>" in line)
+    cell = row.split(" | ")[7]
+    assert cell.startswith(
+        "<details><summary><b>tied</b>: 6 configurations (no significant difference)</summary>"
+    )
+    assert cell.endswith("</details>") and cell.count("· asyncio 15.0.1") == 6
 
 
 def test_a_single_configuration_and_failed_ones() -> None:

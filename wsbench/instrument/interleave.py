@@ -22,7 +22,7 @@ from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.sampling import SamplingPlan, sample_scenario
 from wsbench.instrument.waitbudget import WaitBudget
 from wsbench.results import store
-from wsbench.results.compare import SIDE_LABELS
+from wsbench.results.compare import SIDE_LABELS, base_first
 from wsbench.results.runformat import Benchmark, Run
 from wsbench.scenarios import Params, Scenario, spec
 
@@ -78,9 +78,10 @@ def side_order(sides: int, round_index: int) -> list[int]:
     even rounds, last in odd rounds (A B, B A, A B...). With a fixed order, one side's first
     arm always followed the other side's last: in a test, the unchanged control read 5 %+
     "faster" on the side that never followed a CPU-spinning server, twice in four runs of
-    the test suite on this VM."""
+    the test suite on this VM. The comparison takes the order's effect out
+    (:func:`wsbench.results.compare.base_first`, the one rule both follow)."""
     order = list(range(sides))
-    return order if round_index % 2 == 0 else order[::-1]
+    return order if base_first(round_index) else order[::-1]
 
 
 def measure_interleaved(

@@ -38,7 +38,8 @@ from wsbench.instrument.measure import MeasureConfig, measure
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.paths import REPO_ROOT
 from wsbench.results import compare, store
-from wsbench.results.runformat import Benchmark, Run
+from wsbench.results.runformat import Benchmark, Run, Sample
+from wsbench.results.stats import TOO_FEW
 from wsbench.scenarios import Params, Scenario
 
 SPIN_SERVER = Path(__file__).parent / "calibration"
@@ -217,17 +218,22 @@ def stored_repeats(folder: Path) -> list[tuple[list[Run], list[Run]]]:
 
 
 def _first(bench: Benchmark, rounds: int | None, windows: int | None) -> Benchmark:
-    kept = [
-        s for s in bench.samples
-        if (rounds is None or s.process < rounds) and (windows is None or s.window < windows)
-    ]  # fmt: skip
+    kept: list[Sample] = []
+    usable: dict[int, int] = {}
+    for s in bench.samples:
+        if rounds is not None and s.process >= rounds:
+            continue
+        if windows is not None and usable.get(s.process, 0) >= windows:
+            continue
+        kept.append(s)
+        usable[s.process] = usable.get(s.process, 0) + s.usable
     return msgspec.structs.replace(bench, samples=kept)
 
 
 def subset(doc: Run, rounds: int | None, windows: int | None) -> Run:
-    """``doc`` with the windows of its first ``rounds`` rounds only, the first ``windows``
-    of each (None: all). A window measured again after a disturbed one has the next index,
-    so the first W windows are the first W measured."""
+    """``doc`` with the windows of its first ``rounds`` rounds only, each round's windows up
+    to its first ``windows`` usable ones (None: all): what a plan of ``windows`` windows per
+    process would have kept, where a disturbed window is measured again."""
     if rounds is None and windows is None:
         return doc
     return msgspec.structs.replace(
@@ -243,7 +249,9 @@ class Tally:
         lines: every figure compared, of every repeat.
         false: the A/A figures called faster or slower (every figure of an A/A
             calibration; the control's of a power calibration).
-        compared: the A/A figures with a verdict (not "not compared").
+        compared: the A/A figures compared (not "not compared").
+        decided: the A/A figures whose design reached a verdict (not "too few server
+            processes").
         detected: a power calibration: repeats whose slowed server's messages/s was
             called slower.
         slowed: a power calibration: repeats with that figure compared.
@@ -252,6 +260,7 @@ class Tally:
     lines: tuple[compare.Line, ...]
     false: int
     compared: int
+    decided: int = 0
     detected: int = 0
     slowed: int = 0
 
@@ -267,7 +276,7 @@ def tally(
     """The verdicts of ``sessions`` analysed with the first ``rounds`` rounds and ``windows``
     windows of each (:func:`subset`)."""
     lines: list[compare.Line] = []
-    false = compared = detected = slowed = 0
+    false = compared = decided = detected = slowed = 0
     for base, head in sessions:
         found = compare.compare_runs(
             [subset(d, rounds, windows) for d in base],
@@ -283,8 +292,9 @@ def tally(
                 continue
             if line.result is not None:
                 compared += 1
+                decided += line.verdict != TOO_FEW
                 false += line.verdict in ("faster", "slower")
-    return Tally(tuple(lines), false, compared, detected, slowed)
+    return Tally(tuple(lines), false, compared, decided, detected, slowed)
 
 
 def report(t: Tally, sessions: int, rounds: int | None, windows: int | None) -> str:
@@ -298,6 +308,12 @@ def report(t: Tally, sessions: int, rounds: int | None, windows: int | None) -> 
             f"  A/A: {t.false} of {t.compared} figures called faster or slower "
             f"({100 * t.false / t.compared:.1f} %)"
         )
+        if t.decided:
+            out.append(
+                f"  A/A: {t.false} of the {t.decided} that reached a verdict (faster, slower or "
+                f"no significant change; the others had too few server processes): "
+                f"{100 * t.false / t.decided:.1f} %"
+            )
     if t.slowed:
         out.append(
             f"  slowed server: called slower in {t.detected} of {t.slowed} comparisons "

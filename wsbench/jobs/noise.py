@@ -140,53 +140,61 @@ def _plan_cell(plan: variance.Plan | None) -> str:
 
 
 def table(runs: Sequence[Run], costs: Costs, sets_per_process: int | None = None) -> str:
-    """The study's table (Markdown): per (run, benchmark, figure) of :data:`FIGURES`, the
-    figure's variance components (:func:`wsbench.results.variance.components`: **within** a
-    process, **between** processes, their share), Kalibera & Jones's **optimal windows**
-    per process for ``costs`` (a process's cost shared by the ``sets_per_process``
-    parameter sets it serves; default the run's sets), and the cheapest plans for a 95 %
-    interval of about ± 5 % and ± 10 % (:func:`wsbench.results.variance.best_plan`; the
-    seconds are one parameter set's share)."""
+    """The study's table (Markdown): per (server, window length, parameter set, figure of
+    :data:`FIGURES`), pooled over the documents that measured it
+    (:func:`wsbench.results.variance.pooled`), the figure's variance components
+    (:func:`wsbench.results.variance.components`: **within** a process, **between**
+    processes, the share between), Kalibera & Jones's **optimal windows** per process for
+    ``costs`` (a process's cost shared by the ``sets_per_process`` parameter sets it serves;
+    default each document's sets), and the cheapest plans for a 95 % interval of about ± 5 %
+    and ± 10 % (:func:`wsbench.results.variance.best_plan`; the seconds are one parameter
+    set's share)."""
     head = (
         "| server | window | benchmark | figure | processes | within | between | "
         "between share | optimal windows | ± 5 % | ± 10 % |\n"
         "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"
     )
-    lines = [head]
+    parts: dict[tuple[str, ...], list[variance.Components]] = {}
+    shared: dict[tuple[str, ...], int] = {}
+    errors: dict[tuple[str, ...], str] = {}
     for run in runs:
-        sets = sets_per_process or max(1, len(run.benchmarks))
-        process_cost = costs.process_s / sets
         for bench in run.benchmarks:
             for figure in FIGURES:
                 if bench.scenario not in metrics.BY_NAME[figure].scenarios:
                     continue
-                cells = [run.impl.row_name, f"{run.settings.window_s:g} s"]
-                cells += [f"{bench.scenario} {params_label(bench.params)}", figure]
+                key = (run.impl.row_name, f"{run.settings.window_s:g} s",
+                       f"{bench.scenario} {params_label(bench.params)}", figure)  # fmt: skip
                 found = variance.components(groups_of(bench, figure))
-                if found is None:
-                    lines.append(
-                        "| "
-                        + " | ".join(
-                            [*cells, bench.error or "fewer than 2 processes with 2 windows"]
-                        )
-                        + " |"
-                    )
-                    continue
-                best = variance.optimal_windows(found, process_cost, costs.window_s)
-                plans = [
-                    variance.best_plan(found, process_cost_s=process_cost,
-                                       window_cost_s=costs.window_s, half_width=h)
-                    for h in HALF_WIDTHS
-                ]  # fmt: skip
-                cells += [
-                    str(found.processes),
-                    _percent(found.within),
-                    _percent(found.between),
-                    _percent(found.share_between),
-                    "∞" if best == float("inf") else f"{best:.1f}",
-                    *(_plan_cell(p) for p in plans),
-                ]
-                lines.append("| " + " | ".join(cells) + " |")
+                parts.setdefault(key, [])
+                if found is not None:
+                    parts[key].append(found)
+                elif bench.error:
+                    errors.setdefault(key, bench.error.splitlines()[0])
+                shared.setdefault(key, sets_per_process or max(1, len(run.benchmarks)))
+    lines = [head]
+    for row, studies in parts.items():
+        c = variance.pooled(studies)
+        if c is None:
+            why = errors.get(row, "fewer than 2 processes with 2 windows")
+            lines.append("| " + " | ".join([*row, why]) + " |")
+            continue
+        process_cost = costs.process_s / shared[row]
+        best = variance.optimal_windows(c, process_cost, costs.window_s)
+        plans = [
+            variance.best_plan(c, process_cost_s=process_cost, window_cost_s=costs.window_s,
+                               half_width=h)
+            for h in HALF_WIDTHS
+        ]  # fmt: skip
+        cells = [
+            *row,
+            str(c.processes),
+            _percent(c.within),
+            _percent(c.between),
+            _percent(c.share_between),
+            "∞" if best == float("inf") else f"{best:.1f}",
+            *(_plan_cell(p) for p in plans),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -32,6 +32,15 @@ SIDE_LABELS = ("base", "head")
 (:mod:`wsbench.instrument.interleave`, :mod:`wsbench.jobs.commits`)."""
 
 
+def base_first(round_index: int) -> bool:
+    """Whether an interleaved measurement measures the base side first in round
+    ``round_index`` (0-based): in the even rounds (A B, B A, A B ...: counterbalanced, so
+    that the order's own effect cancels out of the crossover analysis,
+    :func:`wsbench.results.stats.compare`; :func:`wsbench.instrument.interleave.side_order`
+    follows it)."""
+    return round_index % 2 == 0
+
+
 def interleaved(base: Run, head: Run) -> bool:
     """Whether ``base`` and ``head`` are the two sides of one interleaved measurement: their
     run ids are ``<stem>-base`` and ``<stem>-head`` (:data:`SIDE_LABELS`), so that their
@@ -122,8 +131,9 @@ def _line(row: str, b: Benchmark, h: Benchmark, metric: metrics.Metric, paired: 
         base_values += [[]] * (rounds - len(base_values))
         head_values += [[]] * (rounds - len(head_values))
     result = stats.compare(
-        base_values, head_values, higher_is_better=metric.higher_is_better, paired=paired
-    )
+        base_values, head_values, higher_is_better=metric.higher_is_better, paired=paired,
+        base_first=[base_first(r) for r in range(len(base_values))] if paired else None,
+    )  # fmt: skip
     return Line(row, b.scenario, b.params, metric, result)
 
 
@@ -142,7 +152,8 @@ def compare_runs(
         metric_names: the figures to compare (names in :data:`wsbench.results.metrics.BY_NAME`).
 
     Two documents of one interleaved measurement (:func:`interleaved`) are compared round
-    by round (the paired t test), any others as independent sides (Welch's).
+    by round (the crossover analysis, each round's order from :func:`base_first`), any
+    others as independent sides (Welch's).
 
     Returns:
         One line per (environment pair, benchmark, figure), in the base's order.
@@ -218,11 +229,12 @@ def rule() -> str:
     """The verdict rule, in one sentence (printed under every comparison)."""
     return (
         "Verdict over server processes (each one value: the geometric mean of its windows): "
-        "significant when Student's t test on their logs, paired by round when the sides "
-        f"were measured interleaved and Welch's otherwise, gives p < {stats.ALPHA:g} and the "
-        f"figures (geometric means) differ by at least {stats.MIN_EFFECT:.0%}, with at least "
-        f"{stats.MIN_PROCESSES} processes a side; the interval is the test's "
-        f"{stats.COMPARISON_CONFIDENCE:.0%} interval of the ratio."
+        "significant when Student's t test on their logs (round by round, the order of each "
+        "round taken out, when the sides were measured interleaved; Welch's otherwise) gives "
+        f"p < {stats.ALPHA:g} and the figures differ by at least {stats.MIN_EFFECT:.0%}, "
+        f"with at least {stats.MIN_DEGREES_OF_FREEDOM} degrees of freedom "
+        f"({stats.MIN_PROCESSES} processes a side, {stats.MIN_ROUNDS} interleaved rounds); "
+        f"the interval is the test's {stats.COMPARISON_CONFIDENCE:.0%} interval of the ratio."
     )
 
 

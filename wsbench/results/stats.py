@@ -25,14 +25,22 @@ The model and its sources:
   ratio whose interval is ``exp`` of a difference's. Figures that are not all positive (a
   memory growth can be 0 or negative) use the arithmetic means on the linear scale instead.
 - Comparisons: Welch's t test on the process values of two independent sides (stored runs,
-  two versions measured apart); the paired t test on the rounds of an interleaved
-  measurement, where base and head of one round were measured back to back and share the
-  machine's state of that moment (the "duet" or randomized-multiple-interleaved-trials
-  design: Bulej et al., "Duet benchmarking", EMSE 2020; Abedi & Brecht, "Conducting
-  repeatable experiments in highly variable cloud computing environments", ICPE 2017).
+  two versions measured apart); on the rounds of an interleaved measurement, where base and
+  head of one round were measured back to back and share the machine's state of that moment
+  (the "duet" or randomized-multiple-interleaved-trials design: Bulej et al., "Duet
+  benchmarking", EMSE 2020; Abedi & Brecht, "Conducting repeatable experiments in highly
+  variable cloud computing environments", ICPE 2017), the two-period **crossover** analysis
+  of the rounds' differences: the rounds alternate which side is measured first (AB, BA),
+  and the side measured second in a round read about 2 % lower than the first in 544 A/A
+  round pairs here (issue 41's calibration), so the order's effect is estimated and taken
+  out (Hills & Armitage, "The two-period cross-over clinical trial", Br. J. Clin. Pharmac.
+  1979; Senn, *Cross-over Trials in Clinical Research*, 2002, ch. 3). Without it an odd
+  number of rounds leans towards "slower": in that calibration every false verdict of the
+  plain paired test was *slower*.
   A verdict needs ``p < ALPHA`` and a change of at least ``MIN_EFFECT`` (asv's
-  ``--factor``), and at least :data:`MIN_PROCESSES` server processes a side (complete rounds
-  when paired): below that the method says "too few server processes".
+  ``--factor``), and a test whose variance has at least :data:`MIN_DEGREES_OF_FREEDOM`:
+  :data:`MIN_PROCESSES` server processes a side, or as many complete rounds with both
+  orders (:data:`MIN_ROUNDS`); below that the method says "too few server processes".
 - Why not a bootstrap: with the 3 to 8 processes a run has, a (two-level) bootstrap
   percentile interval is far too narrow: with 3 processes it is about their range, a 75 %
   interval called 95 % (the chance that 3 values all fall on one side of the median is
@@ -68,15 +76,23 @@ Smaller changes are reported as "no significant change" however small their p-va
 idea of asv's ``--factor``.
 """
 
-MIN_PROCESSES = 3
-"""The fewest server processes a side (complete rounds, when paired) a verdict needs.
+MIN_DEGREES_OF_FREEDOM = 2
+"""The fewest degrees of freedom of a test's variance for a verdict.
 
-With 2, the variance rests on one difference (1 degree of freedom) and Student's t at
-p < :data:`ALPHA` asks for a difference of 64 standard errors: no change this machine's
-process-to-process noise (5-11 %) allows could reach it. With 3 (2 degrees of freedom a
-side) the quantile is 9.9 paired and about 4.6 for Welch's test of 3 against 3: a large
-change is told at once, a small one needs more processes (:mod:`wsbench.results.variance`
-gives the plan)."""
+With 1, the variance rests on one difference and Student's t at p < :data:`ALPHA` asks for
+a difference of 64 standard errors: no change this machine's process-to-process noise
+(5-20 %) allows could reach it. With 2 the quantile is 9.9, with 4 (Welch's test of 3
+against 3, or 6 interleaved rounds) 4.6: a large change is told at once, a small one needs
+more processes (:mod:`wsbench.results.variance` gives the plan)."""
+
+MIN_PROCESSES = MIN_DEGREES_OF_FREEDOM + 1
+"""The fewest server processes a side a verdict of Welch's test needs (3: its
+Welch-Satterthwaite degrees of freedom are at least the smaller side's less 1)."""
+
+MIN_ROUNDS = MIN_DEGREES_OF_FREEDOM + 2
+"""The fewest complete interleaved rounds a crossover verdict needs (4: the two orders'
+means take 2 of the rounds' degrees of freedom); with rounds in one order only, the plain
+paired test needs :data:`MIN_PROCESSES`."""
 
 CONFIDENCE = 0.95
 """Confidence level of a figure's interval (:func:`summarize`)."""
@@ -99,14 +115,16 @@ Verdict = Literal["faster", "slower", "no significant change", "too few server p
 """The verdict of :func:`compare`, from the point of view of the head."""
 
 TOO_FEW: Verdict = "too few server processes"
-"""The verdict of a comparison whose design cannot reach a verdict (:data:`MIN_PROCESSES`)."""
+"""The verdict of a comparison whose design cannot reach a verdict
+(:data:`MIN_DEGREES_OF_FREEDOM`)."""
 
 Direction = Literal["faster", "slower", "unchanged"]
 """The sign of the observed change, significant or not (see :class:`Comparison`)."""
 
-Method = Literal["paired", "welch"]
-"""The test of :func:`compare`: the paired t test over interleaved rounds, or Welch's t test
-over two independent sets of processes."""
+Method = Literal["crossover", "paired", "welch"]
+"""The test of :func:`compare`: the crossover analysis of interleaved rounds in both orders,
+the paired t test of rounds in one order, or Welch's t test of two independent sets of
+processes."""
 
 
 def median(values: Sequence[float]) -> float:
@@ -270,7 +288,9 @@ class Comparison:
     head_value: float
     """The head's figure, in its unit."""
     head_over_base: float
-    """The ratio ``head_value / base_value`` (1.10 means head is 10 % higher)."""
+    """The ratio head/base (1.10 means head is 10 % higher): ``head_value / base_value``, or
+    when paired the test's estimate over the complete rounds, ``exp`` of the mean of their
+    ``log(head) - log(base)`` (the same when every round is complete)."""
     head_over_base_interval: tuple[float, float] | None
     """Student's t confidence interval of ``head_over_base``; None when the test has no
     degree of freedom (fewer than 2 processes a side, or 2 rounds paired)."""
@@ -283,9 +303,12 @@ class Comparison:
     min_effect: float
     """Minimum effect size ``|head_over_base - 1|`` of a significant change."""
     method: Method
-    """The test: ``"paired"`` over interleaved rounds, or ``"welch"``."""
+    """The test: ``"crossover"`` or ``"paired"`` over interleaved rounds, or ``"welch"``."""
     pairs: int | None
-    """Complete rounds (both sides have a value) of a paired comparison; None for Welch's."""
+    """Complete rounds (both sides have a value) of an interleaved comparison; None for
+    Welch's."""
+    degrees_of_freedom: float
+    """Of the test's variance (0 without one)."""
     significant: bool
     """``p_value < alpha`` and ``|head_over_base - 1| >= min_effect``, with enough
     processes."""
@@ -294,7 +317,7 @@ class Comparison:
     by the observed figures, significant or not."""
     verdict: Verdict
     """``direction`` when significant; otherwise "no significant change", or "too few
-    server processes" with fewer than :data:`MIN_PROCESSES` a side (rounds when paired)."""
+    server processes" when the test has fewer than :data:`MIN_DEGREES_OF_FREEDOM`."""
 
     @property
     def processes(self) -> int:
@@ -303,39 +326,59 @@ class Comparison:
         return self.pairs if self.pairs is not None else min(self.n_base, self.n_head)
 
 
-def _welch(
-    b: list[float], h: list[float], confidence: float
-) -> tuple[float, tuple[float, float] | None, float]:
-    """Welch's t test of ``h - b`` (means of scaled process values): the difference, its
-    interval and the p-value."""
+Test = tuple[float, tuple[float, float] | None, float, float]
+"""A t test's estimate (a difference of logs), its interval, its p-value and its degrees of
+freedom (0 and no interval without any)."""
+
+
+def _t_test(estimate: float, se: float, df: float, confidence: float) -> Test:
+    if df <= 0:
+        return estimate, None, 1.0, 0.0
+    if se == 0:
+        return estimate, (estimate, estimate), 1.0 if estimate == 0 else 0.0, df
+    half = _t_quantile((1 + confidence) / 2, df) * se
+    return estimate, (estimate - half, estimate + half), _t_p_value(estimate / se, df), df
+
+
+def _welch(b: list[float], h: list[float], confidence: float) -> Test:
+    """Welch's t test of ``h - b`` (means of scaled process values), with the
+    Welch-Satterthwaite degrees of freedom."""
     diff = statistics.fmean(h) - statistics.fmean(b)
     if len(b) < 2 or len(h) < 2:
-        return diff, None, 1.0
+        return _t_test(diff, 0.0, 0, confidence)
     vb, vh = statistics.variance(b) / len(b), statistics.variance(h) / len(h)
-    se = math.sqrt(vb + vh)
-    if se == 0:
-        return diff, (diff, diff), 1.0 if diff == 0 else 0.0
+    if vb + vh == 0:
+        return _t_test(diff, 0.0, len(b) + len(h) - 2, confidence)
     df = (vb + vh) ** 2 / (vb**2 / (len(b) - 1) + vh**2 / (len(h) - 1))
-    half = _t_quantile((1 + confidence) / 2, df) * se
-    return diff, (diff - half, diff + half), _t_p_value(diff / se, df)
+    return _t_test(diff, math.sqrt(vb + vh), df, confidence)
 
 
-def _paired(
-    diffs: list[float], confidence: float
-) -> tuple[float, tuple[float, float] | None, float]:
-    """The paired t test of the rounds' differences: their mean, its interval, the
-    p-value."""
+def _paired(diffs: list[float], confidence: float) -> Test:
+    """The paired t test of the rounds' differences (their mean against 0)."""
     if not diffs:
-        return 0.0, None, 1.0
+        return _t_test(0.0, 0.0, 0, confidence)
     mean = statistics.fmean(diffs)
     if len(diffs) < 2:
-        return mean, None, 1.0
+        return _t_test(mean, 0.0, 0, confidence)
     se = statistics.stdev(diffs) / math.sqrt(len(diffs))
-    if se == 0:
-        return mean, (mean, mean), 1.0 if mean == 0 else 0.0
-    df = len(diffs) - 1
-    half = _t_quantile((1 + confidence) / 2, df) * se
-    return mean, (mean - half, mean + half), _t_p_value(mean / se, df)
+    return _t_test(mean, se, len(diffs) - 1, confidence)
+
+
+def _crossover(first: list[float], second: list[float], confidence: float) -> Test:
+    """The two-period crossover analysis (Hills & Armitage 1979) of the rounds'
+    differences ``log(head) - log(base)``: ``first`` of the rounds with the base measured
+    first (AB), ``second`` of those with the head first (BA), both non-empty. With an order
+    effect ``p`` (the side measured second reads ``p`` more), AB rounds read ``d + p`` and BA
+    rounds ``d - p``: the change is the mean of the two orders' means, whatever ``p``, its
+    variance ``s^2 / 4 * (1 / n_AB + 1 / n_BA)`` with ``s^2`` pooled within the two orders
+    (``n_AB + n_BA - 2`` degrees of freedom)."""
+    estimate = (statistics.fmean(first) + statistics.fmean(second)) / 2
+    df = len(first) + len(second) - 2
+    if df <= 0:
+        return _t_test(estimate, 0.0, 0, confidence)
+    squares = sum((x - statistics.fmean(g)) ** 2 for g in (first, second) for x in g)
+    se = math.sqrt(squares / df / 4 * (1 / len(first) + 1 / len(second)))
+    return _t_test(estimate, se, df, confidence)
 
 
 def compare(
@@ -344,6 +387,7 @@ def compare(
     *,
     higher_is_better: bool,
     paired: bool = False,
+    base_first: Sequence[bool] | None = None,
     alpha: float = ALPHA,
     min_effect: float = MIN_EFFECT,
     confidence: float = COMPARISON_CONFIDENCE,
@@ -358,8 +402,12 @@ def compare(
             measurement (an empty group: that side has no value in that round).
         higher_is_better: True for throughput-like figures (a ratio above 1 is "faster"),
             False for latency-like figures (a ratio above 1 is "slower").
-        paired: the sides were measured interleaved, round by round (paired t test over
-            the complete rounds); else two independent sets of processes (Welch's t test).
+        paired: the sides were measured interleaved, round by round (the crossover analysis,
+            or the paired t test, over the complete rounds); else two independent sets of
+            processes (Welch's t test).
+        base_first: when ``paired``, whether round ``r`` measured the base first (an
+            interleaved measurement alternates: :func:`wsbench.results.compare.base_first`);
+            None: the order is not known and the paired t test is used.
         alpha: significance level (default :data:`ALPHA`).
         min_effect: minimum ``|head/base - 1|`` of a significant change (default
             :data:`MIN_EFFECT`, asv's ``--factor`` idea).
@@ -367,16 +415,26 @@ def compare(
             :data:`COMPARISON_CONFIDENCE`, 1 - alpha).
 
     Each process is reduced to the log of its value (:func:`process_values`). Welch's test
-    compares the two sides' mean logs; the paired test takes, in each round where both
-    sides have a value, ``log(head) - log(base)`` and tests their mean against 0. The ratio
-    is ``head_value / base_value`` (the geometric means; with every round complete the
-    paired estimate is the same), and its interval is ``exp`` of the difference's t
-    interval, widened if needed to contain the ratio.
+    compares the two sides' mean logs. An interleaved comparison takes, in each round where
+    both sides have a value, ``log(head) - log(base)``: with rounds in both orders, the
+    crossover analysis (the change is the mean of the two orders' mean differences, so that
+    the order's own effect cancels: :func:`_crossover`); with the order unknown or one order
+    only, the paired t test of their mean against 0. When disturbed windows left too few
+    complete rounds for either, but each side has :data:`MIN_PROCESSES` processes, Welch's
+    test compares the sides (their processes are independent samples all the same; the
+    choice depends on which windows were usable, never on their values). The ratio
+    is ``head_value / base_value`` (the geometric means) for Welch's test, ``exp`` of the
+    test's estimate for an interleaved one (the same when every round is complete and the
+    orders balance; a round one side lost to disturbed windows would otherwise move the
+    ratio but not the test), and its interval
+    is ``exp`` of the difference's t interval, widened if needed to contain the ratio.
 
     The verdict rule:
 
-    1. "too few server processes" with fewer than :data:`MIN_PROCESSES` processes on
-       either side (complete rounds, when paired);
+    1. "too few server processes" when the test's variance has fewer than
+       :data:`MIN_DEGREES_OF_FREEDOM` (Welch's: fewer than :data:`MIN_PROCESSES` processes
+       on a side; crossover: fewer than :data:`MIN_ROUNDS` complete rounds; paired: fewer
+       than :data:`MIN_PROCESSES`);
     2. otherwise significant when both ``p < alpha`` and ``|head_over_base - 1| >=
        min_effect``;
     3. a significant change is "faster" when head is better than base (ratio above 1 when
@@ -386,11 +444,15 @@ def compare(
     Raises:
         ValueError: either side has no value, or a value not finite or not > 0; ``alpha``
             or ``confidence`` not in (0, 1); ``min_effect`` negative; ``paired`` with sides
-            of different numbers of rounds.
+            (or ``base_first``) of different numbers of rounds.
     """
     if paired and len(base) != len(head):
         raise ValueError(
             f"compare: paired sides need the same rounds, got {len(base)} and {len(head)}"
+        )
+    if paired and base_first is not None and len(base_first) != len(base):
+        raise ValueError(
+            f"compare: {len(base_first)} round orders for {len(base)} rounds (base_first)"
         )
     b_groups, h_groups = _check_groups(base, "base"), _check_groups(head, "head")
     if not (on_log_scale(b_groups) and on_log_scale(h_groups)):
@@ -406,17 +468,33 @@ def compare(
     ratio = head_value / base_value
 
     pairs: int | None = None
+    method: Method = "welch"
     if paired:
-        rounds = [
-            (math.log(process_values([b])[0]), math.log(process_values([h])[0]))
-            for b, h in zip(base, head, strict=True)
+        orders = base_first if base_first is not None else [True] * len(base)
+        diffs = [
+            (math.log(process_values([h])[0]) - math.log(process_values([b])[0]), first)
+            for b, h, first in zip(base, head, orders, strict=True)
             if len(b) and len(h)
         ]
-        pairs = len(rounds)
-        _, interval_logs, p = _paired([h - b for b, h in rounds], confidence)
-        enough = pairs >= MIN_PROCESSES
-    else:
-        _, interval_logs, p = _welch(b_logs, h_logs, confidence)
+        pairs = len(diffs)
+        ab = [d for d, first in diffs if first]
+        ba = [d for d, first in diffs if not first]
+        if base_first is not None and ab and ba:
+            method = "crossover"
+            estimate, interval_logs, p, df = _crossover(ab, ba, confidence)
+        else:
+            method = "paired"
+            estimate, interval_logs, p, df = _paired([d for d, _ in diffs], confidence)
+        if diffs:  # the test's own estimate: over the complete rounds only
+            ratio = math.exp(estimate)
+        enough = df >= MIN_DEGREES_OF_FREEDOM
+        if not enough and min(len(b_logs), len(h_logs)) >= MIN_PROCESSES:
+            # Too few complete rounds (disturbed windows took one side of some), but enough
+            # processes a side: they are still independent samples of each side.
+            paired, method = False, "welch"
+            ratio = head_value / base_value
+    if not paired:
+        _, interval_logs, p, df = _welch(b_logs, h_logs, confidence)
         enough = min(len(b_logs), len(h_logs)) >= MIN_PROCESSES
 
     interval: tuple[float, float] | None = None
@@ -454,8 +532,9 @@ def compare(
         p_value=p,
         alpha=alpha,
         min_effect=min_effect,
-        method="paired" if paired else "welch",
+        method=method,
         pairs=pairs,
+        degrees_of_freedom=df,
         significant=significant,
         direction=direction,
         verdict=verdict,

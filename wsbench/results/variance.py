@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wsbench.results.stats import CONFIDENCE, Groups
@@ -91,6 +92,26 @@ def components(groups: Groups) -> Components | None:
     s2_sq = statistics.variance([statistics.fmean(g) for g in logs])
     t2_sq = max(0.0, s2_sq - s1_sq / windows)
     return Components(len(logs), windows, math.sqrt(s1_sq), math.sqrt(t2_sq), math.sqrt(s2_sq))
+
+
+def pooled(parts: Sequence[Components]) -> Components | None:
+    """The components of several studies of one figure pooled (e.g. one configuration's set
+    measured in several sessions, each its own processes): ``S1^2`` and ``S2^2`` averaged
+    with their degrees of freedom as weights (``n (m - 1)`` and ``n - 1``), the windows per
+    process averaged, ``T2^2 = S2^2 - S1^2 / m`` again (0 when negative). None for no part.
+    """
+    if not parts:
+        return None
+    within_df = [p.processes * (p.windows - 1) for p in parts]
+    means_df = [p.processes - 1 for p in parts]
+    s1_sq = sum(d * p.within**2 for d, p in zip(within_df, parts, strict=True)) / sum(within_df)
+    s2_sq = sum(d * p.process_means**2 for d, p in zip(means_df, parts, strict=True)) / sum(
+        means_df
+    )
+    windows = statistics.fmean(p.windows for p in parts)
+    t2_sq = max(0.0, s2_sq - s1_sq / windows)
+    processes = sum(p.processes for p in parts)
+    return Components(processes, windows, math.sqrt(s1_sq), math.sqrt(t2_sq), math.sqrt(s2_sq))
 
 
 def optimal_windows(c: Components, process_cost_s: float, window_cost_s: float) -> float:

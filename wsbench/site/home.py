@@ -33,7 +33,13 @@ from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg
 from wsbench.site.findings import Findings, PairFigure, Pairing, unshared
 from wsbench.site.interactive import chart_script
-from wsbench.site.markup import cell, params_title, safe_name, short_number
+from wsbench.site.markup import (
+    CONFIDENCE_PERCENT,
+    cell,
+    params_title,
+    safe_name,
+    short_number,
+)
 from wsbench.site.render import (
     LEADERBOARD_PAGES,
     SCENARIO_TITLES,
@@ -246,7 +252,9 @@ def _sentence(family: Family, best: Sequence[tuple[EnvRun, Row]]) -> str:
     text = f"**{cell(row_label(leader_run))}**: {_fig(summary.value / family.scale, family.unit)}"
     if summary.interval:
         low, high = (v / family.scale for v in summary.interval)
-        text += f" (95 % interval {_fig(low, '').strip()}–{_fig(high, family.unit)})"
+        text += (
+            f" ({CONFIDENCE_PERCENT} % interval {_fig(low, '').strip()}–{_fig(high, family.unit)})"
+        )
     tied = [
         row_label(run) for (run, _), rank in zip(ranked[1:], order[1:], strict=True) if rank == 1
     ]
