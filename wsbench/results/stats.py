@@ -143,6 +143,8 @@ def median(values: Sequence[float]) -> float:
 def _check_groups(groups: Groups, name: str = "values") -> list[list[float]]:
     """The groups as lists of floats, empty groups dropped; ValueError when none is left or
     a value is not finite."""
+    if any(isinstance(g, int | float) for g in groups):
+        raise ValueError(f"{name}: give the windows grouped by server process (lists of values)")
     found = [[float(v) for v in g] for g in groups if len(g)]
     if not found:
         raise ValueError(f"{name}: no samples")
