@@ -4,8 +4,9 @@ The two sides are paired benchmark by benchmark: the same implementation and con
 (and the same version, unless versions are what is compared), scenario and parameter set.
 Each figure gets the ratio head/base of its figures with a confidence interval and a verdict
 from :func:`wsbench.results.stats.compare`: Student's t over server processes (the unit of
-replication), paired round by round when the two sides were measured interleaved
-(:func:`interleaved`), Welch's otherwise, plus a minimum effect size. Sides measured with
+replication), round by round when the two sides were measured interleaved
+(:func:`interleaved`: the two-period crossover analysis, each round's order from
+:func:`base_first`), Welch's otherwise, plus a minimum effect size. Sides measured with
 different settings or load generator builds are refused: their figures are not comparable.
 """
 
