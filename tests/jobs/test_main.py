@@ -25,7 +25,13 @@ from wsbench.jobs.main import MainJobError, check_commits, commit_refs
 from wsbench.paths import REPO_ROOT
 from wsbench.results.runformat import load
 from wsbench.results.stats import median
-from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, in_grid, params_key, spec
+from wsbench.scenarios import (
+    DEFAULT_GRID_PROCESSES,
+    DEFAULT_GRID_WINDOWS_PER_PROCESS,
+    in_grid,
+    params_key,
+    spec,
+)
 
 
 def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
@@ -107,10 +113,15 @@ def _plan(*argv: str) -> tuple[int, int]:
     return plan.processes, plan.windows_per_process
 
 
-def test_the_default_grid_takes_one_window_per_process_and_the_full_grid_the_plans() -> None:
-    assert _plan() == (SamplingPlan().processes, DEFAULT_GRID_WINDOWS_PER_PROCESS) == (3, 1)
-    assert _plan("--grid", "full") == (3, SamplingPlan().windows_per_process) == (3, 2)
-    assert _plan("--windows", "3") == _plan("--grid", "full", "--windows", "3") == (3, 3)
+def test_the_default_grid_takes_its_plan_and_the_full_grid_the_sampling_plans() -> None:
+    assert _plan() == (DEFAULT_GRID_PROCESSES, DEFAULT_GRID_WINDOWS_PER_PROCESS) == (3, 1)
+    full = SamplingPlan()
+    assert _plan("--grid", "full") == (full.processes, full.windows_per_process) == (6, 1)
+    assert _plan("--windows", "3") == (3, 3)
+    assert _plan("--grid", "full", "--windows", "3") == (6, 3)
+    assert _plan("--processes", "4") == _plan(
+        "--grid", "full", "--processes", "4", "--windows", "1"
+    )
     with pytest.raises(MainJobError, match="windows per process must be at least 1"):
         _plan("--windows", "0")
 

@@ -36,9 +36,11 @@ from wsbench.scenarios import Params, Scenario
 
 CONFIRMATIONS = "confirmations"
 """The store's sub-folder for the confirmations' documents."""
-CONFIRM_PROCESSES = 5
-"""Rounds of a confirmation: server processes per side (10 samples per side with the
-default 2 windows per process)."""
+CONFIRM_PROCESSES = 10
+"""Rounds of a confirmation: server processes per side, one window each (the sampling
+plan's default): 10 samples per side as before (5 rounds of 2 windows), but 10 rounds give
+the crossover analysis 8 degrees of freedom instead of 3 (:mod:`wsbench.results.variance`,
+the Methodology page's plans)."""
 
 Measure = Callable[..., list[list[Run]]]
 """:func:`wsbench.instrument.interleave.measure_interleaved`'s signature (the tests pass

@@ -40,7 +40,7 @@ from wsbench.ci import confirm, github, matrix
 from wsbench.ci import results_branch as resultsbranch
 from wsbench.impls import all_impls
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import grid_windows
+from wsbench.jobs.main import grid_processes, grid_windows
 from wsbench.paths import REPO_ROOT
 from wsbench.results import compare, instruction_verdicts, regressions, store
 from wsbench.results.runformat import Run
@@ -432,8 +432,12 @@ def measure_shard(
         version = f" {d.env.version.version}" if d.env.version else ""
         print(f"nightly:   {d.env.row_name}{version}: {d.reason}", flush=True)
     rest = without_selection(extra)
-    given = any(t == "--windows" or t.startswith("--windows=") for t in rest)
-    windows = [] if given else ["--windows", str(grid_windows("full"))]
+
+    def given(flag: str) -> bool:
+        return any(t == flag or t.startswith(f"{flag}=") for t in rest)
+
+    windows = [] if given("--windows") else ["--windows", str(grid_windows("full"))]
+    windows += [] if given("--processes") else ["--processes", str(grid_processes("full"))]
     names = [token for d in found for token in ("--environment", d.env.name)]
     _bench_run(["--no-site", "--grid", "default", *windows, "--run-id", run_id, *names, *rest],
                shard_store, f"shard {shard}: older versions")  # fmt: skip

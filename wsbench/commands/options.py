@@ -21,17 +21,20 @@ def positive_float(text: str) -> float:
 
 
 def add_plan_arguments(
-    parser: argparse.ArgumentParser, processes_help: str, windows_default: str | None = None
+    parser: argparse.ArgumentParser,
+    processes_help: str,
+    windows_default: str | None = None,
+    processes_default: str | None = None,
 ) -> None:
     """The sampling plan's options (``--processes``, ``--windows``, ``--warmup``,
     ``--window``/``--duration``, ``--wait-budget``), defaulting to :class:`SamplingPlan`'s values;
     ``processes_help`` says what a process is for the command (e.g. its rounds).
-    ``windows_default``, when given, says how the command chooses ``--windows`` itself
-    (then None when not given)."""
+    ``windows_default`` and ``processes_default``, when given, say how the command chooses
+    ``--windows`` and ``--processes`` itself (then None when not given)."""
     plan = SamplingPlan()
     parser.add_argument(
-        "--processes", type=int, default=plan.processes,
-        help=f"{processes_help} (default {plan.processes})",
+        "--processes", type=int, default=None if processes_default else plan.processes,
+        help=f"{processes_help} (default {processes_default or plan.processes})",
     )  # fmt: skip
     parser.add_argument(
         "--windows", type=int,
@@ -55,17 +58,21 @@ def add_plan_arguments(
 
 
 def plan_from_args(
-    args: argparse.Namespace, windows: int | None = None, *, validate: bool = True
+    args: argparse.Namespace,
+    windows: int | None = None,
+    *,
+    processes: int | None = None,
+    validate: bool = True,
 ) -> SamplingPlan:
-    """The plan :func:`add_plan_arguments`' options give (``windows``: instead of
-    ``--windows``). ``validate=False`` leaves the check to the job that takes the plan
-    (when it needs one at all, and with its own error type).
+    """The plan :func:`add_plan_arguments`' options give (``windows``, ``processes``:
+    instead of ``--windows``, ``--processes``). ``validate=False`` leaves the check to the
+    job that takes the plan (when it needs one at all, and with its own error type).
 
     Raises:
         ValueError: a value out of range (:meth:`SamplingPlan.validate`), when validating.
     """
     plan = SamplingPlan(
-        processes=args.processes,
+        processes=args.processes if processes is None else processes,
         windows_per_process=args.windows if windows is None else windows,
         warmup_s=args.warmup, window_s=args.window, wait_budget_s=args.wait_budget,
     )  # fmt: skip

@@ -7,8 +7,13 @@ import argparse
 from wsbench.commands.options import add_plan_arguments, plan_from_args
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import main as mainjob
-from wsbench.jobs.main import MainJobError, MainJobOptions, grid_windows
-from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, GRIDS, SCENARIOS
+from wsbench.jobs.main import MainJobError, MainJobOptions, grid_processes, grid_windows
+from wsbench.scenarios import (
+    DEFAULT_GRID_PROCESSES,
+    DEFAULT_GRID_WINDOWS_PER_PROCESS,
+    GRIDS,
+    SCENARIOS,
+)
 
 NAME = "run"
 HELP = "the main job: build, benchmark with asv, build the site"
@@ -61,6 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser, "rounds of fresh server processes (memory has its own)",
         windows_default=f"{DEFAULT_GRID_WINDOWS_PER_PROCESS} on the default grid, "
         f"{SamplingPlan().windows_per_process} on the full grid",
+        processes_default=f"{DEFAULT_GRID_PROCESSES} on the default grid, "
+        f"{SamplingPlan().processes} on the full grid",
     )  # fmt: skip
     parser.add_argument("--server-cpus", help="CPU list for servers (default: 0)")
     parser.add_argument("--loadgen-cpus", help="CPU list for the load generator (default: 1)")
@@ -100,8 +107,9 @@ def plan_of(args: argparse.Namespace) -> SamplingPlan:
         MainJobError: a value out of range.
     """
     windows = args.windows if args.windows is not None else grid_windows(args.grid)
+    processes = args.processes if args.processes is not None else grid_processes(args.grid)
     try:
-        return plan_from_args(args, windows)
+        return plan_from_args(args, windows, processes=processes)
     except ValueError as exc:
         raise MainJobError(str(exc)) from exc
 

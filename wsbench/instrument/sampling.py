@@ -75,7 +75,18 @@ from wsbench.scenarios import Params, Scenario, spec
 class SamplingPlan:
     """How many samples, how long, and when a sample counts as disturbed.
 
-    The defaults come from the noise study on the Methodology page (``./bench noise``).
+    The defaults come from the noise study on the Methodology page (``./bench noise``):
+    6 server processes of 1 window each, the full grid's, the comparisons' and (as rounds)
+    ``./bench compare``'s. The unit of replication is the server process
+    (:mod:`wsbench.results.stats`), and on this machine a window varies within its process
+    as much as processes vary (issue 41's calibration: 6-20 % within, 0-11 % between, pooled
+    over 10 sessions), while a server's start is shared by the many parameter sets it serves:
+    Kalibera & Jones's optimal windows per process, ``sqrt(process cost / window cost x
+    within^2 / between^2)`` (:func:`wsbench.results.variance.optimal_windows`), is then at or
+    below 1, and the same 6 windows as 3 processes x 2 give Student's t 5 degrees of freedom
+    instead of 2 (an interval about 40 % narrower at the same cost, 3 more server starts per
+    environment). The main job's default grid takes 3 processes x 1 window
+    (:data:`wsbench.scenarios.DEFAULT_GRID_PROCESSES`) to stay within its budget.
 
     Attributes:
         processes: fresh server processes per scenario.
@@ -98,8 +109,8 @@ class SamplingPlan:
             30 min.
     """
 
-    processes: int = 3
-    windows_per_process: int = 2
+    processes: int = 6
+    windows_per_process: int = 1
     warmup_s: float = 0.25
     window_s: float = 0.5
     max_other_cpu_percent: float = 10.0

@@ -51,7 +51,13 @@ from wsbench.paths import REPO_ROOT, SITE_DIR
 from wsbench.results import store
 from wsbench.results.compare import CompareError
 from wsbench.results.headroom import cpu_list
-from wsbench.scenarios import DEFAULT_GRID_WINDOWS_PER_PROCESS, SCENARIOS, Grid, selection
+from wsbench.scenarios import (
+    DEFAULT_GRID_PROCESSES,
+    DEFAULT_GRID_WINDOWS_PER_PROCESS,
+    SCENARIOS,
+    Grid,
+    selection,
+)
 
 STEPS = 5
 ASV = (sys.executable, "-m", "wsbench.asv.main")
@@ -113,6 +119,15 @@ def grid_windows(grid: str) -> int:
     if grid == "default":
         return DEFAULT_GRID_WINDOWS_PER_PROCESS
     return SamplingPlan().windows_per_process
+
+
+def grid_processes(grid: str) -> int:
+    """``--processes``' default on ``grid``: on the default grid
+    :data:`~wsbench.scenarios.DEFAULT_GRID_PROCESSES`, on the full grid the sampling plan's
+    default."""
+    if grid == "default":
+        return DEFAULT_GRID_PROCESSES
+    return SamplingPlan().processes
 
 
 ASV_COMMIT_WORDS = ("ALL", "NEW", "EXISTING")

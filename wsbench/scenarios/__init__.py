@@ -16,8 +16,8 @@ configuration's latest release (42 configurations) stays within its 30-minute bu
 2 cores: echo 16 B at 1 and 64 in flight and 64 KiB at 64 in flight (latency, message
 rate, bandwidth); push 16 B; 1,000 concurrent clients; memory with 1,000 connections; one
 fan-out set (broadcast to 100 subscribers, as fast as delivered, 16 B); and
-:data:`DEFAULT_GRID_WINDOWS_PER_PROCESS` window per parameter set in each of the three
-server processes.
+:data:`DEFAULT_GRID_WINDOWS_PER_PROCESS` window per parameter set in each of
+:data:`DEFAULT_GRID_PROCESSES` server processes.
 
 What was cut, and why. With 25 configurations the main job took 28 min 28 s from a clean
 clone over a grid that also had echo 1 KiB at 64 in flight and 100 concurrent clients, two
@@ -70,7 +70,8 @@ from wsbench.scenarios.params import (
 )
 
 __all__ = [
-    "BROADCAST_IN_FLIGHT", "CLIENT_GRID", "DEFAULT_GRID_WINDOWS_PER_PROCESS",
+    "BROADCAST_IN_FLIGHT", "CLIENT_GRID", "DEFAULT_GRID_PROCESSES",
+    "DEFAULT_GRID_WINDOWS_PER_PROCESS",
     "FANOUT_MAX_CLIENT_MESSAGES_PER_S", "GRIDS", "PARAM_DOCS", "PARAM_NAMES", "PARAM_WORDS",
     "SCENARIOS", "SOURCE_ADDRESSES", "SPECS", "ZERO_WORDS", "Grid", "Params", "Scenario",
     "ScenarioSpec", "client_messages_per_s", "grid", "in_grid", "params_key", "params_label",
@@ -111,6 +112,11 @@ DEFAULT_GRID_WINDOWS_PER_PROCESS = 1
 """Windows per parameter set in each server process on the default grid (``./bench run``
 without ``--windows``; the full grid takes the sampling plan's default): why in the
 module's docstring."""
+DEFAULT_GRID_PROCESSES = 3
+"""Server processes on the default grid (``./bench run`` without ``--processes``; the full
+grid takes the sampling plan's default): the fewest that give Welch's test of two figures
+its 2 degrees of freedom (:data:`wsbench.results.stats.MIN_PROCESSES`) within the main job's
+30-minute budget."""
 PARAM_NAMES: tuple[str, ...] = tuple(dict.fromkeys(name for s in SPECS.values() for name in s.axes))
 """Every parameter of the scenarios, in first-seen order."""
 
