@@ -16,6 +16,7 @@ from wsbench.jobs.calibrate import (
     CalibrateError,
     CalibrateOptions,
     report,
+    round_correlation,
     spin_for,
     stored_repeats,
     subset,
@@ -57,6 +58,29 @@ def test_a_slowed_server_is_detected_and_its_control_is_not() -> None:
     text = report(t, len(sessions), None, None)
     assert "A/A: 0 of 30 figures called faster or slower (0.0 %)" in text
     assert "slowed server: called slower in 10 of 10 comparisons (100 %)" in text
+
+
+def test_the_correlation_within_rounds_is_measured_over_the_aa_comparisons() -> None:
+    # The sessions' rounds move both sides alike: a correlation near 1, over the control's
+    # 10 comparisons of 6 rounds (the slowed server's are not A/A).
+    alike = {c.metric: c for c in round_correlation(
+        [_session(0.2, seed) for seed in range(0, 40, 4)], None, None
+    )}  # fmt: skip
+    shared = alike["messages_per_s"]
+    assert (shared.rounds, shared.comparisons) == (60, 10)
+    assert shared.r > 0.9
+    # Each side at levels of its own: near 0 (this machine's case, issue 41's calibration).
+    rng = np.random.default_rng(7)
+    sessions = []
+    for seed in range(10):
+        own = [[float(1000 * math.exp(rng.normal(0, 0.10))) for _ in range(6)] for _ in "bh"]
+        sessions.append(([_side("base", CONTROL, own[0], 1.0, seed)],
+                         [_side("head", CONTROL, own[1], 1.0, seed + 100)]))  # fmt: skip
+    apart = {c.metric: c for c in round_correlation(sessions, None, None)}["messages_per_s"]
+    assert apart.rounds == 60 and abs(apart.r) < 0.3
+    # Fewer rounds analysed: fewer pairs.
+    three = {c.metric: c for c in round_correlation(sessions, 3, None)}["messages_per_s"]
+    assert (three.rounds, three.comparisons) == (30, 10)
 
 
 def test_fewer_rounds_are_analysed_from_the_same_documents() -> None:

@@ -105,6 +105,15 @@ def bench_envs(impls: list[Impl] | None = None) -> list[BenchEnv]:
     return envs
 
 
+def listed_env(impl: Impl, config_id: str, version: str) -> BenchEnv | None:
+    """The environment of ``impl`` in configuration ``config_id`` at listed ``version``, or
+    None when that configuration does not exist at that version (or it is not listed)."""
+    for env in bench_envs([impl]):
+        if env.config.id == config_id and env.version and env.version.version == version:
+            return env
+    return None
+
+
 def asv_conf(impls: list[Impl] | None = None, extra: Sequence[BenchEnv] = ()) -> dict[str, Any]:
     """The content of asv.conf.json, with environments ``extra`` beside those of the
     metadata (the nightly's new releases)."""

@@ -9,7 +9,8 @@ more. On this project's development VM two nights of the same two releases flagg
 different figures each night. So a flagged release is a *candidate*: on the same runner,
 right after its shard's run, the flagged configurations are measured again at the flagged
 parameter sets only, interleaved (previous, new, previous, new, ...,
-:func:`wsbench.instrument.interleave.measure_interleaved`) with :data:`CONFIRM_PROCESSES` rounds.
+:func:`wsbench.instrument.interleave.measure_interleaved`) with :data:`CONFIRM_PROCESSES`
+rounds of :data:`CONFIRM_WINDOWS` windows.
 Only a figure that is slower in both measurements, independent samples, makes a regression
 report (:func:`wsbench.results.regressions.find`): a two-stage test, screening then confirmation,
 in the way performance CI systems retrigger a suspected regression before filing it.
@@ -24,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from wsbench.asv.conf import BenchEnv, bench_envs
+from wsbench.asv.conf import BenchEnv, listed_env
 from wsbench.impls import Impl, ImplVersion
 from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.interleave import Arm, measure_interleaved
@@ -36,11 +37,13 @@ from wsbench.scenarios import Params, Scenario
 
 CONFIRMATIONS = "confirmations"
 """The store's sub-folder for the confirmations' documents."""
-CONFIRM_PROCESSES = 10
-"""Rounds of a confirmation: server processes per side, one window each (the sampling
-plan's default): 10 samples per side as before (5 rounds of 2 windows), but 10 rounds give
-the crossover analysis 8 degrees of freedom instead of 3 (:mod:`wsbench.results.variance`,
-the Methodology page's plans)."""
+CONFIRM_PROCESSES = 8
+"""Rounds of a confirmation: server processes per side."""
+CONFIRM_WINDOWS = 2
+"""Windows per process of a confirmation. 8 rounds x 2 windows is the plan whose power was
+measured (``./bench calibrate --slowdown``, 2026-11-28, the Methodology page): a server
+slowed by 20 % was called slower in 9 of 10 sessions, by 10 % in 4 of 10, with no false
+verdict in the sessions' 60 A/A figures; with 1 window per process, 7 of 10 and 0 of 10."""
 
 Measure = Callable[..., list[list[Run]]]
 """:func:`wsbench.instrument.interleave.measure_interleaved`'s signature (the tests pass
@@ -57,9 +60,9 @@ def release_env(env_impl: Impl, config_id: str, version: str) -> BenchEnv:
         wsbench.impls.ImplError: no such configuration.
     """
     config = env_impl.config(config_id)
-    for env in bench_envs([env_impl]):
-        if env.config.id == config_id and env.version and env.version.version == version:
-            return env
+    listed = listed_env(env_impl, config_id, version)
+    if listed is not None:
+        return listed
     last = env_impl.versions[-1]
     return BenchEnv(env_impl, config, ImplVersion(version, dict(last.requires)), False)
 

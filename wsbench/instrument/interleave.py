@@ -109,7 +109,7 @@ def measure_interleaved(
         run_id: the documents' run id stem (default: a new one); side ``k``'s documents
             get ``<run_id>-<labels[k]>``.
         labels: one name per side (by default :data:`wsbench.results.compare.SIDE_LABELS`,
-            which :func:`wsbench.results.compare.interleaved` pairs round by round).
+            by which :func:`wsbench.results.compare.interleaved` knows the sides).
         grids: the parameter sets of each scenario (default: its full grid,
             :mod:`wsbench.scenarios`).
         log: progress lines.

@@ -17,12 +17,16 @@ Each repeat's documents are kept under ``--output`` (``<machine>/<run id>-base|h
 the results store); ``--documents DIR`` analyses earlier ones instead of measuring, and
 ``--rounds R --windows W`` analyses the first R rounds and W windows of each, so that one
 generous measurement gives the verdicts of every smaller plan. The verdicts are
-:func:`wsbench.results.compare.compare_runs`'s, paired round by round. The options are
+:func:`wsbench.results.compare.compare_runs`'s (Welch's test over the server processes), and
+the report gives how alike the two sides of a round are (:func:`round_correlation`: why the
+rounds are not analysed paired). The options are
 :class:`CalibrateOptions` (the command line is :mod:`wsbench.commands.calibrate`'s).
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -37,10 +41,10 @@ from wsbench.instrument.interleave import Arm, measure_interleaved
 from wsbench.instrument.measure import MeasureConfig, measure
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.paths import REPO_ROOT
-from wsbench.results import compare, store
+from wsbench.results import compare, metrics, stats, store
 from wsbench.results.runformat import Benchmark, Run, Sample
 from wsbench.results.stats import TOO_FEW
-from wsbench.scenarios import Params, Scenario
+from wsbench.scenarios import Params, Scenario, params_label
 
 SPIN_SERVER = Path(__file__).parent / "calibration"
 """The folder of the calibration server, ``spin_echo.py``."""
@@ -129,7 +133,7 @@ def server_arm(server: str) -> Arm:
         wsbench.asv.venvs.VenvError: the environment does not install.
     """
     from wsbench.asv import venvs
-    from wsbench.asv.conf import bench_envs
+    from wsbench.asv.conf import listed_env
 
     name, _, config_id = server.partition(":")
     impl = get_impl(name)
@@ -137,10 +141,8 @@ def server_arm(server: str) -> Arm:
     if impl.reference or not impl.versions:
         return Arm(impl, config.id, sys.executable, f"{impl.name}-{config.id}")
     latest = impl.versions[-1].version
-    env = next(
-        e for e in bench_envs([impl])
-        if e.config.id == config.id and e.version and e.version.version == latest
-    )  # fmt: skip
+    env = listed_env(impl, config.id, latest)
+    assert env is not None  # the newest listed version of a listed configuration
     return Arm(impl, config.id, str(venvs.ensure(env)), env.name, latest)
 
 
@@ -297,6 +299,72 @@ def tally(
     return Tally(tuple(lines), false, compared, decided, detected, slowed)
 
 
+@dataclass(frozen=True)
+class RoundCorrelation:
+    """How alike the two sides of an interleaved round are, in A/A.
+
+    Attributes:
+        metric: the figure (a name of :data:`wsbench.results.metrics.BY_NAME`).
+        r: Pearson's correlation of base and head over the complete rounds, of the logs of
+            the two processes' values (:func:`wsbench.results.stats.process_values`), each
+            comparison's mean taken out: near 0 when a round's two sides share nothing
+            beyond what any two processes do, so that a paired test (the crossover
+            analysis) would gain nothing over Welch's (its variance is ``2 s^2 (1 - r)``).
+        rounds: complete rounds (both sides with a usable window).
+        comparisons: A/A comparisons with at least 3 complete rounds.
+    """
+
+    metric: str
+    r: float
+    rounds: int
+    comparisons: int
+
+
+def round_correlation(
+    sessions: Sequence[tuple[list[Run], list[Run]]], rounds: int | None, windows: int | None
+) -> list[RoundCorrelation]:
+    """The correlation within rounds of each compared figure over the A/A comparisons of
+    ``sessions`` (the slowed server's left out), analysed like :func:`tally`; a figure with
+    fewer than 3 complete rounds in all is left out."""
+    centred: dict[str, list[tuple[float, float]]] = {}
+    comparisons: Counter[str] = Counter()
+    for base, head in sessions:
+        heads = {compare.pair_key(d, "configuration"): d for d in head}
+        for b_doc in base:
+            h_doc = heads.get(compare.pair_key(b_doc, "configuration"))
+            if h_doc is None or b_doc.impl.name == SLOWED:
+                continue
+            b_doc, h_doc = subset(b_doc, rounds, windows), subset(h_doc, rounds, windows)
+            by_set = {(x.scenario, params_label(x.params)): x for x in h_doc.benchmarks}
+            for b in b_doc.benchmarks:
+                h = by_set.get((b.scenario, params_label(b.params)))
+                if h is None:
+                    continue
+                for name in compare.DEFAULT_METRICS:
+                    metric = metrics.BY_NAME[name]
+                    if b.scenario not in metric.scenarios:
+                        continue
+                    b_groups = metrics.by_process(metric, b.usable())
+                    h_groups = metrics.by_process(metric, h.usable())
+                    pairs = [
+                        (math.log(stats.process_values([x])[0]),
+                         math.log(stats.process_values([y])[0]))
+                        for x, y in zip(b_groups, h_groups, strict=False) if x and y
+                    ]  # fmt: skip
+                    if len(pairs) < 3:
+                        continue
+                    b_mean = statistics.fmean(p[0] for p in pairs)
+                    h_mean = statistics.fmean(p[1] for p in pairs)
+                    centred.setdefault(name, []).extend((x - b_mean, y - h_mean) for x, y in pairs)
+                    comparisons[name] += 1
+    out = []
+    for name, pairs in centred.items():
+        if len(pairs) >= 3:
+            r = statistics.correlation([p[0] for p in pairs], [p[1] for p in pairs])
+            out.append(RoundCorrelation(name, r, len(pairs), comparisons[name]))
+    return out
+
+
 def report(t: Tally, sessions: int, rounds: int | None, windows: int | None) -> str:
     """The tally in words: the plan, the false verdicts per figure compared, the power."""
     plan = f"{rounds or 'all'} rounds x {windows or 'all'} windows"
@@ -353,4 +421,9 @@ def run(options: CalibrateOptions) -> int:
         print(f"calibrate: documents in {options.output / options.machine}", file=sys.stderr)
     print(report(tally(sessions, options.rounds, options.windows), len(sessions),
                  options.rounds, options.windows))  # fmt: skip
+    for c in round_correlation(sessions, options.rounds, options.windows):
+        print(
+            f"  within a round, A/A base and head of {c.metric}: r = {c.r:+.2f} over {c.rounds} "
+            f"complete rounds of {c.comparisons} comparisons"
+        )
     return 0

@@ -40,8 +40,8 @@ from wsbench.scenarios import Params
 TREES_DIR = REPO_ROOT / ".wsbench" / "trees"
 """Where the commits' worktrees live (ignored by git); each is reused while it exists."""
 LABELS = SIDE_LABELS
-"""The two sides' labels: their documents' run ids end with them, which pairs their rounds
-(:func:`wsbench.results.compare.interleaved`)."""
+"""The two sides' labels: their documents' run ids end with them, which marks them as one
+interleaved measurement (:func:`wsbench.results.compare.interleaved`)."""
 
 
 def git(*args: str, cwd: Path = REPO_ROOT) -> str:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import msgspec
 
-from wsbench.asv.conf import bench_envs
+from wsbench.asv.conf import bench_envs, listed_env
 from wsbench.impls import ImplError, get_impl
 from wsbench.instrument import instructions
 from wsbench.instrument.cpus import placement_from
@@ -159,11 +159,7 @@ def _version_arms(
             raise ImplError(f"{impl.name} has no configuration {unknown} (known: {sorted(known)})")
     sides: tuple[list[Arm], list[Arm]] = ([], [])
     for config in {e.config.id: e.config for e in envs}.values():
-        pair = [
-            next((e for e in envs if e.config.id == config.id and e.version
-                  and e.version.version == v), None)
-            for v in (base_v, head_v)
-        ]  # fmt: skip
+        pair = [listed_env(impl, config.id, v) for v in (base_v, head_v)]
         if None in pair:
             continue  # the configuration does not exist at one of the versions
         for side, env in zip(sides, pair, strict=True):

@@ -3,11 +3,15 @@
 The two sides are paired benchmark by benchmark: the same implementation and configuration
 (and the same version, unless versions are what is compared), scenario and parameter set.
 Each figure gets the ratio head/base of its figures with a confidence interval and a verdict
-from :func:`wsbench.results.stats.compare`: Student's t over server processes (the unit of
-replication), round by round when the two sides were measured interleaved
-(:func:`interleaved`: the two-period crossover analysis, each round's order from
-:func:`base_first`), Welch's otherwise, plus a minimum effect size. Sides measured with
-different settings or load generator builds are refused: their figures are not comparable.
+from :func:`wsbench.results.stats.compare`: Welch's t test over server processes (the unit
+of replication), plus a minimum effect size. Sides measured interleaved (:func:`interleaved`)
+are compared the same way: the interleaving balances drift and the order within a round
+between the sides (:func:`base_first`), and the two sides of a round are no more alike than
+any two processes (``./bench calibrate`` measures the correlation within rounds: about 0 on
+this machine, the Methodology page), so pairing them would only cost degrees of freedom and
+every round one side lost to a disturbed window.
+Sides measured with different settings or load generator builds are refused: their figures
+are not comparable.
 """
 
 from __future__ import annotations
@@ -36,16 +40,15 @@ SIDE_LABELS = ("base", "head")
 def base_first(round_index: int) -> bool:
     """Whether an interleaved measurement measures the base side first in round
     ``round_index`` (0-based): in the even rounds (A B, B A, A B ...: counterbalanced, so
-    that the order's own effect cancels out of the crossover analysis,
-    :func:`wsbench.results.stats.compare`; :func:`wsbench.instrument.interleave.side_order`
-    follows it)."""
+    that the order's own effect, about 2 % against the side measured second here, falls on
+    both sides alike; :func:`wsbench.instrument.interleave.side_order` follows it)."""
     return round_index % 2 == 0
 
 
 def interleaved(base: Run, head: Run) -> bool:
     """Whether ``base`` and ``head`` are the two sides of one interleaved measurement: their
     run ids are ``<stem>-base`` and ``<stem>-head`` (:data:`SIDE_LABELS`), so that their
-    process ``r`` is the same round, and their figures are compared paired."""
+    process ``r`` is the same round (:func:`wsbench.jobs.calibrate.round_correlation`)."""
     b_label, h_label = SIDE_LABELS
     if not (base.run_id.endswith(f"-{b_label}") and head.run_id.endswith(f"-{h_label}")):
         return False
@@ -112,7 +115,7 @@ def row_name(base: Run, head: Run) -> str:
     return f"{base.impl.row_name} {base.impl.version} → {head.impl.version}"
 
 
-def _line(row: str, b: Benchmark, h: Benchmark, metric: metrics.Metric, paired: bool) -> Line:
+def _line(row: str, b: Benchmark, h: Benchmark, metric: metrics.Metric) -> Line:
     problem = None
     if b.status != "ok" or h.status != "ok":
         side, bench = ("base", b) if b.status != "ok" else ("head", h)
@@ -127,14 +130,7 @@ def _line(row: str, b: Benchmark, h: Benchmark, metric: metrics.Metric, paired: 
                 break
     if problem is not None:
         return Line(row, b.scenario, b.params, metric, None, problem)
-    if paired:  # the same rounds on both sides (a round with no value is an empty group)
-        rounds = max(len(base_values), len(head_values))
-        base_values += [[]] * (rounds - len(base_values))
-        head_values += [[]] * (rounds - len(head_values))
-    result = stats.compare(
-        base_values, head_values, higher_is_better=metric.higher_is_better, paired=paired,
-        base_first=[base_first(r) for r in range(len(base_values))] if paired else None,
-    )  # fmt: skip
+    result = stats.compare(base_values, head_values, higher_is_better=metric.higher_is_better)
     return Line(row, b.scenario, b.params, metric, result)
 
 
@@ -152,9 +148,8 @@ def compare_runs(
         match: how environments are paired (see :data:`Match`).
         metric_names: the figures to compare (names in :data:`wsbench.results.metrics.BY_NAME`).
 
-    Two documents of one interleaved measurement (:func:`interleaved`) are compared round
-    by round (the crossover analysis, each round's order from :func:`base_first`), any
-    others as independent sides (Welch's).
+    Every pair of sides, interleaved or not, is compared by Welch's test over their server
+    processes (the module's docstring says why interleaved rounds are not paired).
 
     Returns:
         One line per (environment pair, benchmark, figure), in the base's order.
@@ -172,7 +167,6 @@ def compare_runs(
         h_run = heads.get(pair_key(b_run, match))
         if h_run is None:
             continue
-        paired = interleaved(b_run, h_run)
         h_benches = {(x.scenario, tuple(sorted(x.params.items()))): x for x in h_run.benchmarks}
         for b in b_run.benchmarks:
             h = h_benches.get((b.scenario, tuple(sorted(b.params.items()))))
@@ -180,7 +174,7 @@ def compare_runs(
                 continue
             for metric in chosen:
                 if b.scenario in metric.scenarios:
-                    lines.append(_line(row_name(b_run, h_run), b, h, metric, paired))
+                    lines.append(_line(row_name(b_run, h_run), b, h, metric))
     if not lines:
         raise CompareError("the two sides have no benchmark in common")
     return lines
@@ -230,11 +224,9 @@ def rule() -> str:
     """The verdict rule, in one sentence (printed under every comparison)."""
     return (
         "Verdict over server processes (each one value: the geometric mean of its windows): "
-        "significant when Student's t test on their logs (round by round, the order of each "
-        "round taken out, when the sides were measured interleaved; Welch's otherwise) gives "
+        "significant when Welch's t test on their logs gives "
         f"p < {stats.ALPHA:g} and the figures differ by at least {stats.MIN_EFFECT:.0%}, "
-        f"with at least {stats.MIN_DEGREES_OF_FREEDOM} degrees of freedom "
-        f"({stats.MIN_PROCESSES} processes a side, {stats.MIN_ROUNDS} interleaved rounds); "
+        f"with at least {stats.MIN_PROCESSES} server processes a side; "
         f"the interval is the test's {stats.COMPARISON_CONFIDENCE:.0%} interval of the ratio."
     )
 

@@ -24,19 +24,23 @@ The model and its sources:
   statistics: the correct way to summarize benchmark results", CACM 1986), and a change is a
   ratio whose interval is ``exp`` of a difference's. Figures that are not all positive (a
   memory growth can be 0 or negative) use the arithmetic means on the linear scale instead.
-- Comparisons: Welch's t test on the process values of two independent sides (stored runs,
-  two versions measured apart); on the rounds of an interleaved measurement, where base and
-  head of one round were measured back to back and share the machine's state of that moment
-  (the "duet" or randomized-multiple-interleaved-trials design: Bulej et al., "Duet
-  benchmarking", EMSE 2020; Abedi & Brecht, "Conducting repeatable experiments in highly
-  variable cloud computing environments", ICPE 2017), the two-period **crossover** analysis
-  of the rounds' differences: the rounds alternate which side is measured first (AB, BA),
-  and the side measured second in a round read about 2 % lower than the first in 544 A/A
-  round pairs here (issue 41's calibration), so the order's effect is estimated and taken
-  out (Hills & Armitage, "The two-period cross-over clinical trial", Br. J. Clin. Pharmac.
-  1979; Senn, *Cross-over Trials in Clinical Research*, 2002, ch. 3). Without it an odd
-  number of rounds leans towards "slower": in that calibration every false verdict of the
-  plain paired test was *slower*.
+- Comparisons: Welch's t test on the process values of the two sides. That includes two
+  sides measured interleaved (base and head of a round back to back, the "duet" or
+  randomized-multiple-interleaved-trials design: Bulej et al., "Duet benchmarking", EMSE
+  2020; Abedi & Brecht, "Conducting repeatable experiments in highly variable cloud
+  computing environments", ICPE 2017): the interleaving spreads drift, and the effect of the
+  order within a round (the side measured second read about 2 % lower in 544 A/A round
+  pairs here), evenly over the two sides, but on this machine the two sides of a round
+  share nothing more than any two processes do (their correlation is about 0: ``./bench
+  calibrate`` measures it,
+  :func:`wsbench.jobs.calibrate.round_correlation`), so a paired analysis gains nothing and
+  spends degrees of freedom and every round one side lost to a disturbed window (a 20 %
+  slower server: found in 3 of 10 calibration sessions paired, 9 of 10 by Welch's test, the
+  same false verdicts in A/A). The paired analyses stay here (``paired=True``) for designs
+  whose rounds are alike: the two-period **crossover** when the rounds alternate their order
+  (the order's effect is estimated and taken out: Hills & Armitage, "The two-period
+  cross-over clinical trial", Br. J. Clin. Pharmac. 1979; Senn, *Cross-over Trials in
+  Clinical Research*, 2002, ch. 3), else the paired t test.
   A verdict needs ``p < ALPHA`` and a change of at least ``MIN_EFFECT`` (asv's
   ``--factor``), and a test whose variance has at least :data:`MIN_DEGREES_OF_FREEDOM`:
   :data:`MIN_PROCESSES` server processes a side, or as many complete rounds with both
@@ -110,6 +114,15 @@ Groups = Sequence[Sequence[float]]
 """A figure's windows grouped by server process: one sequence of window values per process
 (a process without a usable window of the figure is left out), e.g. ``[[980.0, 1010.0],
 [1040.0, 1020.0], [950.0, 990.0]]`` for 3 processes of 2 windows."""
+
+FrozenGroups = tuple[tuple[float, ...], ...]
+""":data:`Groups` as nested tuples: hashable, the key of the site's caches."""
+
+
+def frozen(groups: Groups) -> FrozenGroups:
+    """``groups`` as :data:`FrozenGroups` (same processes, same windows, same order)."""
+    return tuple(tuple(g) for g in groups)
+
 
 Verdict = Literal["faster", "slower", "no significant change", "too few server processes"]
 """The verdict of :func:`compare`, from the point of view of the head."""
@@ -404,9 +417,10 @@ def compare(
             measurement (an empty group: that side has no value in that round).
         higher_is_better: True for throughput-like figures (a ratio above 1 is "faster"),
             False for latency-like figures (a ratio above 1 is "slower").
-        paired: the sides were measured interleaved, round by round (the crossover analysis,
-            or the paired t test, over the complete rounds); else two independent sets of
-            processes (Welch's t test).
+        paired: pair the sides round by round (the crossover analysis, or the paired t
+            test, over the complete rounds), for rounds whose two sides are alike; else
+            two sets of processes (Welch's t test: what the harness uses, interleaved or
+            not, see the module's docstring).
         base_first: when ``paired``, whether round ``r`` measured the base first (an
             interleaved measurement alternates: :func:`wsbench.results.compare.base_first`);
             None: the order is not known and the paired t test is used.
