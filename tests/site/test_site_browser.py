@@ -29,6 +29,7 @@ from playwright.sync_api import (
 
 from tests.site_runs import CURRENT
 from wsbench.site.home import FAMILIES
+from wsbench.site.interactive import TOOLTIP_NUMBERS
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / ".wsbench" / "screenshots"
@@ -259,6 +260,24 @@ def test_a_legend_click_hides_a_series(visit: Visit) -> None:
     legend.first.click()
     after = selected()
     assert after is not None and after[1] is False  # type: ignore[index]
+
+
+def test_a_tooltip_quotes_the_sites_confidence_level(visit: Visit) -> None:
+    # The tooltip of a point with an interval names its confidence level, taken from the
+    # chart's data (wsbench.site.interactive.TOOLTIP_NUMBERS), not typed in the script.
+    page = visit.open("leaderboards/clients/")
+    charts_drawn(page, page.locator("script.wsbench-chart").count())
+    text = page.evaluate(
+        """() => {
+            const el = document.querySelector('.wsbench-echart');
+            const option = echarts.getInstanceByDom(el).getOption();
+            const point = option.series.flatMap((s) => s.data)
+                .find((d) => d && d.wsbench && d.wsbench[1].interval);
+            return point ? option.tooltip[0].formatter({ data: point }) : null;
+        }"""
+    )
+    assert text is not None
+    assert f"({TOOLTIP_NUMBERS['confidence_percent']} % interval " in text
 
 
 def test_the_shown_runs_are_named_on_the_home_page(visit: Visit) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from wsbench.results.stats import Comparison, Groups, compare
+from wsbench.results.stats import Comparison, FrozenGroups, Groups, compare, frozen
 
 MINUS = "\u2212"
 """The minus sign of a negative change (U+2212, not a hyphen)."""
@@ -49,15 +49,8 @@ class Change:
         return f"{self.comparison.p_value:.2g}"
 
 
-Frozen = tuple[tuple[float, ...], ...]
-
-
-def _frozen(groups: Groups) -> Frozen:
-    return tuple(tuple(g) for g in groups)
-
-
 @lru_cache(maxsize=8192)
-def _compare(base: Frozen, head: Frozen, higher: bool) -> Comparison:
+def _compare(base: FrozenGroups, head: FrozenGroups, higher: bool) -> Comparison:
     return compare(base, head, higher_is_better=higher)
 
 
@@ -71,7 +64,7 @@ def compare_samples(base: Groups, head: Groups, *, higher_is_better: bool) -> Co
         ValueError: as :func:`wsbench.results.stats.compare` (a side empty, or a value not finite
             or not > 0).
     """
-    return _compare(_frozen(base), _frozen(head), higher_is_better)
+    return _compare(frozen(base), frozen(head), higher_is_better)
 
 
 def significant_changes(

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wsbench.results.metrics import BY_NAME, Metric
-from wsbench.results.stats import Summary
+from wsbench.results.stats import FrozenGroups, Summary, frozen
 from wsbench.site.changes import Change, significant_changes
 from wsbench.site.frameworks import Framework
 from wsbench.site.interactive import lines_data, point_data
@@ -158,7 +158,7 @@ class Point:
     interval: tuple[float, float] | None = None
     unstable: bool = False
     samples: tuple[float, ...] = ()
-    groups: tuple[tuple[float, ...], ...] = ()
+    groups: FrozenGroups = ()
     run_id: str = ""
 
 
@@ -240,7 +240,7 @@ def _point(version: str, headline: Headline, runs: Sequence[EnvRun]) -> Point | 
         interval=(interval[0] / scale, interval[1] / scale) if interval else None,
         unstable=summary.unstable,
         samples=tuple(row.values(headline.metric)),
-        groups=tuple(tuple(g) for g in row.groups(headline.metric)),
+        groups=frozen(row.groups(headline.metric)),
         run_id=run.run_id,
     )
 
@@ -274,9 +274,10 @@ def chart_data(c: Chart, title: str, x_label: str, runs: Sequence[EnvRun]) -> di
     first) and one series per configuration, with the protocol, server and event loop of
     that configuration in ``runs``::
 
-        {"kind": "lines", "title", "figure": {"name", "unit", "higher_is_better", "total",
-         "log_y"}, "group": {}, "x": {"parameter": "version", "label", "measured": false,
-         "log": false, "values": [version, ...]},
+        {"kind": "lines", "title", "statistics",
+         "figure": {"name", "unit", "higher_is_better", "total", "log_y"}, "group": {},
+         "x": {"parameter": "version", "label", "measured": false, "log": false,
+               "values": [version, ...]},
          "series": [{"label", "configuration", "version": null, "socketio", "reference",
                      "server", "event_loop", "points": [{"x": version, "at", "y",
                      "interval", "status", "error", "unstable", "client_bound",

@@ -15,7 +15,16 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from wsbench.site.markup import CONFIDENCE_PERCENT, UNSTABLE_PERCENT
 from wsbench.site.results import EnvRun
+
+TOOLTIP_NUMBERS: dict[str, str] = {
+    "confidence_percent": CONFIDENCE_PERCENT,
+    "unstable_percent": UNSTABLE_PERCENT,
+}
+"""The numbers a chart's tooltips quote (every chart's ``"statistics"``): the confidence
+level of a figure's interval and the unstable threshold, in percent (``"95"``, ``"10"``),
+from :mod:`wsbench.site.markup`, so that the script types none of them."""
 
 CHART_CLASS = "wsbench-chart"
 """The class of a chart's data element (wsbench.js draws each)."""
@@ -105,6 +114,7 @@ def lines_data(
     return {
         "kind": "lines",
         "title": title,
+        "statistics": dict(TOOLTIP_NUMBERS),
         "figure": {
             "name": name,
             "unit": unit,

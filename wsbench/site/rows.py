@@ -33,7 +33,7 @@ LATENCY_P99 = metrics.BY_NAME["latency_p99"]
 
 
 @lru_cache(maxsize=4096)
-def _summarize(groups: tuple[tuple[float, ...], ...]) -> stats.Summary:
+def _summarize(groups: stats.FrozenGroups) -> stats.Summary:
     return stats.summarize(groups)
 
 
@@ -42,7 +42,7 @@ def summary_of(metric: Metric, samples: tuple[Sample, ...]) -> stats.Summary | N
     server process (in the metric's unit), None when no sample has the figure. Cached: the
     same values are summarized once."""
     found = metrics.by_process(metric, list(samples))
-    return _summarize(tuple(tuple(g) for g in found)) if found else None
+    return _summarize(stats.frozen(found)) if found else None
 
 
 def median_of(metric: Metric, samples: tuple[Sample, ...]) -> float | None:

@@ -27,7 +27,7 @@ from typing import Literal
 
 from wsbench.results.metrics import BY_NAME, Metric
 from wsbench.site.headline import Headline, ShowsMetric
-from wsbench.site.interactive import point_data
+from wsbench.site.interactive import TOOLTIP_NUMBERS, point_data
 from wsbench.site.markup import params_title, safe_name
 from wsbench.site.results import EnvRun, by_environment
 from wsbench.site.rows import Params, Row, error_counts, median_of
@@ -379,6 +379,7 @@ def chart_data(chart: SweepChart) -> dict[str, object]:
     """``chart`` as plain data (what :func:`chart_json` writes)::
 
         {"kind": "lines" | "bars", "scenario", "machine", "title",
+         "statistics": {"confidence_percent", "unstable_percent"} (TOOLTIP_NUMBERS),
          "figure": {"name", "unit", "higher_is_better", "total", "log_y"},
          "group": {parameter: value}, "x": {"parameter": "connections" (or the metric
          of a measured axis, e.g. "offered_per_s"), "label", "measured": bool, "log": bool,
@@ -396,6 +397,7 @@ def chart_data(chart: SweepChart) -> dict[str, object]:
         "scenario": chart.scenario,
         "machine": chart.machine,
         "title": chart.title,
+        "statistics": dict(TOOLTIP_NUMBERS),
         "figure": {
             "name": f.metric.name,
             "unit": f.unit,

@@ -4,7 +4,7 @@
      by its data, <script type="application/json" class="wsbench-chart">, in the format of
      wsbench.site.sweeps.chart_data. Where the page has one, this script loads Apache ECharts
      (bundled in assets/vendor/, never a CDN) and draws the chart from that data: values and
-     95 % intervals on hover, series toggled from the legend and highlighted when the legend
+     intervals on hover, series toggled from the legend and highlighted when the legend
      is hovered, a log axis toggle, and with many series the best ten first ("Show all").
    - Tables: every table of the article sorts by any column (tablesort, bundled); a
      leaderboard table followed by <script type="application/json" class="wsbench-rows">
@@ -176,15 +176,21 @@
     return Number(v.toPrecision(3)).toLocaleString("en-US");
   }
 
-  function pointText(s, p, unit) {
+  // numbers: the chart's "statistics" (the site's confidence level and unstable threshold)
+  function pointText(s, p, unit, numbers) {
     var lines = ["<strong>" + escapeHtml(s.label) + "</strong>", escapeHtml(p.at || "")];
     if (p.status !== "ok") {
       lines.push("failed: " + escapeHtml((p.error || p.status).slice(0, 160)));
     } else {
       var v = fmt(p.y) + " " + escapeHtml(unit);
-      if (p.interval) v += " (95 % interval " + fmt(p.interval[0]) + "–" + fmt(p.interval[1]) + ")";
+      if (p.interval) {
+        v += " (" + numbers.confidence_percent + " % interval " + fmt(p.interval[0]) + "–" +
+          fmt(p.interval[1]) + ")";
+      }
       lines.push(v);
-      if (p.unstable) lines.push("≈ unstable: coefficient of variation above 10 %");
+      if (p.unstable) {
+        lines.push("≈ unstable: coefficient of variation above " + numbers.unstable_percent + " %");
+      }
       if (p.client_bound) lines.push("⚠ client-bound: the load generator was busy");
     }
     if (p.run_id) lines.push("run " + escapeHtml(p.run_id));
@@ -277,7 +283,7 @@
         trigger: "item",
         formatter: function (it) {
           var d = it.data && it.data.wsbench;
-          return d ? pointText(d[0], d[1], unit) : "";
+          return d ? pointText(d[0], d[1], unit, data.statistics) : "";
         },
       },
       xAxis: {
@@ -344,7 +350,7 @@
         trigger: "item",
         formatter: function (it) {
           var d = it.data && it.data.wsbench;
-          return d ? pointText(d[0], d[1], unit) : "";
+          return d ? pointText(d[0], d[1], unit, data.statistics) : "";
         },
       },
       legend: narrow
