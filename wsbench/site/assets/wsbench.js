@@ -234,17 +234,29 @@
     };
   }
 
+  // A bar's interval. Clipped to the plot: an end beyond the axis is drawn as an arrow at the
+  // edge (3 server processes can give an interval many times the figure; stretching the axis
+  // to it would flatten every bar), and the tooltip gives the interval's numbers.
   function hwhisker(params, api) {
-    var low = api.coord([api.value(1), api.value(0)]);
-    var high = api.coord([api.value(2), api.value(0)]);
+    var box = params.coordSys;
+    var left = api.coord([api.value(1), api.value(0)]);
+    var right = api.coord([api.value(2), api.value(0)]);
+    var y = left[1];
+    var x1 = Math.max(left[0], box.x);
+    var x2 = Math.min(right[0], box.x + box.width);
     var h = 5;
     var style = { stroke: "#333", lineWidth: 1.2 };
+    function end(x, cut, inward) {
+      return cut
+        ? { type: "polyline", shape: { points: [[x + inward, y - h], [x, y], [x + inward, y + h]] }, style: style }
+        : { type: "line", shape: { x1: x, y1: y - h, x2: x, y2: y + h }, style: style };
+    }
     return {
       type: "group",
       children: [
-        { type: "line", shape: { x1: low[0], y1: low[1], x2: high[0], y2: high[1] }, style: style },
-        { type: "line", shape: { x1: low[0], y1: low[1] - h, x2: low[0], y2: low[1] + h }, style: style },
-        { type: "line", shape: { x1: high[0], y1: high[1] - h, x2: high[0], y2: high[1] + h }, style: style },
+        { type: "line", shape: { x1: x1, y1: y, x2: x2, y2: y }, style: style },
+        end(x1, left[0] < box.x, h),
+        end(x2, right[0] > box.x + box.width, -h),
       ],
     };
   }
