@@ -11,11 +11,14 @@ import msgspec
 import pytest
 
 from tests.runs import newer_version, run, truncated
-from wsbench.commands import cli, noise
+from wsbench.ci.confirm import CONFIRM_PLAN
+from wsbench.commands import calibrate, cli, noise
 from wsbench.commands import compare as compare_command
 from wsbench.commands.cli import main
+from wsbench.commands.options import plan_from_args
 from wsbench.instrument.cpus import available_cpus
 from wsbench.instrument.sampling import SamplingPlan
+from wsbench.jobs.calibrate import DEFAULT_PLAN as CALIBRATE_PLAN
 from wsbench.jobs.compare import CompareOptions
 from wsbench.jobs.noise import DEFAULT_PLAN, NoiseOptions
 from wsbench.paths import REPO_ROOT
@@ -277,3 +280,21 @@ def test_a_signal_ends_a_command_started_as_a_background_job(
     assert ready == "waiting\n", err
     assert proc.returncode == code, err
     assert f"({sig.name}): what was measured is in the store" in err
+
+
+def test_a_commands_own_plan_is_its_default_and_what_its_help_says(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    confirm_args = ["nightly", "confirm", "store", "--run-id", "r"]
+    assert plan_from_args(cli.parser().parse_args(confirm_args)) == CONFIRM_PLAN
+    given = plan_from_args(cli.parser().parse_args([*confirm_args, "--windows", "1"]))
+    assert (given.processes, given.windows_per_process) == (CONFIRM_PLAN.processes, 1)
+    assert calibrate.options_of(cli.parser().parse_args(["calibrate"])).plan == CALIBRATE_PLAN
+    with pytest.raises(SystemExit):
+        cli.parser().parse_args(["nightly", "confirm", "--help"])
+    out = capsys.readouterr().out
+    assert f"(default {CONFIRM_PLAN.processes})" in out
+    assert f"(default {CONFIRM_PLAN.windows_per_process})" in out
+    # a value out of range is refused, not replaced by the default
+    with pytest.raises(ValueError, match="processes"):
+        plan_from_args(cli.parser().parse_args([*confirm_args, "--processes", "0"]))

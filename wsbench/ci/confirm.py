@@ -9,8 +9,8 @@ more. On this project's development VM two nights of the same two releases flagg
 different figures each night. So a flagged release is a *candidate*: on the same runner,
 right after its shard's run, the flagged configurations are measured again at the flagged
 parameter sets only, interleaved (previous, new, previous, new, ...,
-:func:`wsbench.instrument.interleave.measure_interleaved`) with :data:`CONFIRM_PROCESSES`
-rounds of :data:`CONFIRM_WINDOWS` windows.
+:func:`wsbench.instrument.interleave.measure_interleaved`) with
+:data:`CONFIRM_PLAN`'s rounds and windows.
 Only a figure that is slower in both measurements, independent samples, makes a regression
 report (:func:`wsbench.results.regressions.find`): a two-stage test, screening then confirmation,
 in the way performance CI systems retrigger a suspected regression before filing it.
@@ -37,13 +37,12 @@ from wsbench.scenarios import Params, Scenario
 
 CONFIRMATIONS = "confirmations"
 """The store's sub-folder for the confirmations' documents."""
-CONFIRM_PROCESSES = 8
-"""Rounds of a confirmation: server processes per side."""
-CONFIRM_WINDOWS = 2
-"""Windows per process of a confirmation. 8 rounds x 2 windows is the plan whose power was
-measured (``./bench calibrate --slowdown``, 2026-11-28, the Methodology page): a server
-slowed by 20 % was called slower in 9 of 10 sessions, by 10 % in 4 of 10, with no false
-verdict in the sessions' 60 A/A figures; with 1 window per process, 7 of 10 and 0 of 10."""
+CONFIRM_PLAN = SamplingPlan(processes=8, windows_per_process=2)
+"""The plan of a confirmation (``./bench nightly confirm``'s defaults): 8 rounds (server
+processes per side) x 2 windows, the plan whose power was measured (``./bench calibrate
+--slowdown``, 2026-11-28, the Methodology page): a server slowed by 20 % was called slower
+in 9 of 10 sessions, by 10 % in 4 of 10, with no false verdict in the sessions' 60 A/A
+figures; with 1 window per process, 7 of 10 and 0 of 10."""
 
 Measure = Callable[..., list[list[Run]]]
 """:func:`wsbench.instrument.interleave.measure_interleaved`'s signature (the tests pass

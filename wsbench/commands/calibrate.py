@@ -27,11 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "falls by this fraction (0.2: to 80 %%), against itself unslowed",
     )  # fmt: skip
     parser.add_argument("--repeats", type=int, default=10, help="interleaved sessions (10)")
-    add_plan_arguments(
-        parser, "rounds of each session",
-        windows_default=str(DEFAULT_PLAN.windows_per_process),
-        processes_default=str(DEFAULT_PLAN.processes),
-    )  # fmt: skip
+    add_plan_arguments(parser, "rounds of each session", defaults=DEFAULT_PLAN)
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="the documents")
     parser.add_argument("--machine", default="wsbench-local")
     parser.add_argument(
@@ -48,12 +44,7 @@ def options_of(args: argparse.Namespace) -> CalibrateOptions:
     """The calibration's options from the parsed command line."""
     return CalibrateOptions(
         servers=tuple(args.server or DEFAULT_SERVERS), slowdown=args.slowdown,
-        repeats=args.repeats,
-        plan=plan_from_args(
-            args, args.windows or DEFAULT_PLAN.windows_per_process,
-            processes=args.processes or DEFAULT_PLAN.processes, validate=False,
-        ),
-        output=args.output,
+        repeats=args.repeats, plan=plan_from_args(args, validate=False), output=args.output,
         machine=args.machine, documents=args.documents, rounds=args.rounds,
         windows=args.analyse_windows,
     )  # fmt: skip

@@ -34,11 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     con = sub.add_parser("confirm", help="measure flagged new releases again, interleaved")
     con.add_argument("store", type=Path, help="the shard's results store")
     con.add_argument("--run-id", required=True)
-    add_plan_arguments(
-        con, "rounds: server processes per side",
-        windows_default=str(confirm.CONFIRM_WINDOWS),
-        processes_default=str(confirm.CONFIRM_PROCESSES),
-    )  # fmt: skip
+    add_plan_arguments(con, "rounds: server processes per side", defaults=confirm.CONFIRM_PLAN)
     pub = sub.add_parser("publish", help="add shards' documents to the results branch, push")
     pub.add_argument("shard_stores", nargs="+", type=Path)
     pub.add_argument("--remote", required=True, help="the repository holding the branch")
@@ -130,11 +126,7 @@ def run(args: argparse.Namespace) -> int:
         steps.measure(measure_options_of(args))
     elif args.step == "confirm":
         try:
-            plan = plan_from_args(
-                args,
-                args.windows or confirm.CONFIRM_WINDOWS,
-                processes=args.processes or confirm.CONFIRM_PROCESSES,
-            )
+            plan = plan_from_args(args)
         except ValueError as exc:
             raise NightlyError(str(exc)) from exc
         steps.confirm_shard(args.store, args.run_id, plan)

@@ -25,13 +25,16 @@ def add_plan_arguments(
     processes_help: str,
     windows_default: str | None = None,
     processes_default: str | None = None,
+    defaults: SamplingPlan | None = None,
 ) -> None:
     """The sampling plan's options (``--processes``, ``--windows``, ``--warmup``,
-    ``--window``/``--duration``, ``--wait-budget``), defaulting to :class:`SamplingPlan`'s values;
+    ``--window``/``--duration``, ``--wait-budget``), defaulting to ``defaults``' values (a
+    command's own plan, e.g. the nightly's confirmation; default :class:`SamplingPlan`'s);
     ``processes_help`` says what a process is for the command (e.g. its rounds).
     ``windows_default`` and ``processes_default``, when given, say how the command chooses
-    ``--windows`` and ``--processes`` itself (then None when not given)."""
-    plan = SamplingPlan()
+    ``--windows`` and ``--processes`` itself when that depends on other options (then None
+    when not given)."""
+    plan = defaults or SamplingPlan()
     parser.add_argument(
         "--processes", type=int, default=None if processes_default else plan.processes,
         help=f"{processes_help} (default {processes_default or plan.processes})",

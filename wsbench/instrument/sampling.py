@@ -79,8 +79,9 @@ class SamplingPlan:
     6 server processes of 1 window each, the full grid's, the comparisons' and (as rounds)
     ``./bench compare``'s. The unit of replication is the server process
     (:mod:`wsbench.results.stats`), and on this machine a window varies within its process
-    as much as processes vary (issue 41's calibration: 6-20 % within, 0-11 % between, pooled
-    over 10 sessions), while a server's start is shared by the many parameter sets it serves:
+    about as much as processes vary (the Methodology page's "Variance components and the
+    plans", from ``./bench noise``), while a server's start is shared by the many parameter
+    sets it serves:
     Kalibera & Jones's optimal windows per process, ``sqrt(process cost / window cost x
     within^2 / between^2)`` (:func:`wsbench.results.variance.optimal_windows`), is then at or
     below 1, and the same 6 windows as 3 processes x 2 give Student's t 5 degrees of freedom
