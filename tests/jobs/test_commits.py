@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import NEVER_DISTURBED
+from tests.conftest import NEVER_DISTURBED, VERDICT_RETRY
 from wsbench.asv.conf import bench_envs
 from wsbench.asv.venvs import ensure
 from wsbench.impls import get_impl
@@ -106,6 +106,7 @@ async def echo(ws):
 
 
 @pytest.mark.alone
+@VERDICT_RETRY
 def test_a_commit_that_slows_one_server_is_slower_there_and_nowhere_else(tmp_path: Path) -> None:
     # The head commit makes websockets' echo handler spin for its own time per message at
     # 16 B x 64 (rate about x0.5; over server processes, the unit of replication, a smaller

@@ -14,7 +14,7 @@ import msgspec
 import numpy as np
 import pytest
 
-from tests.conftest import NEVER_DISTURBED
+from tests.conftest import NEVER_DISTURBED, VERDICT_RETRY
 from tests.runs import ECHO_16_64, SETTINGS, benchmark, impl, run
 from wsbench.impls import get_impl
 from wsbench.instrument.cpus import default_placement
@@ -156,6 +156,7 @@ def _arm(name: str, spin_us: float = 0.0) -> Arm:
 
 
 @pytest.mark.alone
+@VERDICT_RETRY
 def test_a_server_against_itself_interleaved_shows_no_change() -> None:
     native = Arm(get_impl("native"), "websocket", sys.executable, "native")
     sides = [[native, _arm("echo")], [native, _arm("echo")]]
@@ -168,6 +169,7 @@ def test_a_server_against_itself_interleaved_shows_no_change() -> None:
 
 
 @pytest.mark.alone
+@VERDICT_RETRY
 def test_a_slowed_server_is_reported_slower_and_the_other_is_not() -> None:
     # Extra work worth the server's own time per message at 16 B x 64 (rate about x0.5).
     # Over server processes, the unit of replication, a smaller slowdown is not reliably
