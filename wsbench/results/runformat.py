@@ -46,6 +46,19 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
         "status": "ok" | "failed", "error": text or null,
         "counts": [{"count", "messages", "instructions"}, ...]}, ...]}
 
+``conformance`` (added within version 2; null in earlier documents and in measurements) is
+the Autobahn|Testsuite's grade of the server (``./bench conformance``), in a document of its
+own with no benchmarks, kept in the store's ``conformance/`` folder
+(:func:`wsbench.results.store.conformance_store`)::
+
+     "conformance": {"suite": "autobahntestsuite 25.10.1", "route", "cases_selected": [...],
+                     "outcome": "graded" | "not applicable" | "failed", "error", "wall_s",
+                     "cases": [{"id": "7.1.5", "behavior", "behavior_close", "duration_ms",
+                                "remote_close_code", "description", "expectation", "result",
+                                "result_close", "remote_close_reason", "http_response",
+                                "wirelog": [...]}, ...],
+                     "not_offered": {"12": why, "13": why}}
+
 ``counting`` and ``instructions`` (version 2) are the server's instruction counts under
 valgrind (:mod:`wsbench.instrument.instructions`): null and empty when they were not counted, and in
 every version 1 document, which reads as a version 2 document without them.
@@ -559,6 +572,75 @@ class Counting(msgspec.Struct, frozen=True):
     aslr: bool = False
 
 
+class ConformanceCase(msgspec.Struct, frozen=True):
+    """One case of the Autobahn|Testsuite's fuzzing client against the server's ``/echo``
+    (:mod:`wsbench.instrument.autobahn`), as the suite's report gives it.
+
+    Attributes:
+        id: the suite's case id, e.g. ``"7.1.5"`` (its group is the first number).
+        behavior: the suite's verdict: ``"OK"``, ``"NON-STRICT"``, ``"INFORMATIONAL"``,
+            ``"UNIMPLEMENTED"`` or ``"FAILED"``.
+        behavior_close: the verdict on the closing handshake (``"OK"``, ``"WRONG CODE"``,
+            ``"FAILED BY CLIENT"``, ``"UNCLEAN"``, ``"INFORMATIONAL"``...).
+        duration_ms: the case's wall time, milliseconds.
+        remote_close_code: the close code the server sent, or null.
+        description: what the case sends (the suite's text).
+        expectation: what it expects.
+        result: why it gave ``behavior``.
+        result_close: why it gave ``behavior_close``.
+        remote_close_reason: the close reason the server sent, or null.
+        http_response: the server's opening handshake response (kept for cases that did not
+            pass, "" otherwise).
+        wirelog: the frames of the case, one line each, up to
+            :data:`wsbench.instrument.autobahn.WIRELOG_LINES` (kept for cases that did not
+            pass, empty otherwise): the suite's HTML report is regenerated from these.
+    """
+
+    id: str
+    behavior: str
+    behavior_close: str
+    duration_ms: int
+    remote_close_code: int | None
+    description: str
+    expectation: str
+    result: str
+    result_close: str
+    remote_close_reason: str | None = None
+    http_response: str = ""
+    wirelog: list[str] = msgspec.field(default_factory=list)
+
+
+ConformanceOutcome = Literal["graded", "not applicable", "failed"]
+
+
+class Conformance(msgspec.Struct, frozen=True):
+    """The server's conformance to RFC 6455, graded by the Autobahn|Testsuite
+    (``./bench conformance``, :mod:`wsbench.jobs.conformance`).
+
+    Attributes:
+        suite: e.g. ``"autobahntestsuite 25.10.1"``.
+        route: how the suite ran: ``"python2.7 virtualenv"`` or ``"docker IMAGE@DIGEST"``.
+        cases_selected: the case patterns asked for, e.g. ``["1.*", ..., "10.*"]``.
+        outcome: ``"graded"``; ``"not applicable"`` (a Socket.IO configuration: Engine.IO
+            frames its messages, the suite speaks plain WebSocket); ``"failed"`` (the
+            server did not start or the suite did not finish: ``error`` says why).
+        error: the reason of ``"not applicable"`` or ``"failed"``, else null.
+        wall_s: seconds the suite ran.
+        cases: every case's verdict, in the suite's order.
+        not_offered: case groups skipped because the configuration does not offer what
+            they test, with why, e.g. ``{"12": "permessage-deflate: compression is off"}``.
+    """
+
+    suite: str
+    route: str
+    cases_selected: list[str]
+    outcome: ConformanceOutcome
+    error: str | None
+    wall_s: float
+    cases: list[ConformanceCase] = msgspec.field(default_factory=list)
+    not_offered: dict[str, str] = msgspec.field(default_factory=dict)
+
+
 class Run(msgspec.Struct, frozen=True):
     """One environment's part of a run (see the module's docstring for the shape)."""
 
@@ -577,6 +659,7 @@ class Run(msgspec.Struct, frozen=True):
     system: SystemCheck | None = None
     counting: Counting | None = None
     instructions: list[InstructionSet] = msgspec.field(default_factory=list)
+    conformance: Conformance | None = None
 
     def comparable_key(self) -> tuple[object, ...]:
         """What must be equal for two runs' figures to share a table or a chart: the

@@ -48,6 +48,16 @@ def client_store(root: Path) -> Path:
     return root / CLIENTS_SUBDIR
 
 
+CONFORMANCE_SUBDIR = "conformance"
+"""The folder of a results store that holds the conformance grades (``./bench
+conformance``): a store of its own with the same layout, like :data:`CLIENTS_SUBDIR`."""
+
+
+def conformance_store(root: Path) -> Path:
+    """The conformance store of the results store ``root``: ``<root>/conformance``."""
+    return root / CONFORMANCE_SUBDIR
+
+
 def now_iso() -> str:
     """The current time in UTC, ISO 8601, to the second."""
     return datetime.now(UTC).isoformat(timespec="seconds")
