@@ -19,6 +19,7 @@ from wsbench.commands import (
     calibrate,
     clients,
     compare,
+    conformance,
     crosscheck,
     lint_workflows,
     list_impls,
@@ -34,6 +35,7 @@ from wsbench.commands import (
     test,
 )
 from wsbench.impls import ImplError
+from wsbench.instrument.autobahn import NoSuiteError, SuiteError
 from wsbench.instrument.cpus import CpuSetError
 from wsbench.instrument.lifetime import (
     INTERRUPTED_EXIT_CODE,
@@ -43,6 +45,7 @@ from wsbench.instrument.lifetime import (
 from wsbench.instrument.loadgen import LoadgenError
 from wsbench.instrument.measure import ConfigError
 from wsbench.jobs.calibrate import CalibrateError
+from wsbench.jobs.conformance import ConformanceError
 from wsbench.jobs.crosscheck import CrossCheckError
 from wsbench.jobs.main import MainJobError
 from wsbench.jobs.noise import NoiseError
@@ -50,16 +53,16 @@ from wsbench.results.compare import CompareError
 from wsbench.results.store import StoreError
 
 COMMANDS: tuple[ModuleType, ...] = (
-    run, test, measure, compare, crosscheck, noise, calibrate, lint_workflows, pr_compare,
-    pr_info, pr_comment, nightly, site, system, clients, list_impls, asv_conf,
+    run, test, measure, compare, crosscheck, noise, calibrate, conformance, lint_workflows,
+    pr_compare, pr_info, pr_comment, nightly, site, system, clients, list_impls, asv_conf,
 )  # fmt: skip
 """Every command, in ``./bench --help``'s order."""
 BAD_INPUT = (
     ConfigError, ImplError, CpuSetError, MainJobError, CompareError, NightlyError,
-    CrossCheckError, NoiseError, CalibrateError,
+    CrossCheckError, NoiseError, CalibrateError, ConformanceError, NoSuiteError,
 )  # fmt: skip
 """Errors that name bad input: exit code 2."""
-FAILURES = (LoadgenError, VenvError, GitHubError, LintSetupError, StoreError)
+FAILURES = (LoadgenError, VenvError, GitHubError, LintSetupError, StoreError, SuiteError)
 """Errors of a tool or a step that failed: exit code 1."""
 
 

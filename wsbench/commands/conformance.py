@@ -1,0 +1,69 @@
+"""``./bench conformance``: grade servers by the Autobahn|Testsuite
+(:mod:`wsbench.jobs.conformance`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from wsbench.jobs import conformance as job
+from wsbench.jobs.conformance import CASES, ConformanceOptions
+from wsbench.results.conformance import GROUPS
+
+NAME = "conformance"
+HELP = "grade servers' conformance to RFC 6455 with the Autobahn|Testsuite"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The conformance job's options (:class:`~wsbench.jobs.conformance.ConformanceOptions`)."""
+    parser.add_argument(
+        "--impl", action="append",
+        help="implementation to grade (repeatable; default: all, see ./bench list)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--config", action="append",
+        help="configuration id to grade (repeatable; default: all, see ./bench list)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--versions", choices=["latest", "all"], default="latest",
+        help="latest release of each (default) or every version in the matrix",
+    )  # fmt: skip
+    parser.add_argument(
+        "--environment", action="append", metavar="ASV_NAME",
+        help="only these environments, by asv's name (repeatable; with --impl, --config "
+        "and --versions left out)",
+    )  # fmt: skip
+    grids = "; ".join(f"{name}: {' '.join(cases)}" for name, cases in CASES.items())
+    parser.add_argument(
+        "--grid", choices=list(CASES), default="default",
+        help=f"the case groups ({grids}); 12-13 (permessage-deflate) are probed and "
+        "reported as not offered",
+    )  # fmt: skip
+    parser.add_argument(
+        "--cases", action="append", metavar="PATTERN",
+        help="these cases instead of the grid's (repeatable; e.g. 6.* or 7.1.5; groups: "
+        f"{', '.join(GROUPS)})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--results", type=Path,
+        help="the results store (default: WSBENCH_RESULTS or results/); documents go to "
+        "its conformance/ folder",
+    )  # fmt: skip
+    parser.add_argument("--machine", help="machine name (default: asv's, else the host name)")
+    parser.add_argument("--server-cpus", help="CPU list for the servers (default: 0)")
+    parser.add_argument("--client-cpus", help="CPU list for the fuzzing client (default: 1)")
+
+
+def options_of(args: argparse.Namespace) -> ConformanceOptions:
+    """The conformance job's options from the parsed command line."""
+    return ConformanceOptions(
+        impl=args.impl, config=args.config, versions=args.versions,
+        environment=args.environment, grid=args.grid, cases=args.cases,
+        results=args.results, machine=args.machine, server_cpus=args.server_cpus,
+        client_cpus=args.client_cpus,
+    )  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run it; the exit code."""
+    return job.run(options_of(args))

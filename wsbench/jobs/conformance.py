@@ -1,0 +1,350 @@
+"""The conformance job (``./bench conformance``): each selected environment's server graded
+by the Autobahn|Testsuite's fuzzing client, each grade a run document in the conformance
+store.
+
+For each environment (the same choices as ``./bench run``: :func:`wsbench.jobs.main.
+select_envs`) the job installs it (:func:`wsbench.asv.venvs.ensure`), starts its server as
+the benchmarks do (:class:`wsbench.instrument.measure.ServerSession`, on the server CPUs)
+and runs the fuzzing client against its ``/echo`` (:mod:`wsbench.instrument.autobahn`, on
+the load generator's CPUs). ``/echo`` is a plain WebSocket echo in every implementation
+(``impls/PROTOCOL.md``), so the suite needs nothing else; the servers run with the settings
+of their ``meta.toml`` (compression off, a 16 MiB message limit), shown with every grade.
+
+The cases (:data:`CASES`): groups 1-7 and 10 on the default grid, 9 (limits: messages up to
+16 MiB) too on the full grid. Groups 12-13 (permessage-deflate) are probed with their first
+case each (:data:`DEFLATE_PROBES`): a server that does not agree to the extension gets
+UNIMPLEMENTED there, and the group is recorded as *not offered*, with why. A Socket.IO
+configuration is *not applicable*: Engine.IO frames every message in its own packets, which
+the suite does not speak. A version that does not install, a server that does not start and
+a suite that does not finish are recorded as an ungraded document with the reason.
+
+The documents go to ``<store>/conformance/`` (:func:`wsbench.results.store.conformance_store`),
+apart from the measurements, with the same provenance and never-overwrite rules; the suite's
+own HTML report of every case that did not pass goes beside them (``<run folder>/reports/
+<env_name>/``).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from wsbench.asv import venvs
+from wsbench.asv.conf import BenchEnv
+from wsbench.asv.suite import default_machine_name
+from wsbench.instrument import autobahn, provenance
+from wsbench.instrument.autobahn import Suite, SuiteError
+from wsbench.instrument.cpus import CpuPlacement, placement_from
+from wsbench.instrument.measure import ServerSession
+from wsbench.instrument.sampling import SamplingPlan
+from wsbench.jobs.main import select_envs
+from wsbench.results import conformance as grading
+from wsbench.results import store
+from wsbench.results.runformat import Conformance, ConformanceCase, Run
+
+CASES: dict[str, tuple[str, ...]] = {
+    "default": ("1.*", "2.*", "3.*", "4.*", "5.*", "6.*", "7.*", "10.*"),
+    "full": ("1.*", "2.*", "3.*", "4.*", "5.*", "6.*", "7.*", "9.*", "10.*"),
+}
+"""The case patterns of each grid (``--grid``)."""
+DEFLATE_PROBES = ("12.1.1", "13.1.1")
+"""One case of each permessage-deflate group: UNIMPLEMENTED there means the server did not
+agree to the extension, and the group is not offered (:data:`NOT_OFFERED`)."""
+NOT_OFFERED = "permessage-deflate is not agreed: compression is off in every configuration"
+"""Why groups 12-13 are not run when the probe finds the extension refused."""
+NOT_APPLICABLE = (
+    "Socket.IO: Engine.IO frames each message in its own packets over the WebSocket, which "
+    "the suite's plain-WebSocket cases do not speak"
+)
+"""Why a Socket.IO configuration is not graded."""
+TIMEOUT_S: dict[str, float] = {"default": 600.0, "full": 1800.0}
+"""Seconds the fuzzing client may take for one server on each grid (about 12-30 s here on
+the default grid; group 9's 16 MiB messages take minutes on the slowest servers)."""
+REPORTS_SUBDIR = "reports"
+"""The folder, in a run's folder of the conformance store, of the suite's HTML reports."""
+
+
+class ConformanceError(RuntimeError):
+    """Bad options: unknown names, a grid or a case pattern the job does not know."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One environment's result: its row name and version, its document's path, and the
+    grade (:func:`wsbench.results.conformance.grade`)."""
+
+    row_name: str
+    version: str
+    path: Path
+    conformance: Conformance
+
+    @property
+    def graded(self) -> bool:
+        """True when the suite graded the server, or it is not applicable."""
+        return self.conformance.outcome != "failed"
+
+
+def _suite_cases(cases: Sequence[str]) -> list[str]:
+    return [*cases, *(p for p in DEFLATE_PROBES if not any(_covers(c, p) for c in cases))]
+
+
+def _covers(pattern: str, case_id: str) -> bool:
+    return pattern == case_id or (pattern.endswith("*") and case_id.startswith(pattern[:-1]))
+
+
+def _not_offered(cases: list[ConformanceCase], asked: Sequence[str]) -> tuple[
+    list[ConformanceCase], dict[str, str]
+]:  # fmt: skip
+    """Leave out the deflate probes the user did not ask for, and name their groups not
+    offered when the server refused the extension."""
+    kept, not_offered = [], {}
+    for case in cases:
+        probe = case.id in DEFLATE_PROBES and not any(_covers(c, case.id) for c in asked)
+        if probe and case.behavior == "UNIMPLEMENTED":
+            not_offered[grading.group_of(case.id)] = NOT_OFFERED
+        else:
+            kept.append(case)
+    return kept, not_offered
+
+
+def grade_server(
+    env: BenchEnv,
+    suite: Suite,
+    cases: Sequence[str],
+    *,
+    placement: CpuPlacement,
+    timeout_s: float,
+    reports_to: Path | None = None,
+) -> Conformance:
+    """Grade ``env``'s server over the case patterns ``cases``.
+
+    Args:
+        env: the environment (installed here when needed).
+        suite: the suite (:func:`wsbench.instrument.autobahn.find_suite`).
+        cases: case patterns, e.g. ``["1.*", "7.1.5"]``.
+        placement: the server's CPUs and the client's.
+        timeout_s: seconds the fuzzing client may take.
+        reports_to: a folder for the suite's HTML reports of the cases that did not pass
+            (None: not kept).
+
+    Returns:
+        The grade; ``outcome`` is ``"failed"`` with the reason when the environment does
+        not install, the server does not start, or the suite did not finish.
+    """
+    asked = list(cases)
+    blank = Conformance(suite.version, suite.route, asked, "failed", None, 0.0)
+    if env.config.protocol == "socketio":
+        return msgspec.structs.replace(blank, outcome="not applicable", error=NOT_APPLICABLE)
+    try:
+        python = venvs.ensure(env)
+    except venvs.VenvError as exc:
+        return msgspec.structs.replace(blank, error=f"does not install: {exc}".split("\n")[0])
+    started = time.monotonic()
+    with (
+        tempfile.TemporaryDirectory(prefix="wsbench-autobahn-") as work,
+        ServerSession(env.impl, env.config.id, python=str(python), placement=placement) as server,
+    ):
+        if server.start_error is not None:
+            return msgspec.structs.replace(blank, error=server.start_error)
+        try:
+            found = autobahn.run_fuzzing_client(
+                suite, server.url("echo"), _suite_cases(asked), Path(work),
+                timeout_s=timeout_s, cpus=placement.loadgen,
+            )  # fmt: skip
+        except SuiteError as exc:
+            return msgspec.structs.replace(
+                blank, error=str(exc), wall_s=round(time.monotonic() - started, 1)
+            )
+        died = (
+            None
+            if server.alive()
+            else f"the server exited during the suite:\n{server.server.log_tail(10)}"
+        )
+        if reports_to is not None:
+            _keep_reports(Path(work) / "reports", found, reports_to)
+    kept, not_offered = _not_offered(found, asked)
+    return Conformance(
+        suite=suite.version, route=suite.route, cases_selected=asked, outcome="graded",
+        error=died, wall_s=round(time.monotonic() - started, 1), cases=kept,
+        not_offered=not_offered,
+    )  # fmt: skip
+
+
+def _keep_reports(reports: Path, cases: list[ConformanceCase], to: Path) -> None:
+    """Copy the suite's HTML report of each case that did not pass into ``to``."""
+    for case in cases:
+        if case.behavior in grading.PASSING:
+            continue
+        for page in reports.glob(f"*_case_{case.id.replace('.', '_')}.html"):
+            to.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(page, to / page.name)
+
+
+@dataclass(frozen=True)
+class ConformanceOptions:
+    """What ``./bench conformance`` grades (its options, :mod:`wsbench.commands.conformance`).
+
+    Attributes:
+        impl: implementations by name (None: all).
+        config: configuration ids (None: all).
+        versions: ``"latest"`` or ``"all"``.
+        environment: exactly these environments by asv name (without ``impl``/``config``).
+        grid: ``"default"`` or ``"full"`` (:data:`CASES`).
+        cases: case patterns instead of the grid's (e.g. ``["6.*", "7.1.5"]``).
+        results: the results store; documents go to its ``conformance/`` folder (None:
+            ``WSBENCH_RESULTS`` or ``results/``).
+        machine: the machine's name in the documents (None: asv's, else the host name).
+        server_cpus: CPU list for the servers (None: the default, 0).
+        client_cpus: CPU list for the fuzzing client (None: the load generator's, 1).
+    """
+
+    impl: Sequence[str] | None = None
+    config: Sequence[str] | None = None
+    versions: str = "latest"
+    environment: Sequence[str] | None = None
+    grid: str = "default"
+    cases: Sequence[str] | None = None
+    results: Path | None = None
+    machine: str | None = None
+    server_cpus: str | None = None
+    client_cpus: str | None = None
+
+
+def check_cases(patterns: Sequence[str]) -> list[str]:
+    """``patterns`` checked: each a case id or a prefix ending in ``*`` (``"6.*"``,
+    ``"7.1.5"``) of a known group.
+
+    Raises:
+        ConformanceError: a pattern of no known group (the message lists the groups).
+    """
+    for pattern in patterns:
+        if grading.group_of(pattern) not in grading.GROUPS:
+            groups = ", ".join(grading.GROUPS)
+            raise ConformanceError(
+                f"case pattern {pattern!r}: no case group {grading.group_of(pattern)!r} "
+                f"(the suite's groups: {groups}; e.g. 6.* or 7.1.5)"
+            )
+    return list(patterns)
+
+
+def grade_env(
+    env: BenchEnv,
+    suite: Suite,
+    cases: Sequence[str],
+    *,
+    placement: CpuPlacement,
+    timeout_s: float,
+    root: Path,
+    machine: str,
+    run_id: str,
+) -> Outcome:
+    """Grade ``env`` (:func:`grade_server`) and save its document in ``root`` (a
+    conformance store) under ``run_id``."""
+    version = env.version.version if env.version else None
+    run: Run = provenance.new_run(
+        run_id=run_id, machine_name=machine, settings=SamplingPlan().settings(placement, 1),
+        impl=env.impl, config=env.config, env_name=env.name, version=version,
+    )  # fmt: skip
+    path = store.run_path(
+        root, machine=machine, run_id=run_id, commit=run.harness.commit, env_name=env.name
+    )
+    graded = grade_server(
+        env, suite, cases, placement=placement, timeout_s=timeout_s,
+        reports_to=path.parent / REPORTS_SUBDIR / env.name,
+    )  # fmt: skip
+    if graded.outcome == "failed" and graded.error and graded.error.startswith("does not"):
+        run = msgspec.structs.replace(
+            run, environment=msgspec.structs.replace(run.environment, install_error=graded.error)
+        )
+    done = msgspec.structs.replace(run, conformance=graded, finished_at=store.now_iso())
+    store.save(done, root)
+    return Outcome(env.row_name, version or "", path, graded)
+
+
+def run(options: ConformanceOptions, log: Callable[[str], None] | None = None) -> int:
+    """``./bench conformance``: grade (see :class:`ConformanceOptions`), then print one line
+    per environment (counts per verdict, the failed cases) and the wall times.
+
+    Returns:
+        0 when every environment was graded (or is not applicable), 1 when one was not
+        (its document says why).
+
+    Raises:
+        ConformanceError: an unknown grid or case pattern.
+        wsbench.jobs.main.MainJobError: an unknown implementation, configuration or
+            environment.
+        wsbench.instrument.autobahn.SuiteError: the suite's environment cannot be found
+            or made.
+        wsbench.instrument.cpus.CpuSetError: a malformed CPU list.
+    """
+    say = log or (lambda line: print(f"wsbench: {line}", file=sys.stderr))
+    if options.grid not in CASES:
+        raise ConformanceError(f"unknown grid {options.grid!r} (known: {', '.join(CASES)})")
+    cases = check_cases(options.cases) if options.cases else list(CASES[options.grid])
+    envs = select_envs(options.impl, options.versions, options.config, options.environment)
+    placement = placement_from(options.server_cpus, options.client_cpus)
+    started = time.monotonic()
+    suite = autobahn.find_suite(log=say)
+    say(f"{suite.version} by {suite.route}; cases {', '.join(cases)}")
+    root = store.conformance_store(options.results or store.root_from_env())
+    machine = options.machine or default_machine_name()
+    run_id = store.new_run_id()
+    outcomes = []
+    for i, env in enumerate(envs, 1):
+        version = env.version.version if env.version else ""
+        say(f"[{i}/{len(envs)}] {env.row_name} {version}")
+        outcomes.append(
+            grade_env(
+                env,
+                suite,
+                cases,
+                placement=placement,
+                timeout_s=TIMEOUT_S[options.grid],
+                root=root,
+                machine=machine,
+                run_id=run_id,
+            )
+        )
+    elapsed = time.monotonic() - started
+    print(to_text(outcomes))
+    print(
+        f"run {run_id}: {len(outcomes)} environments graded in {elapsed / 60:.0f} min "
+        f"{elapsed % 60:.0f} s; documents in {root / machine / run_id}"
+    )
+    return 0 if all(o.graded for o in outcomes) else 1
+
+
+def to_text(outcomes: Sequence[Outcome]) -> str:
+    """A table of the outcomes: grade, counts per verdict, seconds, the failed cases."""
+    head = ["configuration", "version", "grade", *grading.VERDICTS, "s", "failed cases"]
+    rows = []
+    for o in outcomes:
+        graded = grading.grade(o.conformance)
+        tally = [sum(1 for c in o.conformance.cases if c.behavior == v) for v in grading.VERDICTS]
+        failed = ", ".join(c.id for c in grading.failed(o.conformance))
+        if o.conformance.outcome != "graded":
+            failed = graded.text.split("\n")[0][:60]
+        rows.append(
+            [
+                o.row_name,
+                o.version,
+                graded.symbol,
+                *(str(n) for n in tally),
+                f"{o.conformance.wall_s:.1f}",
+                failed,
+            ]
+        )
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
+    lines = []
+    for row in [head, *rows]:
+        pairs = enumerate(zip(row, widths, strict=False))
+        cells = [c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in pairs]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    return "\n".join(lines)
