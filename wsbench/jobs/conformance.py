@@ -39,6 +39,7 @@ import msgspec
 from wsbench.asv import venvs
 from wsbench.asv.conf import BenchEnv
 from wsbench.asv.suite import default_machine_name
+from wsbench.impls import Impl
 from wsbench.instrument import autobahn, provenance
 from wsbench.instrument.autobahn import Suite, SuiteError
 from wsbench.instrument.cpus import CpuPlacement, placement_from
@@ -115,41 +116,43 @@ def _not_offered(cases: list[ConformanceCase], asked: Sequence[str]) -> tuple[
 
 
 def grade_server(
-    env: BenchEnv,
+    impl: Impl,
+    config_id: str | None,
     suite: Suite,
     cases: Sequence[str],
     *,
+    python: str,
     placement: CpuPlacement,
     timeout_s: float,
     reports_to: Path | None = None,
 ) -> Conformance:
-    """Grade ``env``'s server over the case patterns ``cases``.
+    """Grade ``impl``'s server in configuration ``config_id`` over the case patterns
+    ``cases``.
 
     Args:
-        env: the environment (installed here when needed).
+        impl: the implementation.
+        config_id: its configuration (None: the first).
         suite: the suite (:func:`wsbench.instrument.autobahn.find_suite`).
         cases: case patterns, e.g. ``["1.*", "7.1.5"]``.
+        python: the interpreter of its environment.
         placement: the server's CPUs and the client's.
         timeout_s: seconds the fuzzing client may take.
         reports_to: a folder for the suite's HTML reports of the cases that did not pass
             (None: not kept).
 
     Returns:
-        The grade; ``outcome`` is ``"failed"`` with the reason when the environment does
-        not install, the server does not start, or the suite did not finish.
+        The grade: ``outcome`` is ``"not applicable"`` for a Socket.IO configuration, and
+        ``"failed"`` with the reason when the server does not start or the suite did not
+        finish; a server that exits during the suite is graded, with ``error`` saying so.
     """
     asked = list(cases)
     blank = Conformance(suite.version, suite.route, asked, "failed", None, 0.0)
-    if env.config.protocol == "socketio":
+    if impl.config(config_id).protocol == "socketio":
         return msgspec.structs.replace(blank, outcome="not applicable", error=NOT_APPLICABLE)
-    try:
-        python = venvs.ensure(env)
-    except venvs.VenvError as exc:
-        return msgspec.structs.replace(blank, error=f"does not install: {exc}".split("\n")[0])
     started = time.monotonic()
     with (
         tempfile.TemporaryDirectory(prefix="wsbench-autobahn-") as work,
-        ServerSession(env.impl, env.config.id, python=str(python), placement=placement) as server,
+        ServerSession(impl, config_id, python=python, placement=placement) as server,
     ):
         if server.start_error is not None:
             return msgspec.structs.replace(blank, error=server.start_error)
@@ -162,14 +165,12 @@ def grade_server(
             return msgspec.structs.replace(
                 blank, error=str(exc), wall_s=round(time.monotonic() - started, 1)
             )
-        died = (
-            None
-            if server.alive()
-            else f"the server exited during the suite:\n{server.server.log_tail(10)}"
-        )
+        died = None
+        if not server.alive():
+            died = f"the server exited during the suite:\n{server.server.log_tail(10)}"
+        kept, not_offered = _not_offered(found, asked)
         if reports_to is not None:
-            _keep_reports(Path(work) / "reports", found, reports_to)
-    kept, not_offered = _not_offered(found, asked)
+            _keep_reports(Path(work) / "reports", kept, reports_to)
     return Conformance(
         suite=suite.version, route=suite.route, cases_selected=asked, outcome="graded",
         error=died, wall_s=round(time.monotonic() - started, 1), cases=kept,
@@ -255,14 +256,20 @@ def grade_env(
     path = store.run_path(
         root, machine=machine, run_id=run_id, commit=run.harness.commit, env_name=env.name
     )
-    graded = grade_server(
-        env, suite, cases, placement=placement, timeout_s=timeout_s,
-        reports_to=path.parent / REPORTS_SUBDIR / env.name,
-    )  # fmt: skip
-    if graded.outcome == "failed" and graded.error and graded.error.startswith("does not"):
+    reports_to = path.parent / REPORTS_SUBDIR / env.name
+    try:  # a Socket.IO configuration is not applicable: nothing to install
+        python = sys.executable if env.config.protocol == "socketio" else str(venvs.ensure(env))
+    except venvs.VenvError as exc:
+        why = f"does not install: {exc}".split("\n")[0]
+        graded = Conformance(suite.version, suite.route, list(cases), "failed", why, 0.0)
         run = msgspec.structs.replace(
-            run, environment=msgspec.structs.replace(run.environment, install_error=graded.error)
+            run, environment=msgspec.structs.replace(run.environment, install_error=why)
         )
+    else:
+        graded = grade_server(
+            env.impl, env.config.id, suite, cases, python=python, placement=placement,
+            timeout_s=timeout_s, reports_to=reports_to,
+        )  # fmt: skip
     done = msgspec.structs.replace(run, conformance=graded, finished_at=store.now_iso())
     store.save(done, root)
     return Outcome(env.row_name, version or "", path, graded)
