@@ -7,6 +7,8 @@ use fastwebsockets::{Frame, OpCode, Payload, WebSocket, WebSocketError};
 
 use std::sync::Arc;
 
+use tokio::io::AsyncReadExt;
+
 use crate::conn::Conn;
 use crate::outqueue::OutQueue;
 
@@ -133,6 +135,28 @@ async fn read_next(
     }
 }
 
+/// After the server's close frame (read with auto-close on, so fastwebsockets has queued
+/// the reply with the same payload): sends the reply and reads and discards until the
+/// server closes the TCP connection (RFC 6455 §7.1.1: the server closes it first) or
+/// `grace` elapses. Without the explicit send, a reply queued while more frames were
+/// already buffered (a second close frame, data after the close) would be dropped with
+/// the connection.
+pub async fn finish_server_close(ws: WebSocket<Conn>, grace: Duration) {
+    drain_until_eof(ws, grace).await;
+}
+
+/// Sends what `ws` has pending, then reads the stream itself (the frame reader may be
+/// stuck on bytes it refused) until end of stream, an error or `grace`.
+async fn drain_until_eof(ws: WebSocket<Conn>, grace: Duration) {
+    let mut conn = ws.into_inner();
+    let _ = tokio::time::timeout(grace, async {
+        // Each read sends what is pending first (the outbox too).
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(1..) = conn.read(&mut buf).await {}
+    })
+    .await;
+}
+
 /// Client-side clean close: sends a close frame (1000) and reads until the peer's close
 /// frame, end of stream or `grace` elapses, discarding data messages still in transit.
 pub async fn close_gracefully(ws: &mut WebSocket<Conn>, grace: Duration) {
@@ -150,6 +174,55 @@ pub async fn close_gracefully(ws: &mut WebSocket<Conn>, grace: Duration) {
         }
     })
     .await;
+}
+
+/// The status code of a close frame's payload (its first two bytes, big-endian); `None`
+/// for an empty payload (no code).
+pub fn close_code(payload: &[u8]) -> Option<u16> {
+    payload.get(..2).map(|b| u16::from_be_bytes([b[0], b[1]]))
+}
+
+/// The status code with which a client fails the connection after the read error `e`
+/// (RFC 6455 §7.4.1): 1007 for a text message (or close reason) that is not UTF-8, 1009
+/// for a message over [`MAX_MESSAGE_SIZE`], 1002 for any other violation of the protocol
+/// (reserved bits, unknown opcodes, fragmentation, a malformed close frame). `None` when
+/// there is no one to tell: end of stream, I/O errors, a connection already closed.
+pub fn failure_close_code(e: &WebSocketError) -> Option<u16> {
+    use WebSocketError as E;
+    match e {
+        E::InvalidUTF8 => Some(1007),
+        E::FrameTooLarge => Some(1009),
+        E::InvalidFragment
+        | E::InvalidContinuationFrame
+        | E::InvalidCloseFrame
+        | E::InvalidCloseCode
+        | E::ReservedBitsNotZero
+        | E::ControlFrameFragmented
+        | E::PingFrameTooLarge
+        | E::InvalidValue => Some(1002),
+        _ => None,
+    }
+}
+
+/// Fails the WebSocket connection after the read error `e` (RFC 6455 §7.1.7): sends a
+/// close frame with [`failure_close_code`] (unless a close frame has already been sent:
+/// fastwebsockets answers a close frame with an invalid code with 1002 itself), then reads
+/// and discards until the server closes the TCP connection (§7.1.1: the server closes it
+/// first) or `grace` elapses. Returns the code of the close frame sent, if any (also the
+/// one fastwebsockets sent).
+pub async fn fail_connection(
+    mut ws: WebSocket<Conn>,
+    e: &WebSocketError,
+    grace: Duration,
+) -> Option<u16> {
+    let code = failure_close_code(e);
+    if let Some(code) = code.filter(|_| !ws.is_closed()) {
+        if ws.write_frame(Frame::close(code, b"")).await.is_err() {
+            return None;
+        }
+    }
+    drain_until_eof(ws, grace).await;
+    code
 }
 
 /// Appends one complete, masked client frame (FIN set) to `out`: the payload is
@@ -425,6 +498,22 @@ mod tests {
                 "{e:?}"
             );
         });
+    }
+
+    #[test]
+    fn failure_close_codes() {
+        assert_eq!(failure_close_code(&WebSocketError::InvalidUTF8), Some(1007));
+        assert_eq!(
+            failure_close_code(&WebSocketError::FrameTooLarge),
+            Some(1009)
+        );
+        assert_eq!(
+            failure_close_code(&WebSocketError::ReservedBitsNotZero),
+            Some(1002)
+        );
+        assert_eq!(failure_close_code(&WebSocketError::UnexpectedEOF), None);
+        assert_eq!(close_code(b"\x03\xe8bye"), Some(1000));
+        assert_eq!(close_code(b""), None);
     }
 
     #[test]
