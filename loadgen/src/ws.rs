@@ -97,21 +97,25 @@ async fn read_next(
                 })
             }
             OpCode::Text | OpCode::Binary => {
+                if frame.opcode == OpCode::Text {
+                    check_text_fragments(&frame.payload, 0, false)?;
+                }
                 *partial = Some((frame.opcode, frame.payload.to_vec()));
             }
             OpCode::Continuation => {
-                let Some((_, acc)) = partial.as_mut() else {
+                let Some((opcode, acc)) = partial.as_mut() else {
                     return Err(WebSocketError::InvalidContinuationFrame);
                 };
+                let checked = acc.len();
                 acc.extend_from_slice(&frame.payload);
                 if acc.len() > MAX_MESSAGE_SIZE {
                     return Err(WebSocketError::FrameTooLarge);
                 }
+                if *opcode == OpCode::Text {
+                    check_text_fragments(acc, checked, frame.fin)?;
+                }
                 if frame.fin {
                     let (opcode, acc) = partial.take().expect("a message in progress");
-                    if opcode == OpCode::Text && std::str::from_utf8(&acc).is_err() {
-                        return Err(WebSocketError::InvalidUTF8);
-                    }
                     return Ok(Message {
                         opcode,
                         payload: Payload::Owned(acc),
@@ -132,6 +136,28 @@ async fn read_next(
             }
             OpCode::Ping | OpCode::Pong => {}
         }
+    }
+}
+
+/// Checks the UTF-8 of a fragmented text message as its fragments come, so that an invalid
+/// sequence fails the connection at the fragment that holds it (RFC 6455 §8.1: an endpoint
+/// that validates as it goes fails fast) rather than at the last one. `acc` is the message
+/// so far, whose first `checked` bytes passed this check before (valid UTF-8, but for an
+/// incomplete character at their end); `fin`: `acc` is the whole message, which must then
+/// end on a complete character. Each byte is checked once (the last character of the
+/// previous fragments again), as many as one check of the whole message at its end.
+fn check_text_fragments(acc: &[u8], checked: usize, fin: bool) -> Result<(), WebSocketError> {
+    // The last character boundary among the last 3 bytes checked: an incomplete character
+    // (at most 3 bytes) starts there at the latest.
+    let start = (checked.saturating_sub(3)..checked)
+        .rev()
+        .find(|&i| acc[i] & 0xC0 != 0x80)
+        .unwrap_or(checked);
+    match std::str::from_utf8(&acc[start..]) {
+        Ok(_) => Ok(()),
+        // Valid so far, ending in a character the next fragment may complete.
+        Err(e) if e.error_len().is_none() && !fin => Ok(()),
+        Err(_) => Err(WebSocketError::InvalidUTF8),
     }
 }
 
@@ -497,6 +523,51 @@ mod tests {
                 matches!(e, Err(WebSocketError::InvalidContinuationFrame)),
                 "{e:?}"
             );
+        });
+    }
+
+    #[test]
+    fn fragmented_text_is_checked_as_it_comes() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            // "κόσμε" with its characters split across fragments at every byte.
+            let text = "κόσμε€𝄞".as_bytes();
+            for cut in 1..text.len() {
+                for cut2 in cut..text.len() {
+                    let mut ws = frames(&[
+                        (false, OpCode::Text, &text[..cut]),
+                        (false, OpCode::Continuation, &text[cut..cut2]),
+                        (true, OpCode::Continuation, &text[cut2..]),
+                    ]);
+                    let m = read_message(&mut ws).await.expect("valid UTF-8");
+                    assert_eq!(&m.payload[..], text, "cut at {cut}, {cut2}");
+                }
+            }
+            // An invalid sequence fails at the fragment that holds it: the next fragment
+            // (the end of stream here) is never read.
+            let bad = [
+                (false, OpCode::Text, &b"\xce\xba\xe1"[..]),
+                (false, OpCode::Continuation, b"\xbd\xb9\xf4\x90\x80\x80"),
+            ];
+            let e = read_message(&mut frames(&bad)).await;
+            assert!(matches!(e, Err(WebSocketError::InvalidUTF8)), "{e:?}");
+            let e = read_message(&mut frames(&[(false, OpCode::Text, b"a\xff")])).await;
+            assert!(matches!(e, Err(WebSocketError::InvalidUTF8)), "{e:?}");
+            // A character left incomplete by the last fragment.
+            let cut = [
+                (false, OpCode::Text, &b"a"[..]),
+                (true, OpCode::Continuation, b"\xe2\x82"),
+            ];
+            let e = read_message(&mut frames(&cut)).await;
+            assert!(matches!(e, Err(WebSocketError::InvalidUTF8)), "{e:?}");
+            // Binary messages are not checked.
+            let bin = [
+                (false, OpCode::Binary, &b"\xff"[..]),
+                (true, OpCode::Continuation, b"\xfe"),
+            ];
+            assert!(read_message(&mut frames(&bin)).await.is_ok());
         });
     }
 
