@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::autobahn::AutobahnConfig;
 use crate::connect::ConnectConfig;
 use crate::cpus::MAX_CPU_THREADS;
 use crate::fanout::{FanoutConfig, Workload};
@@ -55,6 +56,10 @@ pub enum Command {
     Serve(ServeArgs),
     /// One connect + WebSocket handshake attempt; exit 0 on success, 1 otherwise.
     Probe(ProbeArgs),
+    /// Conformance of this client: run every case of the Autobahn|Testsuite's fuzzing
+    /// server (wstest -m fuzzingserver), echoing each message back, then have it write
+    /// its reports; prints a JSON report of how each case ended on the client's side.
+    AutobahnClient(AutobahnArgs),
 }
 
 /// The phases and transport options shared by `echo`, `stream`, `ping`, `broadcast` and
@@ -361,6 +366,43 @@ pub struct ProbeArgs {
     pub timeout: Duration,
 }
 
+/// `autobahn-client` options.
+#[derive(Debug, Clone, Args)]
+pub struct AutobahnArgs {
+    /// The fuzzing server, ws://HOST:PORT (any path is ignored).
+    #[arg(long, default_value = "ws://127.0.0.1:9001")]
+    pub url: WsUrl,
+    /// The name the cases are reported under (letters, digits, '-', '_', '.').
+    #[arg(long, default_value = "wsbench-loadgen", value_parser = agent_name)]
+    pub agent: String,
+    /// Limit of each case (connect, echoes, close), seconds.
+    #[arg(long, default_value = "60", value_parser = positive_secs)]
+    pub timeout: Duration,
+}
+
+impl AutobahnArgs {
+    /// Converts to an [`AutobahnConfig`].
+    pub fn to_config(&self) -> AutobahnConfig {
+        AutobahnConfig {
+            url: self.url.clone(),
+            agent: self.agent.clone(),
+            timeout: self.timeout,
+        }
+    }
+}
+
+/// An agent name that goes into a query string as is.
+fn agent_name(s: &str) -> Result<String, String> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+    if !s.is_empty() && s.chars().all(ok) {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "`{s}`: an agent name is letters, digits, '-', '_' and '.'"
+        ))
+    }
+}
+
 impl LoadArgs {
     /// Converts to a [`LoadConfig`] with `in_flight` messages per connection.
     pub fn to_config(&self, in_flight: u32) -> LoadConfig {
@@ -463,7 +505,7 @@ impl Command {
             Command::Market(a) => {
                 check_fits("--subscribers", u64::from(a.fanout.subscribers) + 1, nofile)
             }
-            Command::Serve(_) | Command::Probe(_) => Ok(()),
+            Command::Serve(_) | Command::Probe(_) | Command::AutobahnClient(_) => Ok(()),
         }
     }
 }
@@ -479,7 +521,7 @@ impl Command {
             Command::Market(a) => &a.fanout.phase.cpus,
             Command::Connect(a) => &a.cpus,
             Command::Hold(a) => &a.cpus,
-            Command::Serve(_) | Command::Probe(_) => &[],
+            Command::Serve(_) | Command::Probe(_) | Command::AutobahnClient(_) => &[],
         }
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! Subcommands ([`cli::Command`]): `echo`, `stream` (server push), `ping` (WebSocket ping
 //! and pong), `connect` (connection setup), `hold` (memory per connection), `broadcast`
-//! and `market` (fan-out), `serve` (reference server), `probe`.
+//! and `market` (fan-out), `serve` (reference server), `probe`, `autobahn-client` (the
+//! client against the Autobahn|Testsuite's fuzzing server).
 //!
 //! Module map:
 //! - command line and wire: [`cli`] (arguments), [`url`] (ws:// URLs), [`handshake`]
@@ -15,7 +16,8 @@
 //!   [`premask`] (large bodies masked in advance);
 //! - scenarios: [`echo`], [`stream`] and [`ping`], with the phases they share in [`run`];
 //!   [`fanout`] (`broadcast` and `market`); [`connect`] and [`hold`] (connection setup and
-//!   held connections); [`probe`];
+//!   held connections); [`probe`]; [`autobahn`] (the client graded by the
+//!   Autobahn|Testsuite's fuzzing server);
 //! - what they share: [`integrity`] (counters), [`stats`] (histograms, CPU time),
 //!   [`cpus`] (runtime threads pinned to CPUs),
 //!   [`report`] (JSON output), [`timer`] (microsecond timer of fixed-rate senders),
@@ -23,6 +25,7 @@
 //! - the reference server: [`serve`], its fan-out in [`serve_fanout`], its Socket.IO
 //!   endpoint in [`serve_sio`].
 
+pub mod autobahn;
 pub mod cli;
 pub mod conn;
 pub mod connect;

@@ -9,7 +9,7 @@ use serde::Serialize;
 use wsbench_loadgen::cli::DEFAULT_SIZE;
 use wsbench_loadgen::cli::{Cli, Command};
 use wsbench_loadgen::{
-    connect, fanout, hold, limits, probe, run_echo, run_ping, run_stream, serve, RunError,
+    autobahn, connect, fanout, hold, limits, probe, run_echo, run_ping, run_stream, serve, RunError,
 };
 
 /// Prints `value` as one JSON line on stdout and flushes.
@@ -95,6 +95,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::AutobahnClient(a) => print_report(autobahn::run_autobahn(&a.to_config())),
         Command::Probe(a) => match probe::run_probe(&a.url, a.timeout) {
             Ok(()) => ExitCode::SUCCESS,
             Err(why) => {

@@ -165,6 +165,9 @@ pub enum RunError {
     Runtime(std::io::Error),
     /// A runtime thread could not be started on its CPU (`--cpus`).
     Cpus(std::io::Error),
+    /// `autobahn-client`: the fuzzing server did not answer `/getCaseCount` or
+    /// `/updateReports` (the URL and request, then why).
+    FuzzingServer(String),
 }
 
 impl fmt::Display for RunError {
@@ -173,6 +176,7 @@ impl fmt::Display for RunError {
             RunError::Resolve(m) => write!(f, "cannot resolve host: {m}"),
             RunError::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
             RunError::Cpus(e) => write!(f, "cannot start the runtime threads of --cpus: {e}"),
+            RunError::FuzzingServer(m) => write!(f, "the fuzzing server failed: {m}"),
         }
     }
 }

@@ -7,6 +7,8 @@ use fastwebsockets::{Frame, OpCode, Payload, WebSocket, WebSocketError};
 
 use std::sync::Arc;
 
+use tokio::io::AsyncReadExt;
+
 use crate::conn::Conn;
 use crate::outqueue::OutQueue;
 
@@ -95,21 +97,25 @@ async fn read_next(
                 })
             }
             OpCode::Text | OpCode::Binary => {
+                if frame.opcode == OpCode::Text {
+                    check_text_fragments(&frame.payload, 0, false)?;
+                }
                 *partial = Some((frame.opcode, frame.payload.to_vec()));
             }
             OpCode::Continuation => {
-                let Some((_, acc)) = partial.as_mut() else {
+                let Some((opcode, acc)) = partial.as_mut() else {
                     return Err(WebSocketError::InvalidContinuationFrame);
                 };
+                let checked = acc.len();
                 acc.extend_from_slice(&frame.payload);
                 if acc.len() > MAX_MESSAGE_SIZE {
                     return Err(WebSocketError::FrameTooLarge);
                 }
+                if *opcode == OpCode::Text {
+                    check_text_fragments(acc, checked, frame.fin)?;
+                }
                 if frame.fin {
                     let (opcode, acc) = partial.take().expect("a message in progress");
-                    if opcode == OpCode::Text && std::str::from_utf8(&acc).is_err() {
-                        return Err(WebSocketError::InvalidUTF8);
-                    }
                     return Ok(Message {
                         opcode,
                         payload: Payload::Owned(acc),
@@ -133,6 +139,50 @@ async fn read_next(
     }
 }
 
+/// Checks the UTF-8 of a fragmented text message as its fragments come, so that an invalid
+/// sequence fails the connection at the fragment that holds it (RFC 6455 §8.1: an endpoint
+/// that validates as it goes fails fast) rather than at the last one. `acc` is the message
+/// so far, whose first `checked` bytes passed this check before (valid UTF-8, but for an
+/// incomplete character at their end); `fin`: `acc` is the whole message, which must then
+/// end on a complete character. Each byte is checked once (the last character of the
+/// previous fragments again), as many as one check of the whole message at its end.
+fn check_text_fragments(acc: &[u8], checked: usize, fin: bool) -> Result<(), WebSocketError> {
+    // The last character boundary among the last 3 bytes checked: an incomplete character
+    // (at most 3 bytes) starts there at the latest.
+    let start = (checked.saturating_sub(3)..checked)
+        .rev()
+        .find(|&i| acc[i] & 0xC0 != 0x80)
+        .unwrap_or(checked);
+    match std::str::from_utf8(&acc[start..]) {
+        Ok(_) => Ok(()),
+        // Valid so far, ending in a character the next fragment may complete.
+        Err(e) if e.error_len().is_none() && !fin => Ok(()),
+        Err(_) => Err(WebSocketError::InvalidUTF8),
+    }
+}
+
+/// After the server's close frame (read with auto-close on, so fastwebsockets has queued
+/// the reply with the same payload): sends the reply and reads and discards until the
+/// server closes the TCP connection (RFC 6455 §7.1.1: the server closes it first) or
+/// `grace` elapses. Without the explicit send, a reply queued while more frames were
+/// already buffered (a second close frame, data after the close) would be dropped with
+/// the connection.
+pub async fn finish_server_close(ws: WebSocket<Conn>, grace: Duration) {
+    drain_until_eof(ws, grace).await;
+}
+
+/// Sends what `ws` has pending, then reads the stream itself (the frame reader may be
+/// stuck on bytes it refused) until end of stream, an error or `grace`.
+async fn drain_until_eof(ws: WebSocket<Conn>, grace: Duration) {
+    let mut conn = ws.into_inner();
+    let _ = tokio::time::timeout(grace, async {
+        // Each read sends what is pending first (the outbox too).
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(1..) = conn.read(&mut buf).await {}
+    })
+    .await;
+}
+
 /// Client-side clean close: sends a close frame (1000) and reads until the peer's close
 /// frame, end of stream or `grace` elapses, discarding data messages still in transit.
 pub async fn close_gracefully(ws: &mut WebSocket<Conn>, grace: Duration) {
@@ -150,6 +200,55 @@ pub async fn close_gracefully(ws: &mut WebSocket<Conn>, grace: Duration) {
         }
     })
     .await;
+}
+
+/// The status code of a close frame's payload (its first two bytes, big-endian); `None`
+/// for an empty payload (no code).
+pub fn close_code(payload: &[u8]) -> Option<u16> {
+    payload.get(..2).map(|b| u16::from_be_bytes([b[0], b[1]]))
+}
+
+/// The status code with which a client fails the connection after the read error `e`
+/// (RFC 6455 §7.4.1): 1007 for a text message (or close reason) that is not UTF-8, 1009
+/// for a message over [`MAX_MESSAGE_SIZE`], 1002 for any other violation of the protocol
+/// (reserved bits, unknown opcodes, fragmentation, a malformed close frame). `None` when
+/// there is no one to tell: end of stream, I/O errors, a connection already closed.
+pub fn failure_close_code(e: &WebSocketError) -> Option<u16> {
+    use WebSocketError as E;
+    match e {
+        E::InvalidUTF8 => Some(1007),
+        E::FrameTooLarge => Some(1009),
+        E::InvalidFragment
+        | E::InvalidContinuationFrame
+        | E::InvalidCloseFrame
+        | E::InvalidCloseCode
+        | E::ReservedBitsNotZero
+        | E::ControlFrameFragmented
+        | E::PingFrameTooLarge
+        | E::InvalidValue => Some(1002),
+        _ => None,
+    }
+}
+
+/// Fails the WebSocket connection after the read error `e` (RFC 6455 §7.1.7): sends a
+/// close frame with [`failure_close_code`] (unless a close frame has already been sent:
+/// fastwebsockets answers a close frame with an invalid code with 1002 itself), then reads
+/// and discards until the server closes the TCP connection (§7.1.1: the server closes it
+/// first) or `grace` elapses. Returns the code of the close frame sent, if any (also the
+/// one fastwebsockets sent).
+pub async fn fail_connection(
+    mut ws: WebSocket<Conn>,
+    e: &WebSocketError,
+    grace: Duration,
+) -> Option<u16> {
+    let code = failure_close_code(e);
+    if let Some(code) = code.filter(|_| !ws.is_closed()) {
+        if ws.write_frame(Frame::close(code, b"")).await.is_err() {
+            return None;
+        }
+    }
+    drain_until_eof(ws, grace).await;
+    code
 }
 
 /// Appends one complete, masked client frame (FIN set) to `out`: the payload is
@@ -425,6 +524,67 @@ mod tests {
                 "{e:?}"
             );
         });
+    }
+
+    #[test]
+    fn fragmented_text_is_checked_as_it_comes() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            // "κόσμε" with its characters split across fragments at every byte.
+            let text = "κόσμε€𝄞".as_bytes();
+            for cut in 1..text.len() {
+                for cut2 in cut..text.len() {
+                    let mut ws = frames(&[
+                        (false, OpCode::Text, &text[..cut]),
+                        (false, OpCode::Continuation, &text[cut..cut2]),
+                        (true, OpCode::Continuation, &text[cut2..]),
+                    ]);
+                    let m = read_message(&mut ws).await.expect("valid UTF-8");
+                    assert_eq!(&m.payload[..], text, "cut at {cut}, {cut2}");
+                }
+            }
+            // An invalid sequence fails at the fragment that holds it: the next fragment
+            // (the end of stream here) is never read.
+            let bad = [
+                (false, OpCode::Text, &b"\xce\xba\xe1"[..]),
+                (false, OpCode::Continuation, b"\xbd\xb9\xf4\x90\x80\x80"),
+            ];
+            let e = read_message(&mut frames(&bad)).await;
+            assert!(matches!(e, Err(WebSocketError::InvalidUTF8)), "{e:?}");
+            let e = read_message(&mut frames(&[(false, OpCode::Text, b"a\xff")])).await;
+            assert!(matches!(e, Err(WebSocketError::InvalidUTF8)), "{e:?}");
+            // A character left incomplete by the last fragment.
+            let cut = [
+                (false, OpCode::Text, &b"a"[..]),
+                (true, OpCode::Continuation, b"\xe2\x82"),
+            ];
+            let e = read_message(&mut frames(&cut)).await;
+            assert!(matches!(e, Err(WebSocketError::InvalidUTF8)), "{e:?}");
+            // Binary messages are not checked.
+            let bin = [
+                (false, OpCode::Binary, &b"\xff"[..]),
+                (true, OpCode::Continuation, b"\xfe"),
+            ];
+            assert!(read_message(&mut frames(&bin)).await.is_ok());
+        });
+    }
+
+    #[test]
+    fn failure_close_codes() {
+        assert_eq!(failure_close_code(&WebSocketError::InvalidUTF8), Some(1007));
+        assert_eq!(
+            failure_close_code(&WebSocketError::FrameTooLarge),
+            Some(1009)
+        );
+        assert_eq!(
+            failure_close_code(&WebSocketError::ReservedBitsNotZero),
+            Some(1002)
+        );
+        assert_eq!(failure_close_code(&WebSocketError::UnexpectedEOF), None);
+        assert_eq!(close_code(b"\x03\xe8bye"), Some(1000));
+        assert_eq!(close_code(b""), None);
     }
 
     #[test]

@@ -22,6 +22,10 @@ against RFC 6455. It runs on Python 2.7 only. Its environment is found in this o
 
 Every case goes to 127.0.0.1 only; the client runs in its own process group, bounded by a
 timeout (:func:`run_fuzzing_client`), and is stopped with everything it started.
+
+The other way round, :func:`run_fuzzing_server` grades the load generator's own client: the
+suite's fuzzing server, and ``wsbench-loadgen autobahn-client`` against it
+(``loadgen/CONFORMANCE.md``).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -39,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wsbench.instrument.server import ServerError, ServerProcess
+from wsbench.instrument.server import ServerError, ServerProcess, free_port
 from wsbench.paths import cache_dir
 from wsbench.results.runformat import ConformanceCase
 
@@ -267,8 +272,10 @@ def spec(
     }
 
 
-def _argv(suite: Suite, workdir: Path) -> list[str]:
-    options = ["-m", "fuzzingclient", "-s", str(workdir / "spec.json")]
+def _argv(suite: Suite, workdir: Path, options: Sequence[str] = ()) -> list[str]:
+    """``wstest`` with ``options`` (default: the fuzzing client on ``workdir/spec.json``),
+    by the suite's route."""
+    options = list(options or ["-m", "fuzzingclient", "-s", str(workdir / "spec.json")])
     if not suite.docker:
         return [*suite.argv, *options]
     image_at = suite.argv.index(DOCKER_IMAGE)  # the folder at the same path in the container
@@ -321,6 +328,91 @@ def run_fuzzing_client(
         raise SuiteError(str(exc)) from exc
     finally:
         client.__exit__(None, None, None)
+
+
+SERVER_READY_S = 30.0
+"""Seconds the fuzzing server may take to listen (a few here: Python 2.7 and Twisted)."""
+LOADGEN_AGENT = "wsbench-loadgen"
+"""The agent name the load generator's client reports under (:func:`run_fuzzing_server`)."""
+
+
+def server_spec(url: str, cases: Sequence[str], reports: Path) -> dict[str, Any]:
+    """The fuzzing server's specification: it listens at ``url`` (``ws://127.0.0.1:PORT``),
+    offers ``cases`` to every client and writes its reports in the folder ``reports`` (an
+    absolute path)."""
+    return {
+        "url": url,
+        "outdir": str(reports),
+        "cases": list(cases),
+        "exclude-cases": [],
+        "exclude-agent-cases": {},
+    }
+
+
+def run_fuzzing_server(
+    suite: Suite,
+    loadgen: Path,
+    cases: Sequence[str],
+    workdir: Path,
+    *,
+    timeout_s: float,
+    cpus: Sequence[int],
+) -> list[ConformanceCase]:
+    """Grade the load generator's own WebSocket client: the suite's fuzzing server on a free
+    127.0.0.1 port over the case patterns ``cases`` (e.g. ``["1.1.*", "6.3.*"]``), and the
+    binary ``loadgen``'s ``autobahn-client`` against it (``loadgen/README.md``: it echoes
+    every message back, then asks the server to write its reports), both pinned to ``cpus``,
+    in ``workdir`` (reports in ``workdir/reports``), the client bounded by ``timeout_s``
+    seconds. Both processes are stopped when it returns.
+
+    Returns:
+        Every case's verdicts for the agent :data:`LOADGEN_AGENT`, in the suite's order
+        (:func:`read_reports`).
+
+    Raises:
+        SuiteError: the server did not start listening, the client did not finish within
+            ``timeout_s`` or exited with an error, or no report was written (with the
+            output's tail).
+    """
+    workdir.mkdir(parents=True, exist_ok=True)
+    workdir = workdir.resolve()
+    reports = workdir / "reports"
+    url = f"ws://127.0.0.1:{free_port()}"
+    (workdir / "spec.json").write_text(json.dumps(server_spec(url, cases, reports)))
+    options = ["-m", "fuzzingserver", "-s", str(workdir / "spec.json"), "-u", "0"]
+    server = ServerProcess(_argv(suite, workdir, options), cpus=cpus, name="wstest fuzzingserver")
+    argv = [str(loadgen), "autobahn-client", "--url", url, "--agent", LOADGEN_AGENT]
+    client = ServerProcess(argv, cpus=cpus, name="wsbench-loadgen autobahn-client")
+    try:
+        with server:
+            server.wait_ready(lambda t: _listening(url, t), timeout_s=SERVER_READY_S)
+            with client:
+                assert client.proc is not None
+                try:
+                    code = client.proc.wait(timeout=timeout_s)
+                except subprocess.TimeoutExpired:
+                    raise SuiteError(
+                        f"the load generator's client did not finish within {timeout_s:g} s "
+                        f"(cases {', '.join(cases)}); its output:\n{client.log_tail(10)}"
+                    ) from None
+                if code != 0:
+                    raise SuiteError(
+                        f"the load generator's client exited with {code}:\n{client.log_tail(15)}"
+                    )
+    except ServerError as exc:
+        raise SuiteError(str(exc)) from exc
+    return read_reports(reports, LOADGEN_AGENT)
+
+
+def _listening(url: str, timeout_s: float) -> str | None:
+    """None when a TCP connection to ``url``'s port opens within ``timeout_s`` seconds (the
+    fuzzing server listens; the connection is closed at once), else why not."""
+    port = int(url.rsplit(":", 1)[1])
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout_s):
+            return None
+    except OSError as exc:
+        return f"{url}: {exc}"
 
 
 def read_reports(reports: Path, agent: str) -> list[ConformanceCase]:

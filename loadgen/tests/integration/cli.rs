@@ -111,6 +111,8 @@ fn usage_errors_exit_2() {
             &["ping", "--url", "ws://127.0.0.1:1/echo", "--text"],
             "--text",
         ),
+        // The agent name goes into a query string as is.
+        (&["autobahn-client", "--agent", "a&b"], "agent name"),
     ];
     for (args, needle) in cases {
         let (code, stdout, stderr) = run(args);
@@ -118,6 +120,18 @@ fn usage_errors_exit_2() {
         assert!(stdout.is_empty(), "{args:?}");
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn autobahn_client_without_a_fuzzing_server_exits_1() {
+    let url = format!("ws://127.0.0.1:{}", free_port());
+    let (code, stdout, stderr) = run(&["autobahn-client", "--url", &url, "--timeout", "5"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("the fuzzing server failed") && stderr.contains("/getCaseCount"),
+        "{stderr}"
+    );
 }
 
 #[test]
