@@ -127,7 +127,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     pages: dict[str, str | bytes] = {}
     studies = load_studies()
     for scenario, path in LEADERBOARD_PAGES.items():
-        board = render_leaderboard_page(scenario, results, links, studies)
+        board = render_leaderboard_page(scenario, results, links, studies, grades)
         pages[path] = board.markdown
         pages.update(board.files)
     pages[FRAMEWORKS_PAGE] = render_index(frameworks, results)
