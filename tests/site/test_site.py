@@ -377,6 +377,21 @@ def test_the_conformance_page_is_in_the_nav_and_linked_from_home(site: Path) -> 
     assert (site / "conformance/reports/starlette/index.html").is_file()
 
 
+def test_a_framework_page_grades_each_version(site: Path) -> None:
+    parsed = page(site, "frameworks/starlette")
+    rows = table(parsed, "Conformance by version", key="Row")
+    assert {name: (r["Grade"], r["Failed or unimplemented"]) for name, r in rows.items()} == {
+        f"{ST_ASYNCIO.format('0.54')} 1.10.0": ("✓", "—"),
+        f"{ST_UVLOOP.format('0.34')} 0.46.2": ("✓", "—"),
+        f"{ST_UVLOOP.format('0.54')} 1.10.0": ("⚠ 2 failed", "6.4.1 new, 7.3.1 new"),
+    }
+    websockets = table(page(site, "frameworks/websockets"), "Conformance by version", key="Row")
+    assert websockets[f"{WS} 14.2"]["Summary"] == "1 failed of 301 cases"
+    assert websockets[f"{WS} 14.2"]["Failed or unimplemented"] == "5.2.3"
+    aiohttp = table(page(site, "frameworks/aiohttp"), "Conformance by version", key="Row")
+    assert aiohttp[f"{AIOHTTP} 3.13.2"]["Grade"] == "✓"
+
+
 def test_stream_leaderboard(site: Path) -> None:
     parsed = page(site, "leaderboards/stream")
     assert [title for title, _ in parsed.tables] == [

@@ -132,7 +132,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
         pages.update(board.files)
     pages[FRAMEWORKS_PAGE] = render_index(frameworks, results)
     for framework in frameworks:
-        page = render_page(framework, results, inputs.repo_url, history)
+        page = render_page(framework, results, inputs.repo_url, history, grades)
         pages[page_path(framework.name)] = page.markdown
         pages.update(page.charts)
     root_links = {f.name: page_path(f.name) for f in frameworks}
