@@ -392,6 +392,24 @@ def test_a_framework_page_grades_each_version(site: Path) -> None:
     assert aiohttp[f"{AIOHTTP} 3.13.2"]["Grade"] == "✓"
 
 
+def test_the_home_page_answers_which_of_the_fastest_are_conformant(site: Path) -> None:
+    html = text(site, "")
+    assert "Which of the fastest servers are also fully conformant?" in html
+    assert (
+        "<strong>3 of the 5 fastest</strong> pass every case of the suite; Starlette · uvicorn "
+        "0.54 · websockets · uvloop 1.10.0 fails 2 (UTF-8, close); Starlette · uvicorn 0.34 · "
+        "websockets · asyncio 0.46.2 is not graded."
+    ) in html
+    rows = table(page(site, ""), "Fast and conformant", key="Configuration")
+    assert [(r[""], name, r["Grade"]) for name, r in rows.items()] == [
+        ("1", f"{AIOHTTP} 3.13.2", "✓"),
+        ("2", f"{ST_UVLOOP.format('0.54')} 1.10.0", "⚠ 2 failed"),
+        ("3", f"{ST_UVLOOP.format('0.34')} 0.46.2", "✓"),
+        ("4", f"{ST_ASYNCIO.format('0.54')} 1.10.0", "✓"),
+        ("5", f"{ST_ASYNCIO.format('0.34')} 0.46.2", "not graded"),
+    ]
+
+
 def test_stream_leaderboard(site: Path) -> None:
     parsed = page(site, "leaderboards/stream")
     assert [title for title, _ in parsed.tables] == [

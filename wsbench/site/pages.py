@@ -138,7 +138,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     root_links = {f.name: page_path(f.name) for f in frameworks}
     findings = findings_of(results, frameworks)
     pages[FINDINGS_PAGE] = render_findings(findings, results, root_links)
-    pages.update(render_home(results, findings))
+    pages.update(render_home(results, findings, grades))
     pages.update(render_conformance(grades, inputs.repo_url, root_links))
     pages[ENVIRONMENT_PAGE] = render_environment(results)
     clients = inputs.clients()
