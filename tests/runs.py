@@ -10,6 +10,8 @@ import msgspec
 from wsbench.results.runformat import (
     VERSION,
     Benchmark,
+    Conformance,
+    ConformanceCase,
     Counting,
     Environment,
     Harness,
@@ -124,10 +126,9 @@ def run(
     info = impl_info or impl()
     if benchmarks is None:
         benchmarks = [benchmark("echo", ECHO_16_64, rates)]
-    started = datetime.strptime(run_id.partition("-")[0], "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
-    finished = started + timedelta(minutes=1)
+    started, finished = times(run_id)
     return Run(
-        run_id=run_id, started_at=started.isoformat(), finished_at=finished.isoformat(),
+        run_id=run_id, started_at=started, finished_at=finished,
         machine=Machine(name=machine, cpu_model="cpu", cpu_count=2, kernel="Linux 6",
                         ram_bytes=2**34),
         harness=Harness(commit="c" * 40), loadgen=loadgen, settings=settings, impl=info,
@@ -137,6 +138,13 @@ def run(
         ),
         benchmarks=benchmarks,
     )  # fmt: skip
+
+
+def times(run_id: str) -> tuple[str, str]:
+    """When a run of id ``run_id`` started (the time its id names) and finished (a minute
+    later), ISO 8601."""
+    started = datetime.strptime(run_id.partition("-")[0], "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+    return started.isoformat(), (started + timedelta(minutes=1)).isoformat()
 
 
 def newer_version(doc: Run, version: int = VERSION + 1) -> bytes:
@@ -175,3 +183,87 @@ def with_counts(doc: Run, *sets: InstructionSet) -> Run:
     return msgspec.structs.replace(
         doc, counting=COUNTING if sets else None, instructions=list(sets)
     )
+
+
+SUITE_GROUPS = {"1": 16, "2": 11, "3": 7, "4": 10, "5": 20, "6": 145, "7": 37, "9": 54, "10": 1}
+"""How many cases :func:`conformance` runs per group (the Autobahn|Testsuite's 301 cases of
+groups 1-10)."""
+NOT_OFFERED = {
+    "12": "compression is off in every configuration",
+    "13": "compression is off in every configuration",
+}
+"""The groups a graded test document skipped, with why."""
+SUITE = "autobahntestsuite 25.10.1"
+ROUTE = "python2.7 virtualenv"
+
+
+def case_ids() -> list[str]:
+    """The ids of :func:`conformance`'s cases, in the suite's order: per group of
+    :data:`SUITE_GROUPS`, ten cases per sub-group (``"6.1.1"`` ... ``"6.1.10"``,
+    ``"6.2.1"`` ...)."""
+    return [
+        f"{group}.{k // 10 + 1}.{k % 10 + 1}" for group, n in SUITE_GROUPS.items() for k in range(n)
+    ]
+
+
+def case(
+    case_id: str,
+    behavior: str = "OK",
+    *,
+    behavior_close: str = "OK",
+    description: str = "Send a message and expect it back.",
+    expectation: str = "Receive the message echoed.",
+    result: str = "Actual events match at least one expected.",
+    result_close: str = "Connection was properly closed",
+    close_code: int | None = 1000,
+    close_reason: str | None = None,
+    http_response: str = "",
+    wirelog: Sequence[str] = (),
+) -> ConformanceCase:
+    """One case's verdict as the suite reports it (2 ms)."""
+    return ConformanceCase(
+        id=case_id, behavior=behavior, behavior_close=behavior_close, duration_ms=2,
+        remote_close_code=close_code, description=description, expectation=expectation,
+        result=result, result_close=result_close, remote_close_reason=close_reason,
+        http_response=http_response, wirelog=list(wirelog),
+    )  # fmt: skip
+
+
+def conformance(*special: ConformanceCase) -> Conformance:
+    """A graded run of every case of :func:`case_ids`: OK but the ``special`` ones (each in
+    the place of the case of its id), groups 12 and 13 not offered (:data:`NOT_OFFERED`).
+
+    Raises:
+        ValueError: a special case's id is not one of :func:`case_ids`.
+    """
+    ids = case_ids()
+    unknown = [c.id for c in special if c.id not in ids]
+    if unknown:
+        raise ValueError(f"not a case of the test suite: {unknown}")
+    by_id = {c.id: c for c in special}
+    return Conformance(
+        suite=SUITE, route=ROUTE, cases_selected=[f"{g}.*" for g in SUITE_GROUPS],
+        outcome="graded", error=None, wall_s=95.0,
+        cases=[by_id.get(i) or case(i) for i in ids], not_offered=dict(NOT_OFFERED),
+    )  # fmt: skip
+
+
+def not_graded(outcome: str, error: str) -> Conformance:
+    """A conformance document without cases: ``outcome`` ``"not applicable"`` or
+    ``"failed"``, with ``error`` saying why."""
+    assert outcome in ("not applicable", "failed")
+    return Conformance(
+        suite=SUITE, route=ROUTE, cases_selected=[f"{g}.*" for g in SUITE_GROUPS],
+        outcome="not applicable" if outcome == "not applicable" else "failed", error=error,
+        wall_s=0.5,
+    )  # fmt: skip
+
+
+def conformance_run(doc: Run, graded: Conformance, run_id: str) -> Run:
+    """``doc``'s environment graded by ``graded``: a conformance document of run ``run_id``
+    (no benchmarks), as ``./bench conformance`` writes it."""
+    started, finished = times(run_id)
+    return msgspec.structs.replace(
+        doc, run_id=run_id, started_at=started, finished_at=finished, benchmarks=[],
+        conformance=graded,
+    )  # fmt: skip

@@ -47,6 +47,26 @@ python-socketio 5.14.0    8,000 / 9,000 / 8,500          60.0                 -
 [1] 93 errors over its 6 windows at 1,000 connections: timeout 15 in each, closed_early 1 in
 three of them. [2] 990 of 1,000 connections established, timeout 10 in each window.
 [3] :data:`NO_CONNECTION`.
+
+The conformance store (:func:`conformance_runs`, run :data:`CONFORMANCE_RUN`): the
+Autobahn|Testsuite's 301 cases of groups 1-10 (:func:`tests.runs.conformance`; groups 12
+and 13 not offered), case 7.1.6 INFORMATIONAL in every graded document:
+
+================================  ==============================================
+environment and version           grade
+================================  ==============================================
+native (reference) 0.1.0          ✓
+aiohttp 3.13.2                    ✓
+websockets 14.2                   ⚠ 1 failed (5.2.3, which 15.0.1 passes)
+websockets 15.0.1                 ✓
+starlette ws-asyncio 1.10.0       ✓
+starlette ws-uvloop 0.46.2        ✓
+starlette ws-uvloop 1.10.0        ⚠ 2 failed (:data:`UTF8_FAILED` 6.4.1, :data:`CLOSE_FAILED`
+                                  7.3.1, both newly since 0.46.2), 6.4.3 NON-STRICT
+python-socketio 5.14.0            n/a (:data:`SOCKETIO_NOT_APPLICABLE`)
+================================  ==============================================
+
+The other environments have no conformance document (not graded).
 """
 
 from __future__ import annotations
@@ -57,7 +77,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tests.runs import benchmark, failed, run
+from tests.runs import benchmark, case, conformance, conformance_run, failed, not_graded, run
 from wsbench.impls import load_impl
 from wsbench.instrument.provenance import impl_info
 from wsbench.jobs import main as mainjob
@@ -65,6 +85,7 @@ from wsbench.results import store
 from wsbench.results.runformat import (
     Benchmark,
     CheckItem,
+    ConformanceCase,
     Latency,
     Machine,
     MemoryStep,
@@ -392,10 +413,122 @@ def _site_runs() -> list[Run]:
     ]
 
 
+CONFORMANCE_RUN = "20261122T050000Z-a0b1c2"
+"""The run of ``./bench conformance`` that graded the environments of the conformance store."""
+HANDSHAKE = (
+    "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n"
+)
+INFORMATIONAL = case(
+    "7.1.6",
+    "INFORMATIONAL",
+    behavior_close="INFORMATIONAL",
+    description="Send 256K message followed by close then a ping",
+    expectation="Case outcome depends on implementation defined close behavior.",
+    result="Actual events match at least one expected.",
+    result_close="Connection was properly closed",
+)
+UTF8_FAILED = case(
+    "6.4.1",
+    "FAILED",
+    behavior_close="FAILED BY CLIENT",
+    description=(
+        "Send invalid UTF-8 text message in 3 fragments (frames).<br><br>MESSAGE PARTS:<br>"
+        "PART1 = cebae1bdb9cf83cebcceb5<br>PART2 = f4908080<br>PART3 = 656469746564"
+    ),
+    expectation=(
+        "The first frame is accepted, we expect to timeout on the first wait. The 2nd frame "
+        "should be rejected immediately (fail fast on UTF-8)."
+    ),
+    result="Actual events differ from any expected.",
+    result_close="The connection was failed by the wrong endpoint",
+    close_code=None,
+    http_response=HANDSHAKE,
+    wirelog=[
+        "TX OCTETS: 01 8b 37 fa 21 3d f9 40 c0 80 d6 47 e2 b8 f9 46",
+        "TX FRAME : OPCODE=1, FIN=False, RSV=0, PAYLOAD-LEN=11, MASK=37fa213d",
+        "TX FRAME : OPCODE=0, FIN=False, RSV=0, PAYLOAD-LEN=4, MASK=5c1a0e77",
+        "RX FRAME : OPCODE=1, FIN=True, RSV=0, PAYLOAD-LEN=21",
+        "KILL TCP",
+    ],
+)
+"""Starlette on uvloop 1.10.0's failed UTF-8 case: it echoed an invalid message."""
+CLOSE_FAILED = case(
+    "7.3.1",
+    "FAILED",
+    behavior_close="WRONG CODE",
+    description="Send a close frame with payload length 1",
+    expectation="Clean close with protocol error or drop TCP.",
+    result="Actual events differ from any expected.",
+    result_close="The close code should have been 1002 or empty",
+    close_code=1000,
+    close_reason="bye | for now",
+    http_response=HANDSHAKE,
+    wirelog=[
+        "TX FRAME : OPCODE=8, FIN=True, RSV=0, PAYLOAD-LEN=1, MASK=0a1b2c3d",
+        "RX FRAME : OPCODE=8, FIN=True, RSV=0, PAYLOAD-LEN=14",
+        "TCP DROPPED BY PEER",
+    ],
+)
+"""Starlette on uvloop 1.10.0's failed close case (a reason with a ``|``)."""
+LATE_UTF8 = case(
+    "6.4.3",
+    "NON-STRICT",
+    description="Send invalid UTF-8 text message in 3 fragments, the 2nd ends mid code point",
+    expectation="The 2nd frame should be rejected immediately (fail fast on UTF-8).",
+    result="Actual events match at least one expected (the connection failed late).",
+    close_code=1007,
+    http_response=HANDSHAKE,
+    wirelog=["TX FRAME : OPCODE=1, FIN=False, RSV=0, PAYLOAD-LEN=4", "RX FRAME : OPCODE=8"],
+)
+CONTINUATION_FAILED = case(
+    "5.2.3",
+    "FAILED",
+    description="Send continuation frame with FIN = true, but there is nothing to continue.",
+    expectation="The connection is failed immediately, since there is no message to continue.",
+    result="Actual events differ from any expected.",
+    http_response=HANDSHAKE,
+    wirelog=["TX FRAME : OPCODE=0, FIN=True, RSV=0, PAYLOAD-LEN=24", "RX FRAME : OPCODE=0"],
+)
+"""websockets 14.2's failed case, which 15.0.1 passes."""
+SOCKETIO_NOT_APPLICABLE = (
+    "Socket.IO: Engine.IO frames every message, and the suite speaks plain WebSocket"
+)
+
+
+def conformance_runs() -> list[Run]:
+    """The conformance store's documents (see the module's docstring)."""
+    by_env = {
+        (d.impl.name, d.impl.config, d.impl.version): d for d in _site_runs() if d.run_id != OLD_RUN
+    }
+
+    def graded(name: str, config: str, version: str, *special: ConformanceCase) -> Run:
+        doc = by_env[(name, config, version)]
+        return conformance_run(doc, conformance(INFORMATIONAL, *special), CONFORMANCE_RUN)
+
+    sio = by_env[("python-socketio", "default", "5.14.0")]
+    st = "starlette"
+    return [
+        graded("native", "default", "0.1.0"),
+        graded("aiohttp", "default", "3.13.2"),
+        graded("websockets", "default", "14.2", CONTINUATION_FAILED),
+        graded("websockets", "default", "15.0.1"),
+        graded(st, "websockets-asyncio", "1.10.0"),
+        graded(st, "websockets-uvloop", "0.46.2"),
+        graded(st, "websockets-uvloop", "1.10.0", UTF8_FAILED, LATE_UTF8, CLOSE_FAILED),
+        conformance_run(
+            sio, not_graded("not applicable", SOCKETIO_NOT_APPLICABLE), CONFORMANCE_RUN
+        ),
+    ]
+
+
 def write_store(root: Path) -> Path:
-    """Save :func:`site_runs` into a results store at ``root``; returns ``root``."""
+    """Save :func:`site_runs` into a results store at ``root``, and
+    :func:`conformance_runs` into its conformance store; returns ``root``."""
     for doc in site_runs():
         store.save(doc, root)
+    for doc in conformance_runs():
+        store.save(doc, store.conformance_store(root))
     return root
 
 

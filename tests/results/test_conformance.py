@@ -1,64 +1,82 @@
-"""Grades, counts and newly failed cases from conformance verdicts."""
+"""Conformance grades (wsbench.results.conformance): counts per group, the grade, the cases
+a reader wants reported, the groups that failed, the newest document per environment."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from wsbench.results import conformance as grading
-from wsbench.results.runformat import Conformance, ConformanceCase
+import msgspec
+
+from tests.runs import case as suite_case
+from tests.runs import conformance, conformance_run, not_graded, run
+from wsbench.results.conformance import (
+    counts,
+    failed_groups,
+    grade,
+    latest_by_env,
+    newly_failed,
+    reported,
+)
 
 
-def _case(case_id: str, behavior: str) -> ConformanceCase:
-    return ConformanceCase(case_id, behavior, "OK", 1, 1000, f"case {case_id}", "", "", "")
+def test_every_passing_verdict_grades_a_check_mark() -> None:
+    graded = conformance(suite_case("6.4.3", "NON-STRICT"), suite_case("7.1.6", "INFORMATIONAL"))
+    found = grade(graded)
+    assert (found.symbol, found.failed, found.cases) == ("✓", 0, 301)
+    assert found.text == "all 301 cases passed"
+    assert counts(graded)["6"] == Counter({"OK": 144, "NON-STRICT": 1})
+    assert list(counts(graded)) == ["1", "2", "3", "4", "5", "6", "7", "9", "10"]
 
 
-def _graded(*cases: tuple[str, str], not_offered: dict[str, str] | None = None) -> Conformance:
-    return Conformance(
-        "autobahntestsuite 25.10.1", "test", ["1.*"], "graded", None, 1.0,
-        [_case(i, b) for i, b in cases], not_offered or {},
-    )  # fmt: skip
-
-
-def test_counts_are_per_group_in_the_suite_s_order() -> None:
-    graded = _graded(
-        ("10.1.1", "OK"), ("1.1.1", "OK"), ("1.1.2", "NON-STRICT"), ("6.3.1", "FAILED")
+def test_failed_cases_warn_and_name_their_groups() -> None:
+    graded = conformance(
+        suite_case("6.4.1", "FAILED"),
+        suite_case("7.3.1", "FAILED"),
+        suite_case("6.4.3", "NON-STRICT"),
     )
-    assert grading.counts(graded) == {
-        "1": Counter({"OK": 1, "NON-STRICT": 1}),
-        "6": Counter({"FAILED": 1}),
-        "10": Counter({"OK": 1}),
-    }
+    found = grade(graded)
+    assert (found.symbol, found.failed, found.text) == ("⚠", 2, "2 failed of 301 cases")
+    assert failed_groups(graded) == ["6", "7"]
+    assert [c.id for c in reported(graded)] == ["6.4.1", "6.4.3", "7.3.1"]
 
 
-def test_non_strict_and_informational_pass() -> None:
-    graded = _graded(("1.1.1", "OK"), ("6.4.1", "NON-STRICT"), ("7.1.6", "INFORMATIONAL"))
-    assert grading.grade(graded) == grading.Grade("✓", 0, 0, 3, "all 3 cases passed")
+def test_unimplemented_cases_of_a_group_not_offered_are_not_reported() -> None:
+    graded = conformance(suite_case("2.1.1", "UNIMPLEMENTED"))
+    offered_not = msgspec.structs.replace(graded, not_offered={"2": "pings are not offered"})
+    assert [c.id for c in reported(graded)] == ["2.1.1"]
+    assert grade(graded).text == "1 unimplemented of 301 cases"
+    assert reported(offered_not) == [] and grade(offered_not).symbol == "✓"
+    assert failed_groups(graded) == []
 
 
-def test_failed_and_unimplemented_cases_mark_the_grade() -> None:
-    graded = _graded(
-        ("6.3.1", "FAILED"), ("7.1.5", "FAILED"), ("5.1", "UNIMPLEMENTED"),
-        ("12.1.1", "UNIMPLEMENTED"),
-        not_offered={"12": "compression off"},
-    )  # fmt: skip
-    assert [c.id for c in grading.failed(graded)] == ["6.3.1", "7.1.5"]
-    assert [c.id for c in grading.unimplemented(graded)] == ["5.1"]  # 12 is not offered
-    assert grading.grade(graded) == grading.Grade(
-        "⚠", 2, 1, 4, "2 failed and 1 unimplemented of 4 cases"
+def test_not_applicable_and_failed_documents_are_not_graded() -> None:
+    assert grade(not_graded("not applicable", "Socket.IO")).symbol == "n/a"
+    assert grade(not_graded("failed", "the server did not start")).text == (
+        "not graded: the server did not start"
     )
+    assert reported(not_graded("failed", "boom")) == []
 
 
-def test_not_applicable_and_ungraded_have_their_own_symbols() -> None:
-    socketio = Conformance("s", "r", ["1.*"], "not applicable", "Socket.IO", 0.0)
-    assert grading.grade(socketio).symbol == "n/a"
-    broken = Conformance("s", "r", ["1.*"], "failed", "did not start", 0.0)
-    assert grading.grade(broken).text == "not graded: did not start"
-    assert not grading.grade(broken).conformant
+def test_a_newer_release_that_breaks_a_case_the_older_passed() -> None:
+    base = conformance()
+    head = conformance(suite_case("5.2.3", "FAILED"))
+    assert [c.id for c in newly_failed(base, head)] == ["5.2.3"]
+    assert newly_failed(head, base) == []
 
 
-def test_newly_failed_names_only_cases_the_base_ran_and_passed() -> None:
-    base = _graded(("6.3.1", "OK"), ("7.1.5", "FAILED"))
-    head = _graded(("6.3.1", "FAILED"), ("7.1.5", "FAILED"), ("9.1.1", "FAILED"))
-    assert [c.id for c in grading.newly_failed(base, head)] == ["6.3.1"]
-    ungraded = Conformance("s", "r", ["1.*"], "failed", "x", 0.0)
-    assert grading.newly_failed(ungraded, head) == []
+def test_the_newest_graded_document_of_each_environment() -> None:
+    env = run([], benchmarks=[])
+    older = conformance_run(env, conformance(suite_case("1.1.1", "FAILED")), "20261120T000000Z-a")
+    newer = conformance_run(env, conformance(), "20261121T000000Z-b")
+    found = latest_by_env([newer, older, env])
+    assert list(found.values()) == [newer]
+
+
+def test_failed_and_unimplemented_cases_are_both_in_the_grade() -> None:
+    graded = conformance(
+        suite_case("6.3.1", "FAILED"), suite_case("7.1.5", "FAILED"),
+        suite_case("5.1.1", "UNIMPLEMENTED"),
+    )  # fmt: skip
+    found = grade(graded)
+    assert (found.symbol, found.failed, found.unimplemented) == ("⚠", 2, 1)
+    assert found.text == "2 failed and 1 unimplemented of 301 cases"

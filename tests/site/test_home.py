@@ -19,10 +19,11 @@ import pytest
 from pytest import approx
 
 from tests.runs import ECHO_16_64, benchmark, failed, run
-from tests.site_runs import IMPLS, site_runs
+from tests.site_runs import IMPLS, conformance_runs, site_runs
 from wsbench.impls import load_impl
 from wsbench.instrument.provenance import impl_info
 from wsbench.results.runformat import Benchmark, Run
+from wsbench.site.conformance import graded_of
 from wsbench.site.findings import Findings, findings_of
 from wsbench.site.frameworks import load_frameworks
 from wsbench.site.home import (
@@ -31,6 +32,7 @@ from wsbench.site.home import (
     SOCKETIO_COST,
     Family,
     answers,
+    conformance_answers,
     leaderboard_answer,
     render_home,
     socketio_cost_answer,
@@ -327,3 +329,25 @@ def test_data_elements_cannot_end_early_and_carry_facets(results: Results) -> No
     data = json.loads(rows.split(">", 1)[1].rsplit("</script>", 1)[0])
     assert [r["server"] for r in data] == [r.impl.server for r in results.runs[:2]]
     assert [r["reference"] for r in data] == [r.impl.reference for r in results.runs[:2]]
+
+
+def test_the_fastest_websocket_servers_are_graded_from_the_ranking(
+    results: Results, findings: Findings
+) -> None:
+    found = answers(results, findings)
+    websocket = next(a for a in found if a.family.slug == "websocket")
+    assert [r.label for r in websocket.ranked][:2] == [
+        "aiohttp · asyncio",
+        "Starlette · uvicorn 0.54 · websockets · uvloop",
+    ]
+    assert all(not r.impl.reference for r in websocket.ranked)
+    grades = graded_of(conformance_runs())
+    answered = conformance_answers(found, grades)
+    assert [a["machine"] for a in answered] == ["wsbench-ci"]  # the WebSocket family only
+    page = render_home(results, findings, grades)[HOME_PAGE]
+    assert isinstance(page, str)
+    assert page.index("## The fastest WebSocket server") < page.index("## Fast and conformant")
+    assert page.index("## Fast and conformant") < page.index("## The fastest Socket.IO server")
+    # Nothing graded yet: no question asked, and no row says "not graded".
+    assert conformance_answers(found, graded_of(())) == []
+    assert "Fast and conformant" not in str(render_home(results, findings)[HOME_PAGE])

@@ -134,9 +134,26 @@ def table(parsed: _Page, heading: str, key: str | None = None) -> dict[str, dict
     return out
 
 
+GRADE = re.compile(r" (✓|⚠ \d+ (?:failed|unimplemented)|n/a|\? not graded|not graded)$")
+"""The conformance grade at the end of a leaderboard row's name."""
+
+
+def name_and_grade(name: str) -> tuple[str, str]:
+    """A leaderboard's name cell as (the row's name, its conformance grade or "")."""
+    found = GRADE.search(name)
+    return (name[: found.start()], found.group(1)) if found else (name, "")
+
+
 def board(parsed: _Page, heading: str) -> dict[str, dict[str, str]]:
-    """A leaderboard table as ``{"<framework> <version>": {column header: cell}}``."""
-    return table(parsed, heading, key="Framework")
+    """A leaderboard table as ``{"<framework> <version>": {column header: cell}}``, the
+    grade beside the name apart, as ``"Grade"``."""
+    header, *rows = table_rows(parsed, heading)
+    out = {}
+    for row in rows:
+        cells = dict(zip(header, row, strict=True))
+        cells["Framework"], cells["Grade"] = name_and_grade(cells["Framework"])
+        out[f"{cells['Framework']} {cells['Version']}"] = cells
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +191,7 @@ def test_echo_leaderboard_rows_figures_intervals_and_order(site: Path) -> None:
     header, *rows = table_rows(parsed, ECHO_TABLES[0])
     assert header == ECHO_HEADERS
     # Sorted by throughput: the reference first, failed rows last.
-    assert [(row[1], row[2], row[0]) for row in rows] == ECHO_ORDER
+    assert [(name_and_grade(row[1])[0], row[2], row[0]) for row in rows] == ECHO_ORDER
 
     rows_1k = board(parsed, "1,024 B messages, 1 in flight per connection")
     native = rows_1k[f"{NATIVE} 0.1.0"]
@@ -288,6 +305,109 @@ def test_rows_are_named_per_configuration_and_socketio_rows_marked(site: Path) -
     assert not any("Socket.IO" in name for name in rows if "socketio" not in name)
     # Each row links to its framework's page.
     assert "../../frameworks/starlette/" in page(site, "leaderboards/echo").links
+
+
+# The grade beside each row's name (tests/site_runs.py: conformance_runs), by row.
+ECHO_GRADES = {
+    f"{NATIVE} 0.1.0": "✓",
+    f"{AIOHTTP} 3.13.2": "✓",
+    f"{ST_UVLOOP.format('0.54')} 1.10.0": "⚠ 2 failed",
+    f"{ST_UVLOOP.format('0.34')} 0.46.2": "✓",
+    f"{ST_ASYNCIO.format('0.54')} 1.10.0": "✓",
+    f"{ST_ASYNCIO.format('0.34')} 0.46.2": "not graded",
+    f"{WS} 15.0.1": "✓",
+    f"{ST_ASYNCIO.format('0.29')} 0.37.2": "not graded",
+    f"{WS} 14.2": "⚠ 1 failed",
+    f"{ST_WSPROTO} 1.10.0": "not graded",
+    f"{SIO_NEW} 5.14.0": "n/a",
+    f"{SIO_OLD} 5.11.4": "not graded",
+    f"{ST_UVLOOP.format('0.29')} 0.37.2": "not graded",
+}
+
+
+def test_each_leaderboard_row_shows_the_grade_of_its_version(site: Path) -> None:
+    parsed = page(site, "leaderboards/echo")
+    for title in ECHO_TABLES:
+        rows = board(parsed, title)
+        assert {name: cells["Grade"] for name, cells in rows.items()} == ECHO_GRADES, title
+    stream = board(page(site, "leaderboards/stream"), "16 B messages")
+    assert stream[f"{WS} 14.2"]["Grade"] == "⚠ 1 failed"
+    html = text(site, "leaderboards/echo")
+    # ✓ links to the configuration's row, ⚠ to its failed cases, an older version's grade
+    # to its own report (the Conformance page shows the newest).
+    assert 'href="../../conformance/#row-aiohttp-default"' in html
+    assert 'href="../../conformance/#failed-starlette-websockets-uvloop"' in html
+    assert 'href="../../conformance/reports/websockets/#default-14-2"' in html
+    assert "Beside each name, the conformance grade of that version" in html
+
+
+def _ids(site: Path, path: str) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', (site / path / "index.html").read_text("utf-8")))
+
+
+def test_every_conformance_link_resolves_to_an_anchor_of_an_existing_page(site: Path) -> None:
+    checked = 0
+    for html in sorted(site.rglob("index.html")):
+        here = html.parent.relative_to(site).as_posix()
+        if here.startswith(("assets", "search", "downloads")):
+            continue
+        on_conformance = here.startswith("conformance")
+        for href in page(site, "" if here == "." else here).links:
+            if "://" in href or not ("conformance/" in href or (on_conformance and "#" in href)):
+                continue
+            path, _, fragment = href.partition("#")
+            target = (html.parent / path).resolve().relative_to(site.resolve()).as_posix()
+            target = "" if target == "." else target
+            assert (site / target / "index.html").is_file(), (here, href)
+            if fragment:
+                assert fragment in _ids(site, target), (here, href)
+            checked += 1
+    assert checked > 100
+
+
+def test_the_conformance_page_is_in_the_nav_and_linked_from_home(site: Path) -> None:
+    home = page(site, "")
+    assert "conformance/" in home.links
+    nav = re.findall(r'<a href="([^"]+)" class="md-nav__link">\s*<span class="md-ellipsis">\s*'
+                     r"Conformance", text(site, "findings"))  # fmt: skip
+    assert nav == ["../conformance/"]
+    header = table_rows(page(site, "conformance"), "")[0]
+    assert header[:4] == ["Configuration", "Version", "1 framing", "2 ping/pong"]
+    assert header[-2:] == ["Not offered", "Grade"]
+    assert (site / "conformance/reports/starlette/index.html").is_file()
+
+
+def test_a_framework_page_grades_each_version(site: Path) -> None:
+    parsed = page(site, "frameworks/starlette")
+    rows = table(parsed, "Conformance by version", key="Row")
+    assert {name: (r["Grade"], r["Failed or unimplemented"]) for name, r in rows.items()} == {
+        f"{ST_ASYNCIO.format('0.54')} 1.10.0": ("✓", "—"),
+        f"{ST_UVLOOP.format('0.34')} 0.46.2": ("✓", "—"),
+        f"{ST_UVLOOP.format('0.54')} 1.10.0": ("⚠ 2 failed", "6.4.1 new, 7.3.1 new"),
+    }
+    websockets = table(page(site, "frameworks/websockets"), "Conformance by version", key="Row")
+    assert websockets[f"{WS} 14.2"]["Summary"] == "1 failed of 301 cases"
+    assert websockets[f"{WS} 14.2"]["Failed or unimplemented"] == "5.2.3"
+    aiohttp = table(page(site, "frameworks/aiohttp"), "Conformance by version", key="Row")
+    assert aiohttp[f"{AIOHTTP} 3.13.2"]["Grade"] == "✓"
+
+
+def test_the_home_page_answers_which_of_the_fastest_are_conformant(site: Path) -> None:
+    html = text(site, "")
+    assert "Which of the fastest servers are also fully conformant?" in html
+    assert (
+        "<strong>3 of the 5 fastest</strong> pass every case of the suite; Starlette · uvicorn "
+        "0.54 · websockets · uvloop 1.10.0 fails 2 (UTF-8, close); Starlette · uvicorn 0.34 · "
+        "websockets · asyncio 0.46.2 is not graded."
+    ) in html
+    rows = table(page(site, ""), "Fast and conformant", key="Configuration")
+    assert [(r[""], name, r["Grade"]) for name, r in rows.items()] == [
+        ("1", f"{AIOHTTP} 3.13.2", "✓"),
+        ("2", f"{ST_UVLOOP.format('0.54')} 1.10.0", "⚠ 2 failed"),
+        ("3", f"{ST_UVLOOP.format('0.34')} 0.46.2", "✓"),
+        ("4", f"{ST_ASYNCIO.format('0.54')} 1.10.0", "✓"),
+        ("5", f"{ST_ASYNCIO.format('0.34')} 0.46.2", "not graded"),
+    ]
 
 
 def test_stream_leaderboard(site: Path) -> None:

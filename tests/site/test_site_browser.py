@@ -41,8 +41,16 @@ runners (the same ``./bench`` looks for)."""
 WIDE, PHONE = 1400, 390
 SHOT_HEIGHT = 4000
 """Screenshots show a page's first 4,000 px (a leaderboard is 20,000 px long at 1,400 px)."""
-SHOTS = ("", "leaderboards/echo/", "leaderboards/clients/", "frameworks/websockets/")
-"""The pages photographed at both widths: home, echo, concurrent clients, a framework."""
+SHOTS = (
+    "",
+    "leaderboards/echo/",
+    "leaderboards/clients/",
+    "frameworks/websockets/",
+    "conformance/",
+    "conformance/reports/starlette/",
+)
+"""The pages photographed at both widths: home, echo, concurrent clients, a framework, the
+Conformance page and a page of case reports."""
 
 
 def chromium() -> str:

@@ -43,6 +43,10 @@ VERDICTS = ("OK", "NON-STRICT", "INFORMATIONAL", "UNIMPLEMENTED", "FAILED")
 PASSING = frozenset({"OK", "NON-STRICT", "INFORMATIONAL"})
 """The verdicts that count as a pass (see the module's docstring)."""
 
+REPORTED = frozenset({"FAILED", "UNIMPLEMENTED", "NON-STRICT"})
+"""The verdicts whose case report a reader wants to see: the two that fail the grade, and
+NON-STRICT (a pass, but late)."""
+
 
 def group_of(case_id: str) -> str:
     """The case group of ``case_id``: ``"7.1.5"`` -> ``"7"``."""
@@ -75,6 +79,25 @@ def unimplemented(conformance: Conformance) -> list[ConformanceCase]:
         for c in conformance.cases
         if c.behavior == "UNIMPLEMENTED" and group_of(c.id) not in conformance.not_offered
     ]
+
+
+def reported(conformance: Conformance) -> list[ConformanceCase]:
+    """The cases whose verdict is in :data:`REPORTED`, in the suite's order, leaving out the
+    UNIMPLEMENTED cases of the groups ``not_offered`` names (a feature the configuration
+    does not offer is not a fault to report)."""
+    skipped = set(conformance.not_offered)
+    return [
+        c
+        for c in conformance.cases
+        if c.behavior in REPORTED
+        and not (c.behavior == "UNIMPLEMENTED" and group_of(c.id) in skipped)
+    ]
+
+
+def failed_groups(conformance: Conformance) -> list[str]:
+    """The groups with a FAILED case, in :data:`GROUPS`' order (``["6", "7"]``); empty
+    when none failed."""
+    return [group for group, found in counts(conformance).items() if found["FAILED"]]
 
 
 @dataclass(frozen=True)

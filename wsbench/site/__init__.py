@@ -32,6 +32,10 @@ Modules, one job each:
 - :mod:`wsbench.site.findings`: what the results say (fastest configurations and ties,
   release-to-release changes, the cost of Socket.IO, failures, flagged figures).
 - :mod:`wsbench.site.findings_page`: markdown of the Findings page.
+- :mod:`wsbench.site.conformance`: the conformance grades (the store's ``conformance/``
+  folder): which document grades which row, where a grade links, the grade beside a name.
+- :mod:`wsbench.site.conformance_page`: markdown of the Conformance page and of the case
+  report pages.
 - :mod:`wsbench.site.downloads`: every run of the store as JSON and CSV files to download.
 - :mod:`wsbench.site.methodology`: the generated parts of the hand-written Methodology page
   (every scenario with its parameter sets, the many-connection settings).

@@ -17,10 +17,20 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from wsbench.results.conformance import newly_failed
 from wsbench.results.count_sets import SETS
 from wsbench.scenarios import params_key, params_words
 from wsbench.site import templates
 from wsbench.site.charts import night_labels, render_history_svg, render_svg, render_sweep_svg
+from wsbench.site.conformance import (
+    CONFORMANCE_PAGE,
+    Graded,
+    Grades,
+    failing,
+    grade_badge,
+    graded_of,
+    relative,
+)
 from wsbench.site.counts import count_legend, count_text
 from wsbench.site.environment import RAW_RESULTS_ANCHOR
 from wsbench.site.frameworks import SOCKETIO, Framework
@@ -757,8 +767,68 @@ def _nights(framework: Framework, history: History) -> tuple[str, dict[str, byte
     return "\n".join(out), files
 
 
+CONFORMANCE_ANCHOR = "conformance-by-version"
+"""The id of a framework page's Conformance by version section."""
+
+
+def _conformance(framework: Framework, grades: Grades) -> str:
+    """The Conformance by version section: per graded (configuration, version), its grade
+    (linked where it is shown) and the cases that cost its ✓, each linked to its report and
+    marked *new* when the configuration's previous graded version passed it
+    (:func:`wsbench.results.conformance.newly_failed`); "" when the store has no
+    conformance document at all."""
+    if grades.empty:
+        return ""
+    page = page_path(framework.name)
+    out = [heading("##", "Conformance by version", CONFORMANCE_ANCHOR)]
+    mine = grades.of_impl(framework.name)
+    if not mine:
+        out.append("Not graded yet: the conformance store has no document of this framework.\n")
+        return "\n".join(out)
+    rows = []
+    previous: dict[str, Graded] = {}
+    for graded in mine:
+        before = previous.get(graded.impl.config)
+        new = (
+            {c.id for c in newly_failed(before.conformance, graded.conformance)}
+            if before
+            else set()
+        )
+        cases = [
+            f"[{cell(c.id)}]({relative(graded.report(c.id), page)})"
+            + (" *new*" if c.id in new else "")
+            for c in failing(graded.conformance)
+        ]
+        rows.append(
+            [
+                _row_label_of(graded),
+                cell(graded.version or DASH),
+                grade_badge(graded, grades, page),
+                cell(graded.grade.text),
+                ", ".join(cases) or DASH,
+            ]
+        )
+        if graded.conformance.outcome == "graded":
+            previous[graded.impl.config] = graded
+    out.append(
+        f"The [Autobahn|Testsuite]({relative(CONFORMANCE_PAGE, page)})'s grade of each graded "
+        "configuration and version, oldest first; each case links to the suite's report of it. "
+        "*new*: the configuration's previous graded version passed that case.\n"
+    )
+    out.append(table(["Row", "Version", "Grade", "Summary", "Failed or unimplemented"], rows))
+    return "\n".join(out)
+
+
+def _row_label_of(graded: Graded) -> str:
+    return tagged(graded.label, graded.impl.protocol == SOCKETIO)
+
+
 def render_page(
-    framework: Framework, results: Results, repo_url: str, history: History
+    framework: Framework,
+    results: Results,
+    repo_url: str,
+    history: History,
+    grades: Grades | None = None,
 ) -> FrameworkPage:
     """The page of ``framework`` and its chart SVGs.
 
@@ -770,6 +840,8 @@ def render_page(
             ``{repo_url}/tree/main/impls/<name>``.
         history: every run's headline figures (:func:`wsbench.site.history.history_of` of
             the whole store), for the Night by night section.
+        grades: the conformance grades, for the Conformance by version section (default
+            none: no section).
     """
     f = framework
     runs = _runs(f, results)
@@ -814,6 +886,7 @@ def render_page(
         unstable_legend=UNSTABLE_LEGEND,
         machines=sections,
         many_connections=many,
+        conformance=_conformance(f, grades or graded_of(())),
         failures=_failures(f, runs, len(machines)) if runs else "",
         nights=nights,
         matrix=_matrix(f) if f.versions else "",

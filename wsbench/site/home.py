@@ -31,6 +31,7 @@ from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT, Metric
 from wsbench.results.stats import CONFIDENCE, compare
 from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg
+from wsbench.site.conformance import CONFORMANCE_PAGE, Grades, fastest_grades, graded_of
 from wsbench.site.findings import Findings, PairFigure, Pairing, unshared
 from wsbench.site.interactive import chart_script
 from wsbench.site.markup import (
@@ -39,6 +40,7 @@ from wsbench.site.markup import (
     params_title,
     safe_name,
     short_number,
+    table,
 )
 from wsbench.site.render import (
     LEADERBOARD_PAGES,
@@ -67,6 +69,11 @@ HOME_PAGE = "index.md"
 TOP = 10
 """The static chart shows the best this many (and the reference); the interactive chart
 can show every configuration."""
+CONFORMANCE_TOP = 5
+"""The conformance question grades this many of the fastest WebSocket configurations."""
+CONFORMANCE_FAMILY = "websocket"
+"""The family whose ranking the conformance question grades: the fastest WebSocket server
+(the suite speaks plain WebSocket)."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +203,8 @@ class Answer:
         chart: every configuration's bar, best first (the reference included).
         sentence: the answer in words (Markdown).
         link: the leaderboard table, relative to the docs dir.
+        ranked: the configurations of a leaderboard answer as its chart ranks them, best
+            first (the reference left out; empty for the cost of Socket.IO).
     """
 
     family: Family
@@ -204,6 +213,7 @@ class Answer:
     chart: SweepChart
     sentence: str
     link: str
+    ranked: tuple[EnvRun, ...] = ()
 
 
 def _protocol_ok(run: EnvRun, family: Family) -> bool:
@@ -319,6 +329,7 @@ def leaderboard_answer(family: Family, results: Results, machine: str) -> Answer
         _chart(family, machine, params, series),
         _sentence(family, best) + _left_out(flagged),
         table_link(family.scenario, results, machine, params),
+        tuple(run for run, _ in best if not run.impl.reference),
     )
 
 
@@ -527,10 +538,30 @@ def _static(chart: SweepChart) -> SweepChart:
     return replace(chart, series=chart.series[:TOP])
 
 
-def render_home(results: Results, findings: Findings) -> dict[str, str | bytes]:
+def conformance_answers(found: Sequence[Answer], grades: Grades) -> list[dict[str, object]]:
+    """Which of the fastest WebSocket servers pass every conformance case: per machine, the
+    first :data:`CONFORMANCE_TOP` of :data:`CONFORMANCE_FAMILY`'s answer with their grades
+    (:func:`wsbench.site.conformance.fastest_grades`) as ``{"machine", "fastest",
+    "table"}``; empty when nothing was graded."""
+    if grades.empty:
+        return []
+    out: list[dict[str, object]] = []
+    for answer in found:
+        if answer.family.slug != CONFORMANCE_FAMILY or not answer.ranked:
+            continue
+        fastest = fastest_grades(answer.ranked, grades, HOME_PAGE, CONFORMANCE_TOP)
+        rows = table(["", "Configuration", "Version", "Grade"], fastest.rows, "rlll")
+        out.append({"machine": answer.machine, "fastest": fastest, "table": rows})
+    return out
+
+
+def render_home(
+    results: Results, findings: Findings, grades: Grades | None = None
+) -> dict[str, str | bytes]:
     """The home page (:data:`HOME_PAGE`, from ``templates/index.md.j2``) and its charts'
     files, ``{path relative to the docs dir: Markdown text or SVG/JSON bytes}``;
-    ``findings`` gives the Socket.IO pairs (:func:`socketio_cost_answer`)."""
+    ``findings`` gives the Socket.IO pairs (:func:`socketio_cost_answer`), ``grades`` the
+    conformance grades (:func:`conformance_answers`; default none)."""
 
     several = len(results.machines) > 1
     files: dict[str, str | bytes] = {}
@@ -562,5 +593,9 @@ def render_home(results: Results, findings: Findings) -> dict[str, str | bytes]:
         several_machines=several,
         leaderboards=[(SCENARIO_TITLES[s], p) for s, p in LEADERBOARD_PAGES.items()],
         client_bound=CLIENT_BOUND_CPU_PERCENT,
+        conformance=conformance_answers(found, grades or graded_of(())),
+        conformance_page=CONFORMANCE_PAGE,
+        conformance_top=CONFORMANCE_TOP,
+        conformance_family=CONFORMANCE_FAMILY,
     )
     return files

@@ -7,6 +7,9 @@ Inputs (relative paths are taken from the folder of ``mkdocs.yml``):
 - ``WSBENCH_IMPLS_DIR`` (default ``impls``): the implementations' ``*/meta.toml``.
 - ``WSBENCH_CLIENTS_DIR`` (default ``clients``): the client libraries' ``*/meta.toml``; their
   results are the store's ``clients/`` folder (:func:`wsbench.results.store.client_store`).
+
+The conformance grades are the store's ``conformance/`` folder
+(:func:`wsbench.results.store.conformance_store`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from wsbench.impls import Impl, all_impls
-from wsbench.results.store import ROOT_ENV, client_store, load_store
+from wsbench.results.store import ROOT_ENV, client_store, conformance_store, load_store
 from wsbench.site.assets import site_assets
 from wsbench.site.claims import STUDIES_REVISITED, load_claims, render_studies
 from wsbench.site.clients import (
@@ -27,6 +30,8 @@ from wsbench.site.clients import (
     render_client,
     render_clients_index,
 )
+from wsbench.site.conformance import grades_of
+from wsbench.site.conformance_page import render_conformance
 from wsbench.site.downloads import render_downloads
 from wsbench.site.environment import ENVIRONMENT_PAGE, render_environment
 from wsbench.site.findings import findings_of
@@ -101,10 +106,11 @@ def resolve_inputs(
 
 def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     """All generated files as ``{path relative to the docs dir: content}``: markdown pages
-    (text), the leaderboards' and framework pages' charts (SVG bytes, and JSON bytes of the
-    charts against the number of connections), every run's downloads (JSON bytes and
-    CSV text, :mod:`wsbench.site.downloads`) and the site's scripts, stylesheet and bundled
-    libraries (:func:`wsbench.site.assets.site_assets`).
+    (text; the Conformance page and its case reports among them,
+    :mod:`wsbench.site.conformance_page`), the leaderboards' and framework pages' charts
+    (SVG bytes, and JSON bytes of the charts against the number of connections), every
+    run's downloads (JSON bytes and CSV text, :mod:`wsbench.site.downloads`) and the site's
+    scripts, stylesheet and bundled libraries (:func:`wsbench.site.assets.site_assets`).
 
     Raises:
         wsbench.site.assets.AssetsError: the bundled libraries could not be installed.
@@ -116,22 +122,24 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     store = load_store(inputs.store_root)
     results = results_of(store)
     history = history_of(store.runs)
+    grades = grades_of(load_store(conformance_store(inputs.store_root)))
     links = {f.name: "../" + page_path(f.name) for f in frameworks}
     pages: dict[str, str | bytes] = {}
     studies = load_studies()
     for scenario, path in LEADERBOARD_PAGES.items():
-        board = render_leaderboard_page(scenario, results, links, studies)
+        board = render_leaderboard_page(scenario, results, links, studies, grades)
         pages[path] = board.markdown
         pages.update(board.files)
     pages[FRAMEWORKS_PAGE] = render_index(frameworks, results)
     for framework in frameworks:
-        page = render_page(framework, results, inputs.repo_url, history)
+        page = render_page(framework, results, inputs.repo_url, history, grades)
         pages[page_path(framework.name)] = page.markdown
         pages.update(page.charts)
     root_links = {f.name: page_path(f.name) for f in frameworks}
     findings = findings_of(results, frameworks)
     pages[FINDINGS_PAGE] = render_findings(findings, results, root_links)
-    pages.update(render_home(results, findings))
+    pages.update(render_home(results, findings, grades))
+    pages.update(render_conformance(grades, inputs.repo_url, root_links))
     pages[ENVIRONMENT_PAGE] = render_environment(results)
     clients = inputs.clients()
     client_docs = load_store(client_store(inputs.store_root))

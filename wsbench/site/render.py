@@ -34,6 +34,7 @@ from wsbench.scenarios import PARAM_DOCS, SCENARIOS, SPECS, in_grid, spec
 from wsbench.scenarios.base import CPU_COLUMN, KIB, RSS_COLUMN, ColumnSpec
 from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg, render_sweep_svg
+from wsbench.site.conformance import CONFORMANCE_PAGE, Grades, graded_of, relative, run_badge
 from wsbench.site.counts import COUNT_HEADER, count_legend, count_text
 from wsbench.site.interactive import chart_script, rows_script
 from wsbench.site.markup import (
@@ -352,8 +353,10 @@ def _row_cells(
     columns: Sequence[Column],
     page: str | None,
     policy: bool = False,
+    grade: str = "",
 ) -> list[str]:
-    cells = [str(rank) if rank else DASH, row_name_cell(run, page), cell(run.impl.version or DASH)]
+    name = row_name_cell(run, page) + grade
+    cells = [str(rank) if rank else DASH, name, cell(run.impl.version or DASH)]
     if policy:
         cells.append(policy_word(run.impl.slow_subscriber))
     if not row.ok:
@@ -713,6 +716,7 @@ def render_leaderboard_page(
     results: Results,
     pages: Mapping[str, str] | None = None,
     studies: Sequence[Study] | None = None,
+    grades: Grades | None = None,
 ) -> LeaderboardPage:
     """The leaderboard page of ``scenario`` (one of :data:`wsbench.scenarios.SCENARIOS`)
     and its charts.
@@ -739,8 +743,12 @@ def render_leaderboard_page(
         pages: ``{implementation name: link to its framework page}`` (relative to the
             leaderboard page); names without a page are not linked.
         studies: the published studies (default: :func:`wsbench.site.studies.load_studies`).
+        grades: the conformance grades, shown beside each row's name
+            (:func:`wsbench.site.conformance.run_badge`; default none).
     """
     pages = pages or {}
+    grades = grades or graded_of(())
+    here = LEADERBOARD_PAGES.get(scenario, f"leaderboards/{scenario}.md")
     mine_studies = [
         s for s in (load_studies() if studies is None else studies) if s.scenario == scenario
     ]
@@ -777,7 +785,9 @@ def render_leaderboard_page(
             ]  # fmt: skip
             align = "rll" + ("l" if policy else "") + "r" * len(columns) + "l"
             cells = (
-                _row_cells(r, w, rank, columns, pages.get(r.impl.name), policy)
+                _row_cells(
+                    r, w, rank, columns, pages.get(r.impl.name), policy, run_badge(r, grades, here)
+                )
                 for (r, w), rank in zip(group, ranks(group), strict=True)
             )
             tables.append(
@@ -813,6 +823,7 @@ def render_leaderboard_page(
             *([count_legend("../methodology.md")] if any(w.instructions for _, w in rows) else []),
         ),
         policies=policies([run for run, _ in rows]) if policy else "",
+        conformance="" if grades.empty else relative(CONFORMANCE_PAGE, here),
         machines=machines,
     )
     return LeaderboardPage(templates.render("leaderboard.md.j2", **context), files)
