@@ -194,7 +194,7 @@ NOT_OFFERED = {
 }
 """The groups a graded test document skipped, with why."""
 SUITE = "autobahntestsuite 25.10.1"
-ROUTE = "python2.7 virtualenv"
+ROUTE = "Python 2.7.18 virtualenv"
 
 
 def case_ids() -> list[str]:

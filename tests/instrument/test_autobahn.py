@@ -59,7 +59,7 @@ def test_pyenv_s_python27_is_found(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     _nothing_found(monkeypatch, tmp_path)
     python = tmp_path / "versions" / "2.7.18" / "bin" / "python"
     python.parent.mkdir(parents=True)
-    python.write_text("#!/bin/sh\necho 2.7\n")
+    python.write_text("#!/bin/sh\necho 2.7.18\n")
     python.chmod(0o755)
     assert autobahn.find_python27() == str(python)
 

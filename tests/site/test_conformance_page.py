@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from tests.runs import case, conformance, conformance_run, run
 from tests.site.test_conformance import text_of
 from tests.site_runs import SOCKETIO_NOT_APPLICABLE, conformance_runs
 from wsbench.site.conformance import CONFORMANCE_PAGE, Grades, graded_of, report_page
@@ -61,7 +62,8 @@ def test_a_row_per_configuration_with_its_counts_per_group(pages: dict[str, str]
     assert sio["Grade"] == "n/a" and sio["6 UTF-8"] == "—"
     page = pages[CONFORMANCE_PAGE]
     assert (
-        "Every row was graded by autobahntestsuite 25.10.1, run as `python2.7 virtualenv`, " in page
+        "Every row was graded by autobahntestsuite 25.10.1, run as `Python 2.7.18 virtualenv`, "
+        in page
     )
     assert (
         "Groups 12 \\(permessage-deflate\\) and 13 \\(permessage-deflate parameters\\) are not "
@@ -137,3 +139,14 @@ def test_without_any_document_the_page_says_how_to_grade() -> None:
     pages = render_conformance(graded_of(()), REPO, {})
     assert list(pages) == [CONFORMANCE_PAGE]
     assert "`./bench conformance` grades every configuration" in pages[CONFORMANCE_PAGE]
+
+
+def test_many_failed_cases_of_one_group_are_one_line_of_links() -> None:
+    many = [case(f"6.1.{n}", "FAILED") for n in range(1, 6)]
+    graded = conformance(*many, case("7.1.1", "FAILED"))
+    doc = conformance_run(run([], benchmarks=[]), graded, "20261121T000000Z-abcdef")
+    page = render_conformance(graded_of([doc]), REPO, {})[CONFORMANCE_PAGE]
+    (line,) = [ln for ln in page.splitlines() if ln.startswith("- 6 UTF-8")]
+    assert line.startswith("- 6 UTF-8: 5 cases ")
+    assert re.findall(r"\[(6\.1\.\d)\]", line) == [f"6.1.{n}" for n in range(1, 6)]
+    assert len([ln for ln in page.splitlines() if ln.startswith("- [Case 7.1.1]")]) == 1

@@ -88,7 +88,7 @@ class Suite:
     Attributes:
         argv: the command up to ``wstest``'s own options, e.g. ``[".../bin/wstest"]`` or
             ``["docker", "run", ..., IMAGE, "wstest"]``.
-        route: how, for the documents: ``"python2.7 virtualenv"`` or ``"docker IMAGE"``.
+        route: how, for the documents: ``"Python 2.7.18 virtualenv"`` or ``"docker IMAGE"``.
         version: ``"autobahntestsuite 25.10.1"`` (what ``wstest -a`` prints).
         docker: True when ``argv`` runs the suite's Docker image (the working folder is
             then mounted at the same path inside the container).
@@ -113,15 +113,17 @@ def _python27_candidates() -> Iterator[str]:
         yield str(folder / "bin" / "python")
 
 
-def _is_python27(python: str) -> bool:
+def python27_version(python: str) -> str | None:
+    """``python``'s version (e.g. ``"2.7.18"``) when it runs and is a Python 2.7, else None."""
     try:
         proc = subprocess.run(
-            [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            [python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
             capture_output=True, text=True, timeout=30, check=False,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0 and proc.stdout.strip() == "2.7"
+        return None
+    version = proc.stdout.strip()
+    return version if proc.returncode == 0 and version.startswith("2.7.") else None
 
 
 def find_python27() -> str | None:
@@ -131,7 +133,7 @@ def find_python27() -> str | None:
         NoSuiteError: :data:`PYTHON27_ENV` names something that is not a Python 2.7.
     """
     for python in _python27_candidates():
-        if _is_python27(python):
+        if python27_version(python):
             return python
         if os.environ.get(PYTHON27_ENV):
             raise NoSuiteError(f"{PYTHON27_ENV}={python!r} is not a working Python 2.7 interpreter")
@@ -251,7 +253,8 @@ def find_suite(log: Any = None) -> Suite:
     if python is not None:
         wstest = ensure_virtualenv(python, log)
         argv: tuple[str, ...] = (str(wstest),)
-        return Suite(argv, f"python2.7 virtualenv ({python})", suite_version(argv))
+        route = f"Python {python27_version(python)} virtualenv"
+        return Suite(argv, route, suite_version(argv))
     if docker_available():
         argv = ("docker", "run", "--rm", "--network", "host", DOCKER_IMAGE, "wstest")
         return Suite(argv, f"docker {DOCKER_IMAGE}", suite_version(argv), docker=True)

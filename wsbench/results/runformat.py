@@ -619,7 +619,7 @@ class Conformance(msgspec.Struct, frozen=True):
 
     Attributes:
         suite: e.g. ``"autobahntestsuite 25.10.1"``.
-        route: how the suite ran: ``"python2.7 virtualenv"`` or ``"docker IMAGE@DIGEST"``.
+        route: how the suite ran: ``"Python 2.7.18 virtualenv"`` or ``"docker IMAGE@DIGEST"``.
         cases_selected: the case patterns asked for, e.g. ``["1.*", ..., "10.*"]``.
         outcome: ``"graded"``; ``"not applicable"`` (a Socket.IO configuration: Engine.IO
             frames its messages, the suite speaks plain WebSocket); ``"failed"`` (the
