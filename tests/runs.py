@@ -10,6 +10,8 @@ import msgspec
 from wsbench.results.runformat import (
     VERSION,
     Benchmark,
+    Conformance,
+    ConformanceCase,
     Counting,
     Environment,
     Harness,
@@ -175,3 +177,33 @@ def with_counts(doc: Run, *sets: InstructionSet) -> Run:
     return msgspec.structs.replace(
         doc, counting=COUNTING if sets else None, instructions=list(sets)
     )
+
+
+SUITE = "autobahntestsuite 25.10.1"
+"""The suite version of :func:`with_grade`'s grades."""
+
+
+def conformance_case(case_id: str, behavior: str) -> ConformanceCase:
+    """Case ``case_id`` with the suite's verdict ``behavior``; its description holds a ``|``."""
+    return ConformanceCase(
+        id=case_id, behavior=behavior, behavior_close="OK", duration_ms=2,
+        remote_close_code=1000, description=f"Send case {case_id} | a pipe",
+        expectation="Echo", result=f"Actual events differ in {case_id}.", result_close="ok",
+    )  # fmt: skip
+
+
+def with_grade(
+    doc: Run,
+    verdicts: dict[str, str],
+    *,
+    suite: str = SUITE,
+    outcome: str = "graded",
+) -> Run:
+    """``doc`` as a conformance store's document: graded by ``suite`` with ``verdicts``
+    (case id -> verdict), or with another ``outcome`` (its error ``"did not start"``)."""
+    grade = Conformance(
+        suite=suite, route="python2.7 virtualenv", cases_selected=["1.*", "6.*", "7.*"],
+        outcome=outcome, error=None if outcome == "graded" else "did not start",  # type: ignore[arg-type]
+        wall_s=12.5, cases=[conformance_case(i, b) for i, b in verdicts.items()],
+    )  # fmt: skip
+    return msgspec.structs.replace(doc, conformance=grade)

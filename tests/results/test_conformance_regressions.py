@@ -7,25 +7,16 @@ from __future__ import annotations
 
 import msgspec
 
-from tests.runs import impl, run
+from tests.runs import SUITE, impl, run, with_grade
 from wsbench.impls import get_impl
 from wsbench.results.conformance_regressions import compare_new_grades, find, title
-from wsbench.results.runformat import Conformance, ConformanceCase, Run
+from wsbench.results.runformat import Run
 
 WEBSOCKETS = get_impl("websockets")
 LAST = WEBSOCKETS.versions[-1].version
 RUN = "20261124T020000Z-abcdef"
 EARLIER = "20261120T020000Z-000000"
-SUITE = "autobahntestsuite 25.10.1"
 ALL_OK = {"1.1.1": "OK", "6.4.1": "NON-STRICT", "7.1.5": "OK"}
-
-
-def _case(case_id: str, behavior: str) -> ConformanceCase:
-    return ConformanceCase(
-        id=case_id, behavior=behavior, behavior_close="OK", duration_ms=2,
-        remote_close_code=1000, description=f"Send case {case_id} | a pipe",
-        expectation="Echo", result=f"Actual events differ in {case_id}.", result_close="ok",
-    )  # fmt: skip
 
 
 def _graded(
@@ -41,12 +32,7 @@ def _graded(
         impl("websockets", version, config), display_name=WEBSOCKETS.display_name
     )
     doc = run([], run_id=run_id, impl_info=info, env_name=f"ws-{version}-{config}", benchmarks=[])
-    grade = Conformance(
-        suite=suite, route="python2.7 virtualenv", cases_selected=["1.*", "6.*", "7.*"],
-        outcome=outcome, error=None if outcome == "graded" else "did not start",  # type: ignore[arg-type]
-        wall_s=12.5, cases=[_case(i, b) for i, b in verdicts.items()],
-    )  # fmt: skip
-    return msgspec.structs.replace(doc, conformance=grade)
+    return with_grade(doc, verdicts, suite=suite, outcome=outcome)
 
 
 def test_a_newly_failed_case_is_reported_with_both_versions_and_the_suites_result() -> None:
