@@ -143,7 +143,7 @@ def test_a_commit_the_repository_does_not_have_is_refused_before_asv_runs() -> N
 
 def test_the_runs_environments_are_the_selection_its_new_releases_and_its_shard() -> None:
     listed = select_envs(["websockets"], "latest", ["asyncio"])
-    index = {"releases": {"99.0": [{"filename": "x.whl", "yanked": False}]}}
+    index: dict[str, object] = {"releases": {"99.0": [{"filename": "x.whl", "yanked": False}]}}
     found = run_envs(["websockets"], "latest", ["asyncio"], new_releases=True,
                      fetch=lambda project: index)  # fmt: skip
     assert [(e.row_name, e.version and e.version.version) for e in found] == [
