@@ -5,9 +5,9 @@ The implementations the change touches (:func:`wsbench.ci.pull_request.select`; 
 the harness changed, which would grade every configuration) are graded on both sides: the
 latest version of each configuration as each commit's own ``impls/`` defines it (its
 checkout, :func:`wsbench.jobs.commits.checkout`: its server code and pins), by this
-harness's suite on the default grid (:mod:`wsbench.jobs.conformance`: about 13 s per
-configuration and side, README "Conformance"). The comment gets a table: each
-configuration's grade on both sides, and the cases the head newly fails
+harness's suite on the default grid (:mod:`wsbench.jobs.conformance`; README "Quick
+start" gives its cost per configuration, here paid on each side). The comment gets a
+table: each configuration's grade on both sides, and the cases the head newly fails
 (:func:`wsbench.results.conformance.newly_failed`). The documents go to the comparisons'
 store's ``conformance/`` folder, run ids ``<id>-base`` and ``<id>-head``.
 """

@@ -18,7 +18,7 @@ Earlier results are never deleted: each run adds its own documents to the result
 
 The main job does not grade conformance (:mod:`wsbench.jobs.conformance`): grading every
 latest configuration would not fit in its 30 minutes beside the measurements (README
-"Conformance" gives both durations). The nightly grades instead (:mod:`wsbench.ci.nightly`);
+"Quick start" gives both durations). The nightly grades instead (:mod:`wsbench.ci.nightly`);
 ``./bench conformance`` grades on demand.
 """
 
