@@ -106,6 +106,7 @@ class AllOptions:
         work_dir: where the shards' stores, the clone and the reports go (None: a new
             temporary folder).
         no_site: do not build the site from the results branch afterwards.
+        no_grade: do not grade the shards (``grade``).
         matrix: the older versions, as :attr:`MeasureOptions.matrix`.
         run_args: more ``./bench run`` options for every shard's runs, passed on as given.
         confirm_args: the sampling plan's options given in ``run_args`` (``["--windows",
@@ -118,6 +119,7 @@ class AllOptions:
     allow_untuned: bool = False
     work_dir: Path | None = None
     no_site: bool = False
+    no_grade: bool = False
     matrix: str = "auto"
     run_args: Sequence[str] = ()
     confirm_args: Sequence[str] = ()
@@ -490,7 +492,7 @@ def grade(shard: str, run_id: str, shard_store: Path, *, mode: str, grades: Sequ
         False when the suite could not run.
 
     Raises:
-        NightlyError: a malformed ``shard``.
+        NightlyError: an implementation of the shard's documents is unknown here.
     """
     try:
         nightly_grades.grade_shard(shard, run_id, shard_store, mode=mode, grades=grades)
@@ -531,7 +533,9 @@ def run_all(options: AllOptions) -> int:
         code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
         if code != 0:
             raise NightlyError(f"shard {i}/{options.shards}: nightly confirm exited {code}")
-        grade(f"{i}/{options.shards}", run_id, shard_store, mode=options.matrix, grades=grades)
+        if not options.no_grade:
+            grade(f"{i}/{options.shards}", run_id, shard_store, mode=options.matrix,
+                  grades=grades)  # fmt: skip
         shard_stores.append(shard_store)
     clone = work / "results-branch"
     publish(

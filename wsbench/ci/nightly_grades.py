@@ -6,9 +6,11 @@ by the Autobahn|Testsuite on the full grid's cases (:data:`GRID`,
 night's run id and machine name, which travel with the shard's artifact and are published
 with its documents (:mod:`wsbench.ci.results_branch`):
 
-- every new release of the shard's implementations (the same environments as the measuring
-  step's ``--new-releases``: :func:`wsbench.jobs.main.run_envs`), every night;
-- the listed versions of the shard (every version in the matrix) by ``--matrix``: "auto"
+- every new release of the configurations the shard measured tonight (found as the
+  measuring step's ``--new-releases`` finds them: :func:`wsbench.jobs.main.run_envs`),
+  every night;
+- the listed versions of those configurations (every version in the matrix) by
+  ``--matrix``: "auto"
   those without a grade of tonight's suite on the results branch
   (:func:`wsbench.ci.matrix.grades_due`), "always" all, "never" none.
 
@@ -72,9 +74,11 @@ def grade_shard(
     fetch: releases.Fetch = releases.fetch_project,
     find_suite: Callable[..., Suite] = autobahn.find_suite,
 ) -> list[Outcome]:
-    """The ``grade`` step: shard ``shard`` (``"I/N"``) of run ``run_id`` graded into
-    ``shard_store``'s conformance store (see the module's docstring), with the machine name
-    of the run's documents in ``shard_store`` (none there: nothing is graded).
+    """The ``grade`` step: the configurations of run ``run_id``'s documents in
+    ``shard_store`` (shard ``shard``, ``"I/N"``, named in what it prints) graded into its
+    conformance store (see the module's docstring), with those documents' machine name
+    (none there: nothing is graded). Their configurations, not ``shard``, choose: the
+    measuring step's own selection (``--impl``, ``--config``) is kept without being read.
 
     Args:
         mode: ``--matrix`` (:func:`to_grade`).
@@ -87,13 +91,15 @@ def grade_shard(
 
     Raises:
         wsbench.instrument.autobahn.SuiteError: the suite cannot be found or made.
-        wsbench.jobs.main.MainJobError: a malformed ``shard``.
     """
     tonight = [d for d in store.load_store(shard_store).runs if d.run_id == run_id]
     if not tonight:
         print(f"nightly: {shard_store} holds no document of run {run_id}: nothing to grade")
         return []
-    envs = run_envs(None, "all", new_releases=True, shard=shard, fetch=fetch)
+    measured = {(d.impl.name, d.impl.config) for d in tonight}
+    names = sorted({name for name, _ in measured})
+    every = run_envs(names, "all", new_releases=True, fetch=fetch)
+    envs = [e for e in every if (e.impl.name, e.config.id) in measured]
     suite = find_suite(log=_say)
     due = to_grade(envs, mode, grades, suite.version)
     print(f"nightly: shard {shard}: {len(due)} environment(s) to grade ({suite.version}, "

@@ -65,6 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     every.add_argument("--allow-untuned", action="store_true")
     every.add_argument("--work-dir", type=Path, help="where shards and the clone go")
     every.add_argument("--no-site", action="store_true")
+    every.add_argument("--no-grade", action="store_true", help="do not grade the shards")
     every.add_argument(
         "--matrix", choices=matrix.MODES, default="auto",
         help="older versions: when due (default), all, or none",
@@ -119,6 +120,7 @@ def all_options_of(args: argparse.Namespace) -> AllOptions:
     return AllOptions(
         remote=args.remote, branch=args.branch, shards=args.shards,
         allow_untuned=args.allow_untuned, work_dir=args.work_dir, no_site=args.no_site,
+        no_grade=args.no_grade,
         matrix=args.matrix, run_args=tuple(extra), confirm_args=tuple(given_plan_options(extra)),
     )  # fmt: skip
 
