@@ -267,3 +267,29 @@ def conformance_run(doc: Run, graded: Conformance, run_id: str) -> Run:
         doc, run_id=run_id, started_at=started, finished_at=finished, benchmarks=[],
         conformance=graded,
     )  # fmt: skip
+
+
+def conformance_case(case_id: str, behavior: str) -> ConformanceCase:
+    """Case ``case_id`` with the suite's verdict ``behavior``; its description holds a ``|``."""
+    return ConformanceCase(
+        id=case_id, behavior=behavior, behavior_close="OK", duration_ms=2,
+        remote_close_code=1000, description=f"Send case {case_id} | a pipe",
+        expectation="Echo", result=f"Actual events differ in {case_id}.", result_close="ok",
+    )  # fmt: skip
+
+
+def with_grade(
+    doc: Run,
+    verdicts: dict[str, str],
+    *,
+    suite: str = SUITE,
+    outcome: str = "graded",
+) -> Run:
+    """``doc`` as a conformance store's document: graded by ``suite`` with ``verdicts``
+    (case id -> verdict), or with another ``outcome`` (its error ``"did not start"``)."""
+    grade = Conformance(
+        suite=suite, route=ROUTE, cases_selected=["1.*", "6.*", "7.*"],
+        outcome=outcome, error=None if outcome == "graded" else "did not start",  # type: ignore[arg-type]
+        wall_s=12.5, cases=[conformance_case(i, b) for i, b in verdicts.items()],
+    )  # fmt: skip
+    return msgspec.structs.replace(doc, conformance=grade)

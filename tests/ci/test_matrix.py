@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import msgspec
 
-from tests.runs import LOADGEN, SETTINGS, impl, run
+from tests.runs import LOADGEN, SETTINGS, SUITE, impl, run, with_grade
 from wsbench.asv.conf import BenchEnv, bench_envs
-from wsbench.ci.matrix import NEW_GROUP, due, run_started
+from wsbench.ci.matrix import NEW_GROUP, NO_GRADE, due, grades_due, run_started
 from wsbench.policy import MATRIX_PERIOD_DAYS
 from wsbench.results.runformat import LoadgenBuild, Run
 
@@ -59,3 +59,20 @@ def test_the_newest_document_of_a_version_counts_and_other_settings_do_not() -> 
 
 def test_nothing_is_due_before_the_night_has_a_document() -> None:
     assert due(OLDER, [], []) == []
+
+
+def test_a_listed_version_without_a_grade_of_tonights_suite_is_graded() -> None:
+    graded, older_suite, failed = "20261120T022300Z-aaaaaa", "20261121T022300Z-aaaaaa", TONIGHT
+    grades = [
+        with_grade(_doc(WEBSOCKETS[0], graded), {"1.1.1": "FAILED"}),
+        with_grade(_doc(WEBSOCKETS[1], graded), {"1.1.1": "OK"}),
+        with_grade(_doc(WEBSOCKETS[1], older_suite), {}, suite="autobahntestsuite 0.8.2"),
+        with_grade(_doc(WEBSOCKETS[2], failed), {}, outcome="failed"),
+        with_grade(_doc(WEBSOCKETS[3], graded), {}, outcome="not applicable"),
+    ]
+    found = grades_due(WEBSOCKETS[:5], grades, SUITE)
+    assert [(d.env, d.reason) for d in found] == [
+        (WEBSOCKETS[1], f"graded with autobahntestsuite 0.8.2 in run {older_suite}"),
+        (WEBSOCKETS[2], NO_GRADE),
+        (WEBSOCKETS[4], NO_GRADE),
+    ]

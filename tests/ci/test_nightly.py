@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tests.runs import impl, newer_version, run, truncated
+from tests.runs import impl, newer_version, run, truncated, with_grade
 from wsbench.asv.conf import bench_envs
 from wsbench.ci.confirm import CONFIRMATIONS
 from wsbench.ci.nightly import (
@@ -272,3 +272,43 @@ def test_older_versions_of_the_configurations_measured_tonight_by_mode() -> None
     assert [d.env for d in older_versions_due(tonight, "always", None)] == older
     assert older_versions_due(tonight, "never", None) == []
     assert [d.env for d in older_versions_due(tonight, "auto", [])] == older  # none published
+
+
+def test_a_release_that_newly_fails_a_case_is_reported_and_its_grades_published(
+    tmp_path: Path, remote: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    earlier, tonight = "20261123T020000Z-aaaaaa", "20261124T020000Z-bbbbbb"
+    last = get_impl("websockets").versions[-1].version
+    ok = {"1.1.1": "OK", "7.1.5": "OK"}
+    before = tmp_path / "before"
+    _websockets(last, [1000.0] * 6, earlier, before)
+    _graded(last, ok, earlier, before)
+    publish([before], remote=str(remote), branch="results", store_dir=tmp_path / "c1",
+            allow_untuned=False)  # fmt: skip
+    shard = tmp_path / "shard"
+    _websockets("99.0", [1000.0] * 6, tonight, shard)
+    _graded("99.0", {**ok, "7.1.5": "FAILED"}, tonight, shard)
+    found = publish(
+        [shard], remote=str(remote), branch="results", store_dir=tmp_path / "c2",
+        allow_untuned=False, reports=tmp_path / "r",
+    )  # fmt: skip
+    assert [r.title for r in found] == ["Conformance regression: websockets 99.0"]
+    out = capsys.readouterr().out
+    assert f"nightly: new release websockets · asyncio: {last} → 99.0: conformance: newly " \
+           "fails 7.1.5\n" in out  # fmt: skip
+    index = json.loads((tmp_path / "r" / "reports.json").read_text())
+    assert index == [{"title": found[0].title, "body_file": "000-websockets-99.0.md"}]
+    assert (tmp_path / "r" / index[0]["body_file"]).read_text() == found[0].body
+    files = _branch_files(remote, tmp_path, "check")
+    assert [f.split("/")[:3] for f in files if f.startswith("conformance/")] == [
+        ["conformance", "m", earlier],
+        ["conformance", "m", tonight],
+    ]
+
+
+def _graded(version: str, verdicts: dict[str, str], run_id: str, root: Path) -> None:
+    ws = get_impl("websockets")
+    info = msgspec.structs.replace(impl("websockets", version, "asyncio"),
+                                   display_name=ws.display_name)  # fmt: skip
+    doc = run([], run_id=run_id, impl_info=info, env_name=f"ws-{version}-asyncio", benchmarks=[])
+    store.save(with_grade(doc, verdicts), store.conformance_store(root))

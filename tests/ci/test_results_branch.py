@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.remotes import bare, branch_files, git, refs, refuse_pushes
-from tests.runs import run
+from tests.runs import run, with_grade
 from wsbench.ci import results_branch as resultsbranch
 from wsbench.ci.results_branch import (
     PUSH_ATTEMPTS,
@@ -22,6 +22,7 @@ from wsbench.ci.results_branch import (
     one_line,
 )
 from wsbench.results import store
+from wsbench.results.runformat import encode
 
 BRANCH = "results"
 RUN_A = "20261124T020000Z-aaaaaa"
@@ -131,3 +132,27 @@ def test_losing_every_race_gives_up_after_the_last_attempt(
 def test_gits_lines_are_put_on_one() -> None:
     said = "remote: protected        \nTo /r.git\n ! [remote rejected] HEAD -> results\n\nhint: x\n"
     assert one_line(said) == "remote: protected / To /r.git / ! [remote rejected] HEAD -> results"
+
+
+def test_conformance_grades_are_published_in_their_folder_never_replaced(
+    tmp_path: Path, remote: Path
+) -> None:
+    shard = _shard(tmp_path / "a", RUN_A)
+    grade = with_grade(run([], run_id=RUN_A, benchmarks=[]), {"1.1.1": "OK"})
+    saved = store.save(grade, store.conformance_store(shard))
+    report = saved.parent / "reports" / "env" / "x_case_1_1_1.html"
+    report.parent.mkdir(parents=True)
+    report.write_text("<html/>", encoding="utf-8")
+    clone = checkout(str(remote), BRANCH, tmp_path / "clone")
+    added = add_documents([shard], clone)
+    assert [p.as_posix() for p in added] == [
+        saved.relative_to(shard).as_posix(),
+        *(p.relative_to(shard).as_posix() for p in shard.glob("m/*/*.json")),
+    ]
+    assert added[0].as_posix().startswith(f"conformance/m/{RUN_A}/")
+    commit_and_push(clone, BRANCH, "first")
+    assert add_documents([shard], checkout(str(remote), BRANCH, tmp_path / "again")) == []
+    other = with_grade(run([], run_id=RUN_A, benchmarks=[]), {"1.1.1": "FAILED"})
+    saved.write_bytes(encode(other))
+    with pytest.raises(ResultsBranchError, match="a different document of this name exists"):
+        add_documents([shard], checkout(str(remote), BRANCH, tmp_path / "third"))

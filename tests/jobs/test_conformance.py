@@ -106,7 +106,8 @@ def test_case_patterns_of_no_group_are_refused() -> None:
 
 
 def test_the_command_grades_the_reference_into_the_conformance_store(tmp_path: Path) -> None:
-    env = {**os.environ, "WSBENCH_RESULTS": str(tmp_path)}
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"  # uv, as ./bench
+    env = {**os.environ, "WSBENCH_RESULTS": str(tmp_path), "PATH": path}
     proc = subprocess.run(
         [sys.executable, "-m", "wsbench.commands.cli", "conformance", "--impl", "native",
          "--cases", "1.1.*", "--machine", "t"],

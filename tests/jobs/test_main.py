@@ -21,7 +21,7 @@ from wsbench.commands.cli import main
 from wsbench.commands.run import add_arguments, plan_of
 from wsbench.impls import get_impl
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import MainJobError, check_commits, commit_refs
+from wsbench.jobs.main import MainJobError, check_commits, commit_refs, run_envs, select_envs
 from wsbench.paths import REPO_ROOT
 from wsbench.results.runformat import load
 from wsbench.results.stats import median
@@ -139,3 +139,20 @@ def test_a_commit_the_repository_does_not_have_is_refused_before_asv_runs() -> N
     with pytest.raises(MainJobError, match=r"^--commits zzz\.\.HEAD: no commit 'zzz' in "):
         check_commits("zzz..HEAD")
     assert main(["run", "--commits", "HEAD..nope", "--impl", "native", "--no-site"]) == 2
+
+
+def test_the_runs_environments_are_the_selection_its_new_releases_and_its_shard() -> None:
+    listed = select_envs(["websockets"], "latest", ["asyncio"])
+    index: dict[str, object] = {"releases": {"99.0": [{"filename": "x.whl", "yanked": False}]}}
+    found = run_envs(["websockets"], "latest", ["asyncio"], new_releases=True,
+                     fetch=lambda project: index)  # fmt: skip
+    assert [(e.row_name, e.version and e.version.version) for e in found] == [
+        *((e.row_name, e.version and e.version.version) for e in listed),
+        ("websockets · asyncio", "99.0"),
+    ]
+    every = select_envs(None, "latest")
+    halves = [run_envs(None, "latest", shard=f"{i}/2") for i in (1, 2)]
+    assert sorted(e.name for half in halves for e in half) == sorted(e.name for e in every)
+    assert all(halves)
+    with pytest.raises(MainJobError, match="expected I/N"):
+        run_envs(None, "latest", shard="3")

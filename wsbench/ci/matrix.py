@@ -16,6 +16,10 @@ grid with the same settings, when it is **due**:
 
 Anything else is not due: its figures stay on the site from the run that measured them,
 named on its framework page ("Last measured").
+
+The matrix is kept graded too (:func:`grades_due`): a listed version is graded
+(:mod:`wsbench.jobs.conformance`) when the results branch holds no grade of its environment
+(graded, or not applicable), or only grades made with another version of the suite.
 """
 
 from __future__ import annotations
@@ -26,11 +30,15 @@ from datetime import datetime, timedelta
 
 from wsbench.asv.conf import BenchEnv
 from wsbench.policy import MATRIX_PERIOD_DAYS
-from wsbench.results.runformat import Run
+from wsbench.results.runformat import Conformance, Run
 
 MODES = ("auto", "always", "never")
 """``--matrix``: older versions when due (:func:`due`), every older version, none."""
 NEW_GROUP = "no document in tonight's comparison group (machine, load generator build, settings)"
+NO_GRADE = "no conformance grade on the results branch"
+GRADED = ("graded", "not applicable")
+"""The outcomes of a grade that count (a failed one, :attr:`Conformance.outcome`, is made
+again)."""
 
 
 @dataclass(frozen=True)
@@ -95,4 +103,26 @@ def due(
         age = now - run_started(run_id)
         if age >= timedelta(days=period_days):
             out.append(Due(env, f"last measured {age.days} days ago, in run {run_id}"))
+    return out
+
+
+def grades_due(listed: Sequence[BenchEnv], grades: Sequence[Run], suite: str) -> list[Due]:
+    """The environments of ``listed`` to grade with ``suite`` (e.g. ``"autobahntestsuite
+    25.10.1"``): those without a grade in ``grades`` (the results branch's conformance
+    documents) whose outcome is one of :data:`GRADED`, or whose newest such grade was made
+    with another suite; in ``listed``'s order."""
+    newest: dict[str, tuple[str, Conformance]] = {}
+    for doc in grades:
+        if doc.conformance is not None and doc.conformance.outcome in GRADED:
+            name = doc.environment.env_name
+            if doc.run_id >= newest.get(name, ("", doc.conformance))[0]:
+                newest[name] = (doc.run_id, doc.conformance)
+    out = []
+    for env in listed:
+        if env.name not in newest:
+            out.append(Due(env, NO_GRADE))
+            continue
+        run_id, grade = newest[env.name]
+        if grade.suite != suite:
+            out.append(Due(env, f"graded with {grade.suite} in run {run_id}"))
     return out

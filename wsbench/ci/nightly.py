@@ -8,12 +8,16 @@ as it runs on the runners (``.github/workflows/nightly.yml`` calls them in this 
   none in the comparison group of the night's documents on the results branch, or measured
   a week ago or more) on the default grid with the same settings; then
   ``confirm STORE --run-id ID``: every new release flagged slower is measured again,
-  interleaved with the previous release (:mod:`wsbench.ci.confirm`); the store is uploaded as
-  an artifact.
+  interleaved with the previous release (:mod:`wsbench.ci.confirm`); then
+  ``grade --shard I/N --run-id ID --store STORE --remote R``: the shard's new releases, and
+  its listed versions without a grade of tonight's suite, graded by the Autobahn|Testsuite
+  into the store's ``conformance/`` folder (:mod:`wsbench.ci.nightly_grades`); the store is
+  uploaded as an artifact.
 - ``publish --remote R --store-dir DIR SHARD_STORE...``: clone the results branch, add
   every shard's documents (never replacing one), refuse if a document records an untuned
   machine (unless ``--allow-untuned``), commit and push; then write the regression reports
-  of the run's new releases, slower in the run and in its confirmation (``--reports DIR``).
+  of the run's new releases, slower in the run and in its confirmation, or newly failing a
+  conformance case (``--reports DIR``).
 - ``issues --reports DIR --repo OWNER/NAME``: open or update one issue per report.
 - ``failure --repo OWNER/NAME --where TEXT``: open or update the issue saying where the
   nightly failed.
@@ -36,11 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wsbench.asv.conf import bench_envs
-from wsbench.ci import confirm, github, matrix
+from wsbench.ci import confirm, github, matrix, nightly_grades
 from wsbench.ci import results_branch as resultsbranch
 from wsbench.impls import all_impls
+from wsbench.instrument.autobahn import SuiteError
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import grid_processes, grid_windows
+from wsbench.jobs.main import MainJobError, grid_processes, grid_windows
 from wsbench.paths import REPO_ROOT
 from wsbench.results import compare, instruction_verdicts, regressions, store
 from wsbench.results.runformat import Run
@@ -101,6 +106,7 @@ class AllOptions:
         work_dir: where the shards' stores, the clone and the reports go (None: a new
             temporary folder).
         no_site: do not build the site from the results branch afterwards.
+        no_grade: do not grade the shards (``grade``).
         matrix: the older versions, as :attr:`MeasureOptions.matrix`.
         run_args: more ``./bench run`` options for every shard's runs, passed on as given.
         confirm_args: the sampling plan's options given in ``run_args`` (``["--windows",
@@ -113,6 +119,7 @@ class AllOptions:
     allow_untuned: bool = False
     work_dir: Path | None = None
     no_site: bool = False
+    no_grade: bool = False
     matrix: str = "auto"
     run_args: Sequence[str] = ()
     confirm_args: Sequence[str] = ()
@@ -150,10 +157,12 @@ def publish(
     allow_untuned: bool,
     reports: Path | None = None,
 ) -> list[regressions.Regression]:
-    """Add the shards' documents to the results branch and push; print every new release's
-    comparison with the last listed release
-    (:func:`wsbench.results.regressions.compare_new_releases`);
-    return the regressions of the runs published (written into ``reports`` when given).
+    """Add the shards' documents (their conformance grades too) to the results branch and
+    push; print every new release's comparison with the last listed release
+    (:func:`wsbench.results.regressions.compare_new_releases`) and of its grade with that
+    release's (:func:`wsbench.ci.nightly_grades.new_release_grades`, against every grade
+    on the branch); return the regressions of the runs published, slower or newly failing a
+    case (written into ``reports`` when given).
 
     What it reads, it refuses when it cannot read: a file of a shard store, or of its
     confirmations (:data:`wsbench.ci.confirm.CONFIRMATIONS`, which decide the reports), that
@@ -173,8 +182,11 @@ def publish(
     """
     loaded = [store.load_store(root) for root in shard_stores]
     confirm_loaded = [store.load_store(root / confirm.CONFIRMATIONS) for root in shard_stores]
+    graded = [store.load_store(store.conformance_store(root)) for root in shard_stores]
     new = [doc for shard in loaded for doc in shard.runs]
-    problems = [problem for shard in (*loaded, *confirm_loaded) for problem in shard.problems]
+    problems = [
+        problem for shard in (*loaded, *confirm_loaded, *graded) for problem in shard.problems
+    ]
     if problems:
         raise NightlyError("not published, unreadable documents: " + "; ".join(problems))
     if not new:
@@ -187,9 +199,10 @@ def publish(
         )
     try:
         resultsbranch.checkout(remote, branch, store_dir)
-        for problem in store.load_store(store_dir).problems:
-            print(f"nightly: on {branch}, carried along unchanged, unreadable: {problem}",
-                  file=sys.stderr)  # fmt: skip
+        for root in (store_dir, store.conformance_store(store_dir)):
+            for problem in store.load_store(root).problems:
+                print(f"nightly: on {branch}, carried along unchanged, unreadable: {problem}",
+                      file=sys.stderr)  # fmt: skip
         added = resultsbranch.add_documents(shard_stores, store_dir)
         run_ids = sorted({d.run_id for d in new})
         commit = resultsbranch.commit_and_push(
@@ -226,10 +239,13 @@ def publish(
                 if lines:
                     print(compare.to_text(lines, f"{c.heading}: confirmation (interleaved)"))
         found += regressions.find(compared, run_id, confirmations)
+    grade_runs = sorted({d.run_id for shard in graded for d in shard.runs})
+    every_grade = store.load_store(store.conformance_store(store_dir)).runs
+    found += nightly_grades.new_release_grades(every_grade, grade_runs, all_impls())
     if reports is not None:
         write_reports(found, reports)
     for r in found:
-        print(f"nightly: {r.title} (slower than {r.previous})")
+        print(f"nightly: {r.title} (against {r.previous})")
     return found
 
 
@@ -352,13 +368,15 @@ def _bench_run(argv: Sequence[str], shard_store: Path, what: str) -> None:
         raise NightlyError(f"{what}: ./bench run exited {code}")
 
 
-def published_runs(remote: str, branch: str) -> list[Run]:
+def published_runs(remote: str, branch: str, folder: str = "") -> list[Run]:
     """Every readable document of the results branch ``branch`` of ``remote`` (none when
-    the branch does not exist yet); an unreadable one (malformed, or written by a newer
-    wsbench) is named on stderr and left out, not refused: these documents only decide which
-    older versions are due (:func:`wsbench.ci.matrix.due`), and one left out can only make a
-    version due that was not, so the night measures more, never less, and the branch is
-    not touched.
+    the branch does not exist yet), in its ``folder`` (e.g.
+    :data:`wsbench.results.store.CONFORMANCE_SUBDIR`; "": the runs'); an unreadable one
+    (malformed, or written by a newer wsbench) is named on stderr and left out, not refused:
+    these documents only decide which older versions are due, measured or graded
+    (:func:`wsbench.ci.matrix.due`, :func:`wsbench.ci.matrix.grades_due`), and one left out
+    can only make a version due that was not, so the night does more, never less, and the
+    branch is not touched.
 
     Raises:
         NightlyError: the branch could not be cloned.
@@ -368,7 +386,7 @@ def published_runs(remote: str, branch: str) -> list[Run]:
             resultsbranch.checkout(remote, branch, Path(tmp) / "branch")
         except resultsbranch.ResultsBranchError as exc:
             raise NightlyError(f"reading the results branch: {exc}") from exc
-        loaded = store.load_store(Path(tmp) / "branch")
+        loaded = store.load_store(Path(tmp) / "branch" / folder)
     for problem in loaded.problems:
         print(f"nightly: results branch: unreadable document left out: {problem}",
               file=sys.stderr)  # fmt: skip
@@ -464,9 +482,32 @@ def measure(options: MeasureOptions) -> list[matrix.Due]:
                          mode=options.matrix, published=published)  # fmt: skip
 
 
+def grade(shard: str, run_id: str, shard_store: Path, *, mode: str, grades: Sequence[Run]) -> bool:
+    """The ``grade`` step (:func:`wsbench.ci.nightly_grades.grade_shard`); a suite that
+    cannot be found or made is named on stderr, not raised: the shard's measurements are
+    published without grades, and the versions left ungraded are due again the next night
+    (the workflow's step continues on error likewise).
+
+    Returns:
+        False when the suite could not run.
+
+    Raises:
+        NightlyError: an implementation of the shard's documents is unknown here.
+    """
+    try:
+        nightly_grades.grade_shard(shard, run_id, shard_store, mode=mode, grades=grades)
+    except SuiteError as exc:
+        print(f"nightly: shard {shard}: not graded: {exc}", file=sys.stderr, flush=True)
+        return False
+    except MainJobError as exc:
+        raise NightlyError(str(exc)) from exc
+    return True
+
+
 def run_all(options: AllOptions) -> int:
     """The nightly end to end here: every shard one after the other with ``./bench run``,
-    publish, reports, then the site from the whole results branch.
+    its confirmation and its grades, publish, reports, then the site from the whole results
+    branch.
 
     Raises:
         NightlyError: fewer than one shard, or a step failed.
@@ -477,7 +518,10 @@ def run_all(options: AllOptions) -> int:
     work.mkdir(parents=True, exist_ok=True)
     run_id = store.new_run_id()
     extra = list(options.run_args)
-    published = published_runs(options.remote, options.branch) if options.matrix == "auto" else None
+    published, grades = None, []
+    if options.matrix == "auto":
+        published = published_runs(options.remote, options.branch)
+        grades = published_runs(options.remote, options.branch, store.CONFORMANCE_SUBDIR)
     shard_stores = []
     for i in range(1, options.shards + 1):
         shard_store = work / f"shard-{i}"
@@ -489,6 +533,9 @@ def run_all(options: AllOptions) -> int:
         code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
         if code != 0:
             raise NightlyError(f"shard {i}/{options.shards}: nightly confirm exited {code}")
+        if not options.no_grade:
+            grade(f"{i}/{options.shards}", run_id, shard_store, mode=options.matrix,
+                  grades=grades)  # fmt: skip
         shard_stores.append(shard_store)
     clone = work / "results-branch"
     publish(

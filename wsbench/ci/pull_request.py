@@ -12,6 +12,10 @@ between the merge base and the head):
 - nothing else (documentation, tests, workflows): nothing is measured, and the comment
   says so.
 
+The implementations changed are also graded by the Autobahn|Testsuite on both sides
+(:mod:`wsbench.ci.pr_conformance`); the comment shows both grades and any case the head
+newly fails.
+
 With ``--instructions-only`` (the hosted-runner job, which any pull request gets, forks
 included) nothing is timed: each side's server instructions per message are counted under
 valgrind (:mod:`wsbench.instrument.instructions`), every set for the implementations changed, and
@@ -29,7 +33,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wsbench.ci import pr_conformance
 from wsbench.ci.github import COMMENT_MARKER, COUNTS_MARKER
+from wsbench.impls import ImplError
+from wsbench.instrument.autobahn import SuiteError
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
 from wsbench.jobs.compare import COMPARISONS, select_grids
@@ -147,9 +154,29 @@ def run(options: PrCompareOptions) -> int:
     lines = compare.compare_runs(sides.base, sides.head, match="configuration")
     table = compare.to_markdown(lines, "Figures, base → head", sides.skipped)
     text = "\n".join([*header, "", table])
+    if chosen.impls:
+        text += "\n" + _grades((merge_base, head), chosen.impls, root / COMPARISONS, options)
     options.markdown.write_text(text, encoding="utf-8")
     print(compare.to_text(lines, title, sides.skipped))
     return 0
+
+
+def _grades(
+    commits: tuple[str, str], impls: Sequence[str], root: Path, options: PrCompareOptions
+) -> str:
+    """The changed implementations' grades on both sides as Markdown
+    (:mod:`wsbench.ci.pr_conformance`); a suite that cannot run, or a side whose
+    ``meta.toml`` this harness cannot read, is said in their place."""
+    try:
+        base, head = pr_conformance.grade_commits(
+            commits, impls, root=root, machine=options.machine,
+            log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
+        )  # fmt: skip
+    except (SuiteError, ImplError) as exc:
+        return f"#### {pr_conformance.TITLE}\n\nNot graded: {exc}\n"
+    text = pr_conformance.to_markdown(base, head)
+    print(text)
+    return text
 
 
 def _count(

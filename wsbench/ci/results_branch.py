@@ -2,7 +2,9 @@
 a results store (``<machine>/<run id>/<commit>-<environment>.json``, :mod:`wsbench.results.store`),
 so that the history survives the loss of any runner.
 
-A run's documents are added (never replacing a different document of the same name),
+The conformance grades go to its ``conformance/`` folder, a store of the same layout
+(:func:`wsbench.results.store.conformance_store`). A run's documents are added (never
+replacing a different document of the same name),
 committed and pushed; a push that loses a race with another is retried on top of the
 other's commit (documents of different runs never touch the same file). A push refused for
 any other reason (a hook, a branch protection, no permission) is not retried: the error
@@ -18,8 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wsbench.results.runformat import FormatError, load
+from wsbench.results.store import CONFORMANCE_SUBDIR
 
 AUTHOR = ("-c", "user.name=wsbench", "-c", "user.email=wsbench@users.noreply.github.com")
+DOCUMENTS = ("*/*/*.json", f"{CONFORMANCE_SUBDIR}/*/*/*.json")
+"""The documents of a store that are published, relative to its root: the runs', and the
+conformance store's (``<machine>/<run id>/<file>``). The suite's HTML reports beside the
+grades are not (the shard's artifact keeps them; each grade holds what they are made of)."""
 PUSH_ATTEMPTS = 3
 """Pushes of one commit: the first, and a retry on top of each concurrent push it lost to."""
 
@@ -68,7 +75,8 @@ def checkout(remote: str, branch: str, path: Path) -> Path:
 
 
 def add_documents(store_roots: Sequence[Path], into: Path) -> list[Path]:
-    """Copy every run document of the stores ``store_roots`` into the store ``into``.
+    """Copy every run document of the stores ``store_roots`` (:data:`DOCUMENTS`, conformance
+    grades included) into the store ``into``, at the same paths.
 
     A document already there with the same content is left alone; every document is
     validated first (:func:`wsbench.results.runformat.load`).
@@ -82,7 +90,7 @@ def add_documents(store_roots: Sequence[Path], into: Path) -> list[Path]:
     """
     plan: list[tuple[Path, Path]] = []
     for root in store_roots:
-        for src in sorted(root.glob("*/*/*.json")):
+        for src in sorted(path for pattern in DOCUMENTS for path in root.glob(pattern)):
             try:
                 load(src)
             except FormatError as exc:

@@ -52,6 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--machine", help="machine name (default: asv's, else the host name)")
     parser.add_argument("--server-cpus", help="CPU list for the servers (default: 0)")
     parser.add_argument("--client-cpus", help="CPU list for the fuzzing client (default: 1)")
+    parser.add_argument(
+        "--new-releases", action="store_true",
+        help="also every release newer than the last listed (as ./bench run --new-releases)",
+    )  # fmt: skip
+    parser.add_argument("--shard", metavar="I/N", help="only shard I of N (as ./bench run)")
+    parser.add_argument("--run-id", help="the documents' run id (default: a new one)")
 
 
 def options_of(args: argparse.Namespace) -> ConformanceOptions:
@@ -60,7 +66,8 @@ def options_of(args: argparse.Namespace) -> ConformanceOptions:
         impl=args.impl, config=args.config, versions=args.versions,
         environment=args.environment, grid=args.grid, cases=args.cases,
         results=args.results, machine=args.machine, server_cpus=args.server_cpus,
-        client_cpus=args.client_cpus,
+        client_cpus=args.client_cpus, new_releases=args.new_releases, shard=args.shard,
+        run_id=args.run_id,
     )  # fmt: skip
 
 

@@ -11,6 +11,8 @@ from wsbench.ci import confirm, github, matrix
 from wsbench.ci import nightly as steps
 from wsbench.ci.nightly import BRANCH, SHARDS, AllOptions, MeasureOptions, NightlyError
 from wsbench.commands.options import add_plan_arguments, plan_from_args
+from wsbench.results.runformat import Run
+from wsbench.results.store import CONFORMANCE_SUBDIR
 
 NAME = "nightly"
 HELP = "the nightly workflow's steps (see wsbench.ci.nightly)"
@@ -31,6 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     msr.add_argument("--store", type=Path, required=True, help="the shard's results store")
     add_matrix_arguments(msr)
     msr.add_argument("run_args", nargs=argparse.REMAINDER, help="-- then ./bench run options")
+    grd = sub.add_parser(
+        "grade", help="a shard: its new releases and the listed versions without a grade"
+    )
+    grd.add_argument("--shard", default="1/1", metavar="I/N")
+    grd.add_argument("--run-id", required=True)
+    grd.add_argument("--store", type=Path, required=True, help="the shard's results store")
+    add_matrix_arguments(grd)
     con = sub.add_parser("confirm", help="measure flagged new releases again, interleaved")
     con.add_argument("store", type=Path, help="the shard's results store")
     con.add_argument("--run-id", required=True)
@@ -56,6 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     every.add_argument("--allow-untuned", action="store_true")
     every.add_argument("--work-dir", type=Path, help="where shards and the clone go")
     every.add_argument("--no-site", action="store_true")
+    every.add_argument("--no-grade", action="store_true", help="do not grade the shards")
     every.add_argument(
         "--matrix", choices=matrix.MODES, default="auto",
         help="older versions: when due (default), all, or none",
@@ -110,8 +120,25 @@ def all_options_of(args: argparse.Namespace) -> AllOptions:
     return AllOptions(
         remote=args.remote, branch=args.branch, shards=args.shards,
         allow_untuned=args.allow_untuned, work_dir=args.work_dir, no_site=args.no_site,
+        no_grade=args.no_grade,
         matrix=args.matrix, run_args=tuple(extra), confirm_args=tuple(given_plan_options(extra)),
     )  # fmt: skip
+
+
+def grade_of(args: argparse.Namespace) -> bool:
+    """The ``grade`` step (:func:`wsbench.ci.nightly.grade`), the results branch's grades
+    read first when ``--matrix`` is "auto"; False when the suite could not run.
+
+    Raises:
+        NightlyError: "auto" without ``--remote``, the branch could not be cloned, or a
+            malformed shard.
+    """
+    grades: list[Run] = []
+    if args.matrix == "auto":
+        if args.remote is None:
+            raise NightlyError("--matrix auto reads the results branch: give --remote")
+        grades = steps.published_runs(args.remote, args.branch, CONFORMANCE_SUBDIR)
+    return steps.grade(args.shard, args.run_id, args.store, mode=args.matrix, grades=grades)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
         print(steps.plan_outputs(args.shards), end="")
     elif args.step == "measure":
         steps.measure(measure_options_of(args))
+    elif args.step == "grade":
+        return 0 if grade_of(args) else 1
     elif args.step == "confirm":
         try:
             plan = plan_from_args(args)

@@ -2,10 +2,11 @@
 by the Autobahn|Testsuite's fuzzing client, each grade a run document in the conformance
 store.
 
-For each environment (the same choices as ``./bench run``: :func:`wsbench.jobs.main.
-select_envs`) the job installs it (:func:`wsbench.asv.venvs.ensure`), starts its server as
-the benchmarks do (:class:`wsbench.instrument.measure.ServerSession`, on the server CPUs)
-and runs the fuzzing client against its ``/echo`` (:mod:`wsbench.instrument.autobahn`, on
+For each environment (the same choices as ``./bench run``, new releases and shards
+included: :func:`wsbench.jobs.main.run_envs`) the job installs it
+(:func:`wsbench.asv.venvs.ensure`), starts its server as the benchmarks do
+(:class:`wsbench.instrument.measure.ServerSession`, on the server CPUs) and runs the fuzzing
+client against its ``/echo`` (:mod:`wsbench.instrument.autobahn`, on
 the load generator's CPUs). ``/echo`` is a plain WebSocket echo in every implementation
 (``impls/PROTOCOL.md``), so the suite needs nothing else; the servers run with the settings
 of their ``meta.toml`` (compression off, a 16 MiB message limit), shown with every grade.
@@ -45,7 +46,7 @@ from wsbench.instrument.autobahn import Suite, SuiteError
 from wsbench.instrument.cpus import CpuPlacement, placement_from
 from wsbench.instrument.measure import ServerSession
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import select_envs
+from wsbench.jobs.main import MainJobError, run_envs
 from wsbench.results import conformance as grading
 from wsbench.results import store
 from wsbench.results.runformat import Conformance, ConformanceCase, Run
@@ -204,6 +205,11 @@ class ConformanceOptions:
         machine: the machine's name in the documents (None: asv's, else the host name).
         server_cpus: CPU list for the servers (None: the default, 0).
         client_cpus: CPU list for the fuzzing client (None: the load generator's, 1).
+        new_releases: also every release newer than the last listed (as ``./bench run
+            --new-releases``).
+        shard: ``"I/N"``: only shard I of N of the environments (as ``./bench run
+            --shard``).
+        run_id: the documents' run id (None: a new one).
     """
 
     impl: Sequence[str] | None = None
@@ -216,6 +222,20 @@ class ConformanceOptions:
     machine: str | None = None
     server_cpus: str | None = None
     client_cpus: str | None = None
+    new_releases: bool = False
+    shard: str | None = None
+    run_id: str | None = None
+
+
+def cases_of(grid: str, cases: Sequence[str] | None = None) -> list[str]:
+    """The case patterns to run: ``cases`` checked (:func:`check_cases`), else ``grid``'s.
+
+    Raises:
+        ConformanceError: an unknown grid or case pattern.
+    """
+    if grid not in CASES:
+        raise ConformanceError(f"unknown grid {grid!r} (known: {', '.join(CASES)})")
+    return check_cases(cases) if cases else list(CASES[grid])
 
 
 def check_cases(patterns: Sequence[str]) -> list[str]:
@@ -275,6 +295,38 @@ def grade_env(
     return Outcome(env.row_name, version or "", path, graded)
 
 
+def grade_all(
+    envs: Sequence[BenchEnv],
+    suite: Suite,
+    grid: str,
+    *,
+    cases: Sequence[str] | None = None,
+    placement: CpuPlacement,
+    root: Path,
+    machine: str,
+    run_id: str,
+    log: Callable[[str], None],
+) -> list[Outcome]:
+    """Grade each of ``envs`` in turn (:func:`grade_env`) on ``grid``'s cases (or
+    ``cases``), each document saved in the conformance store ``root`` under ``run_id``;
+    ``log`` gets one line per environment before it is graded.
+
+    Raises:
+        ConformanceError: an unknown grid or case pattern.
+    """
+    patterns = cases_of(grid, cases)
+    outcomes = []
+    for i, env in enumerate(envs, 1):
+        version = env.version.version if env.version else ""
+        log(f"[{i}/{len(envs)}] {env.row_name} {version}")
+        graded = grade_env(
+            env, suite, patterns, placement=placement, timeout_s=TIMEOUT_S[grid],
+            root=root, machine=machine, run_id=run_id,
+        )  # fmt: skip
+        outcomes.append(graded)
+    return outcomes
+
+
 def run(options: ConformanceOptions, log: Callable[[str], None] | None = None) -> int:
     """``./bench conformance``: grade (see :class:`ConformanceOptions`), then print one line
     per environment (counts per verdict, the failed cases) and the wall times.
@@ -284,46 +336,45 @@ def run(options: ConformanceOptions, log: Callable[[str], None] | None = None) -
         (its document says why).
 
     Raises:
-        ConformanceError: an unknown grid or case pattern.
+        ConformanceError: an unknown grid or case pattern, or a malformed run id.
         wsbench.jobs.main.MainJobError: an unknown implementation, configuration or
-            environment.
+            environment, or a malformed shard.
         wsbench.instrument.autobahn.SuiteError: the suite's environment cannot be found
             or made.
         wsbench.instrument.cpus.CpuSetError: a malformed CPU list.
     """
     say = log or (lambda line: print(f"wsbench: {line}", file=sys.stderr))
-    if options.grid not in CASES:
-        raise ConformanceError(f"unknown grid {options.grid!r} (known: {', '.join(CASES)})")
-    cases = check_cases(options.cases) if options.cases else list(CASES[options.grid])
-    envs = select_envs(options.impl, options.versions, options.config, options.environment)
+    cases = cases_of(options.grid, options.cases)
+    if options.run_id:
+        try:
+            store.check_run_id(options.run_id)
+        except ValueError as exc:
+            raise ConformanceError(str(exc)) from exc
+    envs = run_envs(
+        options.impl, options.versions, options.config, options.environment,
+        new_releases=options.new_releases, shard=options.shard,
+    )  # fmt: skip
+    if not envs:
+        if options.shard:
+            print(f"wsbench: shard {options.shard} has no environment: nothing to grade")
+            return 0
+        raise MainJobError("no environment selected")
     placement = placement_from(options.server_cpus, options.client_cpus)
     started = time.monotonic()
     suite = autobahn.find_suite(log=say)
     say(f"{suite.version} by {suite.route}; cases {', '.join(cases)}")
     root = store.conformance_store(options.results or store.root_from_env())
     machine = options.machine or default_machine_name()
-    run_id = store.new_run_id()
-    outcomes = []
-    for i, env in enumerate(envs, 1):
-        version = env.version.version if env.version else ""
-        say(f"[{i}/{len(envs)}] {env.row_name} {version}")
-        outcomes.append(
-            grade_env(
-                env,
-                suite,
-                cases,
-                placement=placement,
-                timeout_s=TIMEOUT_S[options.grid],
-                root=root,
-                machine=machine,
-                run_id=run_id,
-            )
-        )
-    elapsed = time.monotonic() - started
+    run_id = options.run_id or store.new_run_id()
+    outcomes = grade_all(
+        envs, suite, options.grid, cases=options.cases, placement=placement, root=root,
+        machine=machine, run_id=run_id, log=say,
+    )  # fmt: skip
+    minutes, seconds = divmod(round(time.monotonic() - started), 60)
     print(to_text(outcomes))
     print(
-        f"run {run_id}: {len(outcomes)} environments graded in {elapsed / 60:.0f} min "
-        f"{elapsed % 60:.0f} s; documents in {root / machine / run_id}"
+        f"run {run_id}: {len(outcomes)} environments graded in {minutes} min {seconds} s; "
+        f"documents in {root / machine / run_id}"
     )
     return 0 if all(o.graded for o in outcomes) else 1
 

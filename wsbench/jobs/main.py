@@ -15,6 +15,11 @@ Steps, each announced as ``[i/n]``:
    malformed document in the store, fails it).
 
 Earlier results are never deleted: each run adds its own documents to the results store.
+
+The main job does not grade conformance (:mod:`wsbench.jobs.conformance`): grading every
+latest configuration would not fit in its 30 minutes beside the measurements (README
+"Quick start" gives both durations). The nightly grades instead (:mod:`wsbench.ci.nightly`);
+``./bench conformance`` grades on demand.
 """
 
 from __future__ import annotations
@@ -204,6 +209,42 @@ def select_envs(
     return envs if versions == "all" else [e for e in envs if e.is_default]
 
 
+def run_envs(
+    impls: Sequence[str] | None,
+    versions: str,
+    configs: Sequence[str] | None = None,
+    names: Sequence[str] | None = None,
+    *,
+    new_releases: bool = False,
+    shard: str | None = None,
+    fetch: releases.Fetch = releases.fetch_project,
+) -> list[BenchEnv]:
+    """The environments of a run (``./bench run``'s, and ``./bench conformance``'s with the
+    same options): :func:`select_envs`, then with ``new_releases`` every release newer than
+    the last listed in the configurations selected (:func:`wsbench.jobs.releases.
+    new_release_envs`; an index that cannot be read is named on stderr and skipped), then
+    with ``shard`` (``"I/N"``) only that shard's (:func:`wsbench.jobs.shards.select`; it may
+    be empty).
+
+    Raises:
+        MainJobError: as :func:`select_envs`, or a malformed ``shard``.
+    """
+    envs = select_envs(impls, versions, configs, names)
+    if new_releases:
+        chosen = list({e.impl.name: e.impl for e in envs}.values())
+        found = releases.new_release_envs(chosen, fetch)
+        for problem in found.problems:
+            print(f"wsbench: new releases not looked up: {problem}", file=sys.stderr)
+        wanted = {(e.impl.name, e.config.id) for e in envs}
+        envs += [e for e in found.envs if (e.impl.name, e.config.id) in wanted]
+    if shard:
+        try:
+            envs = shards.select(envs, shard)
+        except shards.ShardError as exc:
+            raise MainJobError(str(exc)) from exc
+    return envs
+
+
 def register_machine(name: str) -> None:
     """``asv machine --yes`` with values read from this machine (no spaces in the OS string)."""
     ram_gib = round(psutil.virtual_memory().total / 2**30)
@@ -287,25 +328,16 @@ def run(options: MainJobOptions) -> int:
         store.check_writable(results, options.machine)
     except store.StoreError as exc:
         raise store.StoreError(f"the results store {results}: {exc}", exc.errno) from exc
-    envs = select_envs(options.impl, options.versions, options.config, options.environment)
-    listed = {e.name for e in envs}
-    if options.new_releases:
-        impls = list({e.impl.name: e.impl for e in envs}.values())
-        found = releases.new_release_envs(impls)
-        for problem in found.problems:
-            print(f"wsbench: new releases not looked up: {problem}", file=sys.stderr)
-        wanted = {(e.impl.name, e.config.id) for e in envs}
-        envs += [e for e in found.envs if (e.impl.name, e.config.id) in wanted]
-    if options.shard:
-        try:
-            envs = shards.select(envs, options.shard)
-        except shards.ShardError as exc:
-            raise MainJobError(str(exc)) from exc
-        if not envs:
-            print(f"wsbench: shard {options.shard} has no environment: nothing to measure")
-            return 0
+    envs = run_envs(
+        options.impl, options.versions, options.config, options.environment,
+        new_releases=options.new_releases, shard=options.shard,
+    )  # fmt: skip
+    if options.shard and not envs:
+        print(f"wsbench: shard {options.shard} has no environment: nothing to measure")
+        return 0
     if not envs:
         raise MainJobError("no environment selected")
+    listed = {e.name for e in asvconf.bench_envs()}
     extra = [e for e in envs if e.name not in listed]
     if extra:
         print(f"  new releases: {', '.join(e.row_name for e in extra)}")

@@ -11,6 +11,9 @@ regression at once: the counts are deterministic, so measuring again would give 
 verdict. Either gives one report per (framework, release): a title that stays the same from
 night to night (the GitHub issue is found again by it) and a Markdown body with the
 comparisons of every such configuration.
+
+A new release that newly fails a conformance case is reported the same way, by
+:mod:`wsbench.results.conformance_regressions`.
 """
 
 from __future__ import annotations
@@ -95,6 +98,17 @@ class ReleaseComparison:
         return any(line.verdict == "slower" for line in self.counts)
 
 
+def last_listed_before(doc: Run, impls: Mapping[str, Impl]) -> str | None:
+    """The last version ``doc``'s implementation lists (``impls``: by name) when ``doc`` is
+    a new release (a version its ``meta.toml`` does not list), else None."""
+    impl = impls.get(doc.impl.name)
+    if impl is None or not impl.versions or doc.impl.version is None:
+        return None
+    if doc.impl.version in {v.version for v in impl.versions}:
+        return None
+    return impl.versions[-1].version
+
+
 def compare_new_releases(
     runs: Sequence[Run], run_id: str, impls: Sequence[Impl]
 ) -> list[ReleaseComparison]:
@@ -107,18 +121,15 @@ def compare_new_releases(
     docs = [r for r in runs if r.run_id == run_id]
     out = []
     for new in docs:
-        impl = by_name.get(new.impl.name)
-        if impl is None or not impl.versions or new.impl.version is None:
+        last = last_listed_before(new, by_name)
+        if last is None or new.impl.version is None:
             continue
-        if new.impl.version in {v.version for v in impl.versions}:
-            continue
-        last = impl.versions[-1].version
         previous = next(
             (d for d in docs if d.impl.name == new.impl.name and d.impl.config == new.impl.config
              and d.impl.version == last),
             None,
         )  # fmt: skip
-        base = ReleaseComparison(impl.name, new.impl.version, last, new, previous)
+        base = ReleaseComparison(new.impl.name, new.impl.version, last, new, previous)
         if previous is None:
             out.append(replace(base, problem=f"{last} was not measured in run {run_id}"))
             continue
