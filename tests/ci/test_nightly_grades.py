@@ -16,7 +16,12 @@ from wsbench.asv.conf import BenchEnv
 from wsbench.ci import nightly_grades
 from wsbench.ci.matrix import NO_GRADE
 from wsbench.ci.nightly import grade
-from wsbench.ci.nightly_grades import NEW_RELEASE, grade_shard, to_grade
+from wsbench.ci.nightly_grades import (
+    MATRIX_GRADES_PER_NIGHT,
+    NEW_RELEASE,
+    grade_shard,
+    to_grade,
+)
 from wsbench.instrument.autobahn import NoSuiteError, Suite
 from wsbench.jobs import conformance
 from wsbench.jobs.main import run_envs
@@ -46,6 +51,11 @@ def test_new_releases_every_night_listed_versions_by_mode() -> None:
         *((e, NO_GRADE) for e in listed[1:]),
     ]
     assert [d.env for d in to_grade(envs, "never", [], SUITE)] == [new]
+    many = [*envs, *listed * (MATRIX_GRADES_PER_NIGHT // len(listed) + 1)]
+    due = to_grade(many, "auto", [], SUITE)  # each listed version due (no grade yet)
+    older = [e for e in many if e is not new]
+    assert len(older) > MATRIX_GRADES_PER_NIGHT
+    assert [d.env for d in due] == [new, *older[:MATRIX_GRADES_PER_NIGHT]]
     assert [d.env for d in to_grade(envs, "always", [graded], SUITE)] == [new, *listed]
 
 
@@ -63,13 +73,16 @@ def test_a_shard_is_graded_under_the_nights_run_id_and_machine(
     outcomes = grade_shard("1/2", RUN, tmp_path, mode="always", grades=[], fetch=_index,
                            find_suite=_suite)  # fmt: skip
     assert outcomes == []
-    (call,) = calls
+    new, listed = calls  # new releases on the full grid, listed versions on the default
     measured = run_envs(["websockets"], "all", ["asyncio"], new_releases=True, fetch=_index)
-    assert [e.name for e in call["envs"]] == [e.name for e in [measured[-1], *measured[:-1]]]
-    assert call["envs"][0].version.version == "99.0"
-    assert (call["grid"], call["machine"], call["run_id"]) == ("full", "runner-1", RUN)
-    assert call["root"] == tmp_path / "conformance"
-    assert call["suite"] == _suite()
+    assert [e.name for e in new["envs"]] == [measured[-1].name]
+    assert new["envs"][0].version.version == "99.0"
+    assert [e.name for e in listed["envs"]] == [e.name for e in measured[:-1]]
+    assert (new["grid"], listed["grid"]) == ("full", "default")
+    for call in calls:
+        assert (call["machine"], call["run_id"]) == ("runner-1", RUN)
+        assert call["root"] == tmp_path / "conformance"
+        assert call["suite"] == _suite()
 
 
 def test_nothing_is_graded_without_the_nights_documents(tmp_path: Path) -> None:

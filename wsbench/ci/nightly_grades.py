@@ -1,8 +1,9 @@
 """The nightly's conformance grades (``./bench nightly grade``, README "Conformance").
 
 After a shard is measured (and its slower releases confirmed), its environments are graded
-by the Autobahn|Testsuite on the full grid's cases (:data:`GRID`,
-:mod:`wsbench.jobs.conformance`), into the shard store's ``conformance/`` folder under the
+by the Autobahn|Testsuite (:mod:`wsbench.jobs.conformance`): new releases on the full
+grid's cases (:data:`GRID`), listed versions on the default grid's (:data:`MATRIX_GRID`),
+as each is measured, into the shard store's ``conformance/`` folder under the
 night's run id and machine name, which travel with the shard's artifact and are published
 with its documents (:mod:`wsbench.ci.results_branch`):
 
@@ -12,7 +13,8 @@ with its documents (:mod:`wsbench.ci.results_branch`):
 - the listed versions of those configurations (every version in the matrix) by
   ``--matrix``: "auto"
   those without a grade of tonight's suite on the results branch
-  (:func:`wsbench.ci.matrix.grades_due`), "always" all, "never" none.
+  (:func:`wsbench.ci.matrix.grades_due`), at most :data:`MATRIX_GRADES_PER_NIGHT` a night;
+  "always" all; "never" none.
 
 At ``publish``, each new release's grade is compared with the last listed release's
 (:mod:`wsbench.results.conformance_regressions`); a newly failed case is a report and an
@@ -39,7 +41,17 @@ from wsbench.results.regressions import Regression
 from wsbench.results.runformat import Run
 
 GRID = "full"
-"""The grid the nightly grades on (:data:`wsbench.jobs.conformance.CASES`)."""
+"""The grid the nightly grades new releases on (:data:`wsbench.jobs.conformance.CASES`),
+as it measures them."""
+MATRIX_GRID = "default"
+"""The grid of the listed versions' grades, as their measurements: group 9 (messages up to
+16 MiB) takes 56 s on websockets and can take the full :data:`wsbench.jobs.conformance.
+TIMEOUT_S` on the slowest servers; groups 1-7 and 10 took 9-20 s per configuration here, and
+117-327 s on Robyn's two (2026-11-28)."""
+MATRIX_GRADES_PER_NIGHT = 20
+"""At most this many listed versions graded per shard and night (new releases always are):
+a grade is made once per suite version, so only the first nights have many due, and 20 at
+the slowest measured (327 s) is under 2 hours of a shard's 240 minutes; typically 5 min."""
 NEW_RELEASE = "a new release (graded every night)"
 
 
@@ -61,7 +73,8 @@ def to_grade(
         return new
     if mode == "always":
         return [*new, *(matrix.Due(e, "every listed version (--matrix always)") for e in older)]
-    return [*new, *matrix.grades_due(older, grades, suite)]
+    # "auto": the first :data:`MATRIX_GRADES_PER_NIGHT` due; the others the next nights
+    return [*new, *matrix.grades_due(older, grades, suite)[:MATRIX_GRADES_PER_NIGHT]]
 
 
 def grade_shard(
@@ -107,11 +120,14 @@ def grade_shard(
     for d in due:
         version = f" {d.env.version.version}" if d.env.version else ""
         print(f"nightly:   {d.env.row_name}{version}: {d.reason}", flush=True)
-    outcomes = conformance.grade_all(
-        [d.env for d in due], suite, GRID, placement=placement_from(None, None),
-        root=store.conformance_store(shard_store), machine=tonight[0].machine.name,
-        run_id=run_id, log=_say,
-    )  # fmt: skip
+    outcomes = []
+    for grid, part in ((GRID, [d for d in due if d.reason == NEW_RELEASE]),
+                       (MATRIX_GRID, [d for d in due if d.reason != NEW_RELEASE])):  # fmt: skip
+        outcomes += conformance.grade_all(
+            [d.env for d in part], suite, grid, placement=placement_from(None, None),
+            root=store.conformance_store(shard_store), machine=tonight[0].machine.name,
+            run_id=run_id, log=_say,
+        )  # fmt: skip
     if outcomes:
         print(conformance.to_text(outcomes), flush=True)
     return outcomes
