@@ -59,8 +59,13 @@ CASES: dict[str, tuple[str, ...]] = {
 DEFLATE_PROBES = ("12.1.1", "13.1.1")
 """One case of each permessage-deflate group: UNIMPLEMENTED there means the server did not
 agree to the extension, and the group is not offered (:data:`NOT_OFFERED`)."""
-NOT_OFFERED = "permessage-deflate is not agreed: compression is off in every configuration"
-"""Why groups 12-13 are not run when the probe finds the extension refused."""
+NOT_OFFERED = (
+    "the server refused permessage-deflate when the suite offered it: compression is off in "
+    "this configuration (its meta.toml says how)"
+)
+"""Why groups 12-13 are not run when the probe finds the extension refused. A server that
+agrees (hypercorn has no switch to refuse it: impls/asgi_serve.toml) keeps the probe's case
+in its grade, and its groups 12-13 are not run unless asked for (``--cases 12.*``)."""
 NOT_APPLICABLE = (
     "Socket.IO: Engine.IO frames each message in its own packets over the WebSocket, which "
     "the suite's plain-WebSocket cases do not speak"
