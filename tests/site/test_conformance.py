@@ -126,3 +126,9 @@ def test_the_fastest_five_in_one_sentence(grades: Grades) -> None:
     assert fastest_grades(ranked[2:4], grades, HOME_PAGE, 5).sentence == (
         "**All of the 2 fastest** pass every case of the suite."
     )
+    # The fastest fails a case: the fastest that passes every case is named, with its rank.
+    assert fastest_grades(ranked[1:], grades, HOME_PAGE, 2).sentence == (
+        "**1 of the 2 fastest** passes every case of the suite; Starlette · uvicorn 0.54 · "
+        "websockets · uvloop 1.10.0 fails 2 (UTF-8, close). The fastest that passes every "
+        "case: **Starlette · uvicorn 0.34 · websockets · uvloop 0.46.2** (2nd)."
+    )

@@ -328,7 +328,8 @@ def fastest_grades(ranked: Sequence[EnvRun], grades: Grades, page: str, top: int
     """How the first ``top`` of ``ranked`` (configurations best first) are graded, on
     ``page``: e.g. "3 of the 5 fastest pass every case; Starlette · … 1.10.0 fails 2
     (UTF-8, close); websockets · asyncio 14.2 is not graded." (the groups of the failed
-    cases as :data:`wsbench.results.conformance.GROUPS` names them)."""
+    cases as :data:`wsbench.results.conformance.GROUPS` names them), and, when the fastest
+    does not pass every case, the fastest of the whole ranking that does."""
     first = list(ranked[:top])
     passing, notes = 0, []
     rows = []
@@ -362,7 +363,27 @@ def fastest_grades(ranked: Sequence[EnvRun], grades: Grades, page: str, top: int
             else ("**The fastest** passes every case of the suite")
         )
     sentence += "".join(f"; {note}" for note in notes) + "."
+    first_grade = grades.of(first[0].env_name) if first else None
+    if first_grade is None or not first_grade.grade.conformant:
+        sentence += _fastest_conformant(ranked, grades)
     return Fastest(sentence, tuple(rows))
+
+
+def _fastest_conformant(ranked: Sequence[EnvRun], grades: Grades) -> str:
+    """`` The fastest that passes every case: **NAME VERSION** (Nth).`` from the whole
+    ranking ``ranked``, or that none of those graded does."""
+    for i, run in enumerate(ranked, 1):
+        graded = grades.of(run.env_name)
+        if graded is not None and graded.grade.conformant:
+            name = cell(f"{run.label} {run.impl.version or ''}".strip())
+            return f" The fastest that passes every case: **{name}** ({_ordinal(i)})."
+    return " None of the ranked configurations that were graded passes every case."
+
+
+def _ordinal(n: int) -> str:
+    """``1`` -> ``"1st"``, ``12`` -> ``"12th"``, ``23`` -> ``"23rd"``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _fails(name: str, graded: Graded) -> str:
