@@ -29,6 +29,7 @@ from wsbench.commands import (
     pr_comment,
     pr_compare,
     pr_info,
+    profile,
     run,
     site,
     system,
@@ -44,25 +45,32 @@ from wsbench.instrument.lifetime import (
 )
 from wsbench.instrument.loadgen import LoadgenError
 from wsbench.instrument.measure import ConfigError
+from wsbench.instrument.profile import NoProfilerError, ProfileError
 from wsbench.jobs.calibrate import CalibrateError
 from wsbench.jobs.conformance import ConformanceError
 from wsbench.jobs.crosscheck import CrossCheckError
 from wsbench.jobs.main import MainJobError
 from wsbench.jobs.noise import NoiseError
+from wsbench.jobs.profile import ProfileJobError
 from wsbench.results.compare import CompareError
 from wsbench.results.store import StoreError
+from wsbench.scenarios.selection import ParamError
 
 COMMANDS: tuple[ModuleType, ...] = (
-    run, test, measure, compare, crosscheck, noise, calibrate, conformance, lint_workflows,
-    pr_compare, pr_info, pr_comment, nightly, site, system, clients, list_impls, asv_conf,
+    run, test, measure, compare, crosscheck, noise, calibrate, conformance, profile,
+    lint_workflows, pr_compare, pr_info, pr_comment, nightly, site, system, clients,
+    list_impls, asv_conf,
 )  # fmt: skip
 """Every command, in ``./bench --help``'s order."""
 BAD_INPUT = (
     ConfigError, ImplError, CpuSetError, MainJobError, CompareError, NightlyError,
     CrossCheckError, NoiseError, CalibrateError, ConformanceError, NoSuiteError,
+    ProfileJobError, NoProfilerError, ParamError,
 )  # fmt: skip
 """Errors that name bad input: exit code 2."""
-FAILURES = (LoadgenError, VenvError, GitHubError, LintSetupError, StoreError, SuiteError)
+FAILURES = (
+    LoadgenError, VenvError, GitHubError, LintSetupError, StoreError, SuiteError, ProfileError,
+)  # fmt: skip
 """Errors of a tool or a step that failed: exit code 1."""
 
 

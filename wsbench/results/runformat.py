@@ -59,6 +59,18 @@ own with no benchmarks, kept in the store's ``conformance/`` folder
                                 "wirelog": [...]}, ...],
                      "not_offered": {"12": why, "13": why}}
 
+``profiling`` and ``profiles`` (added within version 2; null and empty elsewhere) are CPU
+profiles of the server (``./bench profile``, :mod:`wsbench.instrument.profile`), in a
+document of its own with no benchmarks, kept in the store's ``profiles/`` folder
+(:func:`wsbench.results.store.profile_store`)::
+
+     "profiling": {"profiler": "py-spy 0.4.3", "native": false},
+     "profiles": [{"scenario", "params", "status", "error", "duration_s", "rate_hz",
+                   "stacks": {"main (server.py:9);handler (server.py:20)": 57, ...},
+                   "profiled": {"messages_per_s", "server_cpu_percent",
+                                "server_kernel_cpu_percent"},
+                   "unprofiled": [{...}, {...}]}, ...]
+
 ``counting`` and ``instructions`` (version 2) are the server's instruction counts under
 valgrind (:mod:`wsbench.instrument.instructions`): null and empty when they were not counted, and in
 every version 1 document, which reads as a version 2 document without them.
@@ -641,6 +653,64 @@ class Conformance(msgspec.Struct, frozen=True):
     not_offered: dict[str, str] = msgspec.field(default_factory=dict)
 
 
+class ProfiledWindow(msgspec.Struct, frozen=True):
+    """The figures of one window of a profiled server process (never a measurement
+    sample): with the profiler recording, or without it, before and after, to state the
+    profiler's own cost.
+
+    Attributes:
+        messages_per_s: the load generator's throughput, or null.
+        server_cpu_percent: the server's user+system CPU, percent of one core, or null.
+        server_kernel_cpu_percent: its system (kernel) part, or null.
+    """
+
+    messages_per_s: float | None
+    server_cpu_percent: float | None
+    server_kernel_cpu_percent: float | None
+
+
+class ProfileSet(msgspec.Struct, frozen=True):
+    """A CPU profile of the server at one parameter set (:mod:`wsbench.instrument.profile`).
+
+    Attributes:
+        scenario: e.g. ``"echo"``.
+        params: e.g. ``{"size_bytes": 16, "in_flight": 64}``.
+        status: ``"failed"`` with ``error`` when the server, the load generator or the
+            profiler failed.
+        error: why, or null.
+        duration_s: the profiled window, seconds.
+        rate_hz: the profiler's samples per second.
+        stacks: folded stacks, root first, ``"frame;frame;frame"`` -> samples; a frame is
+            ``"function (file:line)"`` (Python) or ``"function (library)"`` (native).
+        profiled: the profiled window's figures.
+        unprofiled: the same server process's windows without the profiler (before and
+            after): the profiler's cost is the profiled rate against theirs.
+    """
+
+    scenario: str
+    params: dict[str, int]
+    status: Status
+    error: str | None
+    duration_s: float
+    rate_hz: int
+    stacks: dict[str, int] = msgspec.field(default_factory=dict)
+    profiled: ProfiledWindow | None = None
+    unprofiled: list[ProfiledWindow] = msgspec.field(default_factory=list)
+
+
+class Profiling(msgspec.Struct, frozen=True):
+    """How the profiles of a document were taken; profiles taken differently are never
+    compared.
+
+    Attributes:
+        profiler: e.g. ``"py-spy 0.4.3"``.
+        native: whether native frames were sampled (the server paused for each sample).
+    """
+
+    profiler: str
+    native: bool
+
+
 class Run(msgspec.Struct, frozen=True):
     """One environment's part of a run (see the module's docstring for the shape)."""
 
@@ -660,6 +730,8 @@ class Run(msgspec.Struct, frozen=True):
     counting: Counting | None = None
     instructions: list[InstructionSet] = msgspec.field(default_factory=list)
     conformance: Conformance | None = None
+    profiling: Profiling | None = None
+    profiles: list[ProfileSet] = msgspec.field(default_factory=list)
 
     def comparable_key(self) -> tuple[object, ...]:
         """What must be equal for two runs' figures to share a table or a chart: the

@@ -58,6 +58,17 @@ def conformance_store(root: Path) -> Path:
     return root / CONFORMANCE_SUBDIR
 
 
+PROFILES_SUBDIR = "profiles"
+"""The folder of a results store that holds the CPU profiles (``./bench profile``): a store
+of its own with the same layout, like :data:`CLIENTS_SUBDIR` (a profiled window is never a
+measurement)."""
+
+
+def profile_store(root: Path) -> Path:
+    """The profile store of the results store ``root``: ``<root>/profiles``."""
+    return root / PROFILES_SUBDIR
+
+
 def now_iso() -> str:
     """The current time in UTC, ISO 8601, to the second."""
     return datetime.now(UTC).isoformat(timespec="seconds")

@@ -1,0 +1,58 @@
+"""The profile job (wsbench.jobs.profile): three windows of one server process, the middle
+one profiled; its known hot function on top; what the command refuses."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import fixture_impl
+from wsbench.instrument.cpus import default_placement
+from wsbench.instrument.measure import MeasureConfig, ServerSession
+from wsbench.jobs.profile import ProfileJobError, cost, profile_set, select_sets, top_functions
+from wsbench.paths import REPO_ROOT
+from wsbench.results.runformat import ProfiledWindow, ProfileSet
+
+
+def test_a_profile_is_the_middle_of_three_windows_with_the_hot_function_on_top() -> None:
+    placement = default_placement()
+    config = MeasureConfig(impl="hot_echo", scenario="echo", in_flight=64, warmup_s=0.2,
+                           duration_s=1.0)  # fmt: skip
+    with ServerSession(fixture_impl("hot_echo"), placement=placement) as session:
+        found = profile_set(session, config, placement=placement, native=False)
+    assert found.status == "ok", found.error
+    assert (found.scenario, found.params) == ("echo", {"size_bytes": 16, "in_flight": 64})
+    assert found.profiled is not None and found.profiled.messages_per_s
+    assert len(found.unprofiled) == 2 and all(w.messages_per_s for w in found.unprofiled)
+    (top, share), *_ = top_functions(found.stacks)
+    assert top == "burn (hot_echo.py)" and share > 0.5
+    assert cost(found) is not None
+
+
+def test_the_profiler_s_cost_is_against_the_mean_of_the_unprofiled_windows() -> None:
+    def window(rate: float) -> ProfiledWindow:
+        return ProfiledWindow(rate, 100.0, 30.0)
+
+    found = ProfileSet("echo", {}, "ok", None, 1.0, 250, {"a": 1}, window(90.0),
+                       [window(100.0), window(80.0)])  # fmt: skip
+    assert cost(found) == pytest.approx(0.0)
+    assert cost(ProfileSet("echo", {}, "failed", "x", 1.0, 250)) is None
+
+
+def test_scenarios_without_windows_are_refused() -> None:
+    with pytest.raises(ProfileJobError, match="memory has no measurement window to profile"):
+        select_sets("default", ["memory"], [])
+    assert list(select_sets("default", ["echo"], ["size_bytes=16", "in_flight=64"])) == ["echo"]
+
+
+def test_the_command_refuses_a_scenario_without_windows_with_exit_2() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "wsbench.commands.cli", "profile", "--impl", "native",
+         "--scenario", "memory"],
+        cwd=REPO_ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "wsbench: memory has no measurement window to profile"
