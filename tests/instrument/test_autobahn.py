@@ -4,16 +4,14 @@ suite itself runs against servers in tests/jobs/test_conformance.py."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from wsbench.commands import cli
 from wsbench.instrument import autobahn
 from wsbench.instrument.autobahn import NoSuiteError, Suite
-from wsbench.paths import REPO_ROOT
 
 
 def _nothing_found(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -33,16 +31,13 @@ def test_without_python27_and_docker_the_error_names_both_routes(
     assert "Python 2.7" in str(caught.value) and autobahn.DOCKER_IMAGE in str(caught.value)
 
 
-def test_the_command_exits_2_with_the_error_when_no_suite_is_found(tmp_path: Path) -> None:
-    env = {**os.environ, "PATH": str(tmp_path), "PYENV_ROOT": str(tmp_path),
-           "WSBENCH_RESULTS": str(tmp_path / "store")}  # fmt: skip
-    env.pop(autobahn.PYTHON27_ENV, None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "wsbench.commands.cli", "conformance", "--impl", "native"],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert proc.returncode == 2
-    assert proc.stderr.strip() == f"wsbench: {autobahn.no_suite_message()}"
+def test_the_command_exits_2_with_the_error_when_no_suite_is_found(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _nothing_found(monkeypatch, tmp_path)
+    monkeypatch.setenv("WSBENCH_RESULTS", str(tmp_path / "store"))
+    assert cli.main(["conformance", "--impl", "native"]) == 2
+    assert capsys.readouterr().err.strip() == f"wsbench: {autobahn.no_suite_message()}"
     assert not (tmp_path / "store").exists()  # nothing written
 
 

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import fixture_impl
+from wsbench.commands import cli
 from wsbench.impls import get_impl
 from wsbench.instrument import autobahn
 from wsbench.instrument.cpus import default_placement
@@ -21,18 +21,19 @@ from wsbench.jobs.conformance import (
     check_cases,
     grade_server,
 )
-from wsbench.paths import REPO_ROOT
 from wsbench.results import conformance as grading
 from wsbench.results.runformat import Conformance, load
 
 CASES = ["3.*", "6.3.*", "7.1.*", "7.7.*"]
-"""Reserved bits, invalid UTF-8, close handling and close codes: 28 cases, a few seconds."""
+"""Reserved bits, invalid UTF-8, close handling and close codes: 28 cases, about a second
+against a server that keeps the rules."""
+BROKEN_CASES = ["3.1", "3.2", "6.3.*", "7.1.1", "7.7.1", "7.7.9"]
+"""A few of those for the server that breaks three rules (each case it fails waits for the
+suite's close timeout: the 28 took 7 s)."""
 BROKEN = [
-    *(f"3.{n}" for n in range(1, 7)),  # a reserved bit accepted (3.7 sets it on a close,
-    # which ends the connection either way)
+    "3.1", "3.2",  # a reserved bit accepted
     "6.3.1", "6.3.2",  # invalid UTF-8 echoed
-    *(f"7.1.{n}" for n in range(1, 6)),  # every close answered with 1011
-    *(f"7.7.{n}" for n in [*range(1, 9), *range(10, 14)]),  # but 7.7.9: the client's is 1011
+    "7.1.1", "7.7.1",  # every close answered with 1011 (but 7.7.9: the client's is 1011)
 ]  # fmt: skip
 
 
@@ -41,21 +42,23 @@ def suite() -> autobahn.Suite:
     return autobahn.find_suite()
 
 
-def _grade(suite: autobahn.Suite, *flags: str, reports_to: Path | None = None) -> Conformance:
+def _grade(
+    suite: autobahn.Suite, cases: list[str], *flags: str, reports_to: Path | None = None
+) -> Conformance:
     graded = grade_server(
-        fixture_impl("rfc6455_echo", *flags), None, suite, CASES, python=sys.executable,
+        fixture_impl("rfc6455_echo", *flags), None, suite, cases, python=sys.executable,
         placement=default_placement(), timeout_s=120, reports_to=reports_to,
     )  # fmt: skip
     assert graded.outcome == "graded", graded.error
     assert graded.error is None
-    assert graded.cases_selected == CASES
-    assert len(graded.cases) == 28
+    assert graded.cases_selected == cases
     assert graded.not_offered == {"12": NOT_OFFERED, "13": NOT_OFFERED}
     return graded
 
 
 def test_a_conformant_server_fails_no_case(suite: autobahn.Suite) -> None:
-    graded = _grade(suite)
+    graded = _grade(suite, CASES)
+    assert len(graded.cases) == 28
     assert grading.failed(graded) == []
     assert grading.grade(graded).symbol == "✓"
 
@@ -64,21 +67,21 @@ def test_a_server_that_breaks_three_rules_fails_exactly_those_cases(
     suite: autobahn.Suite, tmp_path: Path
 ) -> None:
     graded = _grade(
-        suite, "--break-utf8", "--break-close-code", "--break-reserved-bits",
+        suite, BROKEN_CASES, "--break-utf8", "--break-close-code", "--break-reserved-bits",
         reports_to=tmp_path,
     )  # fmt: skip
     failed = grading.failed(graded)
     assert [c.id for c in failed] == BROKEN
     utf8 = next(c for c in failed if c.id == "6.3.1")
-    assert "UTF-8" in utf8.description or "utf8" in utf8.description.lower()
+    assert "UTF-8" in utf8.description
     assert utf8.http_response.startswith("HTTP/1.1 101")
     assert utf8.wirelog  # kept for a case that did not pass
     passed = [c for c in graded.cases if c.behavior in grading.PASSING]
-    assert {c.id for c in passed} == {"3.7", "7.7.9", "7.1.6"}
+    assert [c.id for c in passed] == ["7.7.9"]
     assert all(not c.wirelog and not c.http_response for c in passed)
     kept = sorted(p.name for p in tmp_path.iterdir())
     assert kept == sorted(f"server_case_{c.replace('.', '_')}.html" for c in BROKEN)
-    assert grading.grade(graded).text == f"{len(BROKEN)} failed of 28 cases"
+    assert grading.grade(graded).text == f"{len(BROKEN)} failed of 7 cases"
 
 
 def test_a_socketio_configuration_is_not_applicable(suite: autobahn.Suite) -> None:
@@ -105,15 +108,15 @@ def test_case_patterns_of_no_group_are_refused() -> None:
         check_cases(["8.*"])
 
 
-def test_the_command_grades_the_reference_into_the_conformance_store(tmp_path: Path) -> None:
+def test_the_command_grades_the_reference_into_the_conformance_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"  # uv, as ./bench
-    env = {**os.environ, "WSBENCH_RESULTS": str(tmp_path), "PATH": path}
-    proc = subprocess.run(
-        [sys.executable, "-m", "wsbench.commands.cli", "conformance", "--impl", "native",
-         "--cases", "1.1.*", "--machine", "t"],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
+    monkeypatch.setenv("PATH", path)
+    monkeypatch.setenv("WSBENCH_RESULTS", str(tmp_path))
+    argv = ["conformance", "--impl", "native", "--cases", "1.1.*", "--machine", "t"]
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
     docs = sorted((tmp_path / "conformance" / "t").glob("*/*.json"))
     by_config = {doc.impl.config: doc for doc in map(load, docs)}
     assert sorted(by_config) == ["socketio", "websocket"]
@@ -124,5 +127,5 @@ def test_the_command_grades_the_reference_into_the_conformance_store(tmp_path: P
     assert by_config["websocket"].benchmarks == []
     socketio = by_config["socketio"].conformance
     assert socketio is not None and socketio.outcome == "not applicable"
-    assert "Native reference (Rust) · wsbench-loadgen · tokio" in proc.stdout
+    assert "Native reference (Rust) · wsbench-loadgen · tokio" in out
     assert not list(tmp_path.glob("*/*/*.json"))  # never among the measurements

@@ -3,18 +3,24 @@ one profiled; its known hot function on top; what the command refuses."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import fixture_impl
+from wsbench.commands import cli
 from wsbench.instrument.cpus import default_placement
 from wsbench.instrument.measure import MeasureConfig, ServerSession
+from wsbench.instrument.profile import self_samples
 from wsbench.jobs.profile import ProfileJobError, cost, profile_set, select_sets, top_functions
-from wsbench.paths import REPO_ROOT
 from wsbench.results.runformat import ProfiledWindow, ProfileSet
+
+SERVER = Path(__file__).parents[1] / "fixtures" / "servers" / "hot_echo.py"
+
+
+def _line_of(function: str) -> int:
+    lines = SERVER.read_text().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if line.startswith(f"def {function}("))
 
 
 def test_a_profile_is_the_middle_of_three_windows_with_the_hot_function_on_top() -> None:
@@ -29,6 +35,11 @@ def test_a_profile_is_the_middle_of_three_windows_with_the_hot_function_on_top()
     assert len(found.unprofiled) == 2 and all(w.messages_per_s for w in found.unprofiled)
     (top, share), *_ = top_functions(found.stacks)
     assert top == "burn (hot_echo.py)" and share > 0.5
+    # its hottest line is in its body (the loop), below its def
+    line = next(f for f in self_samples(found.stacks, by_line=True) if f.startswith("burn"))
+    assert int(line.rsplit(":", 1)[1].rstrip(")")) > _line_of("burn")
+    # every stack starts at the server's process, named without its id or port
+    assert {s.split(";", 1)[0] for s in found.stacks} == {"process (hot_echo.py)"}
     assert cost(found) is not None
 
 
@@ -48,11 +59,10 @@ def test_scenarios_without_windows_are_refused() -> None:
     assert list(select_sets("default", ["echo"], ["size_bytes=16", "in_flight=64"])) == ["echo"]
 
 
-def test_the_command_refuses_a_scenario_without_windows_with_exit_2() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "wsbench.commands.cli", "profile", "--impl", "native",
-         "--scenario", "memory"],
-        cwd=REPO_ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert proc.returncode == 2
-    assert proc.stderr.strip() == "wsbench: memory has no measurement window to profile"
+def test_the_command_refuses_a_scenario_without_windows_with_exit_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["profile", "--impl", "native", "--scenario", "memory"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "wsbench: memory has no measurement window to profile"
+    )
