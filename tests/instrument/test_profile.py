@@ -30,3 +30,10 @@ def test_a_missing_py_spy_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(profile.NoProfilerError, match="py-spy is not installed"):
         profile.py_spy()
+
+
+def test_a_recording_without_a_sample_is_an_error() -> None:
+    recording = profile.Recording(pid=1, delay_s=0.0, duration_s=1.0, cpus=[0], binary="py-spy")
+    recording.output.write_text("")  # py-spy ran, and sampled nothing
+    with pytest.raises(profile.ProfileError, match="py-spy took no sample"):
+        recording.result()

@@ -23,6 +23,7 @@ def _line_of(function: str) -> int:
     return next(i for i, line in enumerate(lines, 1) if line.startswith(f"def {function}("))
 
 
+@pytest.mark.alone  # py-spy shares the CPUs: in the parallel suite it once took no sample
 def test_a_profile_is_the_middle_of_three_windows_with_the_hot_function_on_top() -> None:
     placement = default_placement()
     config = MeasureConfig(impl="hot_echo", scenario="echo", in_flight=64, warmup_s=0.2,

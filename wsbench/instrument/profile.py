@@ -183,6 +183,7 @@ class Recording:
     )
     _thread: threading.Thread | None = None
     _error: str | None = None
+    _log: str = ""
 
     @property
     def output(self) -> Path:
@@ -205,8 +206,9 @@ class Recording:
             recorder.start()
             assert recorder.proc is not None
             code = recorder.proc.wait(timeout=self.duration_s + STOP_MARGIN_S)
+            self._log = recorder.log_tail(5)
             if code != 0:
-                self._error = f"py-spy exited with {code}: {recorder.log_tail(5)}"
+                self._error = f"py-spy exited with {code}: {self._log}"
         except subprocess.TimeoutExpired:
             self._error = f"py-spy did not finish within {self.duration_s + STOP_MARGIN_S:g} s"
         except ServerError as exc:
@@ -223,7 +225,8 @@ class Recording:
         """Wait for the recording, then its folded stacks (:func:`parse_folded`).
 
         Raises:
-            ProfileError: py-spy failed, or wrote nothing.
+            ProfileError: py-spy failed, wrote nothing, or took no sample (with its
+                output's tail).
         """
         if self._thread is not None:
             self._thread.join()
@@ -234,6 +237,9 @@ class Recording:
                 text = self.output.read_text()
             except OSError as exc:
                 raise ProfileError(f"py-spy wrote no profile: {exc}") from exc
-            return parse_folded(text)
+            stacks = parse_folded(text)
+            if not stacks:
+                raise ProfileError(f"py-spy took no sample: {self._log or '(no output)'}")
+            return stacks
         finally:
             self._dir.cleanup()
