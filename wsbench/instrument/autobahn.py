@@ -286,6 +286,25 @@ def _argv(suite: Suite, workdir: Path, options: Sequence[str] = ()) -> list[str]
     return [*suite.argv[:image_at], *mount, *suite.argv[image_at:], *options]
 
 
+def _finish(process: ServerProcess, what: str, cases: Sequence[str], timeout_s: float) -> None:
+    """Wait up to ``timeout_s`` seconds for the started ``process`` (``what`` runs the
+    suite's ``cases``) to exit with 0.
+
+    Raises:
+        SuiteError: it ran longer, or exited with an error (with its output's tail).
+    """
+    assert process.proc is not None
+    try:
+        code = process.proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise SuiteError(
+            f"{what} did not finish within {timeout_s:g} s (cases {', '.join(cases)}); "
+            f"its output:\n{process.log_tail(10)}"
+        ) from None
+    if code != 0:
+        raise SuiteError(f"{what} exited with {code}:\n{process.log_tail(15)}")
+
+
 def run_fuzzing_client(
     suite: Suite,
     url: str,
@@ -316,16 +335,7 @@ def run_fuzzing_client(
     client = ServerProcess(_argv(suite, workdir), cpus=cpus, name="wstest fuzzingclient")
     try:
         client.start()
-        assert client.proc is not None
-        try:
-            code = client.proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            raise SuiteError(
-                f"the fuzzing client did not finish within {timeout_s:g} s "
-                f"(cases {', '.join(cases)}); its output:\n{client.log_tail(10)}"
-            ) from None
-        if code != 0:
-            raise SuiteError(f"the fuzzing client exited with {code}:\n{client.log_tail(15)}")
+        _finish(client, "the fuzzing client", cases, timeout_s)
         return read_reports(reports, agent)
     except ServerError as exc:
         raise SuiteError(str(exc)) from exc
@@ -390,18 +400,7 @@ def run_fuzzing_server(
         with server:
             server.wait_ready(lambda t: _listening(url, t), timeout_s=SERVER_READY_S)
             with client:
-                assert client.proc is not None
-                try:
-                    code = client.proc.wait(timeout=timeout_s)
-                except subprocess.TimeoutExpired:
-                    raise SuiteError(
-                        f"the load generator's client did not finish within {timeout_s:g} s "
-                        f"(cases {', '.join(cases)}); its output:\n{client.log_tail(10)}"
-                    ) from None
-                if code != 0:
-                    raise SuiteError(
-                        f"the load generator's client exited with {code}:\n{client.log_tail(15)}"
-                    )
+                _finish(client, "the load generator's client", cases, timeout_s)
     except ServerError as exc:
         raise SuiteError(str(exc)) from exc
     return read_reports(reports, LOADGEN_AGENT)
