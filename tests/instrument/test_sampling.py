@@ -165,10 +165,12 @@ def test_every_parameter_set_gets_its_windows_in_every_process() -> None:
         assert bench.status == "ok", bench.error
         assert [(s.process, s.window) for s in bench.samples] == [(0, 0), (0, 1), (1, 0), (1, 1)]
         assert all(s.messages_received and s.latency_s for s in bench.samples)
-        # the server's CPU time and its kernel part (a loopback server always makes calls)
+        # every window carries the server's CPU time and its kernel part; either can be 0 in
+        # a 0.2 s window of a light server (the kernel counts CPU time in 10 ms ticks): that
+        # they are measured is tests/instrument/test_usage.py's business
         for s in bench.samples:
-            assert s.server_cpu_percent and s.server_kernel_cpu_percent
-            assert 0 < s.server_kernel_cpu_percent <= s.server_cpu_percent
+            assert s.server_cpu_percent is not None and s.server_kernel_cpu_percent is not None
+            assert 0 <= s.server_kernel_cpu_percent <= s.server_cpu_percent
         assert len(bench.server_exit_codes) == 2  # one server per process served both sets
         assert set(bench.server_exit_codes) <= {0, -15}
 
