@@ -48,7 +48,7 @@ def test_every_measurement_of_an_uninstallable_version_fails_with_the_reason(
 
 
 def test_the_summary_is_uvs_cause() -> None:
-    from wsbench.asv.uv import install_failure_summary
+    from wsbench.asv.requirements import install_failure_summary
 
     unsatisfiable = (
         "error: No solution found when resolving dependencies\n"

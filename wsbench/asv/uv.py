@@ -34,6 +34,7 @@ from typing import Any
 from asv import environment, util
 from asv.console import log
 
+from wsbench.asv.requirements import install_failure_summary, requirement_spec
 from wsbench.paths import INSTALL_ERROR_FILE, PROJECT_IN_ENV
 
 HARNESS_REQUIREMENTS = ("asv_runner", "psutil", "msgspec", "packaging")
@@ -42,29 +43,6 @@ msgspec for the run format and the ``meta.toml`` schema, and packaging for the r
 pins of ``meta.toml`` (:mod:`wsbench.impls`)."""
 ERROR_TAIL_CHARS = 4000
 """How much of the installer's output an install error keeps (its end, where the cause is)."""
-
-
-def requirement_spec(name: str, version: str) -> str:
-    """A pip requirement for asv's ``{name: version}`` form: ``""`` means the latest release."""
-    if not version:
-        return name
-    if re.match(r"^[<>=!~]", version):
-        return f"{name}{version}"
-    return f"{name}=={version}"
-
-
-def install_failure_summary(output: str) -> str:
-    """The one line of uv's error output that says why an install failed: its last
-    ``cause``/``Caused by``/``Because`` line, else its last ``error:``/``Failed ...`` line,
-    else its last line.
-    """
-    lines = [line.strip().lstrip("│├╰─▶\u00d7 ").strip() for line in output.splitlines()]
-    lines = [line for line in lines if line]
-    for prefixes in (("cause", "because"), ("error", "failed")):
-        found = [line for line in lines if line.lower().startswith(prefixes)]
-        if found:
-            return found[-1]
-    return lines[-1] if lines else "uv failed without output"
 
 
 def snapshot_tree(source: Path, target: Path) -> None:

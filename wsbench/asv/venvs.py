@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from wsbench.asv.conf import PYTHON, BenchEnv
-from wsbench.asv.uv import install_failure_summary, requirement_spec
+from wsbench.asv.requirements import install_failure_summary, requirement_spec
 from wsbench.paths import REPO_ROOT
 
 ENVS_DIR = REPO_ROOT / ".wsbench" / "envs"

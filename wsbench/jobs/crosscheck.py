@@ -22,8 +22,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scipy.stats import spearmanr
-
 from wsbench.jobs.compare import stored_run
 from wsbench.results import compare, store
 from wsbench.results.compare import aligned
@@ -164,6 +162,8 @@ class Correlation:
 def correlate(found: Sequence[Pair]) -> list[Correlation]:
     """One :class:`Correlation` per parameter set of ``found``, in order of first
     appearance."""
+    from scipy.stats import spearmanr  # a second to import: only the commands that correlate
+
     out = []
     for key in dict.fromkeys(p.key for p in found):
         mine = tuple(sorted((p for p in found if p.key == key), key=lambda p: p.instructions))
