@@ -11,8 +11,8 @@ from tests.conftest import fixture_impl
 from wsbench.commands import cli
 from wsbench.instrument.cpus import default_placement
 from wsbench.instrument.measure import MeasureConfig, ServerSession
-from wsbench.instrument.profile import self_samples
 from wsbench.jobs.profile import ProfileJobError, cost, profile_set, select_sets, top_functions
+from wsbench.results.folded import self_samples
 from wsbench.results.runformat import ProfiledWindow, ProfileSet
 
 SERVER = Path(__file__).parents[1] / "fixtures" / "servers" / "hot_echo.py"

@@ -13,10 +13,11 @@ with ptrace allowed.
 What it sees and misses: a sample of every thread of every process of the server, its
 Python stack (file:line) and, with ``--native``, its native stack; by default only the
 threads that are running (not waiting in ``epoll``), so that idle time is what is missing
-from :data:`RATE_HZ` x the window's seconds (:func:`idle_share`). It never sees the kernel's
-work on the server's behalf (TCP, epoll): that share comes from the window's own system time
-(``server_kernel_cpu_percent``). ``perf`` with Python 3.12's trampolines would see the kernel
-too, but needs 3.12 and a kernel that lets it (not here: Python 3.11, no PMU).
+from :data:`RATE_HZ` x the window's seconds (:func:`wsbench.results.folded.idle_share`). It
+never sees the kernel's work on the server's behalf (TCP, epoll): that share comes from the
+window's own system time (``server_kernel_cpu_percent``); how the shares are then split is
+:mod:`wsbench.results.profile_shares`. ``perf`` with Python 3.12's trampolines would see the
+kernel too, but needs 3.12 and a kernel that lets it (not here: Python 3.11, no PMU).
 
 py-spy runs on the load generator's CPUs, so that its own reading of the server's memory
 (``process_vm_readv``) costs the server as little as possible; a profiled window is never a
@@ -25,7 +26,6 @@ measurement sample.
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import sys
@@ -36,14 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wsbench.instrument.server import ServerError, ServerProcess
+from wsbench.results.folded import FoldedError, parse_folded
 
 RATE_HZ = 250
 """Samples per second py-spy takes (its default is 100; 250 gives 250 x 1 s = 250 samples
 of a busy server in a one-second window)."""
 STOP_MARGIN_S = 10.0
 """Seconds py-spy may take past its ``--duration`` to write its output."""
-IDLE = "(idle)"
-"""The frame of the samples py-spy did not take because the server was waiting."""
 
 
 class ProfileError(RuntimeError):
@@ -87,71 +86,6 @@ def py_spy_version(binary: str) -> str:
     if proc.returncode != 0 or not proc.stdout.strip():
         raise ProfileError(f"{binary} --version failed: {proc.stderr.strip()}")
     return proc.stdout.strip()
-
-
-_PROCESS_FRAME = re.compile(r'^process \d+:"([^"]*)"')
-_LINE = re.compile(r" \(([^()]*?):\d+\)$")
-
-
-def process_frame(frame: str) -> str:
-    """py-spy's root frame of a process (``--subprocesses``), ``process PID:"COMMAND
-    LINE"``, without what changes from run to run (its id, ports, paths): ``process
-    (server.py)``, the first ``.py`` of the command line or else its program's name; any
-    other frame unchanged."""
-    found = _PROCESS_FRAME.match(frame)
-    if not found:
-        return frame
-    words = found.group(1).split()
-    script = next((w for w in words if w.endswith(".py")), words[0] if words else "?")
-    return f"process ({script.rsplit('/', 1)[-1]})"
-
-
-def function_of(frame: str) -> str:
-    """A frame without its line: ``"burn (server.py:10)"`` -> ``"burn (server.py)"``."""
-    return _LINE.sub(r" (\1)", frame)
-
-
-def parse_folded(text: str) -> dict[str, int]:
-    """Folded stacks (``frame;frame;frame COUNT`` per line, root first, as py-spy's
-    ``--format raw`` and Brendan Gregg's ``stackcollapse`` write them) as ``{stack:
-    samples}``, the process frame made comparable (:func:`process_frame`); a stack seen on
-    several lines is summed.
-
-    Raises:
-        ProfileError: a line without a count.
-    """
-    stacks: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        stack, _, count = line.rstrip().rpartition(" ")
-        if not stack or not count.isdigit():
-            raise ProfileError(f"folded stacks, line {number}: no sample count: {line[:120]!r}")
-        root, _, rest = stack.partition(";")
-        stack = f"{process_frame(root)};{rest}" if rest else process_frame(root)
-        stacks[stack] = stacks.get(stack, 0) + int(count)
-    return stacks
-
-
-def idle_share(stacks: dict[str, int], *, rate_hz: float, duration_s: float) -> float:
-    """The share of the window the server's main thread spent waiting: 1 - the samples
-    taken / the samples a busy thread gives (``rate_hz`` x ``duration_s``), at least 0
-    (several threads can give more samples than one)."""
-    expected = rate_hz * duration_s
-    taken = sum(stacks.values())
-    return max(0.0, 1.0 - taken / expected) if expected > 0 else 0.0
-
-
-def self_samples(stacks: dict[str, int], *, by_line: bool = False) -> dict[str, int]:
-    """Samples per function by self time: each stack's count goes to its leaf frame's
-    function (``"hot (server.py)"``; with ``by_line``, its line: ``"hot (server.py:12)"``),
-    most first."""
-    found: dict[str, int] = {}
-    for stack, count in stacks.items():
-        leaf = stack.rsplit(";", 1)[-1]
-        leaf = leaf if by_line else function_of(leaf)
-        found[leaf] = found.get(leaf, 0) + count
-    return dict(sorted(found.items(), key=lambda kv: -kv[1]))
 
 
 @dataclass
@@ -237,7 +171,10 @@ class Recording:
                 text = self.output.read_text()
             except OSError as exc:
                 raise ProfileError(f"py-spy wrote no profile: {exc}") from exc
-            stacks = parse_folded(text)
+            try:
+                stacks = parse_folded(text)
+            except FoldedError as exc:
+                raise ProfileError(f"py-spy's output: {exc}") from exc
             if not stacks:
                 raise ProfileError(f"py-spy took no sample: {self._log or '(no output)'}")
             return stacks

@@ -32,7 +32,7 @@ from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession
 from wsbench.instrument.profile import ProfileError
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.main import select_envs
-from wsbench.results import store
+from wsbench.results import folded, store
 from wsbench.results.runformat import ProfiledWindow, ProfileSet, Profiling, Run
 from wsbench.scenarios import Grid, Params, Scenario, params_key, spec
 from wsbench.scenarios.selection import select
@@ -179,7 +179,7 @@ def top_functions(stacks: dict[str, int], n: int = 3) -> list[tuple[str, float]]
     """The ``n`` functions with the most self samples and their share of all samples:
     ``[("burn (server.py)", 0.52), ...]``."""
     total = sum(stacks.values()) or 1
-    return [(f, c / total) for f, c in list(profile.self_samples(stacks).items())[:n]]
+    return [(f, c / total) for f, c in list(folded.self_samples(stacks).items())[:n]]
 
 
 def cost(found: ProfileSet) -> float | None:

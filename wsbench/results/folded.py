@@ -1,0 +1,79 @@
+"""Folded stacks, the run format's CPU profiles (``frame;frame;frame`` -> samples, root
+first, as py-spy's ``--format raw`` and Brendan Gregg's ``stackcollapse`` write them): reading
+them, and self time per function or line."""
+
+from __future__ import annotations
+
+import re
+
+IDLE = "(idle)"
+"""The frame of the samples py-spy took while the server was waiting (``--idle``)."""
+
+
+class FoldedError(ValueError):
+    """Folded stacks that cannot be read (the message names the line)."""
+
+
+_PROCESS_FRAME = re.compile(r'^process \d+:"([^"]*)"')
+_LINE = re.compile(r" \(([^()]*?):\d+\)$")
+
+
+def process_frame(frame: str) -> str:
+    """py-spy's root frame of a process (``--subprocesses``), ``process PID:"COMMAND
+    LINE"``, without what changes from run to run (its id, ports, paths): ``process
+    (server.py)``, the first ``.py`` of the command line or else its program's name; any
+    other frame unchanged."""
+    found = _PROCESS_FRAME.match(frame)
+    if not found:
+        return frame
+    words = found.group(1).split()
+    script = next((w for w in words if w.endswith(".py")), words[0] if words else "?")
+    return f"process ({script.rsplit('/', 1)[-1]})"
+
+
+def function_of(frame: str) -> str:
+    """A frame without its line: ``"burn (server.py:10)"`` -> ``"burn (server.py)"``."""
+    return _LINE.sub(r" (\1)", frame)
+
+
+def parse_folded(text: str) -> dict[str, int]:
+    """Folded stacks (``frame;frame;frame COUNT`` per line, root first, as py-spy's
+    ``--format raw`` and Brendan Gregg's ``stackcollapse`` write them) as ``{stack:
+    samples}``, the process frame made comparable (:func:`process_frame`); a stack seen on
+    several lines is summed.
+
+    Raises:
+        FoldedError: a line without a count.
+    """
+    stacks: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        stack, _, count = line.rstrip().rpartition(" ")
+        if not stack or not count.isdigit():
+            raise FoldedError(f"folded stacks, line {number}: no sample count: {line[:120]!r}")
+        root, _, rest = stack.partition(";")
+        stack = f"{process_frame(root)};{rest}" if rest else process_frame(root)
+        stacks[stack] = stacks.get(stack, 0) + int(count)
+    return stacks
+
+
+def idle_share(stacks: dict[str, int], *, rate_hz: float, duration_s: float) -> float:
+    """The share of the window the server's main thread spent waiting: 1 - the samples
+    taken / the samples a busy thread gives (``rate_hz`` x ``duration_s``), at least 0
+    (several threads can give more samples than one)."""
+    expected = rate_hz * duration_s
+    taken = sum(stacks.values())
+    return max(0.0, 1.0 - taken / expected) if expected > 0 else 0.0
+
+
+def self_samples(stacks: dict[str, int], *, by_line: bool = False) -> dict[str, int]:
+    """Samples per function by self time: each stack's count goes to its leaf frame's
+    function (``"hot (server.py)"``; with ``by_line``, its line: ``"hot (server.py:12)"``),
+    most first."""
+    found: dict[str, int] = {}
+    for stack, count in stacks.items():
+        leaf = stack.rsplit(";", 1)[-1]
+        leaf = leaf if by_line else function_of(leaf)
+        found[leaf] = found.get(leaf, 0) + count
+    return dict(sorted(found.items(), key=lambda kv: -kv[1]))
