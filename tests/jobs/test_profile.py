@@ -67,3 +67,21 @@ def test_the_command_refuses_a_scenario_without_windows_with_exit_2(
     assert capsys.readouterr().err.strip() == (
         "wsbench: memory has no measurement window to profile"
     )
+
+
+def test_the_reference_server_is_skipped_and_alone_refused_with_exit_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert cli.main(["profile", "--impl", "native"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == "wsbench: nothing to profile: only the reference server was chosen"
+    assert all(line.endswith("not profiled: the reference server runs no Python for py-spy")
+               for line in err[:-1]) and len(err) == 3  # fmt: skip
+
+
+@pytest.mark.parametrize("rate", ["0", "1001", "fast"])
+def test_a_rate_out_of_range_is_refused(rate: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["profile", "--rate", rate])
+    assert exit_.value.code == 2
+    assert f"not a rate from 1 to 1000 Hz: {rate!r}" in capsys.readouterr().err

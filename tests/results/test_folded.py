@@ -19,3 +19,40 @@ def test_folded_stacks_are_summed_per_stack_and_self_time_goes_to_the_leaf() -> 
     root = 'process 123:"/v/bin/python /w/impls/x/server.py --port 5001";main (server.py:3) 2'
     assert folded.parse_folded(root) == {"process (server.py);main (server.py:3)": 2}
     assert folded.process_frame('process 9:"/usr/bin/granian --port 1"') == "process (granian)"
+
+
+@pytest.mark.parametrize(
+    ("full", "short"),
+    [
+        ("/w/.wsbench/envs/e/lib/python3.11/site-packages/aiohttp/web.py", "aiohttp/web.py"),
+        (
+            "/root/.pyenv/versions/3.11.7/lib/python3.11/asyncio/base_events.py",
+            "asyncio/base_events.py",
+        ),
+        ("/work/main/impls/aiohttp/server.py", "server.py"),
+        (
+            "/tmp/python-build.2026/Python-3.11.7/Modules/_asynciomodule.c",
+            "cpython/Modules/_asynciomodule.c",
+        ),
+        (
+            "/opt/_internal/cpython-3.11.15/include/python3.11/object.h",
+            "cpython/Include/object.h",
+        ),
+        ("/project/uvloop/loop.c", "uvloop/loop.c"),
+        ("/project/build/libuv-x86_64/src/unix/core.c", "build/libuv-x86_64/src/unix/core.c"),
+        ("/usr/lib/x86_64-linux-gnu/libc.so.6", "libc.so.6"),
+        ("aiohttp/web.py", "aiohttp/web.py"),
+    ],
+)
+def test_full_file_names_keep_what_names_their_package(full: str, short: str) -> None:
+    assert folded.short_file(full) == short
+    assert folded.short_frame(f"f ({full}:12)") == f"f ({short}:12)"
+    assert folded.short_frame(f"f ({full})") == f"f ({short})"
+
+
+def test_stacks_with_full_file_names_read_like_short_ones() -> None:
+    root = 'process 1:"/v/bin/python /w/impls/x/server.py"'
+    text = f"{root};main (/w/impls/x/server.py:3);run (/v/lib/python3.11/asyncio/runners.py:1) 2"
+    assert folded.parse_folded(text) == {
+        "process (server.py);main (server.py:3);run (asyncio/runners.py:1)": 2
+    }

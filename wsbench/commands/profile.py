@@ -7,12 +7,24 @@ import argparse
 from pathlib import Path
 
 from wsbench.commands.options import positive_float
+from wsbench.instrument.profile import RATE_HZ
 from wsbench.jobs import profile as job
 from wsbench.jobs.profile import WARMUP_S, WINDOW_S, ProfileOptions
 from wsbench.scenarios import GRIDS, SCENARIOS
 
 NAME = "profile"
 HELP = "CPU profiles of servers during a measurement window (py-spy)"
+
+
+def _rate(text: str) -> int:
+    """A sampling rate: a whole number of samples per second, 1 to 1000."""
+    try:
+        rate = int(text)
+    except ValueError:
+        rate = 0
+    if not 1 <= rate <= 1000:
+        raise argparse.ArgumentTypeError(f"not a rate from 1 to 1000 Hz: {text!r}")
+    return rate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also the native (C, Rust) frames of extension modules: py-spy then pauses the "
         "server for each sample, which costs it more",
     )  # fmt: skip
+    parser.add_argument("--rate", type=_rate, default=RATE_HZ, metavar="HZ",
+                        help=f"samples per second ({RATE_HZ})")  # fmt: skip
     parser.add_argument("--warmup", type=positive_float, default=WARMUP_S,
                         help=f"warm-up seconds before each window ({WARMUP_S:g})")  # fmt: skip
     parser.add_argument("--window", type=positive_float, default=WINDOW_S,
@@ -62,7 +76,8 @@ def options_of(args: argparse.Namespace) -> ProfileOptions:
     return ProfileOptions(
         impl=args.impl, config=args.config, versions=args.versions,
         environment=args.environment, scenario=args.scenario, grid=args.grid,
-        param=args.param, native=args.native, warmup_s=args.warmup, window_s=args.window,
+        param=args.param, native=args.native, rate_hz=args.rate, warmup_s=args.warmup,
+        window_s=args.window,
         results=args.results, machine=args.machine, server_cpus=args.server_cpus,
         loadgen_cpus=args.loadgen_cpus,
     )  # fmt: skip

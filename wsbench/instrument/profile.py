@@ -129,7 +129,7 @@ class Recording:
         argv = [
             self.binary, "record", "--pid", str(self.pid), "--rate", str(self.rate_hz),
             "--duration", f"{max(1, round(self.duration_s))}", "--format", "raw",
-            "--output", str(self.output), "--subprocesses",
+            "--output", str(self.output), "--subprocesses", "--full-filenames",
         ]  # fmt: skip
         return [*argv, "--native"] if self.native else [*argv, "--nonblocking"]
 

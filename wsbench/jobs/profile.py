@@ -129,6 +129,7 @@ def profile_env(
     sets: dict[Scenario, list[Params]],
     *,
     native: bool,
+    rate_hz: int = profile.RATE_HZ,
     warmup_s: float,
     window_s: float,
     placement: CpuPlacement,
@@ -165,11 +166,12 @@ def profile_env(
             if not python:
                 why = run.environment.install_error or "does not install"
                 found.append(ProfileSet(scenario, config.params(), "failed", why,
-                                        config.duration_s, profile.RATE_HZ))  # fmt: skip
+                                        config.duration_s, rate_hz))  # fmt: skip
                 continue
             with ServerSession(env.impl, env.config.id, python=python,
                                placement=placement) as session:  # fmt: skip
-                found.append(profile_set(session, config, placement=placement, native=native))
+                found.append(profile_set(session, config, placement=placement, native=native,
+                                         rate_hz=rate_hz))  # fmt: skip
     done = msgspec.structs.replace(run, profiles=found, finished_at=store.now_iso())
     path = store.save(done, root)
     return Outcome(env.row_name, version or "", path, found)
@@ -227,6 +229,7 @@ class ProfileOptions:
         grid: the grid whose sets are taken (``"default"`` or ``"full"``).
         param: ``NAME=V[,V...]`` filters of the sets.
         native: sample native frames too (the server paused for each sample).
+        rate_hz: the profiler's samples per second.
         warmup_s: seconds of warm-up before each window.
         window_s: seconds of each window.
         results: the results store; documents go to its ``profiles/`` folder.
@@ -243,6 +246,7 @@ class ProfileOptions:
     grid: Grid = "default"
     param: Sequence[str] = ()
     native: bool = False
+    rate_hz: int = profile.RATE_HZ
     warmup_s: float = WARMUP_S
     window_s: float = WINDOW_S
     results: Path | None = None
@@ -259,7 +263,8 @@ def run(options: ProfileOptions, log: Callable[[str], None] | None = None) -> in
         0 when every profile was taken, 1 when one failed (its document says why).
 
     Raises:
-        ProfileJobError: a scenario without windows.
+        ProfileJobError: a scenario without windows, or only the reference server chosen
+            (it is skipped: py-spy reads Python processes).
         wsbench.scenarios.selection.ParamError: a filter that selects nothing.
         wsbench.jobs.main.MainJobError: an unknown implementation, configuration or
             environment.
@@ -269,6 +274,11 @@ def run(options: ProfileOptions, log: Callable[[str], None] | None = None) -> in
     say = log or (lambda line: print(f"wsbench: {line}", file=sys.stderr))
     sets = select_sets(options.grid, list(options.scenario or ["echo"]), options.param)
     envs = select_envs(options.impl, options.versions, options.config, options.environment)
+    for env in (e for e in envs if e.impl.reference):
+        say(f"{env.row_name}: not profiled: the reference server runs no Python for py-spy")
+    envs = [e for e in envs if not e.impl.reference]
+    if not envs:
+        raise ProfileJobError("nothing to profile: only the reference server was chosen")
     placement = placement_from(options.server_cpus, options.loadgen_cpus)
     profiler = profile.py_spy_version(profile.py_spy())
     root = store.profile_store(options.results or store.root_from_env())
@@ -278,7 +288,7 @@ def run(options: ProfileOptions, log: Callable[[str], None] | None = None) -> in
     outcomes = []
     for env in envs:
         found = profile_env(
-            env, sets, native=options.native, warmup_s=options.warmup_s,
+            env, sets, native=options.native, rate_hz=options.rate_hz, warmup_s=options.warmup_s,
             window_s=options.window_s, placement=placement, root=root, machine=machine,
             run_id=run_id, profiler=profiler, log=say,
         )  # fmt: skip

@@ -31,6 +31,44 @@ def process_frame(frame: str) -> str:
     return f"process ({script.rsplit('/', 1)[-1]})"
 
 
+_FRAME_FILE = re.compile(r"^(.*) \((/[^()]*?)(:\d+)?\)$")
+_SHORTER = (
+    (re.compile(r"/site-packages/(.+)$"), r"\1"),  # a package: aiohttp/web.py
+    (re.compile(r"/lib/python3\.\d+t?/(.+\.py)$"), r"\1"),  # the standard library
+    (re.compile(r"/Python-3[.\d]*/(.+)$"), r"cpython/\1"),  # the interpreter's C sources
+    (re.compile(r"/include/python3\.\d+t?/(.+)$"), r"cpython/Include/\1"),  # its headers
+    (re.compile(r"^/project/(.+)$"), r"\1"),  # an extension built by cibuildwheel
+)
+"""Full file names (py-spy's ``--full-filenames``) -> the part that names what they belong
+to, the first pattern that matches."""
+
+
+def short_file(path: str) -> str:
+    """A frame's full file name without what depends on the machine: its package path
+    under ``site-packages`` (``aiohttp/web.py``, as py-spy shortens Python files itself),
+    its path in the standard library (``asyncio/base_events.py``), ``cpython/...`` for the
+    interpreter's own C sources and headers, an extension's source path as its wheel was
+    built (``uvloop/loop.c``), else its base name (``server.py``, ``libc.so.6``). A name
+    that is not absolute is returned as it is."""
+    if not path.startswith("/"):
+        return path
+    for pattern, replacement in _SHORTER:
+        found = pattern.search(path)
+        if found:
+            return found.expand(replacement)
+    return path.rsplit("/", 1)[-1]
+
+
+def short_frame(frame: str) -> str:
+    """A frame with its file name shortened (:func:`short_file`), its line kept:
+    ``"run (/v/lib/python3.11/site-packages/x/y.py:3)"`` -> ``"run (x/y.py:3)"``."""
+    found = _FRAME_FILE.match(frame)
+    if not found:
+        return frame
+    function, path, line = found.groups()
+    return f"{function} ({short_file(path)}{line or ''})"
+
+
 def function_of(frame: str) -> str:
     """A frame without its line: ``"burn (server.py:10)"`` -> ``"burn (server.py)"``."""
     return _LINE.sub(r" (\1)", frame)
@@ -39,8 +77,8 @@ def function_of(frame: str) -> str:
 def parse_folded(text: str) -> dict[str, int]:
     """Folded stacks (``frame;frame;frame COUNT`` per line, root first, as py-spy's
     ``--format raw`` and Brendan Gregg's ``stackcollapse`` write them) as ``{stack:
-    samples}``, the process frame made comparable (:func:`process_frame`); a stack seen on
-    several lines is summed.
+    samples}``, the process frame made comparable (:func:`process_frame`) and every file name
+    shortened (:func:`short_frame`); a stack seen on several lines is summed.
 
     Raises:
         FoldedError: a line without a count.
@@ -52,8 +90,8 @@ def parse_folded(text: str) -> dict[str, int]:
         stack, _, count = line.rstrip().rpartition(" ")
         if not stack or not count.isdigit():
             raise FoldedError(f"folded stacks, line {number}: no sample count: {line[:120]!r}")
-        root, _, rest = stack.partition(";")
-        stack = f"{process_frame(root)};{rest}" if rest else process_frame(root)
+        root, *rest = stack.split(";")
+        stack = ";".join([process_frame(root), *map(short_frame, rest)])
         stacks[stack] = stacks.get(stack, 0) + int(count)
     return stacks
 

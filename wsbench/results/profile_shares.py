@@ -1,29 +1,37 @@
 """Where a server's CPU time goes: a profile's samples sorted into the framework's Python
 code, the event loop, the Python runtime, C extensions and the kernel.
 
-A sample is classed by its leaf frame (the function running when it was taken):
+A sample is classed by its leaf frame (the function running when it was taken;
+:func:`stack_class`):
 
-- **kernel**: not from the samples. py-spy reads user space only and puts a system call's
-  time on the Python line (or native function) that made it, so the kernel's share is the
-  profiled window's system time over its user+system time
-  (``server_kernel_cpu_percent / server_cpu_percent``), and every other class is its share
-  of the samples times what is left (``1 - kernel``): the kernel's time is assumed spread
+- **kernel**: not from the samples. py-spy reads user space only, so the kernel's share is
+  the system time over the user+system time (``server_kernel_cpu_percent /
+  server_cpu_percent``) of the same server process's windows *without* the profiler
+  (:func:`kernel_share`): with native frames py-spy stops the server for every sample, and
+  those stops add system time of their own. Every other class is its share of the
+  user-space samples times what is left (``1 - kernel``). Without native frames a system
+  call's time is on the Python line that made it, so the kernel's time is assumed spread
   over the classes like the samples are, which holds when the system calls are the event
-  loop's and the framework's sends and receives (an approximation, stated on the site).
-- **event loop**: Python frames of ``asyncio`` and ``selectors``, and frames of ``uvloop``
-  (its Python wrapper or its compiled library, ``loop.cpython-*.so``).
+  loop's and the framework's sends and receives (an approximation, stated on the site);
+  with native frames, a sample in a C library's system-call wrapper (``write``,
+  ``epoll_wait``: :data:`SYSTEM_CALLS`) is the kernel's time and is left out of the
+  others.
+- **event loop**: Python frames of ``asyncio``, ``selectors`` and ``uvloop``, and native
+  frames of uvloop and the libuv it bundles, and of asyncio's and select's C modules.
 - **Python runtime**: the other modules of the standard library
-  (:data:`sys.stdlib_module_names`, e.g. ``ssl``, ``json``, ``threading``) and, with native
-  frames, the interpreter itself (``libpython``, the ``python`` executable).
-- **C extensions**: other native frames (``*.so`` of extension modules, ``libz``, ``libc``):
-  only seen when the profile has native frames (``./bench profile --native``); without them
-  a C function's time is on the Python line that called it.
+  (:data:`sys.stdlib_module_names`, e.g. ``ssl``, ``json``, ``threading``) and the
+  interpreter's own C code (``cpython/...``, ``libpython``).
+- **C extensions**: other native frames (extension modules' C, Cython or Rust code,
+  ``libz``): only seen when the profile has native frames (``./bench profile --native``);
+  without them a C function's time is on the Python line that called it.
 - **framework**: every other Python frame: the framework, the server, their libraries, and
   the benchmark's own handler (``server.py``), which is a few lines of it.
 
-Frames are py-spy's: ``"function (path/to/module.py:LINE)"`` for Python, ``"function
-(library.so)"`` or ``"function (file.c:LINE)"`` for native ones (the latter when the library
-carries line information: its file is a C file, not a module).
+A C library function that is not a system call (``memcpy``) and a header's inline
+function (``Py_DECREF``, compiled into the extension that called it) take their caller's
+class. Frames are py-spy's, file names shortened by :func:`wsbench.results.folded.short_file`:
+``"function (aiohttp/web.py:502)"`` for Python, ``"function (uvloop/loop.c:110085)"`` or
+``"function (libc.so.6)"`` for native ones.
 """
 
 from __future__ import annotations
@@ -34,14 +42,30 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from wsbench.results.folded import IDLE
+from wsbench.results.runformat import ProfiledWindow, ProfileSet
 
 CLASSES = ("framework", "event loop", "Python runtime", "C extensions", "kernel")
 """The classes, in the order the site stacks them."""
-EVENT_LOOP_MODULES = frozenset({"asyncio", "selectors", "uvloop", "_asyncio"})
-"""Top-level modules (and library names) that are the event loop."""
+EVENT_LOOP_MODULES = frozenset({"asyncio", "selectors", "uvloop"})
+"""Top-level Python modules that are the event loop."""
+EVENT_LOOP_NATIVE = re.compile(
+    r"(^|/)(uvloop|libuv[^/]*)/|^cpython/Modules/(_asynciomodule|selectmodule)\.c$"
+)
+"""Native files of the event loop: uvloop's Cython module and the libuv it bundles, and
+asyncio's and select's C modules in the interpreter."""
+SYSTEM_CALLS = frozenset({
+    "read", "write", "readv", "writev", "recv", "send", "recvfrom", "sendto", "recvmsg",
+    "sendmsg", "epoll_wait", "epoll_pwait", "epoll_ctl", "poll", "select", "futex",
+    "__libc_read", "__libc_write", "__libc_recv", "__libc_send", "syscall",
+})  # fmt: skip
+"""C library functions that are a system call's wrapper: a native sample there is the
+kernel's time, already in the kernel share."""
 _FILE = re.compile(r" \(([^()]*)\)$")
-_NATIVE_SUFFIXES = (".so", ".c", ".h", ".cc", ".cpp", ".rs", ".pyx", ".pxd", ".pxi")
-_INTERPRETER = re.compile(r"^(libpython[0-9.]*|python[0-9.]*)(\.so.*)?$")
+_C_LIBRARY = re.compile(r"^(libc|libpthread|ld-linux[^/]*|libm)[.-]|^\[vdso\]$")
+INHERIT = "inherit"
+"""The class of a frame that takes its caller's: a C library function that is not a system
+call (``memcpy``) and a header's inline function (``Py_DECREF``, compiled into whichever
+extension called it)."""
 
 
 def _module_file(frame: str) -> str | None:
@@ -54,38 +78,57 @@ def _module_file(frame: str) -> str | None:
     return head if sep and tail.isdigit() else name
 
 
+def _python_class(path: str) -> str:
+    top = path.split("/", 1)[0].removesuffix(".py")
+    if top in EVENT_LOOP_MODULES:
+        return "event loop"
+    if top in sys.stdlib_module_names:
+        return "Python runtime"
+    return "framework"
+
+
+def _native_class(function: str, path: str) -> str:
+    base = path.rsplit("/", 1)[-1]
+    if _C_LIBRARY.match(base):
+        return "kernel" if function in SYSTEM_CALLS else INHERIT
+    if EVENT_LOOP_NATIVE.search(path):
+        return "event loop"
+    if path.endswith(".h") and not path.startswith("cpython/Include/"):
+        return INHERIT
+    if path.startswith("cpython/") or base.startswith(("libpython", "python3")):
+        return "Python runtime"
+    return "C extensions"
+
+
 def frame_class(frame: str) -> str:
-    """The class (:data:`CLASSES`, never ``"kernel"``) of one frame, or ``"idle"`` for
-    py-spy's idle frame and the process frame's own samples.
+    """The class of one frame (file names as :func:`wsbench.results.folded.short_file`
+    leaves them): one of :data:`CLASSES`; ``"kernel"`` only for a C library's system-call
+    wrapper; :data:`INHERIT` for a frame that takes its caller's class; ``"idle"`` for
+    py-spy's idle frame and the process frame.
 
     Examples: ``"BaseEventLoop._run_once (asyncio/base_events.py:1922)"`` -> ``"event
     loop"``; ``"WebSocketWriter.send_frame (aiohttp/_websocket/writer.py:126)"`` ->
-    ``"framework"``; ``"deflate (libz.so.1.2.13)"`` -> ``"C extensions"``.
+    ``"framework"``; ``"UVStream_write (uvloop/loop.c:110085)"`` -> ``"event loop"``;
+    ``"deflate (libz.so.1.2.13)"`` -> ``"C extensions"``.
     """
     if frame == IDLE or frame.startswith("process ("):
         return "idle"
     path = _module_file(frame)
     if path is None:
-        # a frame without a file: py-spy names a coroutine or a native function this way
-        return "framework"
-    base = path.rsplit("/", 1)[-1]
-    if not path.endswith(".py"):
-        if any(part in EVENT_LOOP_MODULES for part in re.split(r"[/.]", path)):
-            return "event loop"
-        if _INTERPRETER.match(base) or base.startswith(("Python/", "Objects/")):
-            return "Python runtime"
-        if path.startswith(("Python/", "Objects/", "Modules/", "Include/", "Parser/")):
-            return "Python runtime"  # the interpreter's own C files, with line information
-        if path.endswith(_NATIVE_SUFFIXES) or ".so." in path:
-            return "C extensions"
-    top = path.split("/", 1)[0].removesuffix(".py")
-    if top in EVENT_LOOP_MODULES:
-        return "event loop"
-    if "/" not in path and top in sys.stdlib_module_names:
-        return "Python runtime"
-    if "/" in path and top in sys.stdlib_module_names:
-        return "Python runtime"
-    return "framework"
+        return "framework"  # py-spy names a coroutine without its file this way
+    if path.endswith(".py"):
+        return _python_class(path)
+    return _native_class(frame[: frame.rfind(" (")], path)
+
+
+def stack_class(stack: str) -> str:
+    """The class of a stack's samples: its leaf frame's (:func:`frame_class`), or, for a
+    leaf that takes its caller's, the first caller's that does not."""
+    for frame in reversed(stack.split(";")):
+        klass = frame_class(frame)
+        if klass != INHERIT:
+            return klass
+    return "C extensions"
 
 
 @dataclass(frozen=True)
@@ -119,8 +162,9 @@ def shares(stacks: Mapping[str, int], *, kernel_share: float | None) -> Shares:
     counts = dict.fromkeys(CLASSES, 0)
     idle = 0
     for stack, count in stacks.items():
-        leaf = stack.rsplit(";", 1)[-1]
-        klass = frame_class(leaf)
+        klass = stack_class(stack)
+        if klass == "kernel":
+            continue  # a system call's time, in ``kernel_share``
         if klass == "idle":
             idle += count
         else:
@@ -131,3 +175,23 @@ def shares(stacks: Mapping[str, int], *, kernel_share: float | None) -> Shares:
     split["kernel"] = kernel if busy else 0.0
     total = busy + idle
     return Shares(split, idle / total if total else 0.0, busy)
+
+
+def _kernel_of(window: ProfiledWindow) -> float | None:
+    cpu, kernel = window.server_cpu_percent, window.server_kernel_cpu_percent
+    return kernel / cpu if cpu and kernel is not None else None
+
+
+def kernel_share(found: ProfileSet) -> float | None:
+    """The kernel's share of the server's CPU time at a profiled set, 0-1: the mean over the
+    unprofiled windows (before and after the profiled one) of system / (user + system);
+    the profiled window's own when neither has CPU figures; None without any."""
+    shares_ = [k for k in map(_kernel_of, found.unprofiled) if k is not None]
+    if shares_:
+        return sum(shares_) / len(shares_)
+    return _kernel_of(found.profiled) if found.profiled else None
+
+
+def shares_of(found: ProfileSet) -> Shares:
+    """:func:`shares` of a profiled set, with its :func:`kernel_share`."""
+    return shares(found.stacks, kernel_share=kernel_share(found))
