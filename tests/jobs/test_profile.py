@@ -11,7 +11,14 @@ from tests.conftest import fixture_impl
 from wsbench.commands import cli
 from wsbench.instrument.cpus import default_placement
 from wsbench.instrument.measure import MeasureConfig, ServerSession
-from wsbench.jobs.profile import ProfileJobError, cost, profile_set, select_sets, top_functions
+from wsbench.jobs.profile import (
+    ProfileJobError,
+    cost,
+    profile_set,
+    select_sets,
+    shares_line,
+    top_functions,
+)
 from wsbench.results.folded import self_samples
 from wsbench.results.runformat import ProfiledWindow, ProfileSet
 
@@ -85,3 +92,14 @@ def test_a_rate_out_of_range_is_refused(rate: str, capsys: pytest.CaptureFixture
         cli.main(["profile", "--rate", rate])
     assert exit_.value.code == 2
     assert f"not a rate from 1 to 1000 Hz: {rate!r}" in capsys.readouterr().err
+
+
+def test_the_shares_line_ranks_the_classes_and_leaves_out_empty_ones() -> None:
+    window = ProfiledWindow(messages_per_s=1.0, server_cpu_percent=80.0,
+                            server_kernel_cpu_percent=20.0)  # fmt: skip
+    found = ProfileSet(
+        "echo", {"size_bytes": 16}, "ok", None, 1.0, 100,
+        stacks={"p;h (server.py:1)": 6, "p;_run_once (asyncio/base_events.py:2)": 4},
+        profiled=window, unprofiled=[window],
+    )  # fmt: skip
+    assert shares_line(found) == "framework 45%, event loop 30%, kernel 25%"
