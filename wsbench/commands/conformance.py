@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from wsbench.commands.options import add_env_arguments
 from wsbench.jobs import conformance as job
 from wsbench.jobs.conformance import CASES, ConformanceOptions
 from wsbench.results.conformance import GROUPS
@@ -16,23 +17,7 @@ HELP = "grade servers' conformance to RFC 6455 with the Autobahn|Testsuite"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The conformance job's options (:class:`~wsbench.jobs.conformance.ConformanceOptions`)."""
-    parser.add_argument(
-        "--impl", action="append",
-        help="implementation to grade (repeatable; default: all, see ./bench list)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--config", action="append",
-        help="configuration id to grade (repeatable; default: all, see ./bench list)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--versions", choices=["latest", "all"], default="latest",
-        help="latest release of each (default) or every version in the matrix",
-    )  # fmt: skip
-    parser.add_argument(
-        "--environment", action="append", metavar="ASV_NAME",
-        help="only these environments, by asv's name (repeatable; with --impl, --config "
-        "and --versions left out)",
-    )  # fmt: skip
+    add_env_arguments(parser, "grade")
     grids = "; ".join(f"{name}: {' '.join(cases)}" for name, cases in CASES.items())
     parser.add_argument(
         "--grid", choices=list(CASES), default="default",

@@ -20,6 +20,30 @@ def positive_float(text: str) -> float:
     return value
 
 
+def add_env_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
+    """The environments a command works on, as every command that installs servers takes
+    them: ``--impl``, ``--config``, ``--versions`` and ``--environment``
+    (:func:`wsbench.jobs.main.select_envs` reads them); ``verb`` completes their help
+    (``"run"``, ``"grade"``, ``"profile"``)."""
+    parser.add_argument(
+        "--impl", action="append",
+        help=f"implementation to {verb} (repeatable; default: all, see ./bench list)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--config", action="append",
+        help=f"configuration id to {verb} (repeatable; default: all, see ./bench list)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--versions", choices=["latest", "all"], default="latest",
+        help="latest release of each (default) or every version in the matrix",
+    )  # fmt: skip
+    parser.add_argument(
+        "--environment", action="append", metavar="ASV_NAME",
+        help="only these environments, by asv's name (repeatable; as in asv.conf.json and "
+        "in each run document; with --impl, --config and --versions left out)",
+    )  # fmt: skip
+
+
 def add_plan_arguments(
     parser: argparse.ArgumentParser,
     processes_help: str,

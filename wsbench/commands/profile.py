@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from wsbench.commands.options import positive_float
+from wsbench.commands.options import add_env_arguments, positive_float
 from wsbench.instrument.profile import RATE_HZ
 from wsbench.jobs import profile as job
 from wsbench.jobs.profile import WARMUP_S, WINDOW_S, ProfileOptions
@@ -29,16 +29,7 @@ def _rate(text: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The profile job's options (:class:`~wsbench.jobs.profile.ProfileOptions`)."""
-    parser.add_argument("--impl", action="append", help="implementation (repeatable; default: all)")
-    parser.add_argument("--config", action="append", help="configuration id (repeatable)")
-    parser.add_argument(
-        "--versions", choices=["latest", "all"], default="latest",
-        help="latest release of each (default) or every version in the matrix",
-    )  # fmt: skip
-    parser.add_argument(
-        "--environment", action="append", metavar="ASV_NAME",
-        help="only these environments, by asv's name (without --impl/--config)",
-    )  # fmt: skip
+    add_env_arguments(parser, "profile")
     parser.add_argument(
         "--scenario", action="append", choices=SCENARIOS,
         help="scenario (repeatable; default: echo); scenarios without windows are refused",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from wsbench.commands.options import add_plan_arguments, plan_from_args
+from wsbench.commands.options import add_env_arguments, add_plan_arguments, plan_from_args
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import main as mainjob
 from wsbench.jobs.main import MainJobError, MainJobOptions, grid_processes, grid_windows
@@ -21,29 +21,7 @@ HELP = "the main job: build, benchmark with asv, build the site"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The main job's options (:class:`~wsbench.jobs.main.MainJobOptions`)."""
-    parser.add_argument(
-        "--impl",
-        action="append",
-        help="implementation to run (repeatable; default: all, see ./bench list)",
-    )
-    parser.add_argument(
-        "--config",
-        action="append",
-        help="configuration id to run (repeatable; default: all, see ./bench list)",
-    )
-    parser.add_argument(
-        "--versions",
-        choices=["latest", "all"],
-        default="latest",
-        help="latest release of each (default) or every version in the matrix",
-    )
-    parser.add_argument(
-        "--environment",
-        action="append",
-        metavar="ASV_NAME",
-        help="only these environments, by asv's name (repeatable; as in asv.conf.json and "
-        "in each run document; with --impl, --config and --versions left out)",
-    )
+    add_env_arguments(parser, "run")
     parser.add_argument(
         "--scenario",
         action="append",
