@@ -13,9 +13,9 @@ import msgspec
 import pytest
 
 from tests.runs import benchmark, impl, run
-from wsbench.asv.conf import BenchEnv
+from wsbench.asv.conf import BenchEnv, bench_envs
 from wsbench.ci import nightly_profiles
-from wsbench.ci.nightly import profile
+from wsbench.ci.nightly import SHARDS, profile
 from wsbench.ci.nightly_profiles import (
     NATIVE,
     NEVER,
@@ -31,6 +31,7 @@ from wsbench.impls import get_impl
 from wsbench.instrument.profile import NoProfilerError
 from wsbench.jobs.main import run_envs
 from wsbench.jobs.profile import Outcome
+from wsbench.jobs.shards import select
 from wsbench.results import store
 from wsbench.results.regressions import compare_new_releases
 from wsbench.results.runformat import ProfileSet, Run
@@ -115,7 +116,6 @@ def test_a_slower_new_release_and_its_previous_come_first_then_the_least_recentl
         (uvloop.name, "last profiled in run 20261101T020000Z-aaaaaa"),
     ]
     assert [p.env.name for p in plan(envs, [candidate], published, limit=1)] == [chosen[0].env.name]
-    assert PROFILES_PER_NIGHT >= 1
 
 
 def test_a_shard_is_profiled_under_the_nights_run_id_and_machine(
@@ -174,3 +174,12 @@ def test_a_profiler_that_cannot_run_is_named_and_the_shard_left_as_it_is(
     assert profile("1/1", RUN, tmp_path, published=[]) is False
     assert capsys.readouterr().err == "nightly: shard 1/1: not profiled: py-spy is not installed\n"
     assert not (tmp_path / "profiles").exists()
+
+
+def test_the_bound_profiles_every_latest_configuration_of_the_default_plan_every_night() -> None:
+    envs = bench_envs()
+    largest = max(
+        len([e for e in select(envs, f"{i}/{SHARDS}") if e.is_default and not e.impl.reference])
+        for i in range(1, SHARDS + 1)
+    )
+    assert largest + 2 <= PROFILES_PER_NIGHT  # and a slower new release with its previous

@@ -53,14 +53,16 @@ NATIVE = True
 """Profile native frames too (``--native``): the site's shares need the C extensions' time
 (:mod:`wsbench.results.profile_shares`); the profiled window's rate pays for it (the
 server is paused for each sample), never a measured figure."""
-PROFILES_PER_NIGHT = 12
+PROFILES_PER_NIGHT = 16
 """At most this many configurations profiled per shard and night. Each costs its sets'
 server starts and windows: 4 sets x (a server start, 0.6-2.5 s, + 3 windows x (warm-up
 :data:`wsbench.jobs.profile.WARMUP_S` + window :data:`wsbench.jobs.profile.WINDOW_S`)) =
-4 x (9 s + a start), 38-46 s, so 12 take 8-9 minutes of a shard's 240; with the default 4
-shards (:data:`wsbench.ci.nightly.SHARDS`) that is 48 a night, more than the 42 latest
-configurations, so every one is profiled every night; with fewer shards the others are
-profiled on the next nights (README "CPU profiles")."""
+4 x (9 s + a start), 38-46 s, so 16 take 10-12 minutes of a shard's 240. The default plan's
+largest shard (:data:`wsbench.ci.nightly.SHARDS` shards) holds 14 latest Python
+configurations (Starlette's among them), so 16 profile every latest configuration every
+night, and a slower new release with the release it is compared with besides; with fewer
+shards the others are profiled on the next nights, those profiled longest ago first
+(README "CPU profiles")."""
 SLOWER_SETS_PER_RELEASE = 3
 """At most this many of a slower new release's slowed sets profiled beside :data:`SETS`
 (each 2 x 9.6-11.5 s: the release and the one it is compared with)."""
