@@ -32,7 +32,7 @@ from wsbench.impls import get_impl
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.results import store
 from wsbench.results.regressions import Regression
-from wsbench.results.runformat import CheckItem, Run, SystemCheck
+from wsbench.results.runformat import CheckItem, ProfileSet, Profiling, Run, SystemCheck
 
 TUNED = SystemCheck(items=(CheckItem("governor", "performance", True),), tuned=True)
 UNTUNED = SystemCheck(items=(CheckItem("governor", "powersave", False, "x"),), tuned=False)
@@ -312,3 +312,56 @@ def _graded(version: str, verdicts: dict[str, str], run_id: str, root: Path) -> 
                                    display_name=ws.display_name)  # fmt: skip
     doc = run([], run_id=run_id, impl_info=info, env_name=f"ws-{version}-asyncio", benchmarks=[])
     store.save(with_grade(doc, verdicts), store.conformance_store(root))
+
+
+def _profiled(version: str, burn: int, run_id: str, root: Path) -> None:
+    """websockets ``version`` (asyncio) profiled at echo 16 B x 64 in run ``run_id``:
+    ``burn`` % of its samples in one function."""
+    ws = get_impl("websockets")
+    info = msgspec.structs.replace(impl("websockets", version, "asyncio"),
+                                   display_name=ws.display_name)  # fmt: skip
+    stacks = {"p;h (s.py:1);burn (s.py:5)": burn, "p;h (s.py:1);send (s.py:9)": 100 - burn}
+    found = ProfileSet("echo", {"size_bytes": 16, "in_flight": 64}, "ok", None, 2.0, 250,
+                       stacks=stacks)  # fmt: skip
+    doc = run([], run_id=run_id, impl_info=info, env_name=f"ws-{version}-asyncio", benchmarks=[])
+    doc = msgspec.structs.replace(doc, profiles=[found], profiling=Profiling("py-spy 0.4.3", True))
+    store.save(doc, store.profile_store(root))
+
+
+def test_a_slower_verdict_prints_the_differential_profile_and_the_profiles_are_published(
+    tmp_path: Path, remote: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_id, last = "20261124T020000Z-aaaaaa", get_impl("websockets").versions[-1].version
+    fast = [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1002.0]
+    shard = tmp_path / "shard"
+    _websockets(last, fast, run_id, shard)
+    _websockets("99.0", [r * 0.8 for r in fast], run_id, shard)
+    _profiled(last, 5, run_id, shard)
+    _profiled("99.0", 60, run_id, shard)
+    publish([shard], remote=str(remote), branch="results", store_dir=tmp_path / "c",
+            allow_untuned=False)  # fmt: skip
+    out = capsys.readouterr().out
+    verdict = out.index(f"nightly: new release websockets · asyncio: {last} → 99.0: 3 ")
+    differential = out.index("  CPU profile at echo in_flight=64,size_bytes=16: ")
+    assert verdict < differential
+    assert "     +55.0 points  burn (s.py)  (5.0 % -> 60.0 %)\n" in out
+    assert f"    head: websockets · asyncio 99.0, run {run_id} (profiles/m/{run_id}/" in out
+    files = _branch_files(remote, tmp_path, "check")
+    assert [f.split("/")[:3] for f in files if f.startswith("profiles/")] == [
+        ["profiles", "m", run_id],
+        ["profiles", "m", run_id],
+    ]
+
+
+def test_the_profile_step_and_no_profile_on_the_command_line() -> None:
+    every = parser().parse_args(["nightly", "all", "--remote", "r", "--no-profile"])
+    assert all_options_of(every) == AllOptions(remote="r", no_profile=True)
+    step = parser().parse_args(["nightly", "profile", "--shard", "2/4", "--run-id", "R",
+                                "--store", "s"])  # fmt: skip
+    assert (step.step, step.shard, step.run_id, step.store, step.remote) == (
+        "profile",
+        "2/4",
+        "R",
+        Path("s"),
+        None,
+    )

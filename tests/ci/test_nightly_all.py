@@ -89,7 +89,8 @@ def _night(
 ) -> str:
     proc = subprocess.run(
         [sys.executable, "-m", "wsbench.commands.cli", "nightly", "all", "--remote", str(remote),
-         "--allow-untuned", "--work-dir", str(work), "--no-grade", *options, "--", *run],
+         "--allow-untuned", "--work-dir", str(work), "--no-grade", "--no-profile", *options,
+         "--", *run],
         cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     out = proc.stdout + proc.stderr

@@ -1,5 +1,6 @@
-"""What a pull request's change asks to measure, and the instruction-count comparison a
-hosted runner makes of it (the measuring itself stood in for)."""
+"""What a pull request's change asks to measure, the instruction-count comparison a hosted
+runner makes of it, and the profiles of the sets that read slower (the measuring and
+profiling themselves stood in for)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.runs import counted_set, impl, run, with_counts
+from wsbench.ci import pr_profiles
 from wsbench.ci import pull_request as prcompare
 from wsbench.ci.github import COUNTS_MARKER
 from wsbench.ci.pull_request import REDUCED_SETS, PrCompareOptions, select
 from wsbench.commands.cli import parser
 from wsbench.commands.pr_compare import options_of
+from wsbench.instrument.profile import NoProfilerError
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
 from wsbench.jobs.commits import CommitSides
@@ -80,3 +83,38 @@ def test_instructions_only_counts_what_changed_and_writes_its_own_comment(
     assert text.startswith(COUNTS_MARKER + "\n### wsbench: hhhhhhhh against its merge base")
     assert "| websockets · asyncio | echo 16 B x64 | 80,000 | 82,000 | 1.0250 |" in text
     assert "| slower |" in text and "not compared: aiohttp · asyncio: only on the base" in text
+
+
+def test_a_slower_set_is_profiled_on_both_sides_and_a_profiler_that_cannot_run_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fast = [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1002.0]
+    info = impl("websockets", "15.0.1", "asyncio")
+
+    def measure_commits(base: str, head: str, **kw: object) -> CommitSides:
+        slow = run([r * 0.8 for r in fast], impl_info=info)
+        return CommitSides((base, head), [run(fast, impl_info=info)], [slow])
+
+    def git(*args: str, **_: object) -> str:
+        return "m" * 40 if args[0] == "merge-base" else "wsbench/instrument/measure.py"
+
+    asked: list[object] = []
+
+    def no_profiler(commits: object, chosen: object, **kw: object) -> object:
+        asked.append(chosen)
+        raise NoProfilerError("py-spy is not installed")
+
+    monkeypatch.setattr(commitcompare, "measure_commits", measure_commits)
+    monkeypatch.setattr(commitcompare, "resolve", lambda ref, *_: ref * 40)
+    monkeypatch.setattr(commitcompare, "git", git)
+    monkeypatch.setattr(pr_profiles, "profile_commits", no_profiler)
+    monkeypatch.setenv("WSBENCH_RESULTS", str(tmp_path / "store"))
+    out = tmp_path / "comment.md"
+    options = PrCompareOptions(base="b", head="h", markdown=out)
+    assert prcompare.run(options) == 0
+    assert asked == [[pr_profiles.Slowed("websockets", "asyncio", "websockets · asyncio", "echo",
+                                         {"size_bytes": 16, "in_flight": 64})]]  # fmt: skip
+    text = out.read_text()
+    assert f"#### {pr_profiles.TITLE}\n\nNot profiled: py-spy is not installed\n" in text
+    assert text.index("| slower |") < text.index(pr_profiles.TITLE)
+    capsys.readouterr()

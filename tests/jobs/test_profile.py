@@ -1,5 +1,6 @@
 """The profile job (wsbench.jobs.profile): three windows of one server process, the middle
-one profiled; its known hot function on top; what the command refuses."""
+one profiled; its known hot function on top, and on top of the functions that grew from a
+lighter server to a heavier one (wsbench.results.profile_diff); what the command refuses."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from wsbench.jobs.profile import (
     top_functions,
 )
 from wsbench.results.folded import self_samples
+from wsbench.results.profile_diff import growers
 from wsbench.results.runformat import ProfiledWindow, ProfileSet
 
 SERVER = Path(__file__).parents[1] / "fixtures" / "servers" / "hot_echo.py"
@@ -49,6 +51,26 @@ def test_a_profile_is_the_middle_of_three_windows_with_the_hot_function_on_top()
     # every stack starts at the server's process, named without its id or port
     assert {s.split(";", 1)[0] for s in found.stacks} == {"process (hot_echo.py)"}
     assert cost(found) is not None
+
+
+def _hot_echo_profile(burn: int) -> ProfileSet:
+    """hot_echo with ``--burn burn`` profiled at echo 16 B x 64, short windows."""
+    placement = default_placement()
+    config = MeasureConfig(impl="hot_echo", scenario="echo", in_flight=64, warmup_s=0.2,
+                           duration_s=1.0)  # fmt: skip
+    server = fixture_impl("hot_echo", "--burn", str(burn))
+    with ServerSession(server, placement=placement) as session:
+        found = profile_set(session, config, placement=placement, native=False)
+    assert found.status == "ok", found.error
+    return found
+
+
+@pytest.mark.alone  # py-spy shares the CPUs, as above
+def test_a_heavier_burn_puts_burn_on_top_of_the_functions_that_grew() -> None:
+    light, heavy = _hot_echo_profile(50), _hot_echo_profile(5000)
+    top, *_ = growers(light.stacks, heavy.stacks)
+    assert top.function == "burn (hot_echo.py)"
+    assert top.head_share > top.base_share
 
 
 def test_the_profiler_s_cost_is_against_the_mean_of_the_unprofiled_windows() -> None:

@@ -10,18 +10,19 @@ import dataclasses
 
 import msgspec
 
-from tests.runs import counted_set, impl, run, with_counts
+from tests.runs import ECHO_16_64, counted_set, impl, run, with_counts
 from wsbench.impls import get_impl
 from wsbench.results.compare import compare_runs
 from wsbench.results.regressions import (
     Regression,
     compare_new_releases,
     confirmed_lines,
+    differentials,
     find,
     key,
     title,
 )
-from wsbench.results.runformat import Run
+from wsbench.results.runformat import ProfileSet, Profiling, Run
 
 WEBSOCKETS = get_impl("websockets")
 LAST = WEBSOCKETS.versions[-1].version
@@ -128,3 +129,28 @@ def test_no_report_for_counts_within_the_threshold_or_their_spread() -> None:
     assert _find(wobbly, again=None) == []
     # one side not counted: nothing to compare
     assert _find([_doc(LAST, FAST), _counted(_doc("99.0", FAST), 90_000)], again=None) == []
+
+
+def _profiled(doc: Run, burn: int) -> Run:
+    """``doc``'s environment profiled at its echo set: ``burn`` % of the samples in burn."""
+    stacks = {"p;h (s.py:1);burn (s.py:5)": burn, "p;h (s.py:1);send (s.py:9)": 100 - burn}
+    found = ProfileSet("echo", dict(ECHO_16_64), "ok", None, 2.0, 250, stacks=stacks)
+    return msgspec.structs.replace(
+        doc, benchmarks=[], profiles=[found], profiling=Profiling("py-spy 0.4.3", True)
+    )
+
+
+def test_a_report_shows_the_differential_profile_of_a_slowed_set_profiled_on_both_sides() -> None:
+    docs = [_doc(LAST, FAST), _doc("99.0", SLOW)]
+    (c,) = compare_new_releases(docs, RUN, [WEBSOCKETS])
+    profiles = [_profiled(docs[0], 5), _profiled(docs[1], 60)]
+    (d,) = differentials(c, profiles)
+    assert (d.base.doc.impl.version, d.head.doc.impl.version) == (LAST, "99.0")
+    assert [(g.function, g.base_share, g.head_share) for g in d.growers] == [
+        ("burn (s.py)", 0.05, 0.6)
+    ]
+    assert differentials(c, profiles[1:]) == []  # the previous release was not profiled
+    confirmation = compare_runs([_doc(LAST, FAST)], [_doc("99.0", SLOW)], match="configuration")
+    (found,) = find([c], RUN, {key(c): confirmation}, {key(c): [d]})
+    assert "| `burn (s.py)` | 5.0 % | 60.0 % | +55.0 points |" in found.body
+    assert f"Base: websockets · asyncio {LAST}, run {RUN} (profiles/m/{RUN}/" in found.body

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import msgspec
 from pytest import approx
 
 from tests.runs import ECHO_16_64, failed, impl, run
@@ -26,7 +27,7 @@ from tests.site_runs import (
 from wsbench.impls import load_impl
 from wsbench.instrument.provenance import impl_info
 from wsbench.results import stats
-from wsbench.results.runformat import Run
+from wsbench.results.runformat import ProfileSet, Profiling, Run
 from wsbench.site.findings import Findings, ServerBuild, findings_of, unshared
 from wsbench.site.findings_page import FOLD_TIED, p_text, ratio_text, render_findings
 from wsbench.site.frameworks import load_frameworks
@@ -635,3 +636,59 @@ def test_a_lineup_figure_with_too_few_samples_is_not_called_tied(tmp_path: Path)
     rows = _table_rows(page, "#### uvicorn 0.54.0, asyncio: 2 frameworks")
     assert rows[1][1].endswith("× too few server processes to tell")
     assert "tied" not in rows[1][1] and "**" not in rows[1][1]
+
+
+UNMASK = "WebSocketProtocol._unmask (gunicorn/asgi/websocket.py)"
+
+
+def _profile(doc: Run, run_id: str) -> Run:
+    """``doc``'s environment profiled at its echo set, with native frames, in run
+    ``run_id``: 98 % of the samples in gunicorn's ``_unmask``, 2 % in the handler."""
+    root = "process (asgi_serve.py);run (asyncio/runners.py:118)"
+    stacks = {f"{root};{UNMASK[:-1]}:120)": 98, f"{root};echo (server.py:20)": 2}
+    found = ProfileSet("echo", dict(ECHO_16_64), "ok", None, 2.0, 250, stacks=stacks)
+    return msgspec.structs.replace(
+        doc, run_id=run_id, benchmarks=[], profiles=[found],
+        profiling=Profiling("py-spy 0.4.3", True),
+    )  # fmt: skip
+
+
+def test_a_configuration_far_below_the_other_configurations_of_its_app_is_an_outlier() -> None:
+    def starlette(config: str, factor: float) -> Run:
+        return run(_times(factor), impl_info=impl("starlette", "1.0", config))
+
+    gunicorn = starlette("gunicorn", 1)  # 100 messages/s
+    docs = [starlette("uvicorn", 60), starlette("hypercorn", 50), starlette("daphne", 8),
+            gunicorn]  # fmt: skip
+    profiles = [_profile(gunicorn, "20261124T020000Z-bbbbbb")]
+    results = select(docs)
+    findings = findings_of(results, [], profiles)
+    (found,) = findings.outliers  # daphne, at 16 % of the median, is within the rule
+    assert found.run.impl.config == "gunicorn"
+    assert found.outlier.peers_median == approx(5000, rel=1e-3)
+    assert [p.impl.config for p in found.peers] == ["daphne", "hypercorn", "uvicorn"]
+    assert found.profile is not None and found.profile.doc.run_id == "20261124T020000Z-bbbbbb"
+
+    page = render_findings(findings, results, {})
+    (row,) = _table_rows(page, "### Outliers")
+    assert row[:8] == [
+        "starlette · gunicorn 1.0",
+        "Echo",
+        "16 B messages, 64 in flight per connection",
+        _figure(STABLE),
+        "5,000",
+        "2.0 %",
+        "starlette · daphne 1.0, starlette · hypercorn 1.0, starlette · uvicorn 1.0",
+        f"98 % `{UNMASK}`; 2 % `echo (server.py)` "
+        "(profile of run `20261124T020000Z-bbbbbb`, native frames)",
+    ]
+    assert "below 10 % of its peers' median" in page
+
+
+def test_without_an_outlier_the_section_says_so() -> None:
+    docs = [run(_times(f), impl_info=impl("starlette", "1.0", c))
+            for c, f in (("uvicorn", 60), ("daphne", 8))]  # fmt: skip
+    findings, results = _findings(docs)
+    assert findings.outliers == ()
+    page = render_findings(findings, results, {})
+    assert "None: no configuration is that far below its peers." in page

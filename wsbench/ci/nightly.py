@@ -11,13 +11,17 @@ as it runs on the runners (``.github/workflows/nightly.yml`` calls them in this 
   interleaved with the previous release (:mod:`wsbench.ci.confirm`); then
   ``grade --shard I/N --run-id ID --store STORE --remote R``: the shard's new releases, and
   its listed versions without a grade of tonight's suite, graded by the Autobahn|Testsuite
-  into the store's ``conformance/`` folder (:mod:`wsbench.ci.nightly_grades`); the store is
-  uploaded as an artifact.
+  into the store's ``conformance/`` folder (:mod:`wsbench.ci.nightly_grades`); then
+  ``profile --shard I/N --run-id ID --store STORE --remote R``: the shard's latest releases
+  (and its new releases flagged slower, with the release each is compared with) profiled
+  with py-spy into the store's ``profiles/`` folder (:mod:`wsbench.ci.nightly_profiles`);
+  the store is uploaded as an artifact.
 - ``publish --remote R --store-dir DIR SHARD_STORE...``: clone the results branch, add
   every shard's documents (never replacing one), refuse if a document records an untuned
   machine (unless ``--allow-untuned``), commit and push; then write the regression reports
-  of the run's new releases, slower in the run and in its confirmation, or newly failing a
-  conformance case (``--reports DIR``).
+  of the run's new releases, slower in the run and in its confirmation (with the
+  differential profile of each slowed set both releases were profiled at), or newly failing
+  a conformance case (``--reports DIR``).
 - ``issues --reports DIR --repo OWNER/NAME``: open or update one issue per report.
 - ``failure --repo OWNER/NAME --where TEXT``: open or update the issue saying where the
   nightly failed.
@@ -40,14 +44,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wsbench.asv.conf import bench_envs
-from wsbench.ci import confirm, github, matrix, nightly_grades
+from wsbench.ci import confirm, github, matrix, nightly_grades, nightly_profiles
 from wsbench.ci import results_branch as resultsbranch
 from wsbench.impls import all_impls
 from wsbench.instrument.autobahn import SuiteError
+from wsbench.instrument.profile import ProfileError
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.main import MainJobError, grid_processes, grid_windows
 from wsbench.paths import REPO_ROOT
-from wsbench.results import compare, instruction_verdicts, regressions, store
+from wsbench.results import compare, instruction_verdicts, profile_diff, regressions, store
 from wsbench.results.runformat import Run
 
 BRANCH = "results"
@@ -107,6 +112,7 @@ class AllOptions:
             temporary folder).
         no_site: do not build the site from the results branch afterwards.
         no_grade: do not grade the shards (``grade``).
+        no_profile: do not profile the shards (``profile``).
         matrix: the older versions, as :attr:`MeasureOptions.matrix`.
         run_args: more ``./bench run`` options for every shard's runs, passed on as given.
         confirm_args: the sampling plan's options given in ``run_args`` (``["--windows",
@@ -120,6 +126,7 @@ class AllOptions:
     work_dir: Path | None = None
     no_site: bool = False
     no_grade: bool = False
+    no_profile: bool = False
     matrix: str = "auto"
     run_args: Sequence[str] = ()
     confirm_args: Sequence[str] = ()
@@ -157,12 +164,14 @@ def publish(
     allow_untuned: bool,
     reports: Path | None = None,
 ) -> list[regressions.Regression]:
-    """Add the shards' documents (their conformance grades too) to the results branch and
-    push; print every new release's comparison with the last listed release
-    (:func:`wsbench.results.regressions.compare_new_releases`) and of its grade with that
-    release's (:func:`wsbench.ci.nightly_grades.new_release_grades`, against every grade
-    on the branch); return the regressions of the runs published, slower or newly failing a
-    case (written into ``reports`` when given).
+    """Add the shards' documents (their conformance grades and CPU profiles too) to the
+    results branch and push; print every new release's comparison with the last listed
+    release (:func:`wsbench.results.regressions.compare_new_releases`), under a slower
+    verdict the differential profile of each slowed set where the shards profiled both
+    releases (:func:`wsbench.results.regressions.differentials`), and each new release's
+    grade against that release's (:func:`wsbench.ci.nightly_grades.new_release_grades`,
+    against every grade on the branch); return the regressions of the runs published,
+    slower or newly failing a case (written into ``reports`` when given).
 
     What it reads, it refuses when it cannot read: a file of a shard store, or of its
     confirmations (:data:`wsbench.ci.confirm.CONFIRMATIONS`, which decide the reports), that
@@ -183,9 +192,12 @@ def publish(
     loaded = [store.load_store(root) for root in shard_stores]
     confirm_loaded = [store.load_store(root / confirm.CONFIRMATIONS) for root in shard_stores]
     graded = [store.load_store(store.conformance_store(root)) for root in shard_stores]
+    profiled = [store.load_store(store.profile_store(root)) for root in shard_stores]
     new = [doc for shard in loaded for doc in shard.runs]
     problems = [
-        problem for shard in (*loaded, *confirm_loaded, *graded) for problem in shard.problems
+        problem
+        for shard in (*loaded, *confirm_loaded, *graded, *profiled)
+        for problem in shard.problems
     ]
     if problems:
         raise NightlyError("not published, unreadable documents: " + "; ".join(problems))
@@ -199,7 +211,7 @@ def publish(
         )
     try:
         resultsbranch.checkout(remote, branch, store_dir)
-        for root in (store_dir, store.conformance_store(store_dir)):
+        for root in (store_dir, store.conformance_store(store_dir), store.profile_store(store_dir)):
             for problem in store.load_store(root).problems:
                 print(f"nightly: on {branch}, carried along unchanged, unreadable: {problem}",
                       file=sys.stderr)  # fmt: skip
@@ -212,10 +224,12 @@ def publish(
         raise NightlyError(f"not published: {exc}") from exc
     print(f"nightly: {len(added)} documents added to {branch} ({commit or 'nothing new'})")
     confirm_docs = [doc for shard in confirm_loaded for doc in shard.runs]
+    profile_docs = [doc for shard in profiled for doc in shard.runs]
     found = []
     for run_id in run_ids:
         compared = regressions.compare_new_releases(new, run_id, all_impls())
         confirmations = {}
+        profiles = {}
         for c in compared:
             if c.counts:
                 counted = instruction_verdicts.summary(c.counts)
@@ -238,7 +252,11 @@ def publish(
                 print(f"nightly: new release {c.heading}: interleaved confirmation: {verdict}")
                 if lines:
                     print(compare.to_text(lines, f"{c.heading}: confirmation (interleaved)"))
-        found += regressions.find(compared, run_id, confirmations)
+                tonight = [d for d in profile_docs if d.run_id == run_id]
+                profiles[regressions.key(c)] = regressions.differentials(c, tonight)
+                for d in profiles[regressions.key(c)]:
+                    print("\n".join(profile_diff.to_text(d)))
+        found += regressions.find(compared, run_id, confirmations, profiles)
     grade_runs = sorted({d.run_id for shard in graded for d in shard.runs})
     every_grade = store.load_store(store.conformance_store(store_dir)).runs
     found += nightly_grades.new_release_grades(every_grade, grade_runs, all_impls())
@@ -504,10 +522,32 @@ def grade(shard: str, run_id: str, shard_store: Path, *, mode: str, grades: Sequ
     return True
 
 
+def profile(shard: str, run_id: str, shard_store: Path, *, published: Sequence[Run]) -> bool:
+    """The ``profile`` step (:func:`wsbench.ci.nightly_profiles.profile_shard`); a profiler
+    that cannot run is named on stderr, not raised: the shard's measurements are published
+    without profiles, and the configurations left unprofiled come first the next night (the
+    workflow's step continues on error likewise).
+
+    Returns:
+        False when the profiler could not run.
+
+    Raises:
+        NightlyError: an implementation of the shard's documents is unknown here.
+    """
+    try:
+        nightly_profiles.profile_shard(shard, run_id, shard_store, published=published)
+    except ProfileError as exc:
+        print(f"nightly: shard {shard}: not profiled: {exc}", file=sys.stderr, flush=True)
+        return False
+    except MainJobError as exc:
+        raise NightlyError(str(exc)) from exc
+    return True
+
+
 def run_all(options: AllOptions) -> int:
     """The nightly end to end here: every shard one after the other with ``./bench run``,
-    its confirmation and its grades, publish, reports, then the site from the whole results
-    branch.
+    its confirmation, its grades and its profiles, publish, reports, then the site from the
+    whole results branch.
 
     Raises:
         NightlyError: fewer than one shard, or a step failed.
@@ -522,6 +562,9 @@ def run_all(options: AllOptions) -> int:
     if options.matrix == "auto":
         published = published_runs(options.remote, options.branch)
         grades = published_runs(options.remote, options.branch, store.CONFORMANCE_SUBDIR)
+    profiles = [] if options.no_profile else published_runs(
+        options.remote, options.branch, store.PROFILES_SUBDIR
+    )  # fmt: skip
     shard_stores = []
     for i in range(1, options.shards + 1):
         shard_store = work / f"shard-{i}"
@@ -536,6 +579,8 @@ def run_all(options: AllOptions) -> int:
         if not options.no_grade:
             grade(f"{i}/{options.shards}", run_id, shard_store, mode=options.matrix,
                   grades=grades)  # fmt: skip
+        if not options.no_profile:
+            profile(f"{i}/{options.shards}", run_id, shard_store, published=profiles)
         shard_stores.append(shard_store)
     clone = work / "results-branch"
     publish(

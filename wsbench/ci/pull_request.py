@@ -12,6 +12,10 @@ between the merge base and the head):
 - nothing else (documentation, tests, workflows): nothing is measured, and the comment
   says so.
 
+Each configuration and set that reads *slower* is profiled on both sides with py-spy, a
+bounded number of them (:mod:`wsbench.ci.pr_profiles`); the comment shows the functions
+whose share of the samples grew most, naming both profiles.
+
 The implementations changed are also graded by the Autobahn|Testsuite on both sides
 (:mod:`wsbench.ci.pr_conformance`); the comment shows both grades and any case the head
 newly fails.
@@ -33,10 +37,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wsbench.ci import pr_conformance
+from wsbench.ci import pr_conformance, pr_profiles
 from wsbench.ci.github import COMMENT_MARKER, COUNTS_MARKER
 from wsbench.impls import ImplError
 from wsbench.instrument.autobahn import SuiteError
+from wsbench.instrument.profile import ProfileError
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
 from wsbench.jobs.compare import COMPARISONS, select_grids
@@ -154,6 +159,9 @@ def run(options: PrCompareOptions) -> int:
     lines = compare.compare_runs(sides.base, sides.head, match="configuration")
     table = compare.to_markdown(lines, "Figures, base → head", sides.skipped)
     text = "\n".join([*header, "", table])
+    slowed = pr_profiles.slowed(lines, sides.base, sides.head)
+    if slowed:
+        text += "\n" + _profiles((merge_base, head), slowed, root / COMPARISONS, options)
     if chosen.impls:
         text += "\n" + _grades((merge_base, head), chosen.impls, root / COMPARISONS, options)
     options.markdown.write_text(text, encoding="utf-8")
@@ -175,6 +183,27 @@ def _grades(
     except (SuiteError, ImplError) as exc:
         return f"#### {pr_conformance.TITLE}\n\nNot graded: {exc}\n"
     text = pr_conformance.to_markdown(base, head)
+    print(text)
+    return text
+
+
+def _profiles(
+    commits: tuple[str, str],
+    slowed: Sequence[pr_profiles.Slowed],
+    root: Path,
+    options: PrCompareOptions,
+) -> str:
+    """The slowed sets' differential profiles as Markdown (:mod:`wsbench.ci.pr_profiles`);
+    a profiler that cannot run, or a side whose ``meta.toml`` this harness cannot read, is
+    said in their place."""
+    try:
+        base, head = pr_profiles.profile_commits(
+            commits, slowed, root=root, machine=options.machine,
+            log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
+        )  # fmt: skip
+    except (ProfileError, ImplError) as exc:
+        return f"#### {pr_profiles.TITLE}\n\nNot profiled: {exc}\n"
+    text = pr_profiles.to_markdown(slowed, base, head)
     print(text)
     return text
 

@@ -2,11 +2,13 @@
 a results store (``<machine>/<run id>/<commit>-<environment>.json``, :mod:`wsbench.results.store`),
 so that the history survives the loss of any runner.
 
-The conformance grades go to its ``conformance/`` folder, a store of the same layout
-(:func:`wsbench.results.store.conformance_store`). A run's documents are added (never
-replacing a different document of the same name),
-committed and pushed; a push that loses a race with another is retried on top of the
-other's commit (documents of different runs never touch the same file). A push refused for
+The conformance grades go to its ``conformance/`` folder and the CPU profiles to its
+``profiles/`` folder, stores of the same layout
+(:func:`wsbench.results.store.conformance_store`,
+:func:`wsbench.results.store.profile_store`). A run's documents are added (never replacing
+a different document of the same name), committed and pushed; a push that loses a race
+with another is retried on top of the other's commit (documents of different runs never
+touch the same file). A push refused for
 any other reason (a hook, a branch protection, no permission) is not retried: the error
 gives git's reason. The first push creates the branch when the remote has none yet.
 """
@@ -20,13 +22,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wsbench.results.runformat import FormatError, load
-from wsbench.results.store import CONFORMANCE_SUBDIR
+from wsbench.results.store import CONFORMANCE_SUBDIR, PROFILES_SUBDIR
 
 AUTHOR = ("-c", "user.name=wsbench", "-c", "user.email=wsbench@users.noreply.github.com")
-DOCUMENTS = ("*/*/*.json", f"{CONFORMANCE_SUBDIR}/*/*/*.json")
-"""The documents of a store that are published, relative to its root: the runs', and the
-conformance store's (``<machine>/<run id>/<file>``). The suite's HTML reports beside the
-grades are not (the shard's artifact keeps them; each grade holds what they are made of)."""
+DOCUMENTS = ("*/*/*.json", f"{CONFORMANCE_SUBDIR}/*/*/*.json", f"{PROFILES_SUBDIR}/*/*/*.json")
+"""The documents of a store that are published, relative to its root: the runs', the
+conformance store's and the profile store's (``<machine>/<run id>/<file>``). The suite's
+HTML reports beside the grades are not (the shard's artifact keeps them; each grade holds
+what they are made of)."""
 PUSH_ATTEMPTS = 3
 """Pushes of one commit: the first, and a retry on top of each concurrent push it lost to."""
 
@@ -76,7 +79,7 @@ def checkout(remote: str, branch: str, path: Path) -> Path:
 
 def add_documents(store_roots: Sequence[Path], into: Path) -> list[Path]:
     """Copy every run document of the stores ``store_roots`` (:data:`DOCUMENTS`, conformance
-    grades included) into the store ``into``, at the same paths.
+    grades and profiles included) into the store ``into``, at the same paths.
 
     A document already there with the same content is left alone; every document is
     validated first (:func:`wsbench.results.runformat.load`).

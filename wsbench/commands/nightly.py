@@ -12,7 +12,7 @@ from wsbench.ci import nightly as steps
 from wsbench.ci.nightly import BRANCH, SHARDS, AllOptions, MeasureOptions, NightlyError
 from wsbench.commands.options import add_plan_arguments, plan_from_args
 from wsbench.results.runformat import Run
-from wsbench.results.store import CONFORMANCE_SUBDIR
+from wsbench.results.store import CONFORMANCE_SUBDIR, PROFILES_SUBDIR
 
 NAME = "nightly"
 HELP = "the nightly workflow's steps (see wsbench.ci.nightly)"
@@ -40,6 +40,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     grd.add_argument("--run-id", required=True)
     grd.add_argument("--store", type=Path, required=True, help="the shard's results store")
     add_matrix_arguments(grd)
+    prf = sub.add_parser(
+        "profile", help="a shard: its latest releases' CPU profiles (py-spy, native frames)"
+    )
+    prf.add_argument("--shard", default="1/1", metavar="I/N")
+    prf.add_argument("--run-id", required=True)
+    prf.add_argument("--store", type=Path, required=True, help="the shard's results store")
+    prf.add_argument(
+        "--remote", help="the repository holding the results branch (which were profiled when)"
+    )
+    prf.add_argument("--branch", default=BRANCH)
     con = sub.add_parser("confirm", help="measure flagged new releases again, interleaved")
     con.add_argument("store", type=Path, help="the shard's results store")
     con.add_argument("--run-id", required=True)
@@ -66,6 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     every.add_argument("--work-dir", type=Path, help="where shards and the clone go")
     every.add_argument("--no-site", action="store_true")
     every.add_argument("--no-grade", action="store_true", help="do not grade the shards")
+    every.add_argument("--no-profile", action="store_true", help="do not profile the shards")
     every.add_argument(
         "--matrix", choices=matrix.MODES, default="auto",
         help="older versions: when due (default), all, or none",
@@ -120,7 +131,7 @@ def all_options_of(args: argparse.Namespace) -> AllOptions:
     return AllOptions(
         remote=args.remote, branch=args.branch, shards=args.shards,
         allow_untuned=args.allow_untuned, work_dir=args.work_dir, no_site=args.no_site,
-        no_grade=args.no_grade,
+        no_grade=args.no_grade, no_profile=args.no_profile,
         matrix=args.matrix, run_args=tuple(extra), confirm_args=tuple(given_plan_options(extra)),
     )  # fmt: skip
 
@@ -141,6 +152,20 @@ def grade_of(args: argparse.Namespace) -> bool:
     return steps.grade(args.shard, args.run_id, args.store, mode=args.matrix, grades=grades)
 
 
+def profile_of(args: argparse.Namespace) -> bool:
+    """The ``profile`` step (:func:`wsbench.ci.nightly.profile`), the results branch's
+    profiles read first when ``--remote`` is given (without it, every configuration counts
+    as never profiled); False when the profiler could not run.
+
+    Raises:
+        NightlyError: the branch could not be cloned, or a malformed shard.
+    """
+    published: list[Run] = []
+    if args.remote is not None:
+        published = steps.published_runs(args.remote, args.branch, PROFILES_SUBDIR)
+    return steps.profile(args.shard, args.run_id, args.store, published=published)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one step; returns the exit code.
 
@@ -153,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
         steps.measure(measure_options_of(args))
     elif args.step == "grade":
         return 0 if grade_of(args) else 1
+    elif args.step == "profile":
+        return 0 if profile_of(args) else 1
     elif args.step == "confirm":
         try:
             plan = plan_from_args(args)

@@ -5,7 +5,9 @@ store that keeps runs and never overwrites them (:mod:`~wsbench.results.store`),
 published figures (:mod:`~wsbench.results.metrics`, memory fits in
 :mod:`~wsbench.results.memoryfit`), statistics (:mod:`~wsbench.results.stats`), comparisons
 of wall-clock figures and of instruction counts (:mod:`~wsbench.results.compare`,
-:mod:`~wsbench.results.instruction_verdicts`) and a new release's regressions
-(:mod:`~wsbench.results.regressions`). It imports the core (scenarios, implementations,
+:mod:`~wsbench.results.instruction_verdicts`), a new release's regressions
+(:mod:`~wsbench.results.regressions`), the differential of two CPU profiles
+(:mod:`~wsbench.results.profile_diff`) and the outliers among configurations
+(:mod:`~wsbench.results.outliers`). It imports the core (scenarios, implementations,
 paths) only: the site and every job read results through it.
 """

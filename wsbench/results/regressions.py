@@ -14,6 +14,10 @@ comparisons of every such configuration.
 
 A new release that newly fails a conformance case is reported the same way, by
 :mod:`wsbench.results.conformance_regressions`.
+
+Where the night profiled both releases at a slowed set (:mod:`wsbench.ci.nightly_profiles`),
+the report shows under the tables the functions whose share of the samples grew most
+(:func:`differentials`, :mod:`wsbench.results.profile_diff`), naming both profiles.
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from wsbench.impls import Impl
-from wsbench.results import compare, instruction_verdicts
+from wsbench.results import compare, instruction_verdicts, profile_diff
 from wsbench.results.instruction_verdicts import CountLine
+from wsbench.results.profile_diff import Differential
 from wsbench.results.runformat import Run
 
 TITLE_PREFIX = "Benchmark regression:"
@@ -168,17 +173,39 @@ def confirmed_lines(
     return [line for line in confirmation if line.verdict == "slower" and _figure(line) in flagged]
 
 
+def differentials(c: ReleaseComparison, profiles: Sequence[Run]) -> list[Differential]:
+    """For each set where ``c``'s new release has a significantly slower wall-clock
+    figure (each set once, in the comparison's order), the differential profile of the
+    new release against the previous one (:func:`wsbench.results.profile_diff.differential`)
+    among the profile documents ``profiles``, where both releases were profiled there."""
+    out = []
+    seen: list[tuple[str, dict[str, int]]] = []
+    for line in c.lines:
+        if line.verdict != "slower" or (line.scenario, line.params) in seen:
+            continue
+        seen.append((line.scenario, line.params))
+        found = profile_diff.differential(
+            profiles, profiles, impl=c.impl, config=c.head.impl.config, scenario=line.scenario,
+            params=line.params, base_version=c.previous, head_version=c.release,
+        )  # fmt: skip
+        if found is not None:
+            out.append(found)
+    return out
+
+
 def find(
     comparisons: Sequence[ReleaseComparison],
     run_id: str,
     confirmations: Mapping[Key, Sequence[compare.Line]],
+    profiles: Mapping[Key, Sequence[Differential]] | None = None,
 ) -> list[Regression]:
     """The regressions among ``comparisons`` (of run ``run_id``): one per (framework,
     release) with, in a configuration, a figure significantly slower in its comparison
     *and* in its confirmation (``confirmations[key(c)]``; a wall-clock candidate without
     one is not reported), or significantly more instructions per message (no confirmation
     needed). The body gives every such configuration's instruction-count table, its
-    confirmation table and the nightly's wall-clock table."""
+    confirmation table and the nightly's wall-clock table, then its differential profiles
+    (``profiles[key(c)]``, :func:`differentials`) when it has some."""
     found: dict[tuple[str, str], list[ReleaseComparison]] = {}
     for c in comparisons:
         confirmed = c.slower and bool(confirmed_lines(c, confirmations.get(key(c), ())))
@@ -208,6 +235,8 @@ def find(
                 sections.append(compare.to_markdown(confirmations[key(c)], again))
             if c.lines:
                 sections.append(compare.to_markdown(c.lines, f"{c.heading}: the nightly run"))
+            for d in (profiles or {}).get(key(c), ()):
+                sections.append(profile_diff.to_markdown(d))
         out.append(
             Regression(
                 impl=name,

@@ -23,6 +23,9 @@ ratio; nothing here adds a statistic. Four kinds of findings:
   parameter set: one app at one version served by several servers (the ASGI servers under
   the same Starlette app), and several frameworks on one server build and event loop (the
   cost of a framework layer, e.g. FastAPI over Starlette on the same uvicorn);
+- :class:`OutlierFinding`: a configuration far below its peers at a set
+  (:mod:`wsbench.results.outliers`: the other configurations of the same app), with its
+  newest CPU profile there when the profile store has one;
 - failed rows, and rows flagged client-bound or unstable.
 
 Contests, pairings and flags cover the scenarios whose leaderboards rank by messages/s
@@ -36,6 +39,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from wsbench.impls import ImplError
+from wsbench.results import outliers as outlier_rule
+from wsbench.results.outliers import Outlier
+from wsbench.results.profile_diff import Located, find_profile
+from wsbench.results.runformat import Run
 from wsbench.results.stats import Comparison
 from wsbench.scenarios import SCENARIOS
 from wsbench.site.changes import Change, compare_samples
@@ -372,6 +379,26 @@ class Lineup:
 
 
 @dataclass(frozen=True)
+class OutlierFinding:
+    """A configuration far below its peers at one set (:mod:`wsbench.results.outliers`).
+
+    Attributes:
+        run: its shown document.
+        row: its row at the set.
+        outlier: the rule's verdict: its figure, its peers' and their median.
+        peers: the peers' shown documents, in the outlier's order of peers.
+        profile: its newest CPU profile at the set on the same machine, of the same
+            version (:func:`wsbench.results.profile_diff.find_profile`), or None.
+    """
+
+    run: EnvRun
+    row: Row
+    outlier: Outlier
+    peers: tuple[EnvRun, ...]
+    profile: Located | None = None
+
+
+@dataclass(frozen=True)
 class Findings:
     """Everything the Findings page states.
 
@@ -389,6 +416,8 @@ class Findings:
         failures: every shown row without a figure (reference included).
         flagged: every shown row with a figure that is client-bound or unstable
             (reference included).
+        outliers: per machine, the configurations far below their peers
+            (:func:`outliers_of`).
     """
 
     machines: tuple[str, ...] = ()
@@ -400,6 +429,7 @@ class Findings:
     stacks: tuple[PairKey, ...] = ()
     failures: tuple[tuple[EnvRun, Row], ...] = ()
     flagged: tuple[tuple[EnvRun, Row], ...] = ()
+    outliers: tuple[OutlierFinding, ...] = ()
 
 
 def _samples(row: Row) -> list[list[float]]:
@@ -617,9 +647,52 @@ def pairings(
     return found, unpaired
 
 
-def findings_of(results: Results, frameworks: Sequence[Framework]) -> Findings:
+def outliers_of(results: Results, profiles: Sequence[Run] = ()) -> list[OutlierFinding]:
+    """The outliers of ``results`` (:func:`wsbench.results.outliers.outliers`) among the
+    messages/s rows of each implementation's newest version shown on each machine (the
+    older versions of the matrix have their own pages), each with its newest profile at
+    the set among ``profiles`` (the profile store's documents), in the results' order."""
+    newest: dict[tuple[str, str], str] = {}
+    for run in results.runs:
+        key = (run.machine, run.impl.name)
+        version = run.impl.version or ""
+        if natural_key(version) > natural_key(newest.get(key, "")):
+            newest[key] = version
+    figures: list[outlier_rule.Figure] = []
+    shown: dict[outlier_rule.Figure, tuple[EnvRun, Row]] = {}
+    for run in results.runs:
+        if (run.impl.version or "") != newest.get((run.machine, run.impl.name), ""):
+            continue
+        for row in run.rows:
+            if not (row.ok and by_messages(row) and row.messages_per_s):
+                continue
+            figure = outlier_rule.Figure(
+                machine=run.machine, impl=run.impl.name, version=run.impl.version,
+                config=run.impl.config, protocol=run.impl.protocol,
+                reference=run.impl.reference, scenario=row.scenario,
+                params=tuple(sorted(row.params)), messages_per_s=row.messages_per_s,
+            )  # fmt: skip
+            figures.append(figure)
+            shown[figure] = (run, row)
+    out = []
+    for found in outlier_rule.outliers(figures):
+        f = found.figure
+        run, row = shown[f]
+        profile = find_profile(
+            profiles, impl=f.impl, config=f.config, scenario=f.scenario, params=dict(f.params),
+            version=f.version, machine=f.machine,
+        )  # fmt: skip
+        peers = tuple(shown[p][0] for p in found.peers)
+        out.append(OutlierFinding(run, row, found, peers, profile))
+    return out
+
+
+def findings_of(
+    results: Results, frameworks: Sequence[Framework], profiles: Sequence[Run] = ()
+) -> Findings:
     """Every finding of ``results`` (the current comparison group of every machine; see
-    :class:`Findings`), with ``frameworks``' metadata (server pins, version order)."""
+    :class:`Findings`), with ``frameworks``' metadata (server pins, version order) and the
+    profile store's documents ``profiles`` (for the outliers' profiles)."""
     by_name = {f.name: f for f in frameworks}
     found, unpaired = pairings(results, by_name)
     shown = [(run, row) for run in results.runs for row in run.rows]
@@ -642,4 +715,5 @@ def findings_of(results: Results, frameworks: Sequence[Framework]) -> Findings:
             for run, row in shown
             if row.ok and by_messages(row) and (row.client_bound or row.unstable)
         ),
+        outliers=tuple(outliers_of(results, profiles)),
     )

@@ -3,9 +3,10 @@
 Per machine: the fastest configurations of every scenario and parameter set with their
 runner-up, the ratio and the verdict; the significant release-to-release changes; the cost
 of Socket.IO over plain WebSocket on the same server; the same app on several servers and
-several frameworks on the same server; every failure; every client-bound or unstable
-figure. Each finding links to the leaderboard table or framework page that shows
-it, and names the run(s) and machine it comes from with links to their downloads
+several frameworks on the same server; the outliers, configurations far below the other
+configurations of their app, with their CPU profile's top functions; every failure; every
+client-bound or unstable figure. Each finding links to the leaderboard table or framework
+page that shows it, and names the run(s) and machine it comes from with links to their downloads
 (:mod:`wsbench.site.downloads`). Units: messages/s, each figure over the server processes
 (:func:`wsbench.site.rows.summary_of`); a ratio is one figure over the other, with the
 interval of :func:`wsbench.results.stats.compare` (Welch's t test over the processes).
@@ -16,12 +17,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT, Metric
+from wsbench.results.outliers import rule_text
+from wsbench.results.profile_diff import TOP, shares
 from wsbench.results.stats import TOO_FEW, Comparison
 from wsbench.scenarios import params_words
 from wsbench.site import templates
 from wsbench.site.downloads import download_links
 from wsbench.site.environment import ENVIRONMENT_PAGE, RAW_RESULTS_ANCHOR
-from wsbench.site.findings import Contest, Findings, Lineup, Pairing, ReleaseChange
+from wsbench.site.findings import (
+    Contest,
+    Findings,
+    Lineup,
+    OutlierFinding,
+    Pairing,
+    ReleaseChange,
+)
 from wsbench.site.framework_pages import FAILURES_ANCHOR, chart_link, page_path
 from wsbench.site.frameworks import SOCKETIO
 from wsbench.site.markup import (
@@ -419,6 +429,71 @@ def _failures(
     return "\n".join(out)
 
 
+def top_functions_text(found: OutlierFinding, n: int = TOP) -> str:
+    """The ``n`` functions with the most self time in the outlier's profile with their
+    share of its busy samples (:func:`wsbench.results.profile_diff.shares`), then which
+    profile: e.g. ``"98 % `WebSocketProtocol._unmask (gunicorn/asgi/websocket.py)`; ...
+    (profile of run R, native frames)"``; a dash without a profile."""
+    if found.profile is None:
+        return DASH
+    top = list(shares(found.profile.profile.stacks).items())[:n]
+    listed = "; ".join(f"{share * 100:.0f} % {code(function)}" for function, share in top)
+    profiling = found.profile.doc.profiling
+    how = ", native frames" if profiling and profiling.native else ""
+    return f"{listed} (profile of run {code(found.profile.doc.run_id)}{how})"
+
+
+OUTLIER_HEADERS = [
+    "Configuration",
+    "Scenario",
+    "Parameters",
+    "Messages/s",
+    "Peers' median",
+    "Of the median",
+    "Peers",
+    "Top functions (self time)",
+    "Data",
+]
+
+
+def _outliers(
+    found: Sequence[OutlierFinding], results: Results, pages: Mapping[str, str], machine: str
+) -> str:
+    out = [
+        "### Outliers\n",
+        f"A configuration is an outlier at a parameter set when {rule_text()} "
+        "(`wsbench/results/outliers.py`): so far below the configurations that run the same "
+        "application code that the layer under it, not the framework, is the bottleneck. "
+        "Each is shown with the functions its CPU profile at that set spends the most self "
+        "time in, from its newest profile when one was taken (`./bench profile`, the "
+        "nightly's profiles).\n",
+    ]
+    mine = [f for f in found if f.run.machine == machine]
+    if not mine:
+        out.append("None: no configuration is that far below its peers.\n")
+        return "\n".join(out)
+    rows = [
+        [
+            _config(f.run, pages),
+            cell(SCENARIO_TITLES.get(f.row.scenario, f.row.scenario)),
+            cell(params_title(f.row.params)),
+            _figure(f.row),
+            cell(f"{f.outlier.peers_median:,.0f}"),
+            cell(f"{f.outlier.ratio * 100:.1f} %"),
+            ", ".join(_plain(p) for p in f.peers),
+            top_functions_text(f),
+            _data(
+                "leaderboard table",
+                table_link(f.row.scenario, results, machine, f.row.params),
+                [f.run, *f.peers],
+            ),
+        ]
+        for f in mine
+    ]
+    out.append(table(OUTLIER_HEADERS, rows, "lllrrrlll"))
+    return "\n".join(out)
+
+
 def _flag(row: Row) -> str:
     flags = []
     if row.client_bound:
@@ -488,6 +563,7 @@ def render_findings(
                     _changes([c for c in findings.changes if c.machine == machine]),
                     _socketio(findings, machine, results, framework_pages),
                     _lineups(findings, machine, framework_pages),
+                    _outliers(findings.outliers, results, framework_pages, machine),
                     _failures(findings.failures, results, framework_pages, machine),
                     _flagged(findings.flagged, results, framework_pages, machine),
                 ],

@@ -9,7 +9,9 @@ Inputs (relative paths are taken from the folder of ``mkdocs.yml``):
   results are the store's ``clients/`` folder (:func:`wsbench.results.store.client_store`).
 
 The conformance grades are the store's ``conformance/`` folder
-(:func:`wsbench.results.store.conformance_store`).
+(:func:`wsbench.results.store.conformance_store`); the CPU profiles its ``profiles/``
+folder (:func:`wsbench.results.store.profile_store`), a file there that is not a valid
+document a warning, as in the results store.
 """
 
 from __future__ import annotations
@@ -21,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from wsbench.impls import Impl, all_impls
-from wsbench.results.store import ROOT_ENV, client_store, conformance_store, load_store
+from wsbench.results.store import (
+    ROOT_ENV,
+    client_store,
+    conformance_store,
+    load_store,
+    profile_store,
+)
 from wsbench.site.assets import site_assets
 from wsbench.site.claims import STUDIES_REVISITED, load_claims, render_studies
 from wsbench.site.clients import (
@@ -41,7 +49,7 @@ from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.history import history_of
 from wsbench.site.home import render_home
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, render_leaderboard_page
-from wsbench.site.results import results_of
+from wsbench.site.results import log, results_of
 from wsbench.site.studies import STUDIES_FILE, load_studies
 
 STORE_ENV = ROOT_ENV
@@ -136,7 +144,10 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
         pages[page_path(framework.name)] = page.markdown
         pages.update(page.charts)
     root_links = {f.name: page_path(f.name) for f in frameworks}
-    findings = findings_of(results, frameworks)
+    profiles = load_store(profile_store(inputs.store_root))
+    for problem in profiles.problems:
+        log.warning("wsbench site: skipping a file of the profile store: %s", problem)
+    findings = findings_of(results, frameworks, profiles.runs)
     pages[FINDINGS_PAGE] = render_findings(findings, results, root_links)
     pages.update(render_home(results, findings, grades))
     pages.update(render_conformance(grades, inputs.repo_url, root_links))
