@@ -2,7 +2,7 @@
 
 After a shard is measured, confirmed and graded, the configurations it measured tonight are
 profiled with py-spy (:mod:`wsbench.jobs.profile`: one fresh server process per set, three
-windows, the middle one profiled) with native frames (:data:`NATIVE`) at the four sets of
+windows, the middle one profiled; Python frames only, :data:`NATIVE`) at the four sets of
 :data:`SETS`, into the shard store's ``profiles/`` folder under the night's run id and
 machine name, which travel with the shard's artifact and are published with its documents
 (:data:`wsbench.ci.results_branch.DOCUMENTS`). Which, at most :data:`PROFILES_PER_NIGHT` a
@@ -49,10 +49,13 @@ SETS: dict[Scenario, list[Params]] = {
 16 B x 64 in flight (the per-message cost), 64 KiB x 64 (the per-byte cost: where
 gunicorn's ``_unmask`` shows), broadcast to 100 subscribers (the fan-out) and 1,000
 clients at once (the per-connection cost)."""
-NATIVE = True
-"""Profile native frames too (``--native``): the site's shares need the C extensions' time
-(:mod:`wsbench.results.profile_shares`); the profiled window's rate pays for it (the
-server is paused for each sample), never a measured figure."""
+NATIVE = False
+"""Python frames only (py-spy ``--nonblocking``): its cost could not be told from zero over
+16 server processes (README "CPU profiles"), and it takes 250 samples a second of a busy
+server. Native frames (``--native``) would split out the C extensions' time, but py-spy must
+stop the server for each sample: over the 40 Python configurations at echo 16 B x 64 that
+cost 8-98 % of the rate at 100 Hz, and most of its samples landed in system calls, which
+left a few dozen for the split. They stay a choice of ``./bench profile``."""
 PROFILES_PER_NIGHT = 16
 """At most this many configurations profiled per shard and night. Each costs its sets'
 server starts and windows: 4 sets x (a server start, 0.6-2.5 s, + 3 windows x (warm-up

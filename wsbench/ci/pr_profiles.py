@@ -6,7 +6,7 @@ that configuration is profiled at that set on both sides, at most
 :data:`SETS_PER_COMPARISON` (configuration, set) pairs in the comparison's order: each
 side's configuration as its commit defines it (its checkout's ``impls/``: server code and
 pins, :func:`wsbench.ci.pr_conformance.envs_at`), started and profiled by this harness
-(:mod:`wsbench.jobs.profile`, with native frames like the nightly's:
+(:mod:`wsbench.jobs.profile`, with the nightly's choice of frames:
 :data:`wsbench.ci.nightly_profiles.NATIVE`). The comment gets, per slowed set, the
 functions whose share of the samples grew most from base to head
 (:mod:`wsbench.results.profile_diff`), naming both profiles. A change of the harness or the
