@@ -1,12 +1,15 @@
-"""Instruction counts under valgrind: the dumps are read and summed, fan-out priming is
-counted, a missing valgrind is a recorded failure; and the calibration at small scale: a
-server counted twice gives the same figure, one made about 2 % more expensive per message
-is reported slower while the unchanged one is not, and one that only waits longer (Nagle's
-algorithm left on) is slower by the clock and not by its count."""
+"""Instruction counts under valgrind: the dumps are read and summed, function by function
+too (by callgrind_annotate), fan-out priming is counted, a missing valgrind is a recorded
+failure; and the calibration at small scale: a server counted twice gives the same figure,
+one made about 2 % more expensive per message is reported slower while the unchanged one is
+not, with its extra work's functions on top of the growers, and one that only waits longer
+(Nagle's algorithm left on) is slower by the clock and not by its count."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import msgspec
@@ -18,13 +21,22 @@ from tests.runs import impl as impl_info
 from tests.runs import run
 from wsbench.instrument import instructions
 from wsbench.instrument.cpus import default_placement
-from wsbench.instrument.instructions import CountError, dump_total, messages_of
+from wsbench.instrument.instructions import (
+    CountError,
+    dump_total,
+    function_name,
+    function_totals,
+    functions_per_message,
+    messages_of,
+    parse_dump,
+)
 from wsbench.instrument.interleave import Arm, measure_interleaved
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.results.compare import compare_runs, to_text
 from wsbench.results.count_sets import SETS, CountSet
 from wsbench.results.instruction_verdicts import compare_counts
-from wsbench.results.runformat import Counting, InstructionSet, Run
+from wsbench.results.instruction_verdicts import to_text as to_text_counts
+from wsbench.results.runformat import FUNCTIONS_KEPT, Counting, FunctionCount, InstructionSet, Run
 
 ECHO = CountSet("echo", {"size_bytes": 16, "in_flight": 1}, 100, 500)
 """A small echo set, ping-pong: 400 round trips between the low and high runs."""
@@ -45,6 +57,122 @@ def test_a_dump_total_is_read(tmp_path: Path) -> None:
     dump.write_bytes(b"not a dump\n")
     with pytest.raises(CountError, match="no totals line"):
         dump_total(dump)
+
+
+# A callgrind dump in the format callgrind writes with TOOL_ARGS: ``outer`` executes 100
+# instructions itself, 50 of code inlined from a header (fi=) and 10 more after; it calls
+# ``inner`` 5 times (600 instructions: the callee's, not outer's own); an extension
+# module's function without debug information executes 240.
+HAND_MADE_DUMP = b"""version: 1
+creator: callgrind-3.19.0
+pid: 1
+cmd: test
+part: 1
+
+positions: line
+events: Ir
+summary: 1000
+
+ob=/usr/lib/libdemo.so.1
+fl=/src/demo.c
+fn=outer
+0 100
+cob=/usr/lib/libdemo.so.1
+cfl=/src/demo.c
+cfn=inner
+calls=5 0
+0 600
+fi=/src/demo.h
+0 50
+fe=/src/demo.c
+0 10
+
+fn=inner
+0 600
+
+ob=/env/lib/python3.11/site-packages/pkg/ext.cpython-311-x86_64-linux-gnu.so
+fl=???
+fn=ext_call
+0 240
+
+totals: 1000
+"""
+
+
+def test_a_dump_gives_each_functions_own_instructions_by_object(tmp_path: Path) -> None:
+    dump = tmp_path / "callgrind.out.1.1"
+    dump.write_bytes(HAND_MADE_DUMP)
+    assert function_totals(dump) == {
+        ("outer", "libdemo.so.1"): 160,
+        ("inner", "libdemo.so.1"): 600,
+        ("ext_call", "ext.cpython-311-x86_64-linux-gnu.so"): 240,
+    }
+    dump.write_bytes(HAND_MADE_DUMP.replace(b": 1000", b": 1001"))  # summary and totals
+    with pytest.raises(CountError, match="add up to 1000 instructions, its total is 1001"):
+        function_totals(dump)
+
+
+def test_compressed_names_recursion_levels_and_same_named_functions_of_two_objects() -> None:
+    text = (
+        "events: Ir\n"
+        "ob=(1) /env/a/_parser.so\nfl=(1) ???\nfn=(1) __Pyx_PyObject_Call\n0 7\n"
+        "cob=(2) /env/b/_writer.so\ncfn=(1)\ncalls=1 0\n0 30\n"
+        "ob=(2)\nfn=(1)\n0 30\n"
+        "ob=(1)\nfn=(3) __Pyx_PyObject_Call'2\n0 3\n"
+    )
+    assert parse_dump(text) == {
+        ("__Pyx_PyObject_Call", "_parser.so"): 10,
+        ("__Pyx_PyObject_Call", "_writer.so"): 30,
+    }
+    with pytest.raises(CountError, match=r"fn=\(9\) was never named"):
+        parse_dump("events: Ir\nfn=(9)\n0 1\n", source="x")
+    with pytest.raises(CountError, match="before any fn= line"):
+        parse_dump("events: Ir\n0 1\n")
+
+
+def _annotated(path: Path) -> dict[str, int]:
+    """callgrind_annotate's own instructions per function name (every function, no
+    percentages): ``"  1,234  file:function [object]"`` lines."""
+    done = subprocess.run(
+        ["callgrind_annotate", "--inclusive=no", "--threshold=100", "--auto=no",
+         "--show-percs=no", str(path)],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    table = done.stdout.split(" file:function\n", 1)[1].split("\n", 1)[1]
+    by_name: dict[str, int] = {}
+    for line in table.split("\n\n", 1)[0].splitlines():
+        count, where = line.split(maxsplit=1)
+        name = function_name(where.split(":", 1)[1].rsplit(" [", 1)[0])
+        if count != ".":  # a function that only called others
+            by_name[name] = by_name.get(name, 0) + int(count.replace(",", ""))
+    return {name: count for name, count in by_name.items() if count}
+
+
+def test_a_real_dump_reads_as_callgrind_annotate_reads_it(tmp_path: Path) -> None:
+    out = tmp_path / "callgrind.out.true"
+    args = [a for a in instructions.TOOL_ARGS if a != "--instr-atstart=no"]
+    subprocess.run(["valgrind", *args, f"--callgrind-out-file={out}", "true"],
+                   check=True, capture_output=True)  # fmt: skip
+    found = function_totals(out)  # raises unless the functions add up to the dump's total
+    assert any(file.startswith("ld-linux") for _, file in found)
+    by_name: dict[str, int] = {}
+    for (name, _), count in found.items():
+        by_name[name] = by_name.get(name, 0) + count
+    assert {name: count for name, count in by_name.items() if count} == _annotated(out)
+
+
+def test_functions_per_message_are_the_largest_differences_per_message() -> None:
+    lo = {("steady", "a.so"): 1_000, ("grows", "a.so"): 2_000, ("gone", "b.so"): 50}
+    hi = {("steady", "a.so"): 1_000, ("grows", "a.so"): 10_000, ("new", "b.so"): 400}
+    assert functions_per_message(lo, hi, 400) == [
+        FunctionCount("grows", "a.so", 20.0),
+        FunctionCount("new", "b.so", 1.0),
+        FunctionCount("steady", "a.so", 0.0),
+        FunctionCount("gone", "b.so", -0.125),
+    ]
+    assert functions_per_message(lo, hi, 400, keep=1) == [FunctionCount("grows", "a.so", 20.0)]
+    with pytest.raises(ValueError, match="not above 0"):
+        functions_per_message(lo, hi, 0)
 
 
 def test_a_fanout_run_counts_its_priming_deliveries() -> None:
@@ -114,6 +242,31 @@ def test_calibration_the_same_server_counts_the_same_and_two_percent_more_is_slo
         "changed · asyncio": "slower",
         "unchanged · asyncio": "no significant change",
     }
+
+
+def _interpreter_object() -> str:
+    """The file name of the object the interpreter's C code is in: libpython's in a shared
+    build (``libpython3.11.so.1.0``), else the executable's."""
+    if sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        return str(sysconfig.get_config_var("INSTSONAME"))
+    return Path(sys.executable).resolve().name
+
+
+def test_the_extra_work_is_the_interpreters_and_on_top_of_the_growers() -> None:
+    base, head = _count(), _count("--extra", str(EXTRA_ITERATIONS))
+    assert len(base.functions) == len(head.functions) == FUNCTIONS_KEPT
+    (line,) = compare_counts([_doc("extra", base)], [_doc("extra", head)], match="environment")
+    assert line.verdict == "slower"
+    # The extra work is a Python loop (``for _ in range(n): pass``): the interpreter's C code,
+    # its bytecode loop first.
+    assert (line.growers[0].name, line.growers[0].file) == (
+        "_PyEval_EvalFrameDefault",
+        _interpreter_object(),
+    )
+    assert {g.file for g in line.growers} == {_interpreter_object()}
+    assert line.base is not None and line.head is not None
+    assert sum(g.growth for g in line.growers) > (line.head - line.base) / 2
+    assert "    +" in to_text_counts([line])  # printed under the slower line
 
 
 PIPELINED = CountSet("echo", {"size_bytes": 16, "in_flight": 8}, 100, 500)

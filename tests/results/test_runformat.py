@@ -70,6 +70,30 @@ def test_instruction_counts_read_back_with_their_figures() -> None:
     assert failed.per_message is None and failed.spread is None
 
 
+def test_a_sets_functions_read_back_and_a_document_from_before_them_reads_without() -> None:
+    from tests.runs import counted_set
+    from wsbench.results.runformat import Counting, FunctionCount, InstructionSet
+
+    kept = [FunctionCount("_PyEval_EvalFrameDefault", "libpython3.11.so.1.0", 41_234.5),
+            FunctionCount("burn", "counted_echo.so", -0.25)]  # fmt: skip
+    with_functions = msgspec.structs.replace(counted_set(10_000), functions=kept)
+    doc = msgspec.structs.replace(
+        run([100.0]), counting=Counting("valgrind-3.19.0 callgrind", 0),
+        instructions=[with_functions],
+    )  # fmt: skip
+    assert decode(encode(doc)) == doc
+    assert json.loads(encode(doc))["instructions"][0]["functions"][0] == {
+        "name": "_PyEval_EvalFrameDefault",
+        "file": "libpython3.11.so.1.0",
+        "per_message": 41_234.5,
+    }
+    older = json.loads(encode(doc))
+    del older["instructions"][0]["functions"]
+    (read,) = decode(json.dumps(older)).instructions
+    assert read.functions == [] and read == counted_set(10_000)
+    assert InstructionSet("echo", {}, "failed", "boom", []).functions == []
+
+
 def test_a_field_of_the_wrong_type_is_named() -> None:
     doc = json.loads(encode(run([100.0])))
     doc["settings"]["processes"] = "three"

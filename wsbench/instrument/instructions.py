@@ -26,6 +26,16 @@ one of the scenario's messages/s: an echo round trip, a pushed message, a delive
 subscriber of a broadcast, a tick delivered to one market client (with its order and
 acknowledgement).
 
+The same difference, function by function, says where those instructions go: the low and
+high dumps are read function by function (:func:`function_totals`: each function's own
+instructions, summed over the processes) and the
+:data:`~wsbench.results.runformat.FUNCTIONS_KEPT` functions with the most instructions per
+message are kept (:func:`functions_per_message`,
+:attr:`~wsbench.results.runformat.InstructionSet.functions`). They are C functions: the
+interpreter's (the work of Python code is ``_PyEval_EvalFrameDefault``'s and its callees'),
+the extension modules' and the libraries'. A comparison that says *slower* names the ones
+that grew most (:mod:`wsbench.results.function_diff`).
+
 What it does not see (the Methodology page gives the measured sizes): the kernel's work
 (system calls, TCP), instruction-level parallelism and cache misses; valgrind runs a
 process's threads one at a time; a server that polls while it waits (socketify) counts its
@@ -38,8 +48,8 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import msgspec
@@ -50,7 +60,13 @@ from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.measure import MeasureConfig, ServerSession
 from wsbench.loadreport import Report
 from wsbench.results.count_sets import SETS, CountSet
-from wsbench.results.runformat import Counting, InstructionCount, InstructionSet
+from wsbench.results.runformat import (
+    FUNCTIONS_KEPT,
+    Counting,
+    FunctionCount,
+    InstructionCount,
+    InstructionSet,
+)
 
 HASH_SEED = 0
 """``PYTHONHASHSEED`` of a counted server: string hashes, and so the order of sets and
@@ -83,6 +99,10 @@ DUMP_TIMEOUT_S = 120.0
 """Seconds ``callgrind_control --dump`` has to dump a process's counters."""
 DUMP_FILE_PREFIX = "callgrind.out"
 """Dump files are ``<prefix>.<pid>.<n>``: the n-th dump of process ``pid``."""
+
+FunctionKey = tuple[str, str]
+"""A function as :func:`function_totals` names it: ``(name, object's file name)``
+(:attr:`~wsbench.results.runformat.FunctionCount.key`)."""
 
 
 class CountError(RuntimeError):
@@ -134,6 +154,146 @@ def dump_total(path: Path) -> int:
     return int(found.group(1))
 
 
+_NAMED = re.compile(r"^\((\d+)\)\s*(.*)$")
+_RECURSION = re.compile(r"'\d+$")
+_SPEC = re.compile(r"^([a-z]+)=(.*)$")
+_HEADER = re.compile(r"^([a-z]+):\s*(.*)$")
+# The name spaces of callgrind's compressed names: the lines that name an object, a file
+# and a function.
+_NAME_SPACE = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl",
+               "cfl": "fl", "jfi": "fl", "fn": "fn", "cfn": "fn", "jfn": "fn"}  # fmt: skip
+
+
+def function_name(name: str) -> str:
+    """A function's name without the recursion level callgrind appends to it:
+    ``"_PyEval_EvalFrameDefault'2"`` -> ``"_PyEval_EvalFrameDefault"``."""
+    return _RECURSION.sub("", name)
+
+
+def parse_dump(text: str, *, source: str = "<dump>") -> dict[FunctionKey, int]:
+    """Each function's own (exclusive) instructions in a callgrind dump's text, by ``(name,
+    object's file name)``: the cost lines of each ``fn=`` block, less the line after each
+    ``calls=`` (a callee's inclusive cost, which is the callee's own). callgrind names a
+    function's recursion levels apart (``_PyEval_EvalFrameDefault'2``, its
+    ``--separate-recs``): they are one function here (:func:`function_name`).
+
+    Why not valgrind's ``callgrind_annotate``: it keys a function by source file and name,
+    not by object, so it cannot tell a function's object in the two cases that matter
+    here: code inlined from another file (``fi=``/``fe=`` lines: printed without an
+    object), and two functions of one name in two objects without debug information (the
+    static helpers every Cython module has, ``__Pyx_PyObject_Call``..., are one function to
+    it, in the last object read). This reads the format as callgrind writes it with
+    :data:`TOOL_ARGS` and the format's name compression (``fn=(12) name``, then ``fn=(12)``);
+    the test checks it against callgrind_annotate on a real dump.
+
+    Raises:
+        CountError: a cost line before any function, a compressed name never defined, or an
+            ``Ir`` event missing.
+    """
+    names: dict[tuple[str, str], str] = {}
+
+    def named(kind: str, value: str) -> str:
+        found = _NAMED.match(value)
+        if found is None:
+            return value
+        index, name = found.groups()
+        if name:
+            names[(_NAME_SPACE[kind], index)] = name
+            return name
+        try:
+            return names[(_NAME_SPACE[kind], index)]
+        except KeyError:
+            raise CountError(f"{source}: {kind}=({index}) was never named") from None
+
+    positions, column = 1, 0
+    obj, function = "", None
+    after_call = False
+    totals: dict[FunctionKey, int] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line[0].isdigit() or line[0] in "+-*":
+            if after_call:  # the call's inclusive cost: the callee's own, counted there
+                after_call = False
+                continue
+            fields = line.split()[positions:]
+            if len(fields) > column:
+                if function is None:
+                    raise CountError(f"{source}: a cost line before any fn= line: {line!r}")
+                key = (function, Path(obj).name if obj else "???")
+                totals[key] = totals.get(key, 0) + int(fields[column])
+            continue
+        spec = _SPEC.match(line)
+        if spec is not None:
+            kind, value = spec.groups()
+            if kind in _NAME_SPACE:
+                name = named(kind, value)
+                if kind == "ob":
+                    obj = name
+                elif kind == "fn":
+                    function = function_name(name)
+            elif kind == "calls":
+                after_call = True
+            continue  # jump=, jcnd= (jumps are not collected) and what a newer format adds
+        header = _HEADER.match(line)
+        if header is not None and header[1] == "positions":
+            positions = len(header[2].split())
+        elif header is not None and header[1] == "events":
+            events = header[2].split()
+            if "Ir" not in events:
+                raise CountError(f"{source}: no Ir event (events: {header[2]})")
+            column = events.index("Ir")
+    return totals
+
+
+def function_totals(path: Path) -> dict[FunctionKey, int]:
+    """Each function's own (exclusive) instructions in one callgrind dump file, by ``(name,
+    object's file name)`` (:func:`parse_dump`).
+
+    Raises:
+        CountError: the file is not a dump that :func:`parse_dump` reads, or its functions
+            do not add up to its total (:func:`dump_total`): it was not understood.
+    """
+    found = parse_dump(path.read_bytes().decode("utf-8", "replace"), source=str(path))
+    total = dump_total(path)
+    if sum(found.values()) != total:
+        raise CountError(
+            f"{path}: its functions add up to {sum(found.values())} instructions, "
+            f"its total is {total}"
+        )
+    return found
+
+
+def functions_per_message(
+    lo: Mapping[FunctionKey, int],
+    hi: Mapping[FunctionKey, int],
+    messages: int,
+    *,
+    keep: int = FUNCTIONS_KEPT,
+) -> list[FunctionCount]:
+    """Each function's own instructions per message, ``(fn_hi - fn_lo) / messages`` (a
+    function missing from a dump executed 0 there), the ``keep`` largest, most first (ties
+    by name, then file).
+
+    Args:
+        lo, hi: the functions' instructions in the low and the high run
+            (:func:`function_totals`, summed over the processes).
+        messages: ``M_hi - M_lo``, above 0.
+
+    Raises:
+        ValueError: ``messages`` is not above 0.
+    """
+    if messages <= 0:
+        raise ValueError(f"messages between the low and high runs: {messages}, not above 0")
+    figures = [
+        FunctionCount(name, file, (hi.get((name, file), 0) - lo.get((name, file), 0)) / messages)
+        for name, file in {**lo, **hi}
+    ]
+    figures.sort(key=lambda f: (-f.per_message, f.name, f.file))
+    return figures[:keep]
+
+
 def messages_of(report: Report) -> int:
     """The messages a count-mode run carried, from the load generator's report: messages
     received, plus a fan-out run's priming messages delivered to each subscriber
@@ -141,6 +301,28 @@ def messages_of(report: Report) -> int:
     fanout = report.fanout
     primed = fanout.priming_messages * fanout.subscribers if fanout else 0
     return report.messages_received + primed
+
+
+@dataclass(frozen=True)
+class Dump:
+    """What one dump of every process of the server counted.
+
+    Attributes:
+        instructions: the instructions since the previous dump, summed over the processes.
+        functions: each function's own instructions (:func:`function_totals`), summed over
+            the processes; empty when they were not read.
+    """
+
+    instructions: int
+    functions: dict[FunctionKey, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CountedRun:
+    """One count-mode run: its count and, when read, its functions (:class:`Dump`)."""
+
+    count: InstructionCount
+    functions: dict[FunctionKey, int] = field(default_factory=dict)
 
 
 class CountingSession:
@@ -225,14 +407,16 @@ class CountingSession:
         except psutil.Error as exc:
             raise CountError(f"{self.impl.name}: the server is gone: {exc}") from exc
 
-    def dump(self) -> int:
+    def dump(self, *, functions: bool = False) -> Dump:
         """Dump every process's counters (which zeroes them) and return the instructions
-        they counted since the previous dump, summed over the processes.
+        they counted since the previous dump, summed over the processes; with
+        ``functions``, each function's too (:func:`function_totals`).
 
         Raises:
             CountError: a dump did not come, or could not be read.
         """
         total = 0
+        by_function: dict[FunctionKey, int] = {}
         for pid in self._processes():
             self._control(pid, "--dump")
             n = self._dumps.get(pid, 0) + 1
@@ -241,11 +425,15 @@ class CountingSession:
                 raise CountError(f"{self.impl.name}: callgrind dump of process {pid}: no file")
             self._dumps[pid] = n
             total += dump_total(path)
+            if functions:
+                for key, count in function_totals(path).items():
+                    by_function[key] = by_function.get(key, 0) + count
             path.unlink()
-        return total
+        return Dump(total, by_function)
 
-    def run(self, config: MeasureConfig) -> InstructionCount:
-        """One load generator run of ``config`` (count mode) and the dump after it.
+    def run(self, config: MeasureConfig, *, functions: bool = False) -> CountedRun:
+        """One load generator run of ``config`` (count mode) and the dump after it (with
+        ``functions``, read function by function).
 
         Raises:
             CountError: the run failed (with the reason), or the dump did not come.
@@ -253,25 +441,33 @@ class CountingSession:
         measured = self.session.run(config)
         if measured.status != "ok" or measured.report is None:
             raise CountError(measured.error or "the load generator ran no traffic")
-        instructions = self.dump()
+        dumped = self.dump(functions=functions)
         assert config.count is not None
-        return InstructionCount(config.count, messages_of(measured.report), instructions)
+        count = InstructionCount(config.count, messages_of(measured.report), dumped.instructions)
+        return CountedRun(count, dumped.functions)
 
     def count(self, wanted: CountSet) -> InstructionSet:
         """Count ``wanted``: a warm-up run, then its low, high and repeated high runs (the
-        module's method). Never raises: a failure is recorded with its reason."""
+        module's method), the low and high runs function by function too. Never raises: a
+        failure is recorded with its reason."""
         base = count_run(self.impl.name, self.config_id, wanted)
         try:
             if self.session.start_error is not None:
                 raise CountError(self.session.start_error)
             self.run(base)  # warm-up; its dump also takes what came before (start-up, the
             # previous set), which is not counted
-            lo = self.run(base)
-            hi = self.run(replace(base, count=wanted.hi))
-            again = self.run(replace(base, count=wanted.hi))
+            lo = self.run(base, functions=True)
+            hi = self.run(replace(base, count=wanted.hi), functions=True)
+            again = self.run(replace(base, count=wanted.hi)).count
+            messages = hi.count.messages - lo.count.messages
+            kept = (  # no messages between the runs: no figure (InstructionSet.per_message)
+                functions_per_message(lo.functions, hi.functions, messages) if messages > 0
+                else []
+            )  # fmt: skip
         except (CountError, subprocess.TimeoutExpired) as exc:
             return InstructionSet(wanted.scenario, wanted.params, "failed", str(exc), [])
-        return InstructionSet(wanted.scenario, wanted.params, "ok", None, [lo, hi, again])
+        counts = [lo.count, hi.count, again]
+        return InstructionSet(wanted.scenario, wanted.params, "ok", None, counts, kept)
 
 
 def count_run(impl: str, config_id: str | None, wanted: CountSet) -> MeasureConfig:

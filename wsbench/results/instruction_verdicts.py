@@ -8,6 +8,9 @@ that much fewer, else *no significant change*. What such a verdict can see: work
 does in user space (Python, C extensions, the event loop). What it cannot: the kernel's work,
 waiting (latency with TCP_NODELAY off, a timer), cache misses and parallelism; the wall-clock
 verdict (:mod:`wsbench.results.compare`) sees those, with its wider noise.
+
+Under a *slower* set the tables name the functions whose own instructions per message grew
+most (:mod:`wsbench.results.function_diff`), when both sides kept their functions.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wsbench.results.compare import Match, aligned, pair_key, row_name
-from wsbench.results.runformat import InstructionSet, Run
+from wsbench.results.function_diff import FunctionGrowth, growers, growth_line
+from wsbench.results.runformat import FUNCTIONS_KEPT, InstructionSet, Run
 from wsbench.scenarios import params_label
 
 THRESHOLD = 0.01
@@ -48,6 +52,9 @@ class CountLine:
         head: the head's, or None.
         problem: why there is no verdict (a failed count, different counting), or None.
         spread: the larger of the two sides' spreads (relative), or None.
+        growers: the functions whose instructions per message grew most, most first
+            (:func:`wsbench.results.function_diff.growers`); empty when a side kept no
+            functions or the line has a problem.
     """
 
     row: str
@@ -57,6 +64,7 @@ class CountLine:
     head: float | None
     problem: str | None = None
     spread: float | None = None
+    growers: tuple[FunctionGrowth, ...] = ()
 
     @property
     def deterministic(self) -> bool:
@@ -135,9 +143,12 @@ def compare_counts(base: Sequence[Run], head: Sequence[Run], *, match: Match) ->
             if why is None and _problem(h):
                 why = f"head {_problem(h)}"
             spreads = [x for x in (b.spread, h.spread) if x is not None]
+            grew: tuple[FunctionGrowth, ...] = ()
+            if why is None and b.functions and h.functions:
+                grew = tuple(growers(b.functions, h.functions, head_total=h.per_message))
             lines.append(
                 CountLine(row_name(b_run, h_run), b.scenario, b.params, b.per_message,
-                          h.per_message, why, max(spreads) if spreads else None)
+                          h.per_message, why, max(spreads) if spreads else None, grew)
             )  # fmt: skip
     return lines
 
@@ -183,19 +194,48 @@ def rule() -> str:
     )
 
 
+GROWERS_LEGEND = (
+    "Under a slower set: the functions whose own instructions per message grew most "
+    "(callgrind's C functions; Python code is the interpreter's: ./bench profile names it); "
+    f"a function not among a side's {FUNCTIONS_KEPT} largest counts as 0 there, and had at "
+    "most the figure shown."
+)
+"""What the lines under a *slower* set are, said once under a table that has them."""
+
+
+def shown_growers(line: CountLine) -> tuple[FunctionGrowth, ...]:
+    """The growers a table prints under ``line``: its :attr:`CountLine.growers` when it is
+    *slower*, else none."""
+    return line.growers if line.verdict == "slower" else ()
+
+
 def to_text(lines: Sequence[CountLine]) -> str:
-    """The comparison as an aligned terminal table, its counts and its rule."""
+    """The comparison as an aligned terminal table (under a *slower* set, its growers, one
+    line each, indented), its counts and its rule."""
     rows = [HEADERS, *(_cells(line) for line in lines)]
-    text = [f"Instructions per message ({WHAT_IT_SEES})", "", *aligned(rows, range(2, 6))]
+    table = aligned(rows, range(2, 6))
+    text = [f"Instructions per message ({WHAT_IT_SEES})", "", *table[:2]]
+    for line, row in zip(lines, table[2:], strict=True):
+        text.append(row)
+        text += [f"    {growth_line(g)}" for g in shown_growers(line)]
     text += ["", summary(lines), rule()]
+    if any(shown_growers(line) for line in lines):
+        text.append(GROWERS_LEGEND)
     return "\n".join(text) + "\n"
 
 
 def to_markdown(lines: Sequence[CountLine]) -> str:
-    """The comparison as Markdown: a heading, the counts, the table, the rule."""
+    """The comparison as Markdown: a heading, the counts, the table, then under each
+    *slower* set's name its growers (one line each), the rule."""
     out = [f"### Instructions per message ({WHAT_IT_SEES})", "", summary(lines), ""]
     out.append("| " + " | ".join(HEADERS) + " |")
     out.append("|---|---|---:|---:|---:|---:|---|")
     out += ["| " + " | ".join(_cells(line)) + " |" for line in lines]
+    grown = [line for line in lines if shown_growers(line)]
+    for line in grown:
+        out += ["", f"**{line.row}, {line.scenario} {params_label(line.params)}**: slower", ""]
+        out += [f"- `{growth_line(g)}`" for g in shown_growers(line)]
     out += ["", rule()]
+    if grown:
+        out += ["", GROWERS_LEGEND]
     return "\n".join(out) + "\n"

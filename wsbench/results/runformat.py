@@ -46,6 +46,14 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
         "status": "ok" | "failed", "error": text or null,
         "counts": [{"count", "messages", "instructions"}, ...]}, ...]}
 
+A counted set's ``functions`` (added within version 2; empty in earlier documents and in a
+failed set) are the functions that executed the most instructions per message between its
+low and high runs, most first: their own (exclusive) instructions, C functions of the
+interpreter, the extension modules and the libraries, named as callgrind names them::
+
+        "functions": [{"name": "_PyEval_EvalFrameDefault", "file": "libpython3.11.so.1.0",
+                       "per_message": 41234.5}, ...]
+
 ``conformance`` (added within version 2; null in earlier documents and in measurements) is
 the Autobahn|Testsuite's grade of the server (``./bench conformance``), in a document of its
 own with no benchmarks, kept in the store's ``conformance/`` folder
@@ -115,6 +123,17 @@ READS_TEXT = f"{READS[0]}-{READS[-1]}"
 """:data:`READS` (a range of versions) as the errors say it: ``"1-2"``."""
 
 Status = Literal["ok", "failed"]
+
+FUNCTIONS_KEPT = 100
+"""The most functions a counted set keeps (:attr:`InstructionSet.functions`): those with the
+most instructions per message. A function outside one side's list counts as 0 there when
+two counts are compared, and had at most the smallest figure kept
+(:mod:`wsbench.results.function_diff`). Measured on the calibration's test server (echo
+16 B x1, 130,437 instructions per message in 447 functions with any): the 100th function
+had 180 (0.14 %, a seventh of the verdict's smallest change) and the 100 held 87 % of the
+instructions; at 40 they were 428 and 75 %, and of the 3,043 instructions its ``--extra 24``
+added, the range iterator's 240 fell outside the list. About 11 kB per counted set in a
+document."""
 
 
 class FormatError(ValueError):
@@ -525,6 +544,32 @@ class InstructionCount(msgspec.Struct, frozen=True):
     instructions: int
 
 
+class FunctionCount(msgspec.Struct, frozen=True):
+    """One function's own (exclusive: not its callees') instructions per message in a
+    counted set: ``(fn_hi - fn_lo) / (M_hi - M_lo)``, the set's figure
+    (:attr:`InstructionSet.per_message`) restricted to the function.
+
+    Attributes:
+        name: the function as callgrind names it (the symbol, e.g.
+            ``"_PyEval_EvalFrameDefault"``; ``"0x..."`` where the object has no symbols).
+            Python functions are not seen by name: their work is the interpreter's.
+        file: the file name (no folder) of the object the function is in: the executable,
+            ``libpython3.11.so.1.0``, an extension module's ``.so``, ``libc.so.6``; the
+            folder is left out, so that the same function matches in two environments.
+        per_message: its instructions per message (may be slightly negative for a function
+            whose work does not grow with the messages).
+    """
+
+    name: str
+    file: str
+    per_message: float
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """``(name, file)``: what identifies the function on both sides of a comparison."""
+        return (self.name, self.file)
+
+
 class InstructionSet(msgspec.Struct, frozen=True):
     """The instruction counts of one parameter set: its low and high runs
     (:mod:`wsbench.instrument.instructions`), from which the instructions per message derive.
@@ -535,6 +580,9 @@ class InstructionSet(msgspec.Struct, frozen=True):
         status: ``"failed"`` with ``error`` when a run or a dump failed.
         error: why, or null.
         counts: the low run, the high run, and the high run again (its spread).
+        functions: the functions with the most instructions per message, most first, at most
+            :data:`FUNCTIONS_KEPT` (:func:`wsbench.instrument.instructions.functions_per_message`;
+            empty in documents from before they were kept, and in a failed set).
     """
 
     scenario: str
@@ -542,6 +590,7 @@ class InstructionSet(msgspec.Struct, frozen=True):
     status: Status
     error: str | None
     counts: list[InstructionCount]
+    functions: list[FunctionCount] = msgspec.field(default_factory=list)
 
     @property
     def per_message(self) -> float | None:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from wsbench.policy import MATRIX_PERIOD_DAYS, OPEN_FILES_CAP
 from wsbench.results.count_sets import SETS
+from wsbench.results.function_diff import GROWERS_SHOWN
 from wsbench.results.instruction_verdicts import SPREAD_FACTOR, THRESHOLD
 from wsbench.results.memoryfit import FLOOR_BYTES, LINEARITY_TOLERANCE
 from wsbench.results.metrics import SCENARIO_HEADLINES
-from wsbench.results.runformat import ERROR_KINDS
+from wsbench.results.runformat import ERROR_KINDS, FUNCTIONS_KEPT
 from wsbench.scenarios import PARAM_DOCS, SCENARIOS, SOURCE_ADDRESSES, SPECS, Grid, connect, spec
 from wsbench.scenarios import memory as memory_scenario
 from wsbench.scenarios import soak as soak_scenario
@@ -189,7 +190,9 @@ def render_matrix() -> str:
 
 def render_count_verdicts() -> str:
     """The Methodology page's sentences on instruction-count verdicts, from
-    :mod:`wsbench.results.instruction_verdicts`' threshold and spread factor."""
+    :mod:`wsbench.results.instruction_verdicts`' threshold and spread factor, and on the
+    functions named under a *slower* one (:data:`~wsbench.results.runformat.FUNCTIONS_KEPT`,
+    :data:`~wsbench.results.function_diff.GROWERS_SHOWN`)."""
     return (
         f"A comparison calls a set *slower* or *faster* when the two sides differ by at "
         f"least {THRESHOLD:.0%} in instructions per message, or by {SPREAD_FACTOR:g} times "
@@ -197,7 +200,14 @@ def render_count_verdicts() -> str:
         "counts do not vary with the machine's noise. Counts made with another valgrind, "
         "hash seed, CPU model or load generator build are never compared. A new release "
         "whose count rose is reported at once, without the confirmation run a wall-clock "
-        "regression needs."
+        "regression needs. Under a *slower* set, the comparison (`./bench compare`, the pull "
+        f"request's comment, the nightly's report) names the {GROWERS_SHOWN} functions whose "
+        "own instructions per message grew most, with their object file: each counted set "
+        f"keeps its {FUNCTIONS_KEPT} functions with the most, from callgrind's per-function "
+        "counts of the same two dumps (a function kept on one side only counts as 0 on the "
+        "other). They are C functions, the interpreter's, the C extensions' and the "
+        "libraries': the work of Python code is the interpreter's (`_PyEval_EvalFrameDefault` "
+        "and what it calls), and `./bench profile` names its Python functions."
     )
 
 
