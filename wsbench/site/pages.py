@@ -9,7 +9,8 @@ Inputs (relative paths are taken from the folder of ``mkdocs.yml``):
   results are the store's ``clients/`` folder (:func:`wsbench.results.store.client_store`).
 
 The conformance grades are the store's ``conformance/`` folder
-(:func:`wsbench.results.store.conformance_store`).
+(:func:`wsbench.results.store.conformance_store`), the CPU profiles its ``profiles/`` folder
+(:func:`wsbench.results.store.profile_store`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from wsbench.impls import Impl, all_impls
-from wsbench.results.store import ROOT_ENV, client_store, conformance_store, load_store
+from wsbench.results.store import (
+    ROOT_ENV,
+    client_store,
+    conformance_store,
+    load_store,
+    profile_store,
+)
 from wsbench.site.assets import site_assets
 from wsbench.site.claims import STUDIES_REVISITED, load_claims, render_studies
 from wsbench.site.clients import (
@@ -40,6 +47,7 @@ from wsbench.site.framework_pages import INDEX_PAGE, page_path, render_index, re
 from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.history import history_of
 from wsbench.site.home import render_home
+from wsbench.site.profiles import profiles_of
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, render_leaderboard_page
 from wsbench.site.results import results_of
 from wsbench.site.studies import STUDIES_FILE, load_studies
@@ -108,8 +116,9 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     """All generated files as ``{path relative to the docs dir: content}``: markdown pages
     (text; the Conformance page and its case reports among them,
     :mod:`wsbench.site.conformance_page`), the leaderboards' and framework pages' charts
-    (SVG bytes, and JSON bytes of the charts against the number of connections), every
-    run's downloads (JSON bytes and CSV text, :mod:`wsbench.site.downloads`) and the site's
+    (SVG bytes, and JSON bytes of the charts against the number of connections, of the CPU
+    per message by where it goes and of the flame graphs, :mod:`wsbench.site.profiles`),
+    every run's downloads (JSON bytes and CSV text, :mod:`wsbench.site.downloads`) and the site's
     scripts, stylesheet and bundled libraries (:func:`wsbench.site.assets.site_assets`).
 
     Raises:
@@ -123,16 +132,17 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     results = results_of(store)
     history = history_of(store.runs)
     grades = grades_of(load_store(conformance_store(inputs.store_root)))
+    profiles = profiles_of(load_store(profile_store(inputs.store_root)))
     links = {f.name: "../" + page_path(f.name) for f in frameworks}
     pages: dict[str, str | bytes] = {}
     studies = load_studies()
     for scenario, path in LEADERBOARD_PAGES.items():
-        board = render_leaderboard_page(scenario, results, links, studies, grades)
+        board = render_leaderboard_page(scenario, results, links, studies, grades, profiles)
         pages[path] = board.markdown
         pages.update(board.files)
     pages[FRAMEWORKS_PAGE] = render_index(frameworks, results)
     for framework in frameworks:
-        page = render_page(framework, results, inputs.repo_url, history, grades)
+        page = render_page(framework, results, inputs.repo_url, history, grades, profiles)
         pages[page_path(framework.name)] = page.markdown
         pages.update(page.charts)
     root_links = {f.name: page_path(f.name) for f in frameworks}
