@@ -128,7 +128,9 @@ def test_a_native_profile_says_so_and_its_c_extension_has_its_share(built_site: 
         "Profiled by py-spy 0.4.3, with native frames: 200 samples over a 2 s window at 100 Hz "
         "(0 % of the window idle), at 20,000 messages/s: 0.50 × the 40,000 messages/s"
     )
-    assert note.endswith("the interpreter's C code is Python runtime.")
+    assert "the interpreter's C code is Python runtime." in note
+    assert note.endswith("those samples count as C extensions though they are the kernel's work "
+                         "or waiting.")  # fmt: skip
     shares, _ = tables(mine)
     assert ["C extensions", "12.5 %"] in shares
 
@@ -156,7 +158,8 @@ def test_several_profiles_get_a_summary_table_first(frameworks: dict[str, Framew
     text, files = render_section(frameworks["aiohttp"], twice)
     summary = text.split("\n| Configuration | Version | Set |")[1].split("\n\n")[0]
     rows = [line for line in summary.splitlines() if line.startswith("| ")]
-    assert [r.split(" | ")[2] for r in rows[1:]] == ["echo 16 B x1", "echo 16 B x64"]
+    sets = [shown(r.split(" | ")[2]) for r in rows[1:]]
+    assert sets == ["echo 16 B x1", "echo 16 B x64"]
     assert len(files) == 2
 
 
@@ -177,3 +180,25 @@ def test_without_a_profile_there_is_no_section_and_no_link(
     )
     assert SECTION_ANCHOR not in websockets.markdown
     assert not [f for f in websockets.charts if f.endswith(".json") and "profile-" in f]
+
+
+def test_a_native_profiles_system_calls_are_said_apart(frameworks: dict[str, Framework]) -> None:
+    # With native frames a thread inside a system call is sampled in the C library's wrapper:
+    # counted as C extensions, and shown apart under them.
+    doc = profile_runs()[1]
+    (profile,) = doc.profiles
+    stacks = {**profile.stacks, "process (server.py);send (libc.so.6)": 50}
+    native = msgspec.structs.replace(
+        doc, profiles=[msgspec.structs.replace(profile, stacks=stacks)]
+    )
+    text, _ = render_section(frameworks["starlette"], profiles_from([native]))
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    # 250 busy samples, the kernel half the CPU: 100 in C code, 50 of them in the C library.
+    assert "| C extensions | 20.0 % |" in rows
+    assert "| … of which in the C library (system calls, waiting) | 10.0 % |" in rows
+    assert rows.index("| C extensions | 20.0 % |") + 1 == rows.index(
+        "| … of which in the C library (system calls, waiting) | 10.0 % |"
+    )
+    assert "kernel's work or waiting (the row under *C extensions*)." in text
+    python_only, _ = render_section(frameworks["aiohttp"], profiles_from(profile_runs()))
+    assert "of which in the C library" not in python_only

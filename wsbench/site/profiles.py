@@ -155,6 +155,10 @@ class Profiled:
             (:func:`cpu_per_message_s`), None without them.
         cost: the profiled window's messages/s over the unprofiled windows' mean, None
             without them.
+        libc: the share of the server's CPU time (on the classes' base) whose samples end
+            in the C library (:data:`LIBC`), part of *C extensions*: with native frames, a
+            thread inside a system call (sending, receiving, waiting in ``epoll``) is
+            sampled there, so this is the kernel's work or waiting, not an extension's.
     """
 
     doc: Run
@@ -164,6 +168,7 @@ class Profiled:
     top: tuple[TopFunction, ...]
     cpu_per_message_s: float | None
     cost: float | None
+    libc: float = 0.0
 
     @property
     def machine(self) -> str:
@@ -272,6 +277,20 @@ def top_functions(
     return tuple(found)
 
 
+LIBC = re.compile(r"\((libc|libpthread)\.so[^()]*\)$")
+"""A native frame of the C library (``"send (libc.so.6)"``): where py-spy finds a thread
+that is inside a system call or waiting."""
+
+
+def libc_share(stacks: Mapping[str, int], split: Shares, kernel: float | None) -> float:
+    """The share of the server's CPU time (self samples over ``split``'s busy samples, times
+    ``1 - kernel``) of the samples whose leaf frame is the C library's (:data:`LIBC`)."""
+    if not split.samples:
+        return 0.0
+    found = sum(n for stack, n in stacks.items() if LIBC.search(stack.rsplit(";", 1)[-1]))
+    return (1 - min(max(kernel or 0.0, 0.0), 1.0)) * found / split.samples
+
+
 def profiled_of(doc: Run, profile: ProfileSet) -> Profiled:
     """What the pages show of ``doc``'s ``profile`` (see :class:`Profiled`)."""
     window = profile.profiled
@@ -295,6 +314,7 @@ def profiled_of(doc: Run, profile: ProfileSet) -> Profiled:
         top=top_functions(profile.stacks, split, kernel),
         cpu_per_message_s=cpu_per_message_s(profile.unprofiled),
         cost=cost,
+        libc=libc_share(profile.stacks, split, kernel),
     )
 
 

@@ -13,7 +13,17 @@ from collections.abc import Sequence
 
 from wsbench.results.profile_shares import CLASSES
 from wsbench.site.frameworks import Framework
-from wsbench.site.markup import DASH, TIMES, cell, code, heading, params_title, table, tagged
+from wsbench.site.markup import (
+    DASH,
+    NOWRAP,
+    TIMES,
+    cell,
+    code,
+    heading,
+    params_title,
+    table,
+    tagged,
+)
 from wsbench.site.profiles import (
     METHODOLOGY_ANCHOR,
     MICRO,
@@ -40,12 +50,21 @@ KERNEL_NOTE = (
 """How the kernel's share is derived (:mod:`wsbench.results.profile_shares`)."""
 NATIVE_NOTE = (
     "Native frames were sampled: a C extension's time is its own (*C extensions*), and the "
-    "interpreter's C code is *Python runtime*"
+    "interpreter's C code is *Python runtime*. A thread inside a system call is sampled in "
+    "the C library's wrapper (`send`, `recv`, `epoll_wait`): those samples count as *C "
+    "extensions* though they are the kernel's work or waiting"
 )
+LIBC_NOTE = " (the row under *C extensions*)"
+"""Added to :data:`NATIVE_NOTE` when the profile has samples in the C library."""
 PYTHON_ONLY_NOTE = (
     "Native frames were not sampled: a C extension's time is on the Python line that "
     "called it (*C extensions* is then 0)"
 )
+
+
+LIBC_ROW = "… of which in the C library (system calls, waiting)"
+"""The row under *C extensions* of the samples in the C library
+(:attr:`wsbench.site.profiles.Profiled.libc`)."""
 
 
 def _order(framework: Framework) -> dict[str, int]:
@@ -111,18 +130,22 @@ def shares_table(item: Profiled) -> str:
     rows = [[cell(k), percent_cell(item.split.shares[k])] for k in CLASSES]
     kernel = "kernel" if item.kernel_share is not None else "kernel (not recorded: 0)"
     rows[CLASSES.index("kernel")][0] = cell(kernel)
+    if item.libc:
+        at = CLASSES.index("C extensions") + 1
+        rows.insert(at, [LIBC_ROW, percent_cell(item.libc)])
     rows.append(["*idle* (share of the window, not of the CPU)", percent_cell(item.idle)])
     return table(["Where", "Share of the server's CPU"], rows, align="lr")
 
 
 def top_table(item: Profiled) -> str:
     """The top functions by self time: rank, function, file and line (or library), class,
-    share of the server's CPU."""
+    share of the server's CPU (a function and its place each on one line: on a phone the
+    table scrolls sideways rather than break them letter by letter)."""
     rows = [
         [
             str(i),
-            code(f.function),
-            code(f.where) if f.where else DASH,
+            NOWRAP.format(code(f.function)),
+            NOWRAP.format(code(f.where)) if f.where else DASH,
             cell(f.klass),
             percent_cell(f.share),
         ]
@@ -142,7 +165,7 @@ def summary_table(found: Sequence[Profiled], machines: int) -> str:
             [
                 tagged(item.label, item.socketio, f"#{item.section_id(machines)}"),
                 cell(item.version or DASH),
-                cell(item.set_words),
+                NOWRAP.format(cell(item.set_words)),
                 DASH if cpu is None else f"{cpu * MICRO:,.1f}",
                 *(percent(item.split.shares[k]) for k in CLASSES),
                 f"{code(top.function)} {percent(top.share)}" if top else DASH,
@@ -157,7 +180,7 @@ def profile_block(item: Profiled, machines: int) -> tuple[str, bytes]:
     where = f" on `{item.machine}`" if machines > 1 else ""
     title = f"{cell(item.title)}{where}: {cell(set_title(item))}"
     data_file = item.data_file(machines)
-    note = NATIVE_NOTE if item.native else PYTHON_ONLY_NOTE
+    note = (NATIVE_NOTE + (LIBC_NOTE if item.libc else "")) if item.native else PYTHON_ONLY_NOTE
     parts = [
         heading("###", title, item.section_id(machines)),
         item.answer() + ".\n",

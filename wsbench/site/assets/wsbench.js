@@ -394,7 +394,7 @@
     return data.x.values.length <= 1; // one value on the axis: a ranking reads better
   }
 
-  function sharesOption(data, shown, narrow) {
+  function sharesOption(data, shown, narrow, width) {
     var order = shown.slice().reverse(); // ECharts draws the first category at the bottom
     var series = data.classes.map(function (c, i) {
       return {
@@ -402,7 +402,7 @@
         type: "bar",
         stack: "cpu",
         color: c.color,
-        barMaxWidth: 18,
+        barMaxWidth: narrow ? 10 : 18,
         emphasis: { focus: "series" },
         data: order.map(function (s) { return { value: s.values[i], wsbench: s }; }),
       };
@@ -430,16 +430,24 @@
       },
       xAxis: {
         type: "value",
-        name: data.unit + " of server CPU per message (lower is better)",
+        name: data.unit + (narrow ? " of CPU per message" : " of server CPU per message (lower is better)"),
         nameLocation: "middle",
         nameGap: 26,
         splitNumber: narrow ? 3 : 5,
         axisLabel: { formatter: fmt, hideOverlap: true },
       },
-      yAxis: {
+      // On a phone each name is written whole above its bar, not cut beside it.
+      yAxis: narrow ? {
         type: "category",
         data: order.map(function (s) { return s.label; }),
-        axisLabel: { width: narrow ? 130 : 300, overflow: "truncate" },
+        axisTick: { show: false },
+        z: 10,
+        axisLabel: { inside: true, align: "left", verticalAlign: "bottom", padding: [0, 0, 7, 6],
+          width: Math.max(120, width - 30), overflow: "truncate", fontSize: 11, color: "#333" },
+      } : {
+        type: "category",
+        data: order.map(function (s) { return s.label; }),
+        axisLabel: { width: 300, overflow: "truncate" },
       },
       series: series,
     };
@@ -463,10 +471,11 @@
     function draw() {
       var shown = data.series.filter(function (s) { return passes(s.facets); });
       var narrow = canvas.clientWidth < 700;
-      canvas.style.height = Math.max(160, 24 * shown.length + (narrow ? 110 : 86)) + "px";
+      var row = narrow ? 34 : 24;
+      canvas.style.height = Math.max(160, row * shown.length + (narrow ? 110 : 86)) + "px";
       if (!chart) chart = echarts.init(canvas, null, { renderer: "svg" });
       else chart.resize();
-      chart.setOption(sharesOption(data, shown, narrow), { notMerge: true });
+      chart.setOption(sharesOption(data, shown, narrow, canvas.clientWidth), { notMerge: true });
     }
     listeners.push(draw);
     window.addEventListener("resize", function () { if (chart) draw(); });
@@ -669,7 +678,8 @@
               (100 * sum / (all || 1)).toFixed(1) + " % of the samples";
           })
           .label(function (d) {
-            return d.data.name + ": " + d.value.toLocaleString("en-US") + " samples, " +
+            return d.data.name + ": " + d.value.toLocaleString("en-US") +
+              (d.value === 1 ? " sample, " : " samples, ") +
               (100 * d.value / total).toFixed(1) + " %";
           });
         window.d3.select(graph).datum(data.tree).call(chart);
