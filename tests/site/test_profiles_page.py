@@ -187,18 +187,24 @@ def test_a_native_profiles_system_calls_are_said_apart(frameworks: dict[str, Fra
     # counted as C extensions, and shown apart under them.
     doc = profile_runs()[1]
     (profile,) = doc.profiles
-    stacks = {**profile.stacks, "process (server.py);send (libc.so.6)": 50}
+    stacks = {**profile.stacks, "process (server.py);send (libc.so.6)": 70}
     native = msgspec.structs.replace(
         doc, profiles=[msgspec.structs.replace(profile, stacks=stacks)]
     )
     text, _ = render_section(frameworks["starlette"], profiles_from([native]))
     rows = [line for line in text.splitlines() if line.startswith("| ")]
-    # 250 busy samples, the kernel half the CPU: 100 in C code, 50 of them in the C library.
-    assert "| C extensions | 20.0 % |" in rows
-    assert "| … of which in the C library (system calls, waiting) | 10.0 % |" in rows
-    assert rows.index("| C extensions | 20.0 % |") + 1 == rows.index(
-        "| … of which in the C library (system calls, waiting) | 10.0 % |"
+    # 270 busy samples, the kernel half the CPU: 120 in C code, 70 of them in the C library.
+    assert "| C extensions | 22.2 % |" in rows
+    assert "| … of which in the C library (system calls, waiting) | 13.0 % |" in rows
+    assert rows.index("| C extensions | 22.2 % |") + 1 == rows.index(
+        "| … of which in the C library (system calls, waiting) | 13.0 % |"
     )
     assert "kernel's work or waiting (the row under *C extensions*)." in text
+    # Its top function is the C library's send: the answer names the top one outside it too.
+    (answer,) = [line for line in text.splitlines() if line.startswith("**")]
+    assert answer == (
+        "**50 % kernel, 22 % C extensions**; top: `send` (libc.so.6) 13 %, outside the C "
+        "library: `Protocol.receive_data` (websockets/protocol.py:250) 11 %."
+    )
     python_only, _ = render_section(frameworks["aiohttp"], profiles_from(profile_runs()))
     assert "of which in the C library" not in python_only

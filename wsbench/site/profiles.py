@@ -246,14 +246,28 @@ class Profiled:
     def answer(self) -> str:
         """The section's first line, as Markdown: its two largest classes and its top
         function, e.g. ``"**76 % framework, 12 % kernel**; top: `WebSocketProtocol._unmask`
-        (gunicorn/asgi/websocket.py:88) 61 %"``."""
+        (gunicorn/asgi/websocket.py:88) 61 %"``; when that function is the C library's (a
+        system call, :data:`LIBC`), also the top one outside it (", outside the C library:
+        ...")."""
         largest = [(k, s) for k, s in self.sorted_shares() if s > 0][:2]
         text = "**" + ", ".join(f"{percent(s)} {cell(k)}" for k, s in largest) + "**"
         if self.top:
-            first = self.top[0]
-            where = f" ({cell(first.where)})" if first.where else ""
-            text += f"; top: {code(first.function)}{where} {percent(first.share)}"
+            text += f"; top: {_function_words(self.top[0])}"
+            if _in_libc(self.top[0]):
+                other = next((f for f in self.top if not _in_libc(f)), None)
+                if other is not None:
+                    text += f", outside the C library: {_function_words(other)}"
         return text
+
+
+def _in_libc(function: TopFunction) -> bool:
+    return bool(LIBC.search(f"({function.where})"))
+
+
+def _function_words(function: TopFunction) -> str:
+    """``"`name` (place) 61 %"``, Markdown."""
+    where = f" ({cell(function.where)})" if function.where else ""
+    return f"{code(function.function)}{where} {percent(function.share)}"
 
 
 def top_functions(
