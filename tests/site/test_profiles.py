@@ -177,3 +177,18 @@ def test_top_function_shares_are_limited_to_ten() -> None:
     assert len(shown.top) == 10
     assert shown.top[0] == TopFunction("f0", "app.py:0", "framework", 20, 20 / sum(stacks.values()))
     assert shown.cpu_per_message_s is None and shown.cost is None
+
+
+def test_a_workers_process_frame_shows_no_process_id_nor_path() -> None:
+    worker = 'process 25572:"/home/x/envs/bin/python -m gunicorn app:app"'
+    stacks = {f"process (python);run (gunicorn/arbiter.py:1);{worker};serve (app.py:3)": 4}
+    doc = profile_run(
+        profile_runs()[0],
+        [profile_set(stacks, profiled=window(1.0, 10.0, 0.0), unprofiled=[])],
+        PROFILE_RUN,
+        native=False,
+    )
+    (shown,) = profiles_from([doc]).items
+    (process,) = json.loads(flame_json(shown))["tree"]["children"]
+    (run,) = process["children"]
+    assert [c["name"] for c in run["children"]] == ["process (python)"]

@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from wsbench.results.folded import idle_share, self_samples
+from wsbench.results.folded import idle_share, process_frame, self_samples
 from wsbench.results.profile_shares import CLASSES, Shares, frame_class, shares
 from wsbench.results.runformat import ImplInfo, ProfiledWindow, ProfileSet, Run
 from wsbench.results.store import Store
@@ -443,13 +443,15 @@ def flame_tree(stacks: Mapping[str, int]) -> dict[str, object]:
     "children": [...]}`` where a node's value is its samples, its children's included (the
     root's: every sample), and ``"k"`` its frame's class (an index into
     :data:`FLAME_CLASSES`); the root is ``"all"``, over the stacks' own roots (the
-    process frames); children in name order, a leaf without ``"children"``."""
+    process frames); children in name order, a leaf without ``"children"``. A worker's
+    process frame within its parent's stack (``--subprocesses``) is made comparable as the
+    root's is (:func:`wsbench.results.folded.process_frame`: no process id, no path)."""
     root = _Node("all", IDLE)
     for stack, count in stacks.items():
         node = root
         node.value += count
         for frame in stack.split(";"):
-            node = node.child(frame)
+            node = node.child(process_frame(frame))
             node.value += count
     return root.data()
 
