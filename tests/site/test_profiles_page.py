@@ -22,7 +22,7 @@ from wsbench.site.framework_pages import render_page
 from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.history import History
 from wsbench.site.profiles import Profiles, profiles_from
-from wsbench.site.profiles_page import SECTION_ANCHOR, render_section
+from wsbench.site.profiles_page import SECTION_ANCHOR, profiles_fact, render_section
 from wsbench.site.results import results_of
 
 AIOHTTP = "profile-default-echo-16-b-x64"
@@ -113,8 +113,11 @@ def test_the_framework_page_answers_first_with_its_top_function(aiohttp_page: st
          "16.0 %"],
     ]  # fmt: skip
     assert len(top) == 1 + 5
-    # The section is under its own heading, linked from nowhere else when absent.
+    # The section is under its own heading, led to from the facts at the top of the page.
     assert f'id="{SECTION_ANCHOR}"' in aiohttp_page
+    facts = tables(aiohttp_page)[0]
+    assert ["Where the time goes", "64 % framework, 20 % kernel (echo 16 B x64)"] in facts
+    assert f'<a href="#{SECTION_ANCHOR}">64 % framework, 20 % kernel</a>' in aiohttp_page
 
 
 def test_a_native_profile_says_so_and_its_c_extension_has_its_share(built_site: Path) -> None:
@@ -160,6 +163,9 @@ def test_several_profiles_get_a_summary_table_first(frameworks: dict[str, Framew
     rows = [line for line in summary.splitlines() if line.startswith("| ")]
     sets = [shown(r.split(" | ")[2]) for r in rows[1:]]
     assert sets == ["echo 16 B x1", "echo 16 B x64"]
+    assert profiles_fact(frameworks["aiohttp"], twice) == (
+        f"[CPU profiles of 1 configuration](#{SECTION_ANCHOR}), 2 sets"
+    )
     assert len(files) == 2
 
 
@@ -170,6 +176,7 @@ def test_without_a_profile_there_is_no_section_and_no_link(
     page = render_page(frameworks["aiohttp"], results, "https://x", History((), ())).markdown
     assert "Where the time goes" not in page
     assert SECTION_ANCHOR not in page and "profile-" not in page
+    assert "| Where the time goes |" not in page
     # A framework the store did not profile has none either, with profiles of others.
     websockets = render_page(
         frameworks["websockets"],

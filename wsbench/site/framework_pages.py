@@ -66,6 +66,7 @@ from wsbench.site.markup import (
     tagged,
 )
 from wsbench.site.profiles import Profiles
+from wsbench.site.profiles_page import profiles_fact
 from wsbench.site.profiles_page import render_section as profiles_section
 from wsbench.site.render import SCENARIO_TITLES, chart_block
 from wsbench.site.render import unflagged as render_unflagged
@@ -207,7 +208,7 @@ def render_index(frameworks: Sequence[Framework], results: Results) -> str:
     )
 
 
-def _facts(framework: Framework, runs: Sequence[EnvRun], repo_url: str) -> str:
+def _facts(framework: Framework, runs: Sequence[EnvRun], repo_url: str, profiled: str = "") -> str:
     f = framework
     pypi = f"https://pypi.org/project/{f.package}/" if f.package else None
     base = repo_url.rstrip("/")
@@ -221,6 +222,8 @@ def _facts(framework: Framework, runs: Sequence[EnvRun], repo_url: str) -> str:
         ["Implementation", f"[impls/{cell(f.name)}]({base}/tree/main/impls/{f.name})"],
         ["Measured version(s)", cell(", ".join(_measured_versions(f, runs)) or DASH)],
     ]
+    if profiled:
+        facts.append(["Where the time goes", profiled])
     return table(["", ""], facts)
 
 
@@ -888,7 +891,7 @@ def render_page(
         else "",
         socketio_why=SOCKETIO_WHY,
         reference=f.reference,
-        facts=_facts(f, runs, repo_url),
+        facts=_facts(f, runs, repo_url, profiles_fact(f, profiles or Profiles(()))),
         configurations=_configurations(f),
         has_results=bool(runs),
         unstable_legend=UNSTABLE_LEGEND,

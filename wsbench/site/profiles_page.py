@@ -198,6 +198,24 @@ def profile_block(item: Profiled, machines: int) -> tuple[str, bytes]:
     return "\n".join(parts), flame_json(item)
 
 
+def profiles_fact(framework: Framework, profiles: Profiles) -> str:
+    """The framework page's facts row that leads to its Where the time goes (the section is
+    far down a long page without a table of contents): with one profile, its two largest
+    shares and its set, linked; with several, how many, linked; "" without a profile."""
+    found = _sorted(framework, profiles.of_impl(framework.name))
+    if not found:
+        return ""
+    if len(found) == 1:
+        item = found[0]
+        largest = [(k, s) for k, s in item.sorted_shares() if s > 0][:2]
+        words = ", ".join(f"{percent(s)} {cell(k)}" for k, s in largest)
+        return f"[{words}](#{SECTION_ANCHOR}) ({cell(item.set_words)})"
+    sets = len({(p.profile.scenario, p.set_words) for p in found})
+    configs = len({(p.machine, p.impl.config) for p in found})
+    what = f"{configs} configuration{'s' if configs != 1 else ''}"
+    return f"[CPU profiles of {what}](#{SECTION_ANCHOR}), {sets} set{'s' if sets != 1 else ''}"
+
+
 def render_section(framework: Framework, profiles: Profiles) -> tuple[str, dict[str, bytes]]:
     """The Where the time goes section of ``framework``'s page and its flame graphs' JSON
     files (``{path relative to the docs dir: bytes}``); ("", {}) when the framework has no
