@@ -308,9 +308,17 @@ def test_the_shown_runs_are_named_on_the_home_page(visit: Visit) -> None:
     assert CURRENT in data
 
 
+def loaded(page: Page) -> list[str]:
+    """The addresses of every resource the page loaded."""
+    names = page.evaluate("performance.getEntriesByType('resource').map((e) => e.name)")
+    return [str(name) for name in names]
+
+
 def test_a_flame_graph_zooms_searches_and_resets(visit: Visit) -> None:
     page = visit.open("frameworks/aiohttp/#where-the-time-goes")
     flames_drawn(page, 1)
+    vendor = [name.rsplit("/", 1)[-1] for name in loaded(page) if "/vendor/d3" in name]
+    assert sorted(vendor) == ["d3-flamegraph.min.js", "d3.min.js"]
     graph = page.locator(".wsbench-flame-graph").first
     frames = graph.locator("g.frame")
     assert frames.count() > 5
@@ -354,3 +362,5 @@ def test_the_echo_leaderboard_stacks_cpu_per_message_by_class(visit: Visit) -> N
     # The table of the same figures is the fallback without JavaScript: hidden once drawn.
     fallback = page.locator("table", has_text="CPU / message (µs)").first
     assert not fallback.is_visible()
+    # A page without a flame graph loads neither d3 nor d3-flame-graph.
+    assert not [name for name in loaded(page) if "/vendor/d3" in name]
