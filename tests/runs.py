@@ -21,6 +21,9 @@ from wsbench.results.runformat import (
     Latency,
     LoadgenBuild,
     Machine,
+    ProfiledWindow,
+    ProfileSet,
+    Profiling,
     Run,
     Sample,
     Settings,
@@ -293,3 +296,43 @@ def with_grade(
         wall_s=12.5, cases=[conformance_case(i, b) for i, b in verdicts.items()],
     )  # fmt: skip
     return msgspec.structs.replace(doc, conformance=grade)
+
+
+PROFILER = "py-spy 0.4.3"
+
+
+def window(rate: float | None, cpu: float | None, kernel: float | None = None) -> ProfiledWindow:
+    """A profiled server process's window: ``rate`` messages/s, the server's CPU ``cpu`` %
+    of which ``kernel`` % in the kernel."""
+    return ProfiledWindow(
+        messages_per_s=rate, server_cpu_percent=cpu, server_kernel_cpu_percent=kernel
+    )
+
+
+def profile_set(
+    stacks: dict[str, int],
+    *,
+    profiled: ProfiledWindow,
+    unprofiled: Sequence[ProfiledWindow],
+    params: dict[str, int] = ECHO_16_64,
+    scenario: str = "echo",
+    rate_hz: int = 250,
+    duration_s: float = 1.0,
+) -> ProfileSet:
+    """An ok profile of one parameter set (echo 16 B x 64 unless told): ``stacks`` (folded,
+    root first) recorded at ``rate_hz`` over ``duration_s`` in the ``profiled`` window, with
+    the same process's ``unprofiled`` windows."""
+    return ProfileSet(
+        scenario=scenario, params=dict(params), status="ok", error=None, duration_s=duration_s,
+        rate_hz=rate_hz, stacks=dict(stacks), profiled=profiled, unprofiled=list(unprofiled),
+    )  # fmt: skip
+
+
+def profile_run(doc: Run, sets: Sequence[ProfileSet], run_id: str, *, native: bool) -> Run:
+    """``doc``'s environment profiled: a profile document of run ``run_id`` (no benchmarks)
+    holding ``sets``, as ``./bench profile`` writes it (``native``: with native frames)."""
+    started, finished = times(run_id)
+    return msgspec.structs.replace(
+        doc, run_id=run_id, started_at=started, finished_at=finished, benchmarks=[],
+        profiling=Profiling(PROFILER, native), profiles=list(sets),
+    )  # fmt: skip

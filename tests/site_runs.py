@@ -67,6 +67,23 @@ python-socketio 5.14.0            n/a (:data:`SOCKETIO_NOT_APPLICABLE`)
 ================================  ==============================================
 
 The other environments have no conformance document (not graded).
+
+The profile store (:func:`profile_runs`, run :data:`PROFILE_RUN`): echo 16 B x 64 of three
+configurations (each profile's stacks, window and shares at its constant):
+
+================================  ======  ===============================================
+environment and version           frames  profile
+================================  ======  ===============================================
+aiohttp 3.13.2                    Python  :data:`AIOHTTP_STACKS`: 200 samples of 250 at
+                                          250 Hz x 1 s (20 % idle); kernel 20 %; 64 %
+                                          framework; top ``WebSocketWriter.send_frame``
+                                          48 %; 20 µs of CPU per message, cost 0.98
+starlette ws-uvloop 1.10.0        native  :data:`STARLETTE_STACKS`: 200 samples at 100 Hz
+                                          x 2 s; kernel 50 %, 25 % framework, 12.5 % C
+                                          extensions; 25 µs per message, cost 0.5
+python-socketio 5.14.0            Python  :data:`SOCKETIO_STACKS`: 100 samples, no kernel
+                                          time recorded; 80 µs per message
+================================  ======  ===============================================
 """
 
 from __future__ import annotations
@@ -77,7 +94,18 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tests.runs import benchmark, case, conformance, conformance_run, failed, not_graded, run
+from tests.runs import (
+    benchmark,
+    case,
+    conformance,
+    conformance_run,
+    failed,
+    not_graded,
+    profile_run,
+    profile_set,
+    run,
+    window,
+)
 from wsbench.impls import load_impl
 from wsbench.instrument.provenance import impl_info
 from wsbench.jobs import main as mainjob
@@ -522,13 +550,96 @@ def conformance_runs() -> list[Run]:
     ]
 
 
+PROFILE_RUN = "20261122T060000Z-d0d0d0"
+"""The run of ``./bench profile`` that profiled the profile store's configurations."""
+_LOOP = (
+    "process (server.py);<module> (server.py:10);"
+    "BaseEventLoop.run_forever (asyncio/base_events.py:607)"
+)
+_HANDLE = (
+    f"{_LOOP};BaseEventLoop._run_once (asyncio/base_events.py:1922);"
+    "Handle._run (asyncio/events.py:80)"
+)
+AIOHTTP_STACKS = {
+    f"{_HANDLE};WebSocketWriter.send_frame (aiohttp/_websocket/writer.py:126)": 120,
+    f"{_HANDLE};WebSocketReader.feed_data (aiohttp/_websocket/reader.py:80)": 40,
+    f"{_LOOP};BaseEventLoop._run_once (asyncio/base_events.py:1884);"
+    "EpollSelector.select (selectors.py:468)": 20,
+    f"{_HANDLE};dumps (json/encoder.py:200)": 10,
+    f"{_LOOP};BaseEventLoop._run_once (asyncio/base_events.py:1922)": 10,
+}
+"""aiohttp's profile: 160 samples in the framework, 30 in the event loop, 10 in the Python
+runtime (``json``)."""
+_UVLOOP = (
+    "process (server.py);run (uvicorn/main.py:580);"
+    "Loop.run_forever (uvloop/loop.cpython-311-x86_64-linux-gnu.so)"
+)
+_RECEIVE = (
+    f"{_UVLOOP};WebSocketProtocol.data_received "
+    "(uvicorn/protocols/websockets/websockets_impl.py:200)"
+)
+STARLETTE_STACKS = {
+    f"{_RECEIVE};Protocol.receive_data (websockets/protocol.py:250);"
+    "apply_mask (websockets/speedups.cpython-311-x86_64-linux-gnu.so)": 50,
+    f"{_RECEIVE};Protocol.receive_data (websockets/protocol.py:250)": 60,
+    f"{_RECEIVE}": 40,
+    _UVLOOP: 30,
+    f"{_RECEIVE};_PyEval_EvalFrameDefault (libpython3.11.so.1.0)": 20,
+}
+"""Starlette on uvloop's native profile: 100 samples in the framework, 50 in a C extension,
+30 in the event loop (uvloop's library), 20 in the interpreter."""
+SOCKETIO_STACKS = {
+    f"{_HANDLE};Server._handle_eio_message (socketio/base_server.py:300)": 70,
+    f"{_HANDLE};Packet.encode (engineio/packet.py:40)": 30,
+}
+"""python-socketio's profile: every sample in the framework."""
+
+
+def profile_runs() -> list[Run]:
+    """The profile store's documents (see the module's docstring)."""
+    by_env = {
+        (d.impl.name, d.impl.config, d.impl.version): d for d in _site_runs() if d.run_id != OLD_RUN
+    }
+    aiohttp = profile_set(
+        AIOHTTP_STACKS,
+        profiled=window(49_000, 100.0, 20.0),
+        unprofiled=[window(50_000, 100.0, 20.0), window(50_000, 100.0, 20.0)],
+    )
+    starlette = profile_set(
+        STARLETTE_STACKS,
+        profiled=window(20_000, 80.0, 40.0),
+        unprofiled=[window(40_000, 100.0, 50.0), window(40_000, 100.0, 50.0)],
+        rate_hz=100,
+        duration_s=2.0,
+    )
+    sio = profile_set(
+        SOCKETIO_STACKS,
+        profiled=window(12_000, 96.0, None),
+        unprofiled=[window(12_500, 100.0), window(12_500, 100.0)],
+        rate_hz=100,
+    )
+    st = "starlette"
+    return [
+        profile_run(by_env[("aiohttp", "default", "3.13.2")], [aiohttp], PROFILE_RUN, native=False),
+        profile_run(
+            by_env[(st, "websockets-uvloop", "1.10.0")], [starlette], PROFILE_RUN, native=True
+        ),
+        profile_run(
+            by_env[("python-socketio", "default", "5.14.0")], [sio], PROFILE_RUN, native=False
+        ),
+    ]
+
+
 def write_store(root: Path) -> Path:
-    """Save :func:`site_runs` into a results store at ``root``, and
-    :func:`conformance_runs` into its conformance store; returns ``root``."""
+    """Save :func:`site_runs` into a results store at ``root``, :func:`conformance_runs`
+    into its conformance store and :func:`profile_runs` into its profile store; returns
+    ``root``."""
     for doc in site_runs():
         store.save(doc, root)
     for doc in conformance_runs():
         store.save(doc, store.conformance_store(root))
+    for doc in profile_runs():
+        store.save(doc, store.profile_store(root))
     return root
 
 

@@ -21,6 +21,13 @@ def test_every_asset_is_bundled_with_its_licence() -> None:
     assert f"v{pinned['tablesort']}".encode() in files["assets/vendor/tablesort.min.js"]
     assert b"Apache License" in files["assets/vendor/echarts.LICENSE.txt"]
     assert b"MIT" in files["assets/vendor/tablesort.LICENSE.txt"]
+    assert f"d3js.org v{pinned['d3']}".encode() in files["assets/vendor/d3.min.js"]
+    assert (
+        b"ISC" in files["assets/vendor/d3.LICENSE.txt"]
+        or b"Permission to use" in (files["assets/vendor/d3.LICENSE.txt"])
+    )
+    assert b"Apache License" in files["assets/vendor/d3-flamegraph.LICENSE.txt"]
+    assert b"d3-flame-graph-label" in files["assets/vendor/d3-flamegraph.min.js"]
     for path in assets.SCRIPTS + assets.STYLESHEETS:
         assert path in files
 

@@ -28,6 +28,7 @@ from playwright.sync_api import (
 )
 
 from tests.site_runs import CURRENT
+from wsbench.results.profile_shares import CLASSES
 from wsbench.site.home import FAMILIES
 from wsbench.site.interactive import TOOLTIP_NUMBERS
 
@@ -48,9 +49,11 @@ SHOTS = (
     "frameworks/websockets/",
     "conformance/",
     "conformance/reports/starlette/",
+    "frameworks/aiohttp/",
 )
-"""The pages photographed at both widths: home, echo, concurrent clients, a framework, the
-Conformance page and a page of case reports."""
+"""The pages photographed at both widths: home, echo (with its chart of CPU per message),
+concurrent clients, a framework, the Conformance page, a page of case reports and a
+framework page with a CPU profile (its flame graph)."""
 
 
 def chromium() -> str:
@@ -145,10 +148,20 @@ def charts_drawn(page: Page, count: int) -> None:
     )
 
 
+def flames_drawn(page: Page, count: int) -> None:
+    """Wait until the page's ``count`` flame graphs are drawn (wsbench.js marks it)."""
+    page.wait_for_function(
+        f"document.documentElement.getAttribute('data-wsbench-flames') === '{count}'"
+    )
+
+
 def _drawn(page: Page) -> None:
     charts = page.locator("script.wsbench-chart").count()
     if charts:
         charts_drawn(page, charts)
+    flames = page.locator("a.wsbench-flame-data").count()
+    if flames:
+        flames_drawn(page, flames)
 
 
 def _shoot(page: Page, path: str, width: int) -> None:
@@ -293,3 +306,61 @@ def test_the_shown_runs_are_named_on_the_home_page(visit: Visit) -> None:
     page = visit.open("")
     data = page.locator("script.wsbench-chart").first.text_content() or ""
     assert CURRENT in data
+
+
+def loaded(page: Page) -> list[str]:
+    """The addresses of every resource the page loaded."""
+    names = page.evaluate("performance.getEntriesByType('resource').map((e) => e.name)")
+    return [str(name) for name in names]
+
+
+def test_a_flame_graph_zooms_searches_and_resets(visit: Visit) -> None:
+    page = visit.open("frameworks/aiohttp/#where-the-time-goes")
+    flames_drawn(page, 1)
+    vendor = [name.rsplit("/", 1)[-1] for name in loaded(page) if "/vendor/d3" in name]
+    assert sorted(vendor) == ["d3-flamegraph.min.js", "d3.min.js"]
+    graph = page.locator(".wsbench-flame-graph").first
+    frames = graph.locator("g.frame")
+    assert frames.count() > 5
+    root_width = float(graph.locator("svg").first.get_attribute("width") or 0)
+    assert 0 < root_width <= page.locator("article").first.bounding_box()["width"]  # type: ignore[index]
+    # Hovering a frame names it with its samples and share.
+    frame = graph.locator("g.frame", has_text="WebSocketWriter.send_frame").first
+    frame.hover()
+    details = page.locator(".wsbench-flame-details").first.inner_text()
+    assert "WebSocketWriter.send_frame" in details and "120 samples" in details
+    # A click zooms: the clicked frame then spans the whole width.
+    frame.click()
+    page.wait_for_timeout(600)
+    zoomed = float(frame.locator("rect").first.get_attribute("width") or 0)
+    assert zoomed == pytest.approx(root_width, rel=0.02)
+    page.get_by_role("button", name="Reset zoom").first.click()
+    page.wait_for_timeout(600)
+    assert float(frame.locator("rect").first.get_attribute("width") or 0) < root_width * 0.9
+    # The search box highlights the matching frames and says how much they hold.
+    page.get_by_role("searchbox", name="Search the flame graph's frames").first.fill("feed_data")
+    count = page.locator(".wsbench-flame .wsbench-count").first.inner_text()
+    assert count == "1 frame matches: 20.0 % of the samples", count
+    assert visit.errors == [] and visit.outside == []
+
+
+def test_the_echo_leaderboard_stacks_cpu_per_message_by_class(visit: Visit) -> None:
+    page = visit.open("leaderboards/echo/")
+    charts_drawn(page, page.locator("script.wsbench-chart").count())
+    option = page.evaluate(
+        """() => {
+            const el = Array.from(document.querySelectorAll('.wsbench-echart')).find(
+                (e) => echarts.getInstanceByDom(e).getOption().series[0].stack === 'cpu');
+            const o = echarts.getInstanceByDom(el).getOption();
+            return {labels: o.yAxis[0].data, series: o.series.map((s) => s.name)};
+        }"""
+    )
+    assert option["series"] == list(CLASSES)
+    # ECharts lists the first row at the bottom: the leaderboard's order, reversed.
+    assert option["labels"][-1] == "aiohttp · asyncio 3.13.2"
+    assert len(option["labels"]) == 3
+    # The table of the same figures is the fallback without JavaScript: hidden once drawn.
+    fallback = page.locator("table", has_text="CPU / message (µs)").first
+    assert not fallback.is_visible()
+    # A page without a flame graph loads neither d3 nor d3-flame-graph.
+    assert not [name for name in loaded(page) if "/vendor/d3" in name]

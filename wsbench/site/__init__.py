@@ -36,6 +36,10 @@ Modules, one job each:
   folder): which document grades which row, where a grade links, the grade beside a name.
 - :mod:`wsbench.site.conformance_page`: markdown of the Conformance page and of the case
   report pages.
+- :mod:`wsbench.site.profiles`: the CPU profiles (the store's ``profiles/`` folder): which
+  profile a configuration shows, its shares of the CPU, top functions and flame graph data,
+  and the leaderboards' chart of CPU per message by where it goes.
+- :mod:`wsbench.site.profiles_page`: markdown of a framework page's Where the time goes.
 - :mod:`wsbench.site.downloads`: every run of the store as JSON and CSV files to download.
 - :mod:`wsbench.site.methodology`: the generated parts of the hand-written Methodology page
   (every scenario with its parameter sets, the many-connection settings).
@@ -47,7 +51,7 @@ Modules, one job each:
   the page, for the site's script (``assets/wsbench.js``: interactive charts, sorting,
   filters).
 - :mod:`wsbench.site.assets`: the site's script and stylesheet, and the pinned libraries
-  (ECharts, tablesort) bundled into the site from npm.
+  (ECharts, tablesort, d3 and d3-flame-graph) bundled into the site from npm.
 - :mod:`wsbench.site.chartcache`: rendered SVG charts kept by their data and drawing code.
 - :mod:`wsbench.site.pages`: which files are generated, from which inputs.
 - :mod:`wsbench.site.mkdocs_hooks`: the mkdocs hook that adds the pages to the build.

@@ -1,7 +1,8 @@
 """The site's own scripts and stylesheet, and the libraries bundled beside them.
 
 Nothing the site shows is loaded from outside its own folder: the charting library (Apache
-ECharts) and the table sorter (tablesort) come from the npm registry at the versions pinned in
+ECharts), the table sorter (tablesort) and the flame graphs' libraries (d3 and d3-flame-graph,
+whose UMD build expects d3 as a global) come from the npm registry at the versions pinned in
 ``assets/package.json`` and ``assets/package-lock.json`` (with their integrity hashes), are
 installed once per lock file into the build cache (``npm ci``, ``~/.cache/wsbench/site-assets/``)
 and copied into the built site under ``assets/vendor/`` with their licences. The project's
@@ -28,6 +29,10 @@ VENDOR: dict[str, str] = {
     "assets/vendor/tablesort.min.js": "tablesort/dist/tablesort.min.js",
     "assets/vendor/tablesort.number.min.js": "tablesort/dist/sorts/tablesort.number.min.js",
     "assets/vendor/tablesort.LICENSE.txt": "tablesort/LICENCE",
+    "assets/vendor/d3.min.js": "d3/dist/d3.min.js",
+    "assets/vendor/d3.LICENSE.txt": "d3/LICENSE",
+    "assets/vendor/d3-flamegraph.min.js": "d3-flame-graph/dist/d3-flamegraph.umd.min.js",
+    "assets/vendor/d3-flamegraph.LICENSE.txt": "d3-flame-graph/LICENSE",
 }
 """Site path -> the file in ``node_modules`` it is copied from."""
 OWN: dict[str, str] = {
@@ -43,7 +48,9 @@ SCRIPTS = (
     "assets/wsbench.js",
 )
 """Added to ``extra_javascript`` by the mkdocs hook, in this order. ECharts (1 MB) is not
-among them: ``wsbench.js`` loads it on the pages that have a chart."""
+among them: ``wsbench.js`` loads it on the pages that have a chart, and d3 with
+d3-flame-graph (whose build adds its own small stylesheet) on the pages that have a flame
+graph."""
 COMPLETE = ".wsbench-complete"
 """Written last into an installed folder: a folder without it is an interrupted install."""
 

@@ -65,6 +65,9 @@ from wsbench.site.markup import (
     table,
     tagged,
 )
+from wsbench.site.profiles import Profiles
+from wsbench.site.profiles_page import profiles_fact
+from wsbench.site.profiles_page import render_section as profiles_section
 from wsbench.site.render import SCENARIO_TITLES, chart_block
 from wsbench.site.render import unflagged as render_unflagged
 from wsbench.site.results import EnvRun, Results, by_environment, natural_key
@@ -205,7 +208,7 @@ def render_index(frameworks: Sequence[Framework], results: Results) -> str:
     )
 
 
-def _facts(framework: Framework, runs: Sequence[EnvRun], repo_url: str) -> str:
+def _facts(framework: Framework, runs: Sequence[EnvRun], repo_url: str, profiled: str = "") -> str:
     f = framework
     pypi = f"https://pypi.org/project/{f.package}/" if f.package else None
     base = repo_url.rstrip("/")
@@ -219,6 +222,8 @@ def _facts(framework: Framework, runs: Sequence[EnvRun], repo_url: str) -> str:
         ["Implementation", f"[impls/{cell(f.name)}]({base}/tree/main/impls/{f.name})"],
         ["Measured version(s)", cell(", ".join(_measured_versions(f, runs)) or DASH)],
     ]
+    if profiled:
+        facts.append(["Where the time goes", profiled])
     return table(["", ""], facts)
 
 
@@ -829,6 +834,7 @@ def render_page(
     repo_url: str,
     history: History,
     grades: Grades | None = None,
+    profiles: Profiles | None = None,
 ) -> FrameworkPage:
     """The page of ``framework`` and its chart SVGs.
 
@@ -842,6 +848,9 @@ def render_page(
             the whole store), for the Night by night section.
         grades: the conformance grades, for the Conformance by version section (default
             none: no section).
+        profiles: the CPU profiles, for the Where the time goes section
+            (:mod:`wsbench.site.profiles_page`; default none, and a framework without a
+            profile: no section).
     """
     f = framework
     runs = _runs(f, results)
@@ -869,6 +878,8 @@ def render_page(
         files.update(many_charts)
     nights, night_charts = _nights(f, history)
     files.update(night_charts)
+    profiled, flame_files = profiles_section(f, profiles or Profiles(()))
+    files.update(flame_files)
     protocols = {c.protocol == SOCKETIO for c in f.configs}
     markdown = templates.render(
         "framework.md.j2",
@@ -880,13 +891,14 @@ def render_page(
         else "",
         socketio_why=SOCKETIO_WHY,
         reference=f.reference,
-        facts=_facts(f, runs, repo_url),
+        facts=_facts(f, runs, repo_url, profiles_fact(f, profiles or Profiles(()))),
         configurations=_configurations(f),
         has_results=bool(runs),
         unstable_legend=UNSTABLE_LEGEND,
         machines=sections,
         many_connections=many,
         conformance=_conformance(f, grades or graded_of(())),
+        profiles=profiled,
         failures=_failures(f, runs, len(machines)) if runs else "",
         nights=nights,
         matrix=_matrix(f) if f.versions else "",

@@ -14,6 +14,7 @@ from wsbench.results.function_diff import GROWERS_SHOWN
 from wsbench.results.instruction_verdicts import SPREAD_FACTOR, THRESHOLD
 from wsbench.results.memoryfit import FLOOR_BYTES, LINEARITY_TOLERANCE
 from wsbench.results.metrics import SCENARIO_HEADLINES
+from wsbench.results.profile_shares import CLASSES
 from wsbench.results.runformat import ERROR_KINDS, FUNCTIONS_KEPT
 from wsbench.scenarios import PARAM_DOCS, SCENARIOS, SOURCE_ADDRESSES, SPECS, Grid, connect, spec
 from wsbench.scenarios import memory as memory_scenario
@@ -31,6 +32,8 @@ COUNT_VERDICTS_MARKER = "<!-- wsbench: count verdicts -->"
 """Where :func:`render_count_verdicts` goes on the Methodology page (within a line)."""
 COUNTED_SETS_MARKER = "<!-- wsbench: counted sets -->"
 """Where :func:`render_counted_sets` goes on the Methodology page (on a line of its own)."""
+PROFILE_CLASSES_MARKER = "<!-- wsbench: profile classes -->"
+"""Where :func:`render_profile_classes` goes on the Methodology page (within a line)."""
 
 
 def memory_steps_text() -> str:
@@ -231,14 +234,24 @@ def render_counted_sets() -> str:
     )
 
 
+def render_profile_classes() -> str:
+    """The classes a CPU profile's time is split into, in their order
+    (:data:`wsbench.results.profile_shares.CLASSES`), in words: ``"*framework*, *event
+    loop*, ... and *kernel*"``."""
+    names = [f"*{cell(k)}*" for k in CLASSES]
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def fill_markers(src_uri: str, markdown: str) -> str:
     """``markdown`` of the page at ``src_uri`` (relative to the docs dir) with its markers
     replaced: the Methodology page's :data:`SCENARIOS_MARKER` by :func:`render_scenarios`,
     :data:`MATRIX_MARKER` by :func:`render_matrix`, :data:`COUNT_VERDICTS_MARKER` by
-    :func:`render_count_verdicts` and :data:`COUNTED_SETS_MARKER` by
-    :func:`render_counted_sets`; other pages unchanged."""
+    :func:`render_count_verdicts`, :data:`COUNTED_SETS_MARKER` by
+    :func:`render_counted_sets` and :data:`PROFILE_CLASSES_MARKER` by
+    :func:`render_profile_classes`; other pages unchanged."""
     if src_uri != METHODOLOGY_PAGE:
         return markdown
+    markdown = markdown.replace(PROFILE_CLASSES_MARKER, render_profile_classes())
     markdown = markdown.replace(COUNT_VERDICTS_MARKER, render_count_verdicts())
     markdown = markdown.replace(COUNTED_SETS_MARKER, render_counted_sets())
     markdown = markdown.replace(MATRIX_MARKER, render_matrix())

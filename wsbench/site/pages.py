@@ -48,6 +48,7 @@ from wsbench.site.framework_pages import INDEX_PAGE, page_path, render_index, re
 from wsbench.site.frameworks import Framework, load_frameworks
 from wsbench.site.history import history_of
 from wsbench.site.home import render_home
+from wsbench.site.profiles import profiles_of
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, render_leaderboard_page
 from wsbench.site.results import log, results_of
 from wsbench.site.studies import STUDIES_FILE, load_studies
@@ -116,8 +117,9 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     """All generated files as ``{path relative to the docs dir: content}``: markdown pages
     (text; the Conformance page and its case reports among them,
     :mod:`wsbench.site.conformance_page`), the leaderboards' and framework pages' charts
-    (SVG bytes, and JSON bytes of the charts against the number of connections), every
-    run's downloads (JSON bytes and CSV text, :mod:`wsbench.site.downloads`) and the site's
+    (SVG bytes, and JSON bytes of the charts against the number of connections, of the CPU
+    per message by where it goes and of the flame graphs, :mod:`wsbench.site.profiles`),
+    every run's downloads (JSON bytes and CSV text, :mod:`wsbench.site.downloads`) and the site's
     scripts, stylesheet and bundled libraries (:func:`wsbench.site.assets.site_assets`).
 
     Raises:
@@ -131,23 +133,24 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     results = results_of(store)
     history = history_of(store.runs)
     grades = grades_of(load_store(conformance_store(inputs.store_root)))
+    profile_docs = load_store(profile_store(inputs.store_root))
+    for problem in profile_docs.problems:
+        log.warning("wsbench site: skipping a file of the profile store: %s", problem)
+    profiles = profiles_of(profile_docs)
     links = {f.name: "../" + page_path(f.name) for f in frameworks}
     pages: dict[str, str | bytes] = {}
     studies = load_studies()
     for scenario, path in LEADERBOARD_PAGES.items():
-        board = render_leaderboard_page(scenario, results, links, studies, grades)
+        board = render_leaderboard_page(scenario, results, links, studies, grades, profiles)
         pages[path] = board.markdown
         pages.update(board.files)
     pages[FRAMEWORKS_PAGE] = render_index(frameworks, results)
     for framework in frameworks:
-        page = render_page(framework, results, inputs.repo_url, history, grades)
+        page = render_page(framework, results, inputs.repo_url, history, grades, profiles)
         pages[page_path(framework.name)] = page.markdown
         pages.update(page.charts)
     root_links = {f.name: page_path(f.name) for f in frameworks}
-    profiles = load_store(profile_store(inputs.store_root))
-    for problem in profiles.problems:
-        log.warning("wsbench site: skipping a file of the profile store: %s", problem)
-    findings = findings_of(results, frameworks, profiles.runs)
+    findings = findings_of(results, frameworks, profile_docs.runs)
     pages[FINDINGS_PAGE] = render_findings(findings, results, root_links)
     pages.update(render_home(results, findings, grades))
     pages.update(render_conformance(grades, inputs.repo_url, root_links))

@@ -56,6 +56,7 @@ from wsbench.site.markup import (
     table,
     tagged,
 )
+from wsbench.site.profiles import Profiles, leaderboard_file, leaderboard_section
 from wsbench.site.results import EnvRun, Results, natural_key
 from wsbench.site.rows import MESSAGES, Row, error_counts, headline_of
 from wsbench.site.sources import source_line
@@ -717,6 +718,7 @@ def render_leaderboard_page(
     pages: Mapping[str, str] | None = None,
     studies: Sequence[Study] | None = None,
     grades: Grades | None = None,
+    profiles: Profiles | None = None,
 ) -> LeaderboardPage:
     """The leaderboard page of ``scenario`` (one of :data:`wsbench.scenarios.SCENARIOS`)
     and its charts.
@@ -745,9 +747,13 @@ def render_leaderboard_page(
         studies: the published studies (default: :func:`wsbench.site.studies.load_studies`).
         grades: the conformance grades, shown beside each row's name
             (:func:`wsbench.site.conformance.run_badge`; default none).
+        profiles: the CPU profiles: under the table of a parameter set that has some, each
+            profiled configuration's CPU per message split by where it goes
+            (:func:`wsbench.site.profiles.leaderboard_section`; default none).
     """
     pages = pages or {}
     grades = grades or graded_of(())
+    profiles = profiles or Profiles(())
     here = LEADERBOARD_PAGES.get(scenario, f"leaderboards/{scenario}.md")
     mine_studies = [
         s for s in (load_studies() if studies is None else studies) if s.scenario == scenario
@@ -790,15 +796,27 @@ def render_leaderboard_page(
                 )
                 for (r, w), rank in zip(group, ranks(group), strict=True)
             )
+            table_id = table_anchor(results, machine, params)
+            cpu, cpu_files = leaderboard_section(
+                profiles,
+                profiles.of_set(machine, scenario, dict(params)),
+                [r for r, _ in group],
+                level + "#",
+                f"cpu-{table_id}",
+                leaderboard_file(
+                    scenario, machine if len(results.machines) > 1 else None, dict(params)
+                ),
+                pages,
+            )
+            files.update(cpu_files)
             tables.append(
                 {
-                    "heading": heading(
-                        level, params_title(params), table_anchor(results, machine, params)
-                    ),
+                    "heading": heading(level, params_title(params), table_id),
                     "table": table(headers, cells, align),
                     "rows": rows_script([r for r, _ in group]),
                     "reference_note": beats_reference(group, columns[0].header),
                     "sources": source_line((r for r, _ in group), RUNS_PAGE),
+                    "cpu": cpu,
                 }
             )
         machines.append(

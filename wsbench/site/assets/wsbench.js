@@ -13,6 +13,15 @@
      material styles only tables without a class.)
    - Filters: a page with charts or such tables gets one filter bar (protocol, server, event
      loop, name) that narrows every chart and table of the page at once.
+   - CPU per message by where it goes (a chart's data of kind "shares",
+     wsbench.site.profiles.shares_chart_data): one stacked bar per configuration, in the
+     leaderboard's order, its segments the classes of the CPU (their names and colours from
+     the data); the table before it (the same figures) is the fallback without JavaScript.
+   - Flame graphs: a link of class "wsbench-flame-data" (wsbench.site.profiles.flame_link)
+     points to a flame graph's JSON (wsbench.site.profiles.flame_data); this script loads
+     d3 and d3-flame-graph (bundled, only on such a page), fetches the file and draws the
+     flame graph above the link, as wide as its column: click a frame to zoom into it, a
+     search box highlights frames by name, a button resets the zoom.
 */
 (function () {
   "use strict";
@@ -385,12 +394,105 @@
     return data.x.values.length <= 1; // one value on the axis: a ranking reads better
   }
 
+  function sharesOption(data, shown, narrow, width) {
+    var order = shown.slice().reverse(); // ECharts draws the first category at the bottom
+    var series = data.classes.map(function (c, i) {
+      return {
+        name: c.name,
+        type: "bar",
+        stack: "cpu",
+        color: c.color,
+        barMaxWidth: narrow ? 10 : 18,
+        emphasis: { focus: "series" },
+        data: order.map(function (s) { return { value: s.values[i], wsbench: s }; }),
+      };
+    });
+    return {
+      animation: false,
+      legend: { top: 0, left: 0, itemWidth: 14, itemHeight: 10 },
+      grid: { left: 8, right: 24, top: narrow ? 58 : 34, bottom: 40, containLabel: true },
+      tooltip: {
+        trigger: "axis",
+        axisPointer: { type: "shadow" },
+        formatter: function (items) {
+          var s = items.length && items[0].data && items[0].data.wsbench;
+          if (!s) return "";
+          var lines = ["<strong>" + escapeHtml(s.label) + "</strong>",
+            fmt(s.total) + " " + escapeHtml(data.unit) + " of server CPU per message"];
+          items.forEach(function (it) {
+            var share = s.total ? Math.round(100 * it.value / s.total) : 0;
+            lines.push(it.marker + escapeHtml(it.seriesName) + ": " + fmt(it.value) + " " +
+              escapeHtml(data.unit) + " (" + share + " %)");
+          });
+          if (s.run_id) lines.push("profiled in run " + escapeHtml(s.run_id));
+          return lines.join("<br>");
+        },
+      },
+      xAxis: {
+        type: "value",
+        name: data.unit + (narrow ? " of CPU per message" : " of server CPU per message (lower is better)"),
+        nameLocation: "middle",
+        nameGap: 26,
+        splitNumber: narrow ? 3 : 5,
+        axisLabel: { formatter: fmt, hideOverlap: true },
+      },
+      // On a phone each name is written whole above its bar, not cut beside it.
+      yAxis: narrow ? {
+        type: "category",
+        data: order.map(function (s) { return s.label; }),
+        axisTick: { show: false },
+        z: 10,
+        axisLabel: { inside: true, align: "left", verticalAlign: "bottom", padding: [0, 0, 7, 6],
+          width: Math.max(120, width - 30), overflow: "truncate", fontSize: 11, color: "#333" },
+      } : {
+        type: "category",
+        data: order.map(function (s) { return s.label; }),
+        axisLabel: { width: 300, overflow: "truncate" },
+      },
+      series: series,
+    };
+  }
+
+  function setUpShares(echarts, script, data) {
+    var fallback = script.previousElementSibling;
+    var box = document.createElement("div");
+    box.className = "wsbench-chart";
+    var canvas = document.createElement("div");
+    canvas.className = "wsbench-echart";
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", data.title || "chart");
+    box.appendChild(canvas);
+    script.parentNode.insertBefore(box, script);
+    if (fallback && (fallback.tagName === "TABLE" || fallback.querySelector("table"))) {
+      fallback.classList.add("wsbench-fallback");
+    }
+    data.series.forEach(function (s) { s.facets = facetsOf(s); });
+    var chart = null;
+    function draw() {
+      var shown = data.series.filter(function (s) { return passes(s.facets); });
+      var narrow = canvas.clientWidth < 700;
+      var row = narrow ? 34 : 24;
+      canvas.style.height = Math.max(160, row * shown.length + (narrow ? 110 : 86)) + "px";
+      if (!chart) chart = echarts.init(canvas, null, { renderer: "svg" });
+      else chart.resize();
+      chart.setOption(sharesOption(data, shown, narrow, canvas.clientWidth), { notMerge: true });
+    }
+    listeners.push(draw);
+    window.addEventListener("resize", function () { if (chart) draw(); });
+    draw();
+    box.wsbenchChart = function () { return chart; };
+  }
+
   function setUpChart(echarts, script) {
     var data;
     try {
       data = JSON.parse(script.textContent);
     } catch (e) {
       console.warn("wsbench: chart data is not JSON", e);
+      return;
+    }
+    if (data.kind === "shares") {
+      setUpShares(echarts, script, data);
       return;
     }
     var fallback = script.previousElementSibling;
@@ -460,14 +562,142 @@
     box.wsbenchChart = function () { return chart; };
   }
 
-  function loadECharts() {
-    if (window.echarts) return Promise.resolve(window.echarts);
+  // A bundled library (assets/vendor/NAME), loaded once; resolves to window[global].
+  function loadScript(name, global) {
+    if (window[global]) return Promise.resolve(window[global]);
     return new Promise(function (resolve, reject) {
       var s = document.createElement("script");
-      s.src = VENDOR + "echarts.min.js";
-      s.onload = function () { resolve(window.echarts); };
+      s.src = VENDOR + name;
+      s.onload = function () { resolve(window[global]); };
       s.onerror = function () { reject(new Error("could not load " + s.src)); };
       document.head.appendChild(s);
+    });
+  }
+
+  function loadECharts() {
+    return loadScript("echarts.min.js", "echarts");
+  }
+
+  /* ---------- flame graphs ---------- */
+
+  // d3-flame-graph's UMD build expects d3 as a global: d3 first. Its global "flamegraph" is
+  // a module object whose default export makes a chart (it adds its own stylesheet).
+  function loadFlameGraph() {
+    return loadScript("d3.min.js", "d3").then(function () {
+      return loadScript("d3-flamegraph.min.js", "flamegraph");
+    }).then(function (lib) {
+      var make = lib && (lib["default"] || lib.flamegraph || lib);
+      if (typeof make !== "function") throw new Error("d3-flame-graph did not load");
+      return make;
+    });
+  }
+
+  // A class's colour made lighter, so that a frame's black label reads on it.
+  function tint(hex, amount) {
+    var n = parseInt(hex.slice(1), 16);
+    var mix = function (c) { return Math.round(c + (255 - c) * amount); };
+    var r = mix((n >> 16) & 255), g = mix((n >> 8) & 255), b = mix(n & 255);
+    return "rgb(" + r + "," + g + "," + b + ")";
+  }
+
+  function setUpFlame(lib, link) {
+    var anchor = link.closest("p") || link;
+    var box = document.createElement("div");
+    box.className = "wsbench-flame";
+    var tools = document.createElement("form");
+    tools.className = "wsbench-chart-tools";
+    tools.setAttribute("role", "search");
+    tools.addEventListener("submit", function (e) { e.preventDefault(); });
+    var search = document.createElement("input");
+    search.type = "search";
+    search.placeholder = "Search frames, e.g. send";
+    search.setAttribute("aria-label", "Search the flame graph's frames");
+    var reset = document.createElement("button");
+    reset.type = "button";
+    reset.className = "md-button";
+    reset.textContent = "Reset zoom";
+    var found = document.createElement("span");
+    found.className = "wsbench-count";
+    tools.appendChild(search);
+    tools.appendChild(reset);
+    tools.appendChild(found);
+    var graph = document.createElement("div");
+    graph.className = "wsbench-flame-graph";
+    var details = document.createElement("div");
+    details.className = "wsbench-flame-details";
+    var HINT = "Hover over or tap a frame for its samples; click it to zoom in.";
+    details.textContent = HINT;
+    box.appendChild(tools);
+    box.appendChild(graph);
+    box.appendChild(details);
+    anchor.parentNode.insertBefore(box, anchor);
+    return fetch(link.href).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status + " for " + link.href);
+      return r.json();
+    }).then(function (data) {
+      var colours = data.classes.map(function (c) { return tint(c.color, 0.45); });
+      var total = data.tree.value || 1;
+      var chart = null;
+      var width = 0;
+      function mark() {
+        var term = search.value.trim();
+        if (term) {
+          chart.search(term);
+        } else {
+          chart.clear();
+          found.textContent = "";
+        }
+      }
+      function draw() {
+        var w = graph.clientWidth;
+        if (chart && w === width) return;
+        width = w;
+        graph.textContent = "";
+        chart = lib()
+          .width(w)
+          .cellHeight(18)
+          .minFrameSize(1)
+          .transitionDuration(250)
+          .sort(true)
+          .selfValue(false)
+          .tooltip(false)
+          .title("")
+          .setColorMapper(function (d, original) {
+            if (d.highlight) return "#e600e6";
+            var c = colours[d.data.k];
+            return c || original;
+          })
+          .setDetailsHandler(function (text) { details.textContent = text || HINT; })
+          .setSearchMatch(function (d, term) {
+            var name = (d.data.name || "").toLowerCase();
+            return !!term && name.indexOf(term.toLowerCase()) >= 0; // text, not a pattern
+          })
+          .setSearchHandler(function (results, sum, all) {
+            found.textContent = results.length +
+              (results.length === 1 ? " frame matches: " : " frames match: ") +
+              (100 * sum / (all || 1)).toFixed(1) + " % of the samples";
+          })
+          .label(function (d) {
+            return d.data.name + ": " + d.value.toLocaleString("en-US") +
+              (d.value === 1 ? " sample, " : " samples, ") +
+              (100 * d.value / total).toFixed(1) + " %";
+          });
+        window.d3.select(graph).datum(data.tree).call(chart);
+        if (search.value.trim()) mark();
+      }
+      search.addEventListener("input", function () { if (chart) mark(); });
+      reset.addEventListener("click", function () { if (chart) chart.resetZoom(); });
+      var pending = null;
+      window.addEventListener("resize", function () {
+        clearTimeout(pending);
+        pending = setTimeout(draw, 150);
+      });
+      draw();
+      box.wsbenchFlame = function () { return chart; };
+    }).catch(function (err) {
+      graph.textContent = "The flame graph could not be drawn (" + err.message +
+        "); its data is linked below.";
+      console.warn("wsbench: " + err.message);
     });
   }
 
@@ -494,12 +724,28 @@
         JSON.parse(script.textContent).series.forEach(function (s) { facets.push(facetsOf(s)); });
       } catch (e) { /* reported when drawn */ }
     });
-    var first = article.querySelector(".wsbench-filter-here") ||
-      (charts[0] && charts[0].previousElementSibling) ||
-      (rowScripts[0] && rowScripts[0].previousElementSibling);
+    // The bar goes before the page's first chart or leaderboard table, whichever comes first.
+    var candidates = [charts[0] && charts[0].previousElementSibling,
+      rowScripts[0] && rowScripts[0].previousElementSibling].filter(Boolean);
+    candidates.sort(function (a, b) {
+      return a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+    });
+    var first = article.querySelector(".wsbench-filter-here") || candidates[0];
     var servers = uniq(facets.map(function (f) { return f.server; }));
     if (first && !article.querySelector(".wsbench-no-filters") && (servers.length > 1 || facets.length > 6)) {
       filterBar(facets, first);
+    }
+    var flames = article.querySelectorAll("a." + "wsbench-flame-data");
+    if (flames.length) {
+      loadFlameGraph().then(function (lib) {
+        return Promise.all(Array.prototype.map.call(flames, function (link) {
+          return setUpFlame(lib, link);
+        }));
+      }).then(function () {
+        document.documentElement.setAttribute("data-wsbench-flames", String(flames.length));
+      }, function (err) {
+        console.warn("wsbench: " + err.message + "; the flame graphs' data is linked");
+      });
     }
     if (charts.length) {
       loadECharts().then(function (echarts) {
