@@ -11,8 +11,8 @@ The splitting itself (which frame is which class, how the kernel's share is deri
 :mod:`wsbench.results.folded`'s; this module only computes what the pages show from them:
 
 - **shares of the server's CPU time** (user + system, 0-1) in the profiled window, by class
-  (:data:`wsbench.results.profile_shares.CLASSES`), the kernel's from the window's system
-  time (:attr:`Profiled.kernel_share`);
+  (:data:`wsbench.results.profile_shares.CLASSES`), the kernel's from the system time of
+  the windows without the profiler (:attr:`Profiled.kernel_share`);
 - **a function's share**: its self samples (the samples whose leaf frame it is, by line)
   over the profile's busy samples, times what the kernel leaves (``1 - kernel``): the same
   base as the classes', so a function's share and its class's compare;
@@ -35,7 +35,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from wsbench.results.folded import idle_share, process_frame, self_samples
-from wsbench.results.profile_shares import CLASSES, Shares, frame_class, shares
+from wsbench.results.profile_shares import (
+    CLASSES,
+    INHERIT,
+    Shares,
+    frame_class,
+    kernel_share,
+    shares,
+)
 from wsbench.results.runformat import ImplInfo, ProfiledWindow, ProfileSet, Run
 from wsbench.results.store import Store
 from wsbench.scenarios import params_words
@@ -108,16 +115,6 @@ def cpu_per_message_s(windows: Sequence[ProfiledWindow]) -> float | None:
     return _mean(found)
 
 
-def kernel_share_of(window: ProfiledWindow | None) -> float | None:
-    """A window's system time over its user+system time (0-1), None when it did not record
-    them (:func:`wsbench.results.profile_shares.shares`' ``kernel_share``)."""
-    if window is None or not window.server_cpu_percent:
-        return None
-    if window.server_kernel_cpu_percent is None:
-        return None
-    return window.server_kernel_cpu_percent / window.server_cpu_percent
-
-
 @dataclass(frozen=True)
 class TopFunction:
     """One function (by line) of a profile's top functions by self time.
@@ -155,10 +152,6 @@ class Profiled:
             (:func:`cpu_per_message_s`), None without them.
         cost: the profiled window's messages/s over the unprofiled windows' mean, None
             without them.
-        libc: the share of the server's CPU time (on the classes' base) whose samples end
-            in the C library (:data:`LIBC`), part of *C extensions*: with native frames, a
-            thread inside a system call (sending, receiving, waiting in ``epoll``) is
-            sampled there, so this is the kernel's work or waiting, not an extension's.
     """
 
     doc: Run
@@ -168,7 +161,6 @@ class Profiled:
     top: tuple[TopFunction, ...]
     cpu_per_message_s: float | None
     cost: float | None
-    libc: float = 0.0
 
     @property
     def machine(self) -> str:
@@ -212,9 +204,10 @@ class Profiled:
 
     @property
     def kernel_share(self) -> float | None:
-        """The profiled window's system time over its user+system time (0-1), None when the
-        window did not record them (the kernel's share is then 0 and said unknown)."""
-        return kernel_share_of(self.profile.profiled)
+        """The kernel's share of the server's CPU (0-1) from the windows without the profiler
+        (:func:`wsbench.results.profile_shares.kernel_share`), None when no window recorded
+        it (the kernel's share is then 0 and said unknown)."""
+        return kernel_share(self.profile)
 
     @property
     def params(self) -> dict[str, int]:
@@ -246,22 +239,12 @@ class Profiled:
     def answer(self) -> str:
         """The section's first line, as Markdown: its two largest classes and its top
         function, e.g. ``"**76 % framework, 12 % kernel**; top: `WebSocketProtocol._unmask`
-        (gunicorn/asgi/websocket.py:88) 61 %"``; when that function is the C library's (a
-        system call, :data:`LIBC`), also the top one outside it (", outside the C library:
-        ...")."""
+        (gunicorn/asgi/websocket.py:88) 61 %"``."""
         largest = [(k, s) for k, s in self.sorted_shares() if s > 0][:2]
         text = "**" + ", ".join(f"{percent(s)} {cell(k)}" for k, s in largest) + "**"
         if self.top:
             text += f"; top: {_function_words(self.top[0])}"
-            if _in_libc(self.top[0]):
-                other = next((f for f in self.top if not _in_libc(f)), None)
-                if other is not None:
-                    text += f", outside the C library: {_function_words(other)}"
         return text
-
-
-def _in_libc(function: TopFunction) -> bool:
-    return bool(LIBC.search(f"({function.where})"))
 
 
 def _function_words(function: TopFunction) -> str:
@@ -274,15 +257,18 @@ def top_functions(
     stacks: Mapping[str, int], split: Shares, kernel: float | None, limit: int = TOP_FUNCTIONS
 ) -> tuple[TopFunction, ...]:
     """The ``limit`` functions (by line) with the most self samples of ``stacks``, idle and
-    process frames left out, each with its share of the server's CPU time (self samples
-    over ``split``'s busy samples, times ``1 - kernel``)."""
+    process frames and system calls (the kernel's time, in its share) left out, each with
+    its share of the server's CPU time (self samples over ``split``'s busy samples, times
+    ``1 - kernel``); a C library or inline function, which takes its caller's class, is
+    listed under *C extensions*."""
     busy = split.samples
     rest = 1 - min(max(kernel or 0.0, 0.0), 1.0)
     found = []
     for frame, samples in self_samples(dict(stacks), by_line=True).items():
         klass = frame_class(frame)
-        if klass == IDLE:
+        if klass in (IDLE, "kernel"):
             continue
+        klass = "C extensions" if klass == INHERIT else klass
         function, where = split_frame(frame)
         share = rest * samples / busy if busy else 0.0
         found.append(TopFunction(function, where, klass, samples, share))
@@ -291,24 +277,10 @@ def top_functions(
     return tuple(found)
 
 
-LIBC = re.compile(r"\((libc|libpthread)\.so[^()]*\)$")
-"""A native frame of the C library (``"send (libc.so.6)"``): where py-spy finds a thread
-that is inside a system call or waiting."""
-
-
-def libc_share(stacks: Mapping[str, int], split: Shares, kernel: float | None) -> float:
-    """The share of the server's CPU time (self samples over ``split``'s busy samples, times
-    ``1 - kernel``) of the samples whose leaf frame is the C library's (:data:`LIBC`)."""
-    if not split.samples:
-        return 0.0
-    found = sum(n for stack, n in stacks.items() if LIBC.search(stack.rsplit(";", 1)[-1]))
-    return (1 - min(max(kernel or 0.0, 0.0), 1.0)) * found / split.samples
-
-
 def profiled_of(doc: Run, profile: ProfileSet) -> Profiled:
     """What the pages show of ``doc``'s ``profile`` (see :class:`Profiled`)."""
     window = profile.profiled
-    kernel = kernel_share_of(window)
+    kernel = kernel_share(profile)
     split = shares(profile.stacks, kernel_share=kernel)
     idle = split.idle or idle_share(
         profile.stacks, rate_hz=profile.rate_hz, duration_s=profile.duration_s
@@ -328,7 +300,6 @@ def profiled_of(doc: Run, profile: ProfileSet) -> Profiled:
         top=top_functions(profile.stacks, split, kernel),
         cpu_per_message_s=cpu_per_message_s(profile.unprofiled),
         cost=cost,
-        libc=libc_share(profile.stacks, split, kernel),
     )
 
 
@@ -411,24 +382,28 @@ def classes_data(names: Sequence[str] = CLASSES) -> list[dict[str, str]]:
     return [{"name": name, "color": COLOURS[name]} for name in names]
 
 
-FLAME_CLASSES = (*(k for k in CLASSES if k != "kernel"), IDLE)
-"""The classes a frame can have (the kernel is never a frame): a flame graph node's ``"k"``
-is an index into this."""
+FLAME_CLASSES = (*CLASSES, IDLE)
+"""The classes a frame can have (*kernel* only for a C library's system-call wrapper, in
+native profiles): a flame graph node's ``"k"`` is an index into this."""
 
 
 class _Node:
     """A frame of a flame graph while it is built: its samples and its children by name."""
 
-    def __init__(self, name: str, klass: str) -> None:
+    def __init__(self, name: str, k: int) -> None:
         self.name = name
-        self.k = FLAME_CLASSES.index(klass)
+        self.k = k
         self.value = 0
         self.children: dict[str, _Node] = {}
 
     def child(self, name: str) -> _Node:
+        """The child frame ``name``, made on first use with its class (its caller's, for a
+        frame that takes it: :data:`wsbench.results.profile_shares.INHERIT`)."""
         found = self.children.get(name)
         if found is None:
-            found = self.children[name] = _Node(name, frame_class(name))
+            klass = frame_class(name)
+            k = self.k if klass == INHERIT else FLAME_CLASSES.index(klass)
+            found = self.children[name] = _Node(name, k)
         return found
 
     def data(self) -> dict[str, object]:
@@ -446,7 +421,7 @@ def flame_tree(stacks: Mapping[str, int]) -> dict[str, object]:
     process frames); children in name order, a leaf without ``"children"``. A worker's
     process frame within its parent's stack (``--subprocesses``) is made comparable as the
     root's is (:func:`wsbench.results.folded.process_frame`: no process id, no path)."""
-    root = _Node("all", IDLE)
+    root = _Node("all", FLAME_CLASSES.index(IDLE))
     for stack, count in stacks.items():
         node = root
         node.value += count

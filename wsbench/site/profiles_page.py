@@ -43,28 +43,24 @@ SECTION_ANCHOR = "where-the-time-goes"
 METHODOLOGY = f"../methodology.md#{METHODOLOGY_ANCHOR}"
 """The Methodology page's CPU profiles section, relative to a framework page."""
 KERNEL_NOTE = (
-    "py-spy reads the server's user space only: the *kernel* share is the profiled window's "
-    "system time over its user + system time, and the other classes share the rest as the "
-    "samples do (the kernel's time is assumed spread over them like the samples are)"
+    "py-spy reads the server's user space only: the *kernel* share is the system time over "
+    "the user + system time of the same server process's windows without the profiler, and "
+    "the other classes share the rest as the samples do (the kernel's time is assumed "
+    "spread over them like the samples are)"
 )
 """How the kernel's share is derived (:mod:`wsbench.results.profile_shares`)."""
 NATIVE_NOTE = (
     "Native frames were sampled: a C extension's time is its own (*C extensions*), and the "
     "interpreter's C code is *Python runtime*. A thread inside a system call is sampled in "
-    "the C library's wrapper (`send`, `recv`, `epoll_wait`): those samples count as *C "
-    "extensions* though they are the kernel's work or waiting"
+    "the C library's wrapper (`send`, `recv`, `epoll_wait`): those samples are the kernel's "
+    "time, already in its share, and are left out of the others. py-spy stops the server "
+    "for each native sample, and most stops land in system calls: the other classes rest on "
+    "fewer samples than the count says"
 )
-LIBC_NOTE = " (the row under *C extensions*)"
-"""Added to :data:`NATIVE_NOTE` when the profile has samples in the C library."""
 PYTHON_ONLY_NOTE = (
     "Native frames were not sampled: a C extension's time is on the Python line that "
     "called it (*C extensions* is then 0)"
 )
-
-
-LIBC_ROW = "… of which in the C library (system calls, waiting)"
-"""The row under *C extensions* of the samples in the C library
-(:attr:`wsbench.site.profiles.Profiled.libc`)."""
 
 
 def _order(framework: Framework) -> dict[str, int]:
@@ -130,9 +126,6 @@ def shares_table(item: Profiled) -> str:
     rows = [[cell(k), percent_cell(item.split.shares[k])] for k in CLASSES]
     kernel = "kernel" if item.kernel_share is not None else "kernel (not recorded: 0)"
     rows[CLASSES.index("kernel")][0] = cell(kernel)
-    if item.libc:
-        at = CLASSES.index("C extensions") + 1
-        rows.insert(at, [LIBC_ROW, percent_cell(item.libc)])
     rows.append(["*idle* (share of the window, not of the CPU)", percent_cell(item.idle)])
     return table(["Where", "Share of the server's CPU"], rows, align="lr")
 
@@ -180,7 +173,7 @@ def profile_block(item: Profiled, machines: int) -> tuple[str, bytes]:
     where = f" on `{item.machine}`" if machines > 1 else ""
     title = f"{cell(item.title)}{where}: {cell(set_title(item))}"
     data_file = item.data_file(machines)
-    note = (NATIVE_NOTE + (LIBC_NOTE if item.libc else "")) if item.native else PYTHON_ONLY_NOTE
+    note = NATIVE_NOTE if item.native else PYTHON_ONLY_NOTE
     parts = [
         heading("###", title, item.section_id(machines)),
         item.answer() + ".\n",
