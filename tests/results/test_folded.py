@@ -56,3 +56,10 @@ def test_stacks_with_full_file_names_read_like_short_ones() -> None:
     assert folded.parse_folded(text) == {
         "process (server.py);main (server.py:3);run (asyncio/runners.py:1)": 2
     }
+
+
+def test_a_workers_process_frame_is_made_comparable_where_it_is() -> None:
+    root = 'process 7:"/v/bin/python -m granian --interface rsgi --port 4000"'
+    worker = 'process 8:"/v/bin/python -m granian --interface rsgi --port 4000"'
+    stacks = folded.parse_folded(f"{root};{worker};echo (/w/impls/g/server.py:9) 3")
+    assert stacks == {"process (granian);process (granian);echo (server.py:9)": 3}

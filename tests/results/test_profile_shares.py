@@ -97,3 +97,8 @@ def test_the_kernel_share_comes_from_the_windows_without_the_profiler() -> None:
     alone = msgspec.structs.replace(found, unprofiled=[window(None, None)])
     assert kernel_share(alone) == pytest.approx(0.9)
     assert kernel_share(msgspec.structs.replace(alone, profiled=None)) is None
+
+
+def test_a_process_frame_as_py_spy_wrote_it_is_no_class_of_the_cpu() -> None:
+    # documents recorded before worker frames were made comparable keep them as written
+    assert frame_class('process 18570:"/v/bin/python -m granian --port 1"') == "idle"

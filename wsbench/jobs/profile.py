@@ -178,10 +178,15 @@ def profile_env(
 
 
 def top_functions(stacks: dict[str, int], n: int = 3) -> list[tuple[str, float]]:
-    """The ``n`` functions with the most self samples and their share of all samples:
-    ``[("burn (server.py)", 0.52), ...]``."""
-    total = sum(stacks.values()) or 1
-    return [(f, c / total) for f, c in list(folded.self_samples(stacks).items())[:n]]
+    """The ``n`` functions with the most self samples and their share of the busy samples
+    (a process's own samples, without a Python frame, and a system call's left out, as in
+    :mod:`wsbench.results.profile_shares`): ``[("burn (server.py)", 0.52), ...]``."""
+    busy = {
+        f: c for f, c in folded.self_samples(stacks).items()
+        if profile_shares.frame_class(f) not in ("idle", "kernel")
+    }  # fmt: skip
+    total = sum(busy.values()) or 1
+    return [(f, c / total) for f, c in list(busy.items())[:n]]
 
 
 def cost(found: ProfileSet) -> float | None:
@@ -196,10 +201,10 @@ def cost(found: ProfileSet) -> float | None:
 
 def shares_line(found: ProfileSet) -> str:
     """The server's CPU by class (:mod:`wsbench.results.profile_shares`), largest first:
-    ``"framework 52 %, kernel 31 %, event loop 14 %, Python runtime 3 %"`` (classes
-    without a sample left out)."""
+    ``"framework 52 %, kernel 31 %, event loop 14 %, Python runtime 3 %"`` (classes under
+    half a percent left out)."""
     split = profile_shares.shares_of(found).shares
-    ranked = sorted(((k, v) for k, v in split.items() if v > 0), key=lambda kv: -kv[1])
+    ranked = sorted(((k, v) for k, v in split.items() if v >= 0.005), key=lambda kv: -kv[1])
     return ", ".join(f"{k} {v:.0%}" for k, v in ranked)
 
 

@@ -19,15 +19,19 @@ _LINE = re.compile(r" \(([^()]*?):\d+\)$")
 
 
 def process_frame(frame: str) -> str:
-    """py-spy's root frame of a process (``--subprocesses``), ``process PID:"COMMAND
-    LINE"``, without what changes from run to run (its id, ports, paths): ``process
-    (server.py)``, the first ``.py`` of the command line or else its program's name; any
-    other frame unchanged."""
+    """py-spy's frame of a process (``--subprocesses``: the root, and a worker's within its
+    parent's stack), ``process PID:"COMMAND LINE"``, without what changes from run to run
+    (its id, ports, paths): ``process (server.py)``, the first ``.py`` of the command line,
+    else the module of ``python -m MODULE`` (``process (granian)``), else its program's
+    name; any other frame unchanged."""
     found = _PROCESS_FRAME.match(frame)
     if not found:
         return frame
     words = found.group(1).split()
-    script = next((w for w in words if w.endswith(".py")), words[0] if words else "?")
+    script = next((w for w in words if w.endswith(".py")), None)
+    if script is None and "-m" in words[:-1]:
+        script = words[words.index("-m") + 1]  # python -m granian: the module
+    script = script or (words[0] if words else "?")
     return f"process ({script.rsplit('/', 1)[-1]})"
 
 
@@ -77,7 +81,7 @@ def function_of(frame: str) -> str:
 def parse_folded(text: str) -> dict[str, int]:
     """Folded stacks (``frame;frame;frame COUNT`` per line, root first, as py-spy's
     ``--format raw`` and Brendan Gregg's ``stackcollapse`` write them) as ``{stack:
-    samples}``, the process frame made comparable (:func:`process_frame`) and every file name
+    samples}``, the process frames made comparable (:func:`process_frame`) and every file name
     shortened (:func:`short_frame`); a stack seen on several lines is summed.
 
     Raises:
@@ -90,8 +94,7 @@ def parse_folded(text: str) -> dict[str, int]:
         stack, _, count = line.rstrip().rpartition(" ")
         if not stack or not count.isdigit():
             raise FoldedError(f"folded stacks, line {number}: no sample count: {line[:120]!r}")
-        root, *rest = stack.split(";")
-        stack = ";".join([process_frame(root), *map(short_frame, rest)])
+        stack = ";".join(short_frame(process_frame(frame)) for frame in stack.split(";"))
         stacks[stack] = stacks.get(stack, 0) + int(count)
     return stacks
 

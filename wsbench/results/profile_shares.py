@@ -41,7 +41,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from wsbench.results.folded import IDLE
+from wsbench.results.folded import IDLE, process_frame
 from wsbench.results.runformat import ProfiledWindow, ProfileSet
 
 CLASSES = ("framework", "event loop", "Python runtime", "C extensions", "kernel")
@@ -111,7 +111,7 @@ def frame_class(frame: str) -> str:
     ``"framework"``; ``"UVStream_write (uvloop/loop.c:110085)"`` -> ``"event loop"``;
     ``"deflate (libz.so.1.2.13)"`` -> ``"C extensions"``.
     """
-    if frame == IDLE or frame.startswith("process ("):
+    if frame == IDLE or process_frame(frame).startswith("process ("):
         return "idle"
     path = _module_file(frame)
     if path is None:
