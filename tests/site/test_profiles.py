@@ -191,4 +191,5 @@ def test_a_workers_process_frame_shows_no_process_id_nor_path() -> None:
     (shown,) = profiles_from([doc]).items
     (process,) = json.loads(flame_json(shown))["tree"]["children"]
     (run,) = process["children"]
-    assert [c["name"] for c in run["children"]] == ["process (python)"]
+    # python -m gunicorn: named by its module
+    assert [c["name"] for c in run["children"]] == ["process (gunicorn)"]
