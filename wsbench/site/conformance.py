@@ -35,10 +35,10 @@ from wsbench.results.conformance import (
     latest_by_env,
     unimplemented,
 )
-from wsbench.results.runformat import Conformance, ConformanceCase, ImplInfo, Run
+from wsbench.results.runformat import Conformance, ConformanceCase, Run
 from wsbench.results.store import Store
 from wsbench.site.markup import cell
-from wsbench.site.results import EnvRun, natural_key
+from wsbench.site.results import EnvRun, OfDocument, natural_key
 
 log = logging.getLogger("mkdocs.plugins.wsbench.site")
 """Under ``mkdocs.``: a warning here fails ``mkdocs build --strict``."""
@@ -76,7 +76,7 @@ def relative(target: str, page: str) -> str:
 
 
 @dataclass(frozen=True)
-class Graded:
+class Graded(OfDocument):
     """One environment's newest conformance document and its grade.
 
     Attributes:
@@ -92,26 +92,6 @@ class Graded:
         """The document's grade by the suite."""
         assert self.doc.conformance is not None
         return self.doc.conformance
-
-    @property
-    def impl(self) -> ImplInfo:
-        """What was graded: the implementation in one configuration at one version."""
-        return self.doc.impl
-
-    @property
-    def label(self) -> str:
-        """The row's name, as the leaderboards name it (the display name if it has none)."""
-        return self.doc.impl.row_name or self.doc.impl.display_name
-
-    @property
-    def version(self) -> str:
-        """The implementation's version, "" for none (the reference)."""
-        return self.doc.impl.version or ""
-
-    @property
-    def title(self) -> str:
-        """The row's name and version, e.g. ``"aiohttp · asyncio 3.13.2"``."""
-        return f"{self.label} {self.version}".strip()
 
     @property
     def env_anchor(self) -> str:

@@ -43,13 +43,12 @@ from wsbench.results.profile_shares import (
     kernel_share,
     shares,
 )
-from wsbench.results.runformat import ImplInfo, ProfiledWindow, ProfileSet, Run
+from wsbench.results.runformat import ProfiledWindow, ProfileSet, Run
 from wsbench.results.store import Store
 from wsbench.scenarios import params_words
-from wsbench.site.frameworks import SOCKETIO
 from wsbench.site.interactive import CHART_CLASS, json_script
 from wsbench.site.markup import DASH, anchor, cell, code, heading, safe_name, table, tagged
-from wsbench.site.results import EnvRun
+from wsbench.site.results import EnvRun, OfDocument
 
 log = logging.getLogger("mkdocs.plugins.wsbench.site")
 """Under ``mkdocs.``: a warning here fails ``mkdocs build --strict``."""
@@ -135,7 +134,7 @@ class TopFunction:
 
 
 @dataclass(frozen=True)
-class Profiled:
+class Profiled(OfDocument):
     """The profile one configuration shows at one parameter set, and what the pages show of
     it.
 
@@ -161,36 +160,6 @@ class Profiled:
     top: tuple[TopFunction, ...]
     cpu_per_message_s: float | None
     cost: float | None
-
-    @property
-    def machine(self) -> str:
-        """The machine's name."""
-        return self.doc.machine.name
-
-    @property
-    def impl(self) -> ImplInfo:
-        """What was profiled: the implementation in one configuration at one version."""
-        return self.doc.impl
-
-    @property
-    def label(self) -> str:
-        """The row's name, as the leaderboards name it (the display name if it has none)."""
-        return self.doc.impl.row_name or self.doc.impl.display_name
-
-    @property
-    def version(self) -> str:
-        """The implementation's version, "" for none (the reference)."""
-        return self.doc.impl.version or ""
-
-    @property
-    def title(self) -> str:
-        """The row's name and version, e.g. ``"aiohttp · asyncio 3.14.5"``."""
-        return f"{self.label} {self.version}".strip()
-
-    @property
-    def socketio(self) -> bool:
-        """True for a Socket.IO server."""
-        return self.doc.impl.protocol == SOCKETIO
 
     @property
     def native(self) -> bool:

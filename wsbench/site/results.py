@@ -55,8 +55,46 @@ def figure_key(bench: runformat.Benchmark) -> FigureKey:
     return bench.scenario, tuple(sorted(bench.params.items()))
 
 
+class OfDocument:
+    """What every view of one run document says of it (:class:`EnvRun`, a graded
+    environment, a profile): its machine, what ran, its row's name and version. A subclass
+    is a frozen dataclass with the field ``doc``."""
+
+    doc: runformat.Run
+
+    @property
+    def machine(self) -> str:
+        """The machine's name."""
+        return self.doc.machine.name
+
+    @property
+    def impl(self) -> ImplInfo:
+        """What ran: the implementation in one configuration at one version."""
+        return self.doc.impl
+
+    @property
+    def label(self) -> str:
+        """The row's name wherever results are shown (the display name if it has none)."""
+        return self.doc.impl.row_name or self.doc.impl.display_name
+
+    @property
+    def version(self) -> str:
+        """The implementation's version, "" for none (the reference)."""
+        return self.doc.impl.version or ""
+
+    @property
+    def title(self) -> str:
+        """The row's name and version, e.g. ``"aiohttp · asyncio 3.14.5"``."""
+        return f"{self.label} {self.version}".strip()
+
+    @property
+    def socketio(self) -> bool:
+        """True for a Socket.IO server (a different protocol, with its own overhead)."""
+        return self.doc.impl.protocol == SOCKETIO
+
+
 @dataclass(frozen=True)
-class EnvRun:
+class EnvRun(OfDocument):
     """One document's shown figures in its machine's current comparison group: of one
     environment, the figures (scenario, parameter set) no newer document of the group
     measured again.
@@ -69,11 +107,6 @@ class EnvRun:
 
     doc: runformat.Run
     rows: tuple[Row, ...]
-
-    @property
-    def machine(self) -> str:
-        """The machine's name."""
-        return self.doc.machine.name
 
     @property
     def run_id(self) -> str:
@@ -90,21 +123,6 @@ class EnvRun:
         """The environment on its machine: (machine, asv environment name). Several shown
         documents of one environment are several EnvRuns with the same ``env_id``."""
         return self.machine, self.env_name
-
-    @property
-    def impl(self) -> ImplInfo:
-        """What ran: the implementation in one configuration at one version."""
-        return self.doc.impl
-
-    @property
-    def label(self) -> str:
-        """The row's name wherever results are shown (the display name if it has none)."""
-        return self.doc.impl.row_name or self.doc.impl.display_name
-
-    @property
-    def socketio(self) -> bool:
-        """True for a Socket.IO server (a different protocol, with its own overhead)."""
-        return self.doc.impl.protocol == SOCKETIO
 
 
 @dataclass(frozen=True)
