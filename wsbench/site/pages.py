@@ -50,7 +50,7 @@ from wsbench.site.history import history_of
 from wsbench.site.home import render_home
 from wsbench.site.profiles import profiles_of
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, render_leaderboard_page
-from wsbench.site.results import log, results_of
+from wsbench.site.results import results_of
 from wsbench.site.studies import STUDIES_FILE, load_studies
 
 STORE_ENV = ROOT_ENV
@@ -134,9 +134,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     history = history_of(store.runs)
     grades = grades_of(load_store(conformance_store(inputs.store_root)))
     profile_docs = load_store(profile_store(inputs.store_root))
-    for problem in profile_docs.problems:
-        log.warning("wsbench site: skipping a file of the profile store: %s", problem)
-    profiles = profiles_of(profile_docs)
+    profiles = profiles_of(profile_docs)  # warns of each file it skips
     links = {f.name: "../" + page_path(f.name) for f in frameworks}
     pages: dict[str, str | bytes] = {}
     studies = load_studies()
