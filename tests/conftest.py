@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.site_runs import IMPLS, build, write_store
+from wsbench import paths
 from wsbench.impls import Impl
 from wsbench.instrument import loadgen
 from wsbench.jobs.releases import INDEX_ENV
@@ -78,7 +79,9 @@ def fixture_impl(script: str, *args: str, name: str | None = None) -> Impl:
 
 def clean_clone_env(tmp_path: Path) -> dict[str, str]:
     """The environment of a ``./bench`` command run in a clean clone by a test: a temporary
-    HOME (so that asv leaves ``~/.asv-machine.json`` alone), the user's uv cache, the load
+    HOME (so that asv leaves ``~/.asv-machine.json`` alone), the user's uv cache and build
+    cache (``WSBENCH_CACHE``: the site's bundled libraries, which a temporary HOME would
+    install again with ``npm ci``, 7 s a site build, as a new machine does once), the load
     generator built for the test session, this interpreter's folder first on PATH, and
     every window kept (:func:`keep_every_window`)."""
     home = tmp_path / "home"
@@ -87,6 +90,7 @@ def clean_clone_env(tmp_path: Path) -> dict[str, str]:
         **os.environ,
         "HOME": str(home),
         "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv")),
+        paths.CACHE_ENV: str(paths.cache_dir()),
         loadgen.BINARY_ENV: str(loadgen.ensure_built()),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "NO_MKDOCS_2_WARNING": "1",

@@ -223,9 +223,18 @@ def _doc(name: str, counted: InstructionSet) -> Run:
     )
 
 
+@pytest.fixture(scope="module")
+def echo_count() -> InstructionSet:
+    """The test server's count at :data:`ECHO`, unchanged: the base of both calibrations
+    (counted once for the module, about 8 s)."""
+    return _count()
+
+
 @pytest.mark.alone  # A/A read 0.24 % (limit 0.2 %) twice with the parallel suite beside it
-def test_calibration_the_same_server_counts_the_same_and_two_percent_more_is_slower() -> None:
-    base, again = _count(), _count()
+def test_calibration_the_same_server_counts_the_same_and_two_percent_more_is_slower(
+    echo_count: InstructionSet,
+) -> None:
+    base, again = echo_count, _count()
     head = _count("--extra", str(EXTRA_ITERATIONS))
     assert base.per_message and again.per_message and head.per_message
     # A/A: two processes, and the repeated high run in each, within the stated spread.
@@ -271,13 +280,15 @@ at 1 ms, the same in every process measured: the call costs the same whatever it
 
 
 @pytest.mark.alone
-def test_calibration_waiting_longer_is_slower_by_the_clock_and_not_by_the_count() -> None:
+def test_calibration_waiting_longer_is_slower_by_the_clock_and_not_by_the_count(
+    echo_count: InstructionSet,
+) -> None:
     # Blocking 5 ms per message at 16 B x 1 caps the server under 200 round trips/s
     # instead of 1,300-3,700 (as measured here); the count adds only the sleep call's own
     # instructions.
     # (Nagle's algorithm, the wait this once used, also changes how replies and requests
     # batch, so its count moved -0.3 % to +1.8 % at x 8: Methodology, Instructions per message.)
-    base, head = _count(), _count("--block-ms", BLOCK_MS)
+    base, head = echo_count, _count("--block-ms", BLOCK_MS)
     (line,) = compare_counts([_doc("wait", base)], [_doc("wait", head)], match="environment")
     assert line.verdict == "no significant change", (line.base, line.head, line.spread)
 

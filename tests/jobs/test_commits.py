@@ -18,6 +18,7 @@ from wsbench.jobs.commits import _pair, _worker, measure_commits, resolve
 from wsbench.jobs.compare import select_grids
 from wsbench.paths import REPO_ROOT
 from wsbench.results.compare import CompareError, compare_runs, to_text
+from wsbench.results.stats import MIN_PROCESSES
 
 
 def _git(*args: str, cwd: Path) -> str:
@@ -105,15 +106,22 @@ async def echo(ws):
 """
 
 
+SLOWDOWN = 3.0
+"""The head's extra work per message, in units of the server's own time per message."""
+PROCESSES = MIN_PROCESSES
+"""Server processes (rounds) a side."""
+
+
 @pytest.mark.alone
 @VERDICT_RETRY
 def test_a_commit_that_slows_one_server_is_slower_there_and_nowhere_else(tmp_path: Path) -> None:
-    # The head commit makes websockets' echo handler spin for its own time per message at
-    # 16 B x 64 (rate about x0.5; over server processes, the unit of replication, a smaller
-    # slowdown is not reliably told from this kind of machine's noise in a test's few
-    # rounds). aiohttp is the control (the native
-    # reference is not: at 16 B x 64 it is bound by the load generator, and its rate jumps
-    # between two levels from one process to the next).
+    # The head commit makes websockets' echo handler spin for three times its own time per
+    # message at 16 B x 64 (rate about x0.25), so that 3 server processes a side, the fewest
+    # a verdict takes, tell it at p < 0.01 even in an hour of steal: the verdict's power at
+    # smaller changes is tests/results/test_compare.py's and the calibration's business;
+    # this test is about each commit's own code being measured. aiohttp is the control (the
+    # native reference is not: at 16 B x 64 it is bound by the load generator, and its rate
+    # jumps between two levels from one process to the next).
     (env,) = [e for e in bench_envs([get_impl("websockets")]) if e.is_default
               and e.config.id == "asyncio"]  # fmt: skip
     python = str(ensure(env))
@@ -129,12 +137,14 @@ def test_a_commit_that_slows_one_server_is_slower_there_and_nowhere_else(tmp_pat
     source = server.read_text()
     fast = "\nasync def echo(ws):\n    async for message in ws:\n        await ws.send(message)\n"
     assert fast in source
-    server.write_text(source.replace(fast, SLOW_ECHO.format(spin_s=1.0 / quick.messages_per_s)))
+    server.write_text(
+        source.replace(fast, SLOW_ECHO.format(spin_s=SLOWDOWN / quick.messages_per_s))
+    )
     _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "slower", cwd=clone)
     sides = measure_commits(
         "HEAD~1", "HEAD", impls=["aiohttp", "websockets"], configs=["asyncio"],
         grid={"echo": [{"size_bytes": 16, "in_flight": 64}]},
-        plan=SamplingPlan(processes=6, windows_per_process=2, warmup_s=0.2, window_s=0.4,
+        plan=SamplingPlan(processes=PROCESSES, windows_per_process=2, warmup_s=0.2, window_s=0.4,
                           max_steal_percent=NEVER_DISTURBED),
         machine_name="t", repo=clone, trees=tmp_path / "trees",
     )  # fmt: skip
@@ -144,9 +154,9 @@ def test_a_commit_that_slows_one_server_is_slower_there_and_nowhere_else(tmp_pat
     assert [d.harness.commit for d in sides.head] == [commits[1]] * 2
     assert sides.base[0].harness.source_sha256 != sides.head[0].harness.source_sha256
     for doc in [*sides.base, *sides.head]:
-        assert doc.settings.processes == 6  # 6 processes a side for Welch's test
+        assert doc.settings.processes == PROCESSES
         (bench,) = doc.benchmarks
-        assert sorted({s.process for s in bench.samples}) == [0, 1, 2, 3, 4, 5]
+        assert sorted({s.process for s in bench.samples}) == list(range(PROCESSES))
     lines = compare_runs(sides.base, sides.head, metric_names=["messages_per_s"])
     verdicts = {line.row.split(" ·")[0]: line.verdict for line in lines}
     assert verdicts == {"aiohttp": "no significant change", "websockets": "slower"}, to_text(

@@ -168,27 +168,30 @@ def test_a_server_against_itself_interleaved_shows_no_change() -> None:
     assert [line.verdict for line in lines] == ["no significant change"] * 6, to_text(lines, "")
 
 
+SLOWDOWN = 3.0
+"""The slowed arm's extra work per message, in units of the server's own time per message."""
+
+
 @pytest.mark.alone
 @VERDICT_RETRY
 def test_a_slowed_server_is_reported_slower_and_the_other_is_not() -> None:
-    # Extra work worth the server's own time per message at 16 B x 64 (rate about x0.5).
-    # Over server processes, the unit of replication, a smaller slowdown is not reliably
-    # told from this kind of machine's noise (5-23 % a window, 0-16 % a process, more in an
-    # hour of steal, whose windows this test keeps) in a test's few rounds: the Methodology
-    # page gives the calibration.
+    # Extra work worth three times the server's own time per message at 16 B x 64 (rate
+    # about x0.25), told from the unslowed control over 4 server processes a side. This test
+    # is about the comparison's machinery end to end; how small a change the verdict tells
+    # from this kind of machine's noise (5-23 % a window, 0-16 % a process, more in an hour
+    # of steal, whose windows this test keeps) is the calibration's, on the Methodology page.
     quick = measure(
         MeasureConfig(impl="spin", scenario="echo", in_flight=64, warmup_s=0.2, duration_s=0.5),
         impl=spin_impl("spin_echo"),
     )
     assert quick.messages_per_s
-    spin_us = 1e6 / quick.messages_per_s
+    spin_us = SLOWDOWN * 1e6 / quick.messages_per_s
     # The control is the same server unslowed (the native reference is not a good one: at
     # 16 B x 64 the load generator bounds it, and its rate jumps between two levels).
     unslowed = spin_impl("control")
     control = Arm(unslowed, "default", sys.executable, "control")
     sides = [[control, _arm("echo")], [control, _arm("echo", spin_us)]]
-    # 6 rounds of 2 windows: 6 processes a side for Welch's test
-    plan = replace(PLAN, processes=6, windows_per_process=2)
+    plan = replace(PLAN, processes=4, windows_per_process=2)
     base, head = measure_interleaved(
         sides, ["echo"], plan, placement=default_placement(), machine_name="t", grids=GRID
     )
