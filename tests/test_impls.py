@@ -113,6 +113,34 @@ def test_an_asgi_app_on_a_server_without_settings_or_with_a_command_is_refused(
         load_impl(folder)
 
 
+def test_busy_threads_come_from_the_configuration_the_top_level_or_the_asgi_server(
+    tmp_path: Path,
+) -> None:
+    folder = _asgi_impl(tmp_path, ASGI_META)
+    (tmp_path / "asgi_serve.toml").write_text(
+        '[uvicorn]\nuvicorn_compression = "off: u"\n'
+        '[hypercorn]\nhypercorn_compression = "off: h"\nshared_cpu = "hypercorn threads"\n'
+    )
+    impl = load_impl(folder)
+    # The server's text reaches the configurations on it, and is not a deviation.
+    assert {c.id: c.shared_cpu for c in impl.configs} == {
+        "uvicorn-uvloop": "", "hypercorn": "hypercorn threads"
+    }  # fmt: skip
+    assert "shared_cpu" not in impl.deviations and "hypercorn_compression" in impl.deviations
+    # A configuration's own text, even an empty one, wins over the server's.
+    own = ASGI_META.replace('server = "hypercorn"\n', 'server = "hypercorn"\nshared_cpu = ""\n')
+    (folder / "meta.toml").write_text(own)
+    assert load_impl(folder).config("hypercorn").shared_cpu == ""
+    # The top level's text is every configuration's that states none.
+    (folder / "meta.toml").write_text('shared_cpu = "app threads"\n' + ASGI_META)
+    assert {c.shared_cpu for c in load_impl(folder).configs} == {"app threads"}
+    # Without [[configurations]], the implicit one takes the top level's.
+    (folder / "meta.toml").write_text(
+        'shared_cpu = "app threads"\n' + ASGI_META.split("[[configurations]]")[0]
+    )
+    assert [(c.id, c.shared_cpu) for c in load_impl(folder).configs] == [("default", "app threads")]
+
+
 @pytest.mark.parametrize("impl", PYTHON_IMPLS, ids=lambda i: i.name)
 def test_every_framework_has_a_version_matrix(impl: Impl) -> None:
     assert impl.package

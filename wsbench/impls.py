@@ -9,7 +9,7 @@ repository lists them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal, get_args
 
@@ -104,6 +104,11 @@ class ImplConfig:
             (``{scenario: why}``, meta.toml's ``unsupported`` table, per configuration or at
             the top level for all of them): recorded as failures with that reason, never
             run.
+        shared_cpu: "" when the server's worker does its work in one thread; else which of
+            its threads are busy while it serves, which take turns on the one CPU the
+            harness gives it (meta.toml's ``shared_cpu``, per configuration, at the top
+            level, or for every configuration on an ASGI server in
+            :data:`ASGI_SETTINGS`). Shown beside every figure of the configuration.
     """
 
     id: str
@@ -117,6 +122,7 @@ class ImplConfig:
     versions: tuple[str, ...] | None = None
     command: tuple[str, ...] | None = None
     unsupported: dict[str, str] = field(default_factory=dict)
+    shared_cpu: str = ""
 
     def supports(self, version: str | None) -> bool:
         """True when this configuration exists at package version ``version``."""
@@ -321,6 +327,7 @@ class MetaConfiguration(msgspec.Struct, forbid_unknown_fields=True, frozen=True)
     versions: tuple[str, ...] | None = None
     command: tuple[str, ...] | None = None
     unsupported: dict[ScenarioKey, str] = {}
+    shared_cpu: str | None = None
 
 
 class MetaToml(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -342,6 +349,7 @@ class MetaToml(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     command: tuple[str, ...] | None = None
     asgi_app: str = ""
     slow_subscriber: str = ""
+    shared_cpu: str = ""
     versions: tuple[MetaVersion, ...] = ()
     configurations: tuple[MetaConfiguration, ...] = ()
     deviations: dict[str, str] = {}
@@ -442,12 +450,31 @@ def _config(
         versions=entry.versions,
         command=entry.command,
         unsupported={**defaults.unsupported, **_reasons(entry.unsupported)},
+        shared_cpu=defaults.shared_cpu if entry.shared_cpu is None else entry.shared_cpu,
     )
 
 
-def _asgi_settings(directory: Path, servers: list[str]) -> dict[str, str]:
-    """The ``[deviations]`` entries of ``servers`` from :data:`ASGI_SETTINGS` beside
-    ``directory`` (the implementations' folder), in that order.
+SHARED_CPU_KEY = "shared_cpu"
+"""The key of a server's table in :data:`ASGI_SETTINGS` that is not a deviation: its worker's
+busy threads (:attr:`ImplConfig.shared_cpu`) on every configuration it serves."""
+
+
+@dataclass(frozen=True)
+class AsgiSettings:
+    """What :data:`ASGI_SETTINGS` says of an implementation's servers.
+
+    Attributes:
+        deviations: the ``[deviations]`` entries of its servers, in their order.
+        shared_cpu: server -> its :data:`SHARED_CPU_KEY` text, for the servers that state one.
+    """
+
+    deviations: dict[str, str]
+    shared_cpu: dict[str, str]
+
+
+def _asgi_settings(directory: Path, servers: list[str]) -> AsgiSettings:
+    """The settings of ``servers`` from :data:`ASGI_SETTINGS` beside ``directory`` (the
+    implementations' folder).
 
     Raises:
         ImplError: the file is missing or is not TOML, has no table for one of the servers,
@@ -458,7 +485,7 @@ def _asgi_settings(directory: Path, servers: list[str]) -> dict[str, str]:
         tables = msgspec.toml.decode(path.read_bytes(), type=dict[str, object])
     except (OSError, msgspec.DecodeError) as exc:
         raise ImplError(f"{path}: cannot read the ASGI servers' settings: {exc}") from exc
-    merged: dict[str, str] = {}
+    found = AsgiSettings({}, {})
     for server in servers:
         if server not in tables:
             known = ", ".join(sorted(tables)) or "none"
@@ -467,10 +494,23 @@ def _asgi_settings(directory: Path, servers: list[str]) -> dict[str, str]:
                 f"{directory.name} (known: {known})"
             )
         try:
-            merged.update(msgspec.convert(tables[server], dict[str, str]))
+            table = msgspec.convert(tables[server], dict[str, str])
         except msgspec.ValidationError as exc:
             raise ImplError(f"{path}: the settings of the server {server!r}: {exc}") from exc
-    return merged
+        if SHARED_CPU_KEY in table:
+            found.shared_cpu[server] = table.pop(SHARED_CPU_KEY)
+        found.deviations.update(table)
+    return found
+
+
+def _server_threads(config: ImplConfig, meta: MetaToml, by_server: dict[str, str]) -> ImplConfig:
+    """``config`` with its ASGI server's :data:`SHARED_CPU_KEY` text when neither the
+    configuration nor the file's top level states its own."""
+    entry = next((e for e in meta.configurations if e.id == config.id), None)
+    own = entry is not None and entry.shared_cpu is not None
+    if own or meta.shared_cpu or config.server not in by_server:
+        return config
+    return replace(config, shared_cpu=by_server[config.server])
 
 
 def read_meta(directory: Path) -> MetaToml:
@@ -535,8 +575,10 @@ def load_impl(directory: Path) -> Impl:
         event_loop=meta.event_loop,
         protocol=meta.protocol,
         unsupported=_reasons(meta.unsupported),
+        shared_cpu=meta.shared_cpu,
     )
     configs = tuple(_config(entry, path, defaults, listed) for entry in meta.configurations)
+    configs = configs or (defaults,)
     deviations = dict(meta.deviations)
     command = meta.command
     if command is None:
@@ -544,8 +586,10 @@ def load_impl(directory: Path) -> Impl:
     if meta.asgi_app:
         if meta.command is not None or any(c.command for c in configs):
             raise ImplError(f"{path}: 'asgi_app' sets the command: give no 'command' too")
-        servers = list(dict.fromkeys(c.server for c in configs or (defaults,)))
-        deviations = {**deviations, **_asgi_settings(directory, servers)}
+        servers = list(dict.fromkeys(c.server for c in configs))
+        settings = _asgi_settings(directory, servers)
+        deviations = {**deviations, **settings.deviations}
+        configs = tuple(_server_threads(c, meta, settings.shared_cpu) for c in configs)
         command = ASGI_COMMAND
     return Impl(
         name=name,

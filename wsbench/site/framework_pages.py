@@ -71,6 +71,7 @@ from wsbench.site.profiles_page import render_section as profiles_section
 from wsbench.site.render import SCENARIO_TITLES, chart_block
 from wsbench.site.render import unflagged as render_unflagged
 from wsbench.site.results import EnvRun, Results, by_environment, natural_key
+from wsbench.site.shared_cpu import framework_note
 from wsbench.site.sources import date_text, source_line
 from wsbench.site.sweeps import (
     FRAMEWORK_CLIENTS_FIGURES,
@@ -253,7 +254,14 @@ def _configurations(framework: Framework) -> str:
         "Each configuration is one row per version wherever results are shown; a row's "
         "name adds the server's version where the version matrix pins it.\n"
     )
-    return "## Configurations\n\n" + intro + "\n" + table(headers, rows)
+    threads = framework_note(framework.impl)
+    return (
+        "## Configurations\n\n"
+        + intro
+        + "\n"
+        + table(headers, rows)
+        + ("\n" + threads if threads else "")
+    )
 
 
 def _matrix(framework: Framework) -> str:

@@ -51,6 +51,7 @@ from wsbench.site.home import render_home
 from wsbench.site.profiles import profiles_of
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES, render_leaderboard_page
 from wsbench.site.results import results_of
+from wsbench.site.shared_cpu import shared_cpu_of
 from wsbench.site.studies import STUDIES_FILE, load_studies
 
 STORE_ENV = ROOT_ENV
@@ -136,10 +137,13 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     profile_docs = load_store(profile_store(inputs.store_root))
     profiles = profiles_of(profile_docs)  # warns of each file it skips
     links = {f.name: "../" + page_path(f.name) for f in frameworks}
+    shared_cpu = shared_cpu_of(f.impl for f in frameworks)
     pages: dict[str, str | bytes] = {}
     studies = load_studies()
     for scenario, path in LEADERBOARD_PAGES.items():
-        board = render_leaderboard_page(scenario, results, links, studies, grades, profiles)
+        board = render_leaderboard_page(
+            scenario, results, links, studies, grades, profiles, shared_cpu
+        )
         pages[path] = board.markdown
         pages.update(board.files)
     pages[FRAMEWORKS_PAGE] = render_index(frameworks, results)

@@ -59,6 +59,7 @@ from wsbench.site.markup import (
 from wsbench.site.profiles import Profiles, leaderboard_file, leaderboard_section
 from wsbench.site.results import EnvRun, Results, natural_key
 from wsbench.site.rows import MESSAGES, Row, error_counts, headline_of
+from wsbench.site.shared_cpu import PER_CORE, SharedCpu, mark, notes
 from wsbench.site.sources import source_line
 from wsbench.site.studies import Study, load_studies, round_trip_section
 from wsbench.site.sweeps import (
@@ -719,6 +720,7 @@ def render_leaderboard_page(
     studies: Sequence[Study] | None = None,
     grades: Grades | None = None,
     profiles: Profiles | None = None,
+    shared_cpu: SharedCpu | None = None,
 ) -> LeaderboardPage:
     """The leaderboard page of ``scenario`` (one of :data:`wsbench.scenarios.SCENARIOS`)
     and its charts.
@@ -750,8 +752,12 @@ def render_leaderboard_page(
         profiles: the CPU profiles: under the table of a parameter set that has some, each
             profiled configuration's CPU per message split by where it goes
             (:func:`wsbench.site.profiles.leaderboard_section`; default none).
+        shared_cpu: the configurations whose busy threads share the server's one CPU,
+            marked beside their rows' names and listed under the legend
+            (:mod:`wsbench.site.shared_cpu`; default none).
     """
     pages = pages or {}
+    shared_cpu = shared_cpu or {}
     grades = grades or graded_of(())
     profiles = profiles or Profiles(())
     here = LEADERBOARD_PAGES.get(scenario, f"leaderboards/{scenario}.md")
@@ -792,7 +798,13 @@ def render_leaderboard_page(
             align = "rll" + ("l" if policy else "") + "r" * len(columns) + "l"
             cells = (
                 _row_cells(
-                    r, w, rank, columns, pages.get(r.impl.name), policy, run_badge(r, grades, here)
+                    r,
+                    w,
+                    rank,
+                    columns,
+                    pages.get(r.impl.name),
+                    policy,
+                    mark(r, shared_cpu) + run_badge(r, grades, here),
                 )
                 for (r, w), rank in zip(group, ranks(group), strict=True)
             )
@@ -841,6 +853,8 @@ def render_leaderboard_page(
             *([count_legend("../methodology.md")] if any(w.instructions for _, w in rows) else []),
         ),
         policies=policies([run for run, _ in rows]) if policy else "",
+        per_core=PER_CORE,
+        shared_cpu=notes([run for run, _ in rows], shared_cpu),
         conformance="" if grades.empty else relative(CONFORMANCE_PAGE, here),
         machines=machines,
     )

@@ -1,0 +1,77 @@
+"""Figures per core: every server process runs on one CPU, so a server whose worker hands
+its messages between several busy threads has them take turns there. Which threads, as
+each configuration's ``meta.toml`` states them (``shared_cpu``,
+:attr:`wsbench.impls.ImplConfig.shared_cpu`), marks its rows and is written under the tables
+that show them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from wsbench.impls import Impl
+from wsbench.site.markup import cell
+from wsbench.site.results import EnvRun
+
+MARK = "†"
+"""Beside the name of a row whose configuration states busy threads sharing its CPU."""
+PER_CORE = (
+    "**Per core.** Each server process is pinned to one CPU and the load generator to "
+    "another, so every figure is what one core gives; a server with several processes or "
+    "threads has them all on that CPU. "
+    f"{MARK} marks a configuration whose worker hands each message between several busy "
+    "threads: they take turns on that one CPU, and on more CPUs it could serve more (what "
+    "each does is listed under this legend)."
+)
+"""The legend's sentence of every leaderboard (Markdown)."""
+
+SharedCpu = Mapping[tuple[str, str], tuple[str, str]]
+"""``{(implementation name, configuration id): (its row name without versions, its
+shared_cpu text)}``, for the configurations that state one."""
+
+
+def shared_cpu_of(impls: Iterable[Impl]) -> dict[tuple[str, str], tuple[str, str]]:
+    """Every configuration of ``impls`` that states busy threads: its row name (without
+    versions) and its text."""
+    return {
+        (i.name, c.id): (i.row_name(c), c.shared_cpu)
+        for i in impls for c in i.configs if c.shared_cpu
+    }  # fmt: skip
+
+
+def mark(run: EnvRun, shared: SharedCpu) -> str:
+    """``" †"`` when ``run``'s configuration states busy threads sharing its CPU, else ""."""
+    return f" {MARK}" if (run.impl.name, run.impl.config) in shared else ""
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def notes(runs: Sequence[EnvRun], shared: SharedCpu) -> str:
+    """Markdown: one bullet per configuration of ``runs`` that states busy threads (its row
+    name without versions, the text), sorted by name; "" when none does."""
+    stated = sorted(
+        {shared[key] for run in runs if (key := (run.impl.name, run.impl.config)) in shared}
+    )
+    if not stated:
+        return ""
+    lines = [f"- {MARK} **{cell(name)}**: {cell(_sentence(text))}" for name, text in stated]
+    return "*Threads that share the one CPU*, as each configuration states them:\n\n" + (
+        "\n".join(lines) + "\n"
+    )
+
+
+def framework_note(impl: Impl) -> str:
+    """Markdown for a framework page: each of ``impl``'s configurations that states busy
+    threads, named by its row name, with its text; "" when none does."""
+    stated = [(impl.row_name(c), c.shared_cpu) for c in impl.configs if c.shared_cpu]
+    if not stated:
+        return ""
+    lines = [f"- **{cell(name)}**: {cell(_sentence(text))}" for name, text in stated]
+    return (
+        "**One CPU, several threads.** Its figures, like every figure here, are per core: "
+        "the server runs pinned to one CPU. In these configurations its worker hands each "
+        f"message between several busy threads, which take turns on that CPU ({MARK} on the "
+        "leaderboards):\n\n" + "\n".join(lines) + "\n"
+    )
