@@ -24,9 +24,12 @@
 //!
 //! Modules: this one (the listener, the endpoints `/echo`, `/push` and `/json`, and a
 //! server on a background thread for tests), [`fanout`] (`/broadcast`, `/market` and the
-//! Socket.IO rooms), [`sio`] (the Socket.IO endpoint).
+//! Socket.IO rooms), [`sio`] (the Socket.IO endpoint), [`request`] (the push request that
+//! `/push` and the Socket.IO endpoint both decode, so that [`sio`] needs nothing from
+//! this module).
 
 pub mod fanout;
+pub mod request;
 pub mod sio;
 
 use std::future::Future;
@@ -36,7 +39,6 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
-use serde::Deserialize;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
@@ -44,6 +46,7 @@ use crate::protocol::jsonmsg::{json_reply, JsonRequest, JSON_PATH};
 use crate::protocol::payload::{template, write_seq, MIN_SIZE};
 use crate::protocol::ws::{read_message, MAX_MESSAGE_SIZE};
 use crate::serve::fanout::{fanout_loop, BROADCAST_PATH, MARKET_PATH};
+use crate::serve::request::PushRequest;
 use crate::serve::sio::{sio_loop, SioOptions};
 use crate::transport::conn::Conn;
 use crate::transport::handshake::accept;
@@ -215,22 +218,6 @@ pub async fn json_loop(mut ws: WebSocket<Conn>) {
         let _ = ws.flush().await;
         return;
     }
-}
-
-/// A `/push` request.
-#[derive(Debug, Clone, Copy, Deserialize)]
-pub struct PushRequest {
-    /// Number of messages to send (≥ 1).
-    pub count: u64,
-    /// Size of each message, bytes (≥ 16).
-    pub size: usize,
-    /// Binary frames if true, text frames otherwise.
-    #[serde(default = "yes")]
-    pub binary: bool,
-}
-
-fn yes() -> bool {
-    true
 }
 
 /// `/push`: answers each request with its messages; returns when the client goes away.

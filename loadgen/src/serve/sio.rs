@@ -51,7 +51,7 @@ use crate::protocol::socketio::{
 };
 use crate::protocol::ws::{read_message, Message, MAX_MESSAGE_SIZE};
 use crate::serve::fanout::{ack_json, append_server_frame, relay, Channel, Member, SplitConn};
-use crate::serve::PushRequest;
+use crate::serve::request::PushRequest;
 use crate::transport::conn::Conn;
 
 /// The room of the `broadcast` event (PROTOCOL.md, "Socket.IO: fan-out and market data").
