@@ -1,7 +1,7 @@
 """The load generator's JSON report as typed structs (msgspec), the contract between the
-load generator (``loadgen/src/report.rs``, ``connect.rs``, ``hold.rs``; documented in
-``loadgen/README.md``), the client programs that take its place (``clients/clientkit.py``)
-and the harness.
+load generator (``loadgen/src/report.rs``, ``modes/connect.rs``, ``modes/hold.rs``;
+documented in ``loadgen/README.md``), the client programs that take its place
+(``clients/clientkit.py``) and the harness.
 
 One :class:`Report` holds every subcommand's report: the fields a subcommand does not have
 are None (``connect`` has ``cycles`` and no messages; ``hold`` prints the connect phase

@@ -5,18 +5,18 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::autobahn::AutobahnConfig;
-use crate::connect::ConnectConfig;
 use crate::cpus::MAX_CPU_THREADS;
-use crate::fanout::{FanoutConfig, Workload};
-use crate::hold::HoldConfig;
-use crate::limits::check_fits;
-use crate::payload::{MAX_SIZE, MIN_SIZE};
-use crate::ping::PING_SIZE;
-use crate::proto::Protocol;
-use crate::run::LoadConfig;
-use crate::source::MAX_SOURCE_ADDRESSES;
-use crate::url::WsUrl;
+use crate::modes::autobahn::AutobahnConfig;
+use crate::modes::connect::ConnectConfig;
+use crate::modes::fanout::{FanoutConfig, Workload};
+use crate::modes::hold::HoldConfig;
+use crate::modes::ping::PING_SIZE;
+use crate::modes::run::LoadConfig;
+use crate::protocol::payload::{MAX_SIZE, MIN_SIZE};
+use crate::protocol::proto::Protocol;
+use crate::transport::limits::check_fits;
+use crate::transport::source::MAX_SOURCE_ADDRESSES;
+use crate::transport::url::WsUrl;
 
 /// Default `--size`, bytes.
 pub const DEFAULT_SIZE: u64 = 16;
@@ -474,8 +474,8 @@ impl HoldArgs {
 
 impl Command {
     /// The checks clap cannot express, given the open-file limit `nofile` (descriptors,
-    /// see [`crate::limits`]): `--json` with a `--size` other than the default, a
-    /// number of simultaneous connections that does not fit in the limit, and a `--cpus`
+    /// see [`crate::transport::limits`]): `--json` with a `--size` other than the default,
+    /// a number of simultaneous connections that does not fit in the limit, and a `--cpus`
     /// list of more than [`MAX_CPU_THREADS`] CPUs. The error is the message of a usage
     /// error.
     pub fn check(&self, nofile: u64) -> Result<(), String> {

@@ -7,61 +7,44 @@
 //! and `market` (fan-out), `serve` (reference server), `probe`, `autobahn-client` (the
 //! client against the Autobahn|Testsuite's fuzzing server).
 //!
-//! Module map:
-//! - command line and wire: [`cli`] (arguments), [`url`] (ws:// URLs), [`handshake`]
-//!   (HTTP upgrade), [`conn`] (write-batching stream adapter; its buffer in [`outqueue`]),
-//!   [`ws`] (messages and pongs over fastwebsockets), [`proto`] (WebSocket or Socket.IO
-//!   messages), [`socketio`] (Engine.IO v4 / Socket.IO v5 codec and client);
-//! - messages: [`payload`] (message layout), [`jsonmsg`] (the JSON workload's messages),
-//!   [`premask`] (large bodies masked in advance);
-//! - scenarios: [`echo`], [`stream`] and [`ping`], with the phases they share in [`run`];
-//!   [`fanout`] (`broadcast` and `market`); [`connect`] and [`hold`] (connection setup and
-//!   held connections); [`probe`]; [`autobahn`] (the client graded by the
-//!   Autobahn|Testsuite's fuzzing server);
-//! - what they share: [`integrity`] (counters), [`stats`] (histograms, CPU time),
-//!   [`cpus`] (runtime threads pinned to CPUs),
-//!   [`report`] (JSON output), [`timer`] (microsecond timer of fixed-rate senders),
-//!   [`source`] (source addresses), [`limits`] (open-file limit);
-//! - the reference server: [`serve`], its fan-out in [`serve_fanout`], its Socket.IO
-//!   endpoint in [`serve_sio`].
+//! Module map, one folder per part:
+//! - [`transport`]: bytes on the wire, no WebSocket semantics: [`transport::url`] (ws://
+//!   URLs), [`transport::handshake`] (HTTP upgrade), [`transport::conn`] (write-batching
+//!   stream adapter; its buffer in [`transport::outqueue`]), [`transport::source`] (source
+//!   addresses), [`transport::limits`] (open-file limit);
+//! - [`protocol`]: frames and messages: [`protocol::ws`] (messages and pongs over
+//!   fastwebsockets), [`protocol::premask`] (large bodies masked in advance),
+//!   [`protocol::payload`] (message layout), [`protocol::jsonmsg`] (the JSON workload's
+//!   messages), [`protocol::socketio`] (Engine.IO v4 / Socket.IO v5 codec and client),
+//!   [`protocol::proto`] (WebSocket or Socket.IO messages), [`protocol::integrity`]
+//!   (counters);
+//! - [`modes`]: the client scenarios: [`modes::echo`], [`modes::stream`] and
+//!   [`modes::ping`], with the phases they share in [`modes::run`]; [`modes::fanout`]
+//!   (`broadcast` and `market`); [`modes::connect`] and [`modes::hold`] (connection setup
+//!   and held connections); [`modes::probe`]; [`modes::autobahn`] (the client graded by
+//!   the Autobahn|Testsuite's fuzzing server);
+//! - [`serve`]: the reference server, its fan-out in [`serve::fanout`], its Socket.IO
+//!   endpoint in [`serve::sio`];
+//! - at the top: [`cli`] (arguments), [`stats`] (histograms, CPU time), [`cpus`] (runtime
+//!   threads pinned to CPUs), [`report`] (JSON output), [`timer`] (microsecond timer of
+//!   fixed-rate senders).
 
-pub mod autobahn;
 pub mod cli;
-pub mod conn;
-pub mod connect;
 pub mod cpus;
-pub mod echo;
-pub mod fanout;
-pub mod handshake;
-pub mod hold;
-pub mod integrity;
-pub mod jsonmsg;
-pub mod limits;
-pub mod outqueue;
-pub mod payload;
-pub mod ping;
-pub mod premask;
-pub mod probe;
-pub mod proto;
+pub mod modes;
+pub mod protocol;
 pub mod report;
-pub mod run;
 pub mod serve;
-pub mod serve_fanout;
-pub mod serve_sio;
-pub mod socketio;
-pub mod source;
 pub mod stats;
-pub mod stream;
 pub mod timer;
-pub mod url;
-pub mod ws;
+pub mod transport;
 
-pub use connect::run_connect;
-pub use echo::run_echo;
-pub use hold::run_hold;
-pub use ping::run_ping;
-pub use proto::Protocol;
+pub use modes::connect::run_connect;
+pub use modes::echo::run_echo;
+pub use modes::hold::run_hold;
+pub use modes::ping::run_ping;
+pub use modes::run::{LoadConfig, RunError};
+pub use modes::stream::run_stream;
+pub use protocol::proto::Protocol;
 pub use report::Report;
-pub use run::{LoadConfig, RunError};
-pub use stream::run_stream;
-pub use url::WsUrl;
+pub use transport::url::WsUrl;

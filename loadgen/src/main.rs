@@ -8,9 +8,9 @@ use clap::{CommandFactory, Parser};
 use serde::Serialize;
 use wsbench_loadgen::cli::DEFAULT_SIZE;
 use wsbench_loadgen::cli::{Cli, Command};
-use wsbench_loadgen::{
-    autobahn, connect, fanout, hold, limits, probe, run_echo, run_ping, run_stream, serve, RunError,
-};
+use wsbench_loadgen::modes::{autobahn, connect, fanout, hold, probe};
+use wsbench_loadgen::transport::limits;
+use wsbench_loadgen::{run_echo, run_ping, run_stream, serve, RunError};
 
 /// Prints `value` as one JSON line on stdout and flushes.
 fn print_json<T: Serialize>(value: &T) -> Result<(), String> {

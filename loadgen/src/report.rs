@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::integrity::Integrity;
+use crate::protocol::integrity::Integrity;
 use crate::stats::Summary;
 
 /// Value of the `tool` field.
@@ -78,7 +78,7 @@ pub struct Report {
     /// `loadgen_cpu_percent > 80`: the load generator may have limited the result.
     pub client_bound: bool,
     /// The open-file limit (`RLIMIT_NOFILE` soft limit, after raising it to the hard
-    /// limit at start-up), descriptors; see [`crate::limits`].
+    /// limit at start-up), descriptors; see [`crate::transport::limits`].
     pub rlimit_nofile: u64,
     /// `broadcast` and `market` only: what fan-out adds (absent from other reports).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -200,7 +200,7 @@ pub struct ReportConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpus: Option<Vec<usize>>,
     /// Loopback source addresses the connections were spread over (1: the kernel's
-    /// choice); see [`crate::source`].
+    /// choice); see [`crate::transport::source`].
     pub source_addresses: usize,
     /// Fixed offered load, messages per second over all connections (echo: latency is
     /// then measured from each message's intended send time; broadcast, market: the

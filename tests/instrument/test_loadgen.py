@@ -128,14 +128,14 @@ def _copy_of_the_crate(dest: Path) -> Path:
 def test_cargo_fmt_check_passes_the_tree_and_fails_an_unformatted_file(tmp_path: Path) -> None:
     copy = _copy_of_the_crate(tmp_path / "crate")
     assert loadgen.cargo_fmt_check(copy) == 0
-    with (copy / "src" / "url.rs").open("a") as source:
+    with (copy / "src" / "transport" / "url.rs").open("a") as source:
         source.write("\npub fn  unformatted( )->u8{1}\n")
     assert loadgen.cargo_fmt_check(copy) != 0
 
 
 def test_cargo_clippy_fails_on_a_lint(tmp_path: Path) -> None:
     copy = _copy_of_the_crate(tmp_path / "crate")
-    with (copy / "src" / "url.rs").open("a") as source:
+    with (copy / "src" / "transport" / "url.rs").open("a") as source:
         source.write("\npub fn always(x: u8) -> bool {\n    x == x\n}\n")  # clippy::eq_op
     assert loadgen.cargo_clippy(copy) != 0
 

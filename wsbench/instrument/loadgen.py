@@ -314,8 +314,8 @@ def _accepts_tcp(url: str, timeout_s: float) -> bool:
 
 TRAFFIC_STARTS = "wsbench-loadgen: traffic starts"
 """The line the load generator prints on stderr when its traffic phase starts, after every
-connection attempt has ended (``loadgen/src/run.rs``): the measurement window opens
-``--warmup`` seconds later."""
+connection attempt has ended (``loadgen/src/modes/run.rs``): the measurement window
+opens ``--warmup`` seconds later."""
 
 
 def _ended(who: str, code: int, stderr: str = "") -> str:

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use wsbench_loadgen::integrity::Integrity;
+use wsbench_loadgen::protocol::integrity::Integrity;
 use wsbench_loadgen::report::Errors;
 use wsbench_loadgen::serve::BackgroundServer;
 use wsbench_loadgen::{run_echo, run_stream, LoadConfig};

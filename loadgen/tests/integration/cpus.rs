@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use common::bin::{run, Served};
 use common::sio_url;
-use wsbench_loadgen::connect::{run_connect, ConnectConfig};
 use wsbench_loadgen::cpus::current_affinity;
-use wsbench_loadgen::fanout::{run_fanout, FanoutConfig, Workload};
-use wsbench_loadgen::hold::{run_hold, HoldConfig};
-use wsbench_loadgen::integrity::Integrity;
-use wsbench_loadgen::ping::PING_SIZE;
+use wsbench_loadgen::modes::connect::{run_connect, ConnectConfig};
+use wsbench_loadgen::modes::fanout::{run_fanout, FanoutConfig, Workload};
+use wsbench_loadgen::modes::hold::{run_hold, HoldConfig};
+use wsbench_loadgen::modes::ping::PING_SIZE;
+use wsbench_loadgen::protocol::integrity::Integrity;
 use wsbench_loadgen::report::Errors;
 use wsbench_loadgen::serve::BackgroundServer;
 use wsbench_loadgen::{run_echo, run_ping, run_stream, LoadConfig, Protocol, Report};

@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
 use tokio::io::AsyncWriteExt;
-use wsbench_loadgen::conn::Conn;
-use wsbench_loadgen::fanout::{run_fanout, FanoutConfig, Workload, PRIME_EVERY};
-use wsbench_loadgen::handshake::{connect, Client};
-use wsbench_loadgen::serve::BackgroundServer;
-use wsbench_loadgen::socketio::{
+use wsbench_loadgen::modes::fanout::{run_fanout, FanoutConfig, Workload, PRIME_EVERY};
+use wsbench_loadgen::protocol::socketio::{
     binary_event_header, json_event, parse_event, Kind, SioIncoming, SioReader,
 };
+use wsbench_loadgen::serve::BackgroundServer;
+use wsbench_loadgen::transport::conn::Conn;
+use wsbench_loadgen::transport::handshake::{connect, Client};
 use wsbench_loadgen::{run_echo, Protocol, Report, WsUrl};
 
 /// A count-mode fan-out run of `count` 64-byte messages to `subscribers`, 8 in flight,
@@ -220,7 +220,9 @@ fn echo_at_a_fixed_rate_sends_exactly_the_count_and_times_from_the_schedule() {
 fn a_server_that_relays_back_to_the_publisher_is_caught() {
     // An echo server on /broadcast sends every message back to its sender only.
     let server = BackgroundServer::start(|tcp| async move {
-        if let Some((ws, _)) = wsbench_loadgen::handshake::accept(tcp, &["/broadcast"]).await {
+        if let Some((ws, _)) =
+            wsbench_loadgen::transport::handshake::accept(tcp, &["/broadcast"]).await
+        {
             wsbench_loadgen::serve::echo_loop(ws).await;
         }
     })

@@ -13,16 +13,16 @@ use std::time::Duration;
 use common::{sio_url, VICTIM};
 use fastwebsockets::{Frame, OpCode, Payload};
 use tokio::net::TcpStream;
-use wsbench_loadgen::connect::ConnectConfig;
-use wsbench_loadgen::handshake::accept;
-use wsbench_loadgen::hold::HoldConfig;
-use wsbench_loadgen::integrity::Integrity;
-use wsbench_loadgen::jsonmsg::JsonRequest;
-use wsbench_loadgen::payload::parse_seq;
+use wsbench_loadgen::modes::connect::ConnectConfig;
+use wsbench_loadgen::modes::hold::HoldConfig;
+use wsbench_loadgen::modes::run::CONNECT_CONCURRENCY;
+use wsbench_loadgen::protocol::integrity::Integrity;
+use wsbench_loadgen::protocol::jsonmsg::JsonRequest;
+use wsbench_loadgen::protocol::payload::parse_seq;
+use wsbench_loadgen::protocol::ws::read_message;
 use wsbench_loadgen::report::Errors;
-use wsbench_loadgen::run::CONNECT_CONCURRENCY;
 use wsbench_loadgen::serve::{handle, BackgroundServer};
-use wsbench_loadgen::ws::read_message;
+use wsbench_loadgen::transport::handshake::accept;
 use wsbench_loadgen::{
     run_connect, run_echo, run_hold, run_stream, LoadConfig, Protocol, Report, WsUrl,
 };

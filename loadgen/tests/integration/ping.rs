@@ -11,13 +11,13 @@ use std::time::Duration;
 use common::{sio_url, VICTIM};
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
 use tokio::net::TcpStream;
-use wsbench_loadgen::conn::Conn;
-use wsbench_loadgen::handshake::accept;
-use wsbench_loadgen::integrity::Integrity;
-use wsbench_loadgen::payload::parse_seq;
-use wsbench_loadgen::ping::PING_SIZE;
+use wsbench_loadgen::modes::ping::PING_SIZE;
+use wsbench_loadgen::protocol::integrity::Integrity;
+use wsbench_loadgen::protocol::payload::parse_seq;
 use wsbench_loadgen::report::Errors;
 use wsbench_loadgen::serve::BackgroundServer;
+use wsbench_loadgen::transport::conn::Conn;
+use wsbench_loadgen::transport::handshake::accept;
 use wsbench_loadgen::{run_ping, LoadConfig, Protocol, Report};
 
 const PROTOCOLS: [Protocol; 2] = [Protocol::Websocket, Protocol::Socketio];

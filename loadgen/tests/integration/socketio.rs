@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{count_cfg, faulty_sio_server, sio_url, SioFault};
-use wsbench_loadgen::handshake::accept;
-use wsbench_loadgen::integrity::Integrity;
+use wsbench_loadgen::protocol::integrity::Integrity;
 use wsbench_loadgen::report::Errors;
+use wsbench_loadgen::serve::sio::{sio_loop, SioOptions, SioStats};
 use wsbench_loadgen::serve::BackgroundServer;
-use wsbench_loadgen::serve_sio::{sio_loop, SioOptions, SioStats};
+use wsbench_loadgen::transport::handshake::accept;
 use wsbench_loadgen::{run_echo, run_stream, LoadConfig, Protocol, Report};
 
 fn assert_clean(r: &Report) {

@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use fastwebsockets::{Frame, OpCode, Payload};
 use tokio::net::TcpStream;
-use wsbench_loadgen::handshake::accept;
-use wsbench_loadgen::payload::{parse_seq, template, write_seq};
-use wsbench_loadgen::serve::BackgroundServer;
-use wsbench_loadgen::socketio::{
+use wsbench_loadgen::protocol::payload::{parse_seq, template, write_seq};
+use wsbench_loadgen::protocol::socketio::{
     binary_event_header, decode_packet, parse_event, string_event_prefix, Arg, PacketType,
     STRING_EVENT_SUFFIX,
 };
-use wsbench_loadgen::ws::read_message;
+use wsbench_loadgen::protocol::ws::read_message;
+use wsbench_loadgen::serve::BackgroundServer;
+use wsbench_loadgen::transport::handshake::accept;
 use wsbench_loadgen::{LoadConfig, WsUrl};
 
 /// Sequence number the faulty servers misbehave on.
@@ -158,7 +158,7 @@ pub enum SioFault {
 }
 
 async fn send_text(
-    ws: &mut fastwebsockets::WebSocket<wsbench_loadgen::conn::Conn>,
+    ws: &mut fastwebsockets::WebSocket<wsbench_loadgen::transport::conn::Conn>,
     b: &[u8],
 ) -> bool {
     ws.write_frame(Frame::new(true, OpCode::Text, None, Payload::Borrowed(b)))
@@ -167,7 +167,7 @@ async fn send_text(
 }
 
 async fn sio_echo_reply(
-    ws: &mut fastwebsockets::WebSocket<wsbench_loadgen::conn::Conn>,
+    ws: &mut fastwebsockets::WebSocket<wsbench_loadgen::transport::conn::Conn>,
     event: &str,
     data: &[u8],
     binary: bool,
@@ -292,5 +292,5 @@ pub fn faulty_sio_server(fault: SioFault) -> BackgroundServer {
 
 /// `ws://127.0.0.1:PORT/socket.io/?EIO=4&transport=websocket` of `server`.
 pub fn sio_url(server: &BackgroundServer) -> WsUrl {
-    server.url(wsbench_loadgen::socketio::SOCKETIO_TARGET)
+    server.url(wsbench_loadgen::protocol::socketio::SOCKETIO_TARGET)
 }

@@ -9,25 +9,26 @@
 //! suite write its reports (`reports/clients/index.json`).
 //!
 //! Every case runs on the code paths the scenarios use: the upgrade of
-//! [`crate::handshake::connect`] on a [`crate::conn::Conn`], frames read, reassembled and
-//! checked (reserved bits, opcodes, UTF-8 of text messages, close frames) by
-//! [`crate::ws::read_message`] over fastwebsockets configured by [`crate::ws::configure`]
-//! (auto-pong, auto-close), echoes encoded and masked by [`crate::ws::encode_client_frame`]
-//! into the connection's outbox as the echo scenario's messages are, and a read error
-//! answered by [`crate::ws::fail_connection`].
+//! [`crate::transport::handshake::connect`] on a [`crate::transport::conn::Conn`], frames
+//! read, reassembled and checked (reserved bits, opcodes, UTF-8 of text messages, close
+//! frames) by [`crate::protocol::ws::read_message`] over fastwebsockets configured by
+//! [`crate::protocol::ws::configure`] (auto-pong, auto-close), echoes encoded and masked by
+//! [`crate::protocol::ws::encode_client_frame`] into the connection's outbox as the echo
+//! scenario's messages are, and a read error answered by
+//! [`crate::protocol::ws::fail_connection`].
 
 use std::time::Duration;
 
 use fastwebsockets::OpCode;
 use serde::Serialize;
 
-use crate::echo::append_frame;
-use crate::handshake::{connect, Client};
-use crate::run::{block_on, resolve, RunError};
-use crate::url::WsUrl;
-use crate::ws::{
+use crate::modes::echo::append_frame;
+use crate::modes::run::{block_on, resolve, RunError};
+use crate::protocol::ws::{
     close_code, fail_connection, failure_close_code, finish_server_close, read_message, MaskGen,
 };
+use crate::transport::handshake::{connect, Client};
+use crate::transport::url::WsUrl;
 
 /// What `autobahn-client` is given.
 #[derive(Debug, Clone)]

@@ -15,11 +15,11 @@ use sha1::{Digest, Sha1};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::conn::{Conn, Outbox, ReadClock, RecvLowWater, Side};
-use crate::proto::Transport;
-use crate::source::tcp_connect;
-use crate::url::WsUrl;
-use crate::ws::configure;
+use crate::protocol::proto::Transport;
+use crate::protocol::ws::configure;
+use crate::transport::conn::{Conn, Outbox, ReadClock, RecvLowWater, Side};
+use crate::transport::source::tcp_connect;
+use crate::transport::url::WsUrl;
 
 /// Largest HTTP head accepted during the upgrade, in bytes.
 const MAX_HEAD: usize = 16 * 1024;
@@ -112,7 +112,7 @@ pub async fn connect(
 }
 
 /// [`connect`] from the local address `local` (port chosen by the kernel) when given;
-/// see [`crate::source`].
+/// see [`crate::transport::source`].
 pub async fn connect_from(
     addr: std::net::SocketAddr,
     local: Option<std::net::IpAddr>,

@@ -14,16 +14,16 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::cpus::{pin_current_thread, reported, runtime_threads, PinnedThreads};
-use crate::handshake::{self, Client, ConnectError};
-use crate::integrity::Integrity;
-use crate::jsonmsg::JSON_SIZE;
-use crate::limits::nofile_limit;
-use crate::proto::{Protocol, Transport};
+use crate::protocol::integrity::Integrity;
+use crate::protocol::jsonmsg::JSON_SIZE;
+use crate::protocol::proto::{Protocol, Transport};
+use crate::protocol::socketio::SioReader;
 use crate::report::{client_bound, ErrorKind, Errors, Report, ReportConfig, Spread, TOOL, VERSION};
-use crate::socketio::SioReader;
-use crate::source::source_address;
 use crate::stats::{cpu_time_s, Hist, SharedHist, Summary};
-use crate::url::WsUrl;
+use crate::transport::handshake::{self, Client, ConnectError};
+use crate::transport::limits::nofile_limit;
+use crate::transport::source::source_address;
+use crate::transport::url::WsUrl;
 
 /// Settings of an `echo`, `stream` or `ping` run (durations as [`Duration`], sizes in
 /// bytes).
@@ -41,7 +41,7 @@ pub struct LoadConfig {
     /// Send/expect text frames instead of binary frames.
     pub text: bool,
     /// Echo only: JSON messages to `/json` (Socket.IO: the `json` event) instead of
-    /// echoed messages; see [`crate::jsonmsg`].
+    /// echoed messages; see [`crate::protocol::jsonmsg`].
     pub json: bool,
     /// Warm-up before the window (duration mode).
     pub warmup: Duration,
@@ -59,10 +59,11 @@ pub struct LoadConfig {
     /// Plain WebSocket messages or Socket.IO events.
     pub protocol: Protocol,
     /// Loopback source addresses connections are spread over (1 = the kernel's choice);
-    /// see [`crate::source`].
+    /// see [`crate::transport::source`].
     pub source_addresses: usize,
     /// Echo only: a fixed offered load, messages per second over all connections, instead
-    /// of a window of `in_flight` messages (see [`crate::echo`], "Fixed offered load").
+    /// of a window of `in_flight` messages (see [`crate::modes::echo`], "Fixed offered
+    /// load").
     pub rate: Option<f64>,
 }
 
@@ -277,7 +278,7 @@ fn connect_error_kind(e: &ConnectError) -> ErrorKind {
 pub(crate) async fn connect(
     addr: SocketAddr,
     local: Option<std::net::IpAddr>,
-    url: &crate::url::WsUrl,
+    url: &crate::transport::url::WsUrl,
     timeout: Duration,
     protocol: Protocol,
 ) -> Result<Client, ErrorKind> {
@@ -420,8 +421,8 @@ pub(crate) struct Connected {
 
 /// Connects `n` connections to `addr` (at most [`CONNECT_CONCURRENCY`] attempts at once,
 /// connection `i` from source address `i` of `source_addresses`, see
-/// [`crate::source`], and on its thread of `pinned`), each bounded by `timeout`, and
-/// waits until every attempt ended.
+/// [`crate::transport::source`], and on its thread of `pinned`), each bounded by `timeout`,
+/// and waits until every attempt ended.
 ///
 /// A server that stops accepting (e.g. a connection cap) would otherwise make the phase
 /// last `n / CONNECT_CONCURRENCY × timeout`: once an attempt fails when no attempt has

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use crate::payload::{parse_seq, write_seq, Inspection, SEQ_LEN};
+use crate::protocol::payload::{parse_seq, write_seq, Inspection, SEQ_LEN};
 
 /// Size of every JSON message the client sends, bytes.
 pub const JSON_SIZE: usize = 97;
@@ -47,7 +47,7 @@ pub fn json_prefix() -> &'static [u8] {
 }
 
 /// The rest of a JSON message from its sequence digits on (digits of sequence 0), the
-/// template [`crate::ws::encode_client_frame`] writes after [`json_prefix`].
+/// template [`crate::protocol::ws::encode_client_frame`] writes after [`json_prefix`].
 pub fn json_body_template() -> Vec<u8> {
     TEMPLATE.as_bytes()[JSON_SEQ_OFFSET..].to_vec()
 }

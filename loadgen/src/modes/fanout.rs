@@ -8,7 +8,7 @@
 //! 2. **Priming**: the publisher sends a message every [`PRIME_EVERY`] until every
 //!    subscriber has received one (or `--timeout` passes), so that a server registering a
 //!    connection shortly after its handshake loses nothing that counts. Then the line
-//!    [`crate::run::TRAFFIC_STARTS`] is printed.
+//!    [`crate::modes::run::TRAFFIC_STARTS`] is printed.
 //! 3. **Traffic**: duration mode: warm-up, then the window; count mode: exactly `--count`
 //!    messages, all counted. The publisher either sends at a fixed rate (`--rate`: message
 //!    `k` is due at `t0 + k / R`; its delivery latency is measured from that intended
@@ -40,29 +40,29 @@ use serde::Deserialize;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
-use crate::conn::{Conn, Outbox, ReadClock};
 use crate::cpus::{reported, runtime_threads, PinnedThreads};
-use crate::echo::Framing;
-use crate::handshake::Client;
-use crate::integrity::{GapSet, Integrity};
-use crate::jsonmsg::split_event;
-use crate::limits::nofile_limit;
-use crate::outqueue::OutQueue;
-use crate::payload::{inspect, parse_seq, template, write_seq};
-use crate::proto::{Incoming, Protocol, Transport};
+use crate::modes::echo::Framing;
+use crate::modes::run::{
+    announce_traffic, block_on, connect_all, rate, resolve, sample_window, ConnectPhase, Connected,
+    RunError, Timing,
+};
+use crate::protocol::integrity::{GapSet, Integrity};
+use crate::protocol::jsonmsg::split_event;
+use crate::protocol::payload::{inspect, parse_seq, template, write_seq};
+use crate::protocol::proto::{Incoming, Protocol, Transport};
+use crate::protocol::socketio::{json_event, Kind};
+use crate::protocol::ws::{close_gracefully, encode_client_frame, MaskGen};
 use crate::report::{
     classify_ws_error, client_bound, ErrorKind, Errors, Fanout, Orders, Report, ReportConfig,
     Spread, TOOL, VERSION,
 };
-use crate::run::{
-    announce_traffic, block_on, connect_all, rate, resolve, sample_window, ConnectPhase, Connected,
-    RunError, Timing,
-};
-use crate::socketio::{json_event, Kind};
 use crate::stats::{cpu_time_s, Hist, SharedHist};
 use crate::timer::PreciseTimer;
-use crate::url::WsUrl;
-use crate::ws::{close_gracefully, encode_client_frame, MaskGen};
+use crate::transport::conn::{Conn, Outbox, ReadClock};
+use crate::transport::handshake::Client;
+use crate::transport::limits::nofile_limit;
+use crate::transport::outqueue::OutQueue;
+use crate::transport::url::WsUrl;
 
 /// Interval between priming messages.
 pub const PRIME_EVERY: Duration = Duration::from_millis(10);
@@ -711,7 +711,8 @@ impl Subscriber {
                                 break None;
                             }
                             if last_progress.elapsed() >= self.timeout {
-                                // Published messages that never came are lost, not an error.
+                                // Published messages that never came are lost, not an
+                                // error.
                                 if all != u64::MAX {
                                     break None;
                                 }

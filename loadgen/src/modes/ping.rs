@@ -10,7 +10,7 @@
 //! message `i`), in one masked ping frame, sent through the connection's outbox as echo's
 //! messages are.
 //!
-//! Phases as in [`crate::echo`] with one message in flight: duration mode (warm-up,
+//! Phases as in [`crate::modes::echo`] with one message in flight: duration mode (warm-up,
 //! window, then the pong still owed is awaited) and count mode (`--count C` pings per
 //! connection, all counted). A ping counts in `messages_sent` when it was sent inside the
 //! window, a pong in `messages_received` when it was read inside the window, and the
@@ -31,14 +31,14 @@
 //! - no pong within `--timeout` of the ping's send: the ping is `lost` and the connection
 //!   fails with `timeout`, as echo's;
 //! - the server's own pings are answered with pongs carrying the same payload
-//!   (fastwebsockets' auto-pong, see [`crate::ws::configure`]) and never counted.
+//!   (fastwebsockets' auto-pong, see [`crate::protocol::ws::configure`]) and never counted.
 //!
 //! Socket.IO (`--protocol socketio`): the session is opened as for every scenario
 //! (Engine.IO open packet, connection to the namespace `/`, see
-//! [`crate::socketio::SioReader::open`]); the pings are then WebSocket ping frames on
-//! that same connection. Engine.IO pings (`2`) from the server are answered with `3` on
-//! the way (not counted); an Engine.IO close (`1`) or a namespace disconnection (`41`)
-//! fails the connection as `closed_early`.
+//! [`crate::protocol::socketio::SioReader::open`]); the pings are then WebSocket ping
+//! frames on that same connection. Engine.IO pings (`2`) from the server are answered with
+//! `3` on the way (not counted); an Engine.IO close (`1`) or a namespace disconnection
+//! (`41`) fails the connection as `closed_early`.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -47,17 +47,17 @@ use std::time::{Duration, Instant};
 use fastwebsockets::{OpCode, Payload, WebSocket};
 use tokio::time::Sleep;
 
-use crate::conn::{Conn, Outbox, ReadClock};
-use crate::echo::append_frame;
-use crate::handshake::Client;
-use crate::payload::{parse_seq, write_seq, SEQ_LEN};
-use crate::proto::Transport;
-use crate::report::{classify_ws_error, ErrorKind, Report};
-use crate::run::{
+use crate::modes::echo::append_frame;
+use crate::modes::run::{
     block_on, drive, ConnResult, Control, LoadConfig, RunError, Scenario, DRAIN, MEASURE,
 };
-use crate::socketio::SioIncoming;
-use crate::ws::{close_gracefully, read_message_or_pong, MaskGen, Partial};
+use crate::protocol::payload::{parse_seq, write_seq, SEQ_LEN};
+use crate::protocol::proto::Transport;
+use crate::protocol::socketio::SioIncoming;
+use crate::protocol::ws::{close_gracefully, read_message_or_pong, MaskGen, Partial};
+use crate::report::{classify_ws_error, ErrorKind, Report};
+use crate::transport::conn::{Conn, Outbox, ReadClock};
+use crate::transport::handshake::Client;
 
 /// Payload of every ping, bytes: the sequence number's 16 hex digits.
 pub const PING_SIZE: usize = SEQ_LEN;

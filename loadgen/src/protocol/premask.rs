@@ -6,7 +6,8 @@
 //! its 16-digit sequence number. So, for messages of [`PREMASK_MIN_SIZE`] bytes or more,
 //! the body is masked once per key from a small pool of [`PREMASK_KEYS`] random keys; a
 //! frame is then its header, its masked sequence number and a shared pre-masked body that
-//! `writev` hands to the kernel without a user-space copy (see [`crate::outqueue`]).
+//! `writev` hands to the kernel without a user-space copy (see
+//! [`crate::transport::outqueue`]).
 //!
 //! Servers cannot tell the difference: every frame is masked, each with one of several
 //! keys drawn at random. RFC 6455 wants unpredictable keys to protect intermediaries that
@@ -14,7 +15,7 @@
 
 use std::sync::Arc;
 
-use crate::ws::{apply_mask_from, MaskGen};
+use crate::protocol::ws::{apply_mask_from, MaskGen};
 
 /// Message size (bytes) from which bodies are pre-masked; smaller messages are encoded
 /// directly, which is cheaper than an extra `iovec` each.

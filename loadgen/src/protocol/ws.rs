@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use tokio::io::AsyncReadExt;
 
-use crate::conn::Conn;
-use crate::outqueue::OutQueue;
+use crate::transport::conn::Conn;
+use crate::transport::outqueue::OutQueue;
 
 /// Largest message accepted, in bytes (128 MiB; the protocol needs at least 16 MiB).
 pub const MAX_MESSAGE_SIZE: usize = 128 << 20;
@@ -41,7 +41,7 @@ pub struct Message {
 }
 
 /// Where [`read_message`] reads frames from: a whole connection, or the read half of a
-/// split one (the reference server's fan-out subscribers, `crate::serve_fanout`).
+/// split one (the reference server's fan-out subscribers, `crate::serve::fanout`).
 pub trait FrameSource {
     /// The next frame; pings are answered and close frames replied to by whoever owns
     /// the connection's writing side.
@@ -292,8 +292,8 @@ pub fn encode_client_frame(
 /// Appends one complete, masked client frame (FIN set) to `out` whose payload is
 /// `prefix`, the 16 digits `seq_hex`, a message body and `suffix`, like
 /// [`encode_client_frame`]; the body comes already masked with `mask` (from
-/// [`crate::premask::PremaskedBodies`], built with offset `prefix.len() + 16`) and is
-/// queued without being copied.
+/// [`crate::protocol::premask::PremaskedBodies`], built with offset `prefix.len() + 16`)
+/// and is queued without being copied.
 pub fn encode_client_frame_premasked(
     out: &mut OutQueue,
     opcode: OpCode,
@@ -399,7 +399,7 @@ impl MaskGen {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::payload::{message, template, write_seq};
+    use crate::protocol::payload::{message, template, write_seq};
 
     #[test]
     fn encoder_matches_fastwebsockets() {
@@ -589,8 +589,8 @@ mod tests {
 
     #[test]
     fn premasked_frames_match_the_direct_encoder() {
-        use crate::outqueue::{OutQueue, MAX_IOV};
-        use crate::premask::PremaskedBodies;
+        use crate::protocol::premask::PremaskedBodies;
+        use crate::transport::outqueue::{OutQueue, MAX_IOV};
         use std::io::IoSlice;
         let mut masks = MaskGen::new(9);
         for size in [4096usize, 4099, 65536, 70001] {

@@ -15,7 +15,7 @@
 //!   python-socketio's encoder writes it); another argument is ignored.
 //! - `subscribe` with one argument, `"broadcast"` or `"market"`: the client joins that
 //!   room (any other name is ignored: nothing is ever emitted to another room). Its
-//!   connection is then split (`serve_fanout::SplitConn`): its write half joins
+//!   connection is then split (`crate::serve::fanout::SplitConn`): its write half joins
 //!   the room in the hub `/broadcast` and `/market` use, and from then on everything sent
 //!   to it, its own replies as well, is written whole, one packet (with its attachments)
 //!   at a time, without write batching. A connection in no room keeps the batched writes.
@@ -41,18 +41,18 @@ use fastwebsockets::{Frame, OpCode, Payload, WebSocket, WebSocketError};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-use crate::conn::Conn;
-use crate::fanout::{ACK_EVENT, BROADCAST_EVENT, ORDER_EVENT, SUBSCRIBE_EVENT, TICK_EVENT};
-use crate::jsonmsg::{json_reply_compact, JsonRequest, JSON_EVENT};
-use crate::payload::{template, write_seq, MIN_SIZE};
-use crate::serve::PushRequest;
-use crate::serve_fanout::{ack_json, append_server_frame, relay, Channel, Member, SplitConn};
-use crate::socketio::{
+use crate::modes::fanout::{ACK_EVENT, BROADCAST_EVENT, ORDER_EVENT, SUBSCRIBE_EVENT, TICK_EVENT};
+use crate::protocol::jsonmsg::{json_reply_compact, JsonRequest, JSON_EVENT};
+use crate::protocol::payload::{template, write_seq, MIN_SIZE};
+use crate::protocol::socketio::{
     binary_event_header, decode_packet, encode_packet, json_event, parse_event,
     string_event_prefix, Arg, PacketType, ECHO_EVENT, EIO_CLOSE, EIO_MESSAGE, EIO_PING, EIO_PONG,
     PUSH_EVENT, STRING_EVENT_SUFFIX,
 };
-use crate::ws::{read_message, Message, MAX_MESSAGE_SIZE};
+use crate::protocol::ws::{read_message, Message, MAX_MESSAGE_SIZE};
+use crate::serve::fanout::{ack_json, append_server_frame, relay, Channel, Member, SplitConn};
+use crate::serve::request::PushRequest;
+use crate::transport::conn::Conn;
 
 /// The room of the `broadcast` event (PROTOCOL.md, "Socket.IO: fan-out and market data").
 pub const BROADCAST_ROOM: &str = "broadcast";
@@ -201,7 +201,7 @@ fn room_named(name: &[u8]) -> Option<&'static str> {
 }
 
 /// Serves one upgraded `/socket.io/` connection of the server listening on `port` (see
-/// [`crate::handshake::Upgraded`]) until the client goes away.
+/// [`crate::transport::handshake::Upgraded`]) until the client goes away.
 pub async fn sio_loop(ws: WebSocket<Conn>, port: u16, opts: SioOptions) {
     static SESSIONS: AtomicU64 = AtomicU64::new(0);
     let n = SESSIONS.fetch_add(1, Ordering::Relaxed);

@@ -2,7 +2,7 @@
 //!
 //! - `/echo`: every text or binary message goes back unchanged, same frame type, in
 //!   order. Echoes are batched: all replies produced from one read batch leave in one
-//!   write system call (see [`crate::conn`]).
+//!   write system call (see [`crate::transport::conn`]).
 //! - `/push`: answers each JSON request `{"count": C, "size": S, "binary": bool}` with C
 //!   messages of S bytes, awaiting the socket whenever 64 KiB are pending
 //!   (backpressure) and flushing at the end; stops quietly when the client goes away.
@@ -11,15 +11,26 @@
 //!   "Endpoint /json"); a binary message is closed with 1003, undecodable JSON with 1007.
 //!   Answers are batched like echoes.
 //! - `/broadcast` and `/market`: fan-out to every other connection on the endpoint, and
-//!   market orders acknowledged (PROTOCOL.md), see [`crate::serve_fanout`].
+//!   market orders acknowledged (PROTOCOL.md), see [`crate::serve::fanout`].
 //! - `/socket.io/`: Socket.IO events `echo`, `push` and `json`, and the rooms of
 //!   `subscribe`, `broadcast`, `tick` and `order` (PROTOCOL.md, "Socket.IO servers"), see
-//!   [`crate::serve_sio`].
+//!   [`crate::serve::sio`].
 //! - any other path: HTTP 404.
 //!
 //! On every endpoint a ping is answered with a pong carrying the same payload (RFC 6455
-//! §5.5.3; fastwebsockets' auto-pong, see [`crate::ws::configure`]), queued with the
-//! replies and written before the connection next waits for input: what `ping` measures.
+//! §5.5.3; fastwebsockets' auto-pong, see [`crate::protocol::ws::configure`]), queued with
+//! the replies and written before the connection next waits for input: what `ping`
+//! measures.
+//!
+//! Modules: this one (the listener, the endpoints `/echo`, `/push` and `/json`, and a
+//! server on a background thread for tests), [`fanout`] (`/broadcast`, `/market` and the
+//! Socket.IO rooms), [`sio`] (the Socket.IO endpoint), [`request`] (the push request that
+//! `/push` and the Socket.IO endpoint both decode, so that [`sio`] needs nothing from
+//! this module).
+
+pub mod fanout;
+pub mod request;
+pub mod sio;
 
 use std::future::Future;
 use std::io;
@@ -28,18 +39,18 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
-use serde::Deserialize;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
-use crate::conn::Conn;
-use crate::handshake::accept;
-use crate::jsonmsg::{json_reply, JsonRequest, JSON_PATH};
-use crate::payload::{template, write_seq, MIN_SIZE};
-use crate::serve_fanout::{fanout_loop, BROADCAST_PATH, MARKET_PATH};
-use crate::serve_sio::{sio_loop, SioOptions};
-use crate::url::WsUrl;
-use crate::ws::{read_message, MAX_MESSAGE_SIZE};
+use crate::protocol::jsonmsg::{json_reply, JsonRequest, JSON_PATH};
+use crate::protocol::payload::{template, write_seq, MIN_SIZE};
+use crate::protocol::ws::{read_message, MAX_MESSAGE_SIZE};
+use crate::serve::fanout::{fanout_loop, BROADCAST_PATH, MARKET_PATH};
+use crate::serve::request::PushRequest;
+use crate::serve::sio::{sio_loop, SioOptions};
+use crate::transport::conn::Conn;
+use crate::transport::handshake::accept;
+use crate::transport::url::WsUrl;
 
 /// Runs the reference server on `host:port` with a current-thread runtime until SIGTERM
 /// or SIGINT, then returns `Ok(())`. With `stall = Some((d, every))` the server's one
@@ -132,7 +143,7 @@ where
 }
 
 /// The reference handler for one TCP connection: upgrade, then `/echo`, `/push`, `/json`,
-/// `/broadcast`, `/market` or `/socket.io/` (Socket.IO, see [`crate::serve_sio`]).
+/// `/broadcast`, `/market` or `/socket.io/` (Socket.IO, see [`crate::serve::sio`]).
 pub async fn handle(tcp: TcpStream) {
     let paths = [
         "/echo",
@@ -207,22 +218,6 @@ pub async fn json_loop(mut ws: WebSocket<Conn>) {
         let _ = ws.flush().await;
         return;
     }
-}
-
-/// A `/push` request.
-#[derive(Debug, Clone, Copy, Deserialize)]
-pub struct PushRequest {
-    /// Number of messages to send (≥ 1).
-    pub count: u64,
-    /// Size of each message, bytes (≥ 16).
-    pub size: usize,
-    /// Binary frames if true, text frames otherwise.
-    #[serde(default = "yes")]
-    pub binary: bool,
-}
-
-fn yes() -> bool {
-    true
 }
 
 /// `/push`: answers each request with its messages; returns when the client goes away.

@@ -27,16 +27,16 @@ use std::time::{Duration, Instant};
 
 use fastwebsockets::{Frame, OpCode, Payload};
 
-use crate::handshake::Client;
-use crate::integrity::GapSet;
-use crate::payload::{inspect, template};
-use crate::proto::{Incoming, Protocol};
-use crate::report::{classify_ws_error, ErrorKind, Report};
-use crate::run::{
+use crate::modes::run::{
     block_on, drive, ConnResult, Control, LoadConfig, RunError, Scenario, DRAIN, MEASURE, WARMUP,
 };
-use crate::socketio::{json_event, Kind, PUSH_EVENT};
-use crate::ws::{close_gracefully, MaskGen};
+use crate::protocol::integrity::GapSet;
+use crate::protocol::payload::{inspect, template};
+use crate::protocol::proto::{Incoming, Protocol};
+use crate::protocol::socketio::{json_event, Kind, PUSH_EVENT};
+use crate::protocol::ws::{close_gracefully, MaskGen};
+use crate::report::{classify_ws_error, ErrorKind, Report};
+use crate::transport::handshake::Client;
 
 /// A connection yields to the scheduler after this many messages.
 const YIELD_EVERY: u32 = 256;

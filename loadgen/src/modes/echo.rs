@@ -30,10 +30,10 @@
 //! messages due are queued in the connection's outbox, which its next read system call
 //! writes out first.
 //!
-//! JSON (`--json`, endpoint `/json`, see [`crate::jsonmsg`]): message `i` is the 97-byte
-//! price object with `seq` = `i` in 16 hex digits, in a text frame (Socket.IO: the event
-//! `json` with that object as its argument). A reply must be a text frame (Socket.IO: a
-//! `json` event) holding exactly `{"seq": "<16 hex digits>", "ok": true}`; its `seq` is
+//! JSON (`--json`, endpoint `/json`, see [`crate::protocol::jsonmsg`]): message `i` is the
+//! 97-byte price object with `seq` = `i` in 16 hex digits, in a text frame (Socket.IO: the
+//! event `json` with that object as its argument). A reply must be a text frame (Socket.IO:
+//! a `json` event) holding exactly `{"seq": "<16 hex digits>", "ok": true}`; its `seq` is
 //! matched like an echoed message's sequence number (so a reordered, duplicated or
 //! missing answer counts as above), and anything else about it (not that object, `ok`
 //! not `true`, another frame type or event) counts as `corrupted`.
@@ -46,22 +46,26 @@ use std::time::{Duration, Instant};
 use fastwebsockets::{OpCode, WebSocket};
 use tokio::time::Sleep;
 
-use crate::conn::{Conn, Outbox, ReadClock};
-use crate::handshake::Client;
-use crate::jsonmsg::{inspect_reply, json_body_template, json_prefix, split_event, JSON_EVENT};
-use crate::outqueue::OutQueue;
-use crate::payload::{inspect, template, write_seq, Inspection, SEQ_LEN};
-use crate::premask::{PremaskedBodies, PREMASK_KEYS, PREMASK_MIN_SIZE};
-use crate::proto::{Incoming, Protocol, Transport};
-use crate::report::{classify_ws_error, ErrorKind, Report};
-use crate::run::{
+use crate::modes::run::{
     block_on, drive, ConnResult, Control, LoadConfig, RunError, Scenario, DRAIN, MEASURE,
 };
-use crate::socketio::{
+use crate::protocol::jsonmsg::{
+    inspect_reply, json_body_template, json_prefix, split_event, JSON_EVENT,
+};
+use crate::protocol::payload::{inspect, template, write_seq, Inspection, SEQ_LEN};
+use crate::protocol::premask::{PremaskedBodies, PREMASK_KEYS, PREMASK_MIN_SIZE};
+use crate::protocol::proto::{Incoming, Protocol, Transport};
+use crate::protocol::socketio::{
     binary_event_header, string_event_prefix, Kind, ECHO_EVENT, STRING_EVENT_SUFFIX,
 };
+use crate::protocol::ws::{
+    close_gracefully, encode_client_frame, encode_client_frame_premasked, MaskGen,
+};
+use crate::report::{classify_ws_error, ErrorKind, Report};
 use crate::timer::PreciseTimer;
-use crate::ws::{close_gracefully, encode_client_frame, encode_client_frame_premasked, MaskGen};
+use crate::transport::conn::{Conn, Outbox, ReadClock};
+use crate::transport::handshake::Client;
+use crate::transport::outqueue::OutQueue;
 
 /// Runs the echo scenario on its own runtime and returns the report.
 pub fn run_echo(cfg: &LoadConfig) -> Result<Report, RunError> {

@@ -2,10 +2,10 @@
 
 use std::time::{Duration, Instant};
 
-use crate::handshake::connect;
-use crate::run::{block_on, resolve};
-use crate::url::WsUrl;
-use crate::ws::close_gracefully;
+use crate::modes::run::{block_on, resolve};
+use crate::protocol::ws::close_gracefully;
+use crate::transport::handshake::connect;
+use crate::transport::url::WsUrl;
 
 /// Connects to `url`, upgrades and closes cleanly, all within `timeout`. The error is one
 /// line naming why: `connection refused`, `handshake failed: status …`, `timeout`, ….

@@ -2,8 +2,8 @@
 //!
 //! The queue is a sequence of parts: owned runs (frame headers, small frames, anything
 //! fastwebsockets writes) and shared, immutable bodies (large message bodies masked once
-//! in advance, see [`crate::premask`]). A shared body is never copied in user space: its
-//! `IoSlice` goes to `writev` and the kernel copies straight from it.
+//! in advance, see [`crate::protocol::premask`]). A shared body is never copied in user
+//! space: its `IoSlice` goes to `writev` and the kernel copies straight from it.
 
 use std::collections::VecDeque;
 use std::io::IoSlice;

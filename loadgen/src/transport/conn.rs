@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
-use crate::outqueue::{OutQueue, MAX_IOV};
+use crate::transport::outqueue::{OutQueue, MAX_IOV};
 
 /// Pending output (bytes) above which a [`Side::Server`] connection waits for the socket.
 pub const SERVER_HIGH_WATER: usize = 64 * 1024;

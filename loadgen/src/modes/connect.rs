@@ -29,17 +29,17 @@ use serde::Serialize;
 use tokio::task::JoinSet;
 
 use crate::cpus::{reported, runtime_threads, PinnedThreads};
-use crate::handshake::Client;
-use crate::integrity::Integrity;
-use crate::limits::nofile_limit;
-use crate::payload::{inspect, template};
-use crate::proto::{Incoming, Protocol};
+use crate::modes::run::{block_on, connect, rate, resolve, sample_window, RunError};
+use crate::protocol::integrity::Integrity;
+use crate::protocol::payload::{inspect, template};
+use crate::protocol::proto::{Incoming, Protocol};
+use crate::protocol::socketio::{binary_event_header, Kind, ECHO_EVENT};
 use crate::report::{classify_ws_error, client_bound, ErrorKind, Errors, TOOL, VERSION};
-use crate::run::{block_on, connect, rate, resolve, sample_window, RunError};
-use crate::socketio::{binary_event_header, Kind, ECHO_EVENT};
-use crate::source::source_address;
 use crate::stats::{Hist, Summary};
-use crate::url::WsUrl;
+use crate::transport::handshake::Client;
+use crate::transport::limits::nofile_limit;
+use crate::transport::source::source_address;
+use crate::transport::url::WsUrl;
 
 /// How long a worker waits after a failed cycle before the next, so that a server that
 /// refuses connections is not hammered in a tight loop.
@@ -67,7 +67,8 @@ pub struct ConnectConfig {
     /// [`crate::cpus`]; worker `w` on thread `w % N`); empty: `threads` decides.
     pub cpus: Vec<usize>,
     /// Loopback source addresses the connections are spread over (1 = the kernel's
-    /// choice); cycle `k` of the run uses address `k % N`, see [`crate::source`].
+    /// choice); cycle `k` of the run uses address `k % N`, see
+    /// [`crate::transport::source`].
     pub source_addresses: usize,
     /// Plain WebSocket messages or Socket.IO events.
     pub protocol: Protocol,
@@ -175,7 +176,7 @@ struct WorkerResult {
 /// Runs the connect scenario on the current runtime and returns the report.
 pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunError> {
     let addr = resolve(&cfg.url).await?;
-    crate::run::announce_traffic(cfg.workers);
+    crate::modes::run::announce_traffic(cfg.workers);
     let start = Instant::now() + cfg.warmup;
     let shared = Arc::new(Shared {
         addr,

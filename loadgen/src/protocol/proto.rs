@@ -1,15 +1,16 @@
 //! The wire protocol of a run: plain WebSocket messages, or Socket.IO events over the
-//! Engine.IO websocket transport ([`crate::socketio`]). The scenarios read through
-//! [`Transport`] and check what [`Incoming::payload`] gives them, whatever the protocol.
+//! Engine.IO websocket transport ([`crate::protocol::socketio`]). The scenarios read
+//! through [`Transport`] and check what [`Incoming::payload`] gives them, whatever the
+//! protocol.
 
 use std::borrow::Cow;
 
 use fastwebsockets::{OpCode, WebSocket};
 
-use crate::conn::Conn;
+use crate::protocol::socketio::{EventMsg, Kind, SioIncoming, SioReader};
+use crate::protocol::ws::{read_message, Message};
 use crate::report::{classify_ws_error, ErrorKind};
-use crate::socketio::{EventMsg, Kind, SioIncoming, SioReader};
-use crate::ws::{read_message, Message};
+use crate::transport::conn::Conn;
 
 /// `--protocol`: what a message is on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -1,5 +1,5 @@
 //! The reference server's fan-out: the `/broadcast` and `/market` endpoints (PROTOCOL.md),
-//! and the rooms of its Socket.IO endpoint ([`crate::serve_sio`]), which share the hub,
+//! and the rooms of its Socket.IO endpoint ([`crate::serve::sio`]), which share the hub,
 //! the split connections and the relay defined here.
 //!
 //! A subscriber's connection is split (`SplitConn`): its task reads frames (fastwebsockets
@@ -25,8 +25,8 @@ use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
-use crate::conn::{read_leftover, Conn};
-use crate::ws::{read_message, FrameSource};
+use crate::protocol::ws::{read_message, FrameSource};
+use crate::transport::conn::{read_leftover, Conn};
 
 /// The path of the fan-out endpoint.
 pub const BROADCAST_PATH: &str = "/broadcast";

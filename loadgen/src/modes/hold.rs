@@ -2,7 +2,8 @@
 //! open and idle while the harness samples the server's memory, then close them.
 //!
 //! 1. Connect N connections exactly as `echo` does (connect + upgrade, Socket.IO: + the
-//!    session opening; at most [`crate::run::CONNECT_CONCURRENCY`] attempts at once).
+//!    session opening; at most [`crate::modes::run::CONNECT_CONCURRENCY`] attempts at
+//!    once).
 //! 2. Hand [`HoldOpened`] to the caller (the binary prints it as one JSON line on stdout
 //!    and flushes).
 //! 3. Hold: every connection reads and discards whatever arrives (Socket.IO pings are
@@ -21,14 +22,14 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::cpus::{reported, PinnedThreads};
-use crate::handshake::Client;
-use crate::limits::nofile_limit;
-use crate::proto::{Incoming, Protocol};
+use crate::modes::run::{block_on, connect_all, resolve, Connected, RunError};
+use crate::protocol::proto::{Incoming, Protocol};
+use crate::protocol::ws::close_gracefully;
 use crate::report::{Errors, TOOL, VERSION};
-use crate::run::{block_on, connect_all, resolve, Connected, RunError};
 use crate::stats::Summary;
-use crate::url::WsUrl;
-use crate::ws::close_gracefully;
+use crate::transport::handshake::Client;
+use crate::transport::limits::nofile_limit;
+use crate::transport::url::WsUrl;
 
 /// Settings of a `hold` run.
 #[derive(Debug, Clone)]
@@ -42,7 +43,7 @@ pub struct HoldConfig {
     /// Limit for each connect + upgrade (+ session opening).
     pub timeout: Duration,
     /// Loopback source addresses the connections are spread over (1 = the kernel's
-    /// choice); see [`crate::source`].
+    /// choice); see [`crate::transport::source`].
     pub source_addresses: usize,
     /// Plain WebSocket or Socket.IO sessions.
     pub protocol: Protocol,

@@ -21,9 +21,9 @@ use std::borrow::Cow;
 
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
 
-use crate::conn::Conn;
+use crate::protocol::ws::{read_message, Message};
 use crate::report::{classify_ws_error, ErrorKind};
-use crate::ws::{read_message, Message};
+use crate::transport::conn::Conn;
 
 /// Engine.IO packet type `open` (engine.io-protocol v4, "Protocol").
 pub const EIO_OPEN: u8 = b'0';
@@ -524,7 +524,7 @@ impl SioReader {
     }
 
     /// Handles one message the caller read from the connection itself (e.g. with
-    /// [`crate::ws::read_message_or_pong`], which also returns pong frames): what
+    /// [`crate::protocol::ws::read_message_or_pong`], which also returns pong frames): what
     /// [`SioReader::read`] does with each message it reads. Returns the event or close it
     /// completes, `None` when it completes neither (a ping answered, an attachment still
     /// awaited, a packet ignored); errors as [`SioReader::read`]'s. Give it data messages

@@ -1,0 +1,18 @@
+//! Protocol: frames and messages. WebSocket messages over fastwebsockets, Socket.IO
+//! packets over them, and the layout of the benchmark's messages.
+//!
+//! - [`ws`]: WebSocket settings and messages (and pongs) over fastwebsockets frames;
+//! - [`premask`]: large message bodies masked in advance;
+//! - [`payload`]: the message layout shared with every server;
+//! - [`jsonmsg`]: the JSON workload's messages;
+//! - [`socketio`]: the Engine.IO v4 / Socket.IO v5 codec and client;
+//! - [`proto`]: WebSocket or Socket.IO messages, one interface for the scenarios;
+//! - [`integrity`]: integrity counters and the bookkeeping of missing sequence numbers.
+
+pub mod integrity;
+pub mod jsonmsg;
+pub mod payload;
+pub mod premask;
+pub mod proto;
+pub mod socketio;
+pub mod ws;
