@@ -7,8 +7,11 @@
 //! - [`jsonmsg`]: the JSON workload's messages;
 //! - [`socketio`]: the Engine.IO v4 / Socket.IO v5 codec and client;
 //! - [`proto`]: WebSocket or Socket.IO messages, one interface for the scenarios;
-//! - [`integrity`]: integrity counters and the bookkeeping of missing sequence numbers.
+//! - [`integrity`]: integrity counters and the bookkeeping of missing sequence numbers;
+//! - [`deflate`]: permessage-deflate (RFC 7692): the offer, the answer's checks, and the
+//!   compressor and decompressor of a connection's messages.
 
+pub mod deflate;
 pub mod integrity;
 pub mod jsonmsg;
 pub mod payload;
