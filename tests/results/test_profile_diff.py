@@ -57,6 +57,13 @@ def test_idle_and_process_samples_are_not_in_the_shares() -> None:
     assert shares({"process (s.py)": 5}) == {}
 
 
+def test_system_call_samples_are_the_kernels_and_not_in_the_shares() -> None:
+    # As in every top-functions list (profile_shares.busy_self_samples): a native
+    # profile's samples in a C library's system-call wrapper are the kernel's time.
+    native = {"p;f (s.py:1);write (libc.so.6)": 60, "p;f (s.py:1)": 30, "p;g (s.py:2)": 10}
+    assert shares(native) == {"f (s.py)": 0.75, "g (s.py)": 0.25}
+
+
 def profiled(doc: Run, burn: int, *, native: bool = True, run_id: str | None = None) -> Run:
     """``doc`` as a profile document of echo 64 KiB x 64 whose burn took ``burn`` % of it."""
     found = ProfileSet("echo", dict(ECHO_64K), "ok", None, 2.0, 250,

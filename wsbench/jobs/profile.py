@@ -32,7 +32,7 @@ from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession
 from wsbench.instrument.profile import ProfileError
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.main import select_envs
-from wsbench.results import folded, profile_shares, store
+from wsbench.results import profile_shares, store
 from wsbench.results.runformat import ProfiledWindow, ProfileSet, Profiling, Run
 from wsbench.scenarios import Grid, Params, Scenario, params_key, spec
 from wsbench.scenarios.selection import select
@@ -181,10 +181,7 @@ def top_functions(stacks: dict[str, int], n: int = 3) -> list[tuple[str, float]]
     """The ``n`` functions with the most self samples and their share of the busy samples
     (a process's own samples, without a Python frame, and a system call's left out, as in
     :mod:`wsbench.results.profile_shares`): ``[("burn (server.py)", 0.52), ...]``."""
-    busy = {
-        f: c for f, c in folded.self_samples(stacks).items()
-        if profile_shares.frame_class(f) not in ("idle", "kernel")
-    }  # fmt: skip
+    busy = profile_shares.busy_self_samples(stacks)
     total = sum(busy.values()) or 1
     return [(f, c / total) for f, c in list(busy.items())[:n]]
 

@@ -4,7 +4,8 @@ wall-clock "slower" verdict comes with where the head spends its extra time.
 
 A function's share is its self samples (each stack's count goes to its leaf frame's
 function, :func:`wsbench.results.folded.self_samples`) over the profile's busy samples
-(py-spy's idle frame and a process frame's own samples left out), a fraction 0-1. Shares
+(py-spy's idle frame, a process frame's own samples and a system call's left out:
+:func:`wsbench.results.profile_shares.busy_self_samples`), a fraction 0-1. Shares
 rather than sample counts: the two profiles serve different numbers of messages in their
 windows, and a server that got slower because one function got slower shows that
 function's share grow while every other's shrinks.
@@ -21,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from wsbench.results.folded import IDLE, self_samples
+from wsbench.results.profile_shares import busy_self_samples
 from wsbench.results.runformat import ProfileSet, Run
 from wsbench.results.store import PROFILES_SUBDIR, run_path
 from wsbench.scenarios import params_key
@@ -53,14 +54,11 @@ class Growth:
         return self.head_share - self.base_share
 
 
-def _busy(function: str) -> bool:
-    return function != IDLE and not function.startswith("process (")
-
-
 def shares(stacks: Mapping[str, int]) -> dict[str, float]:
-    """Each function's share of the busy samples of ``stacks`` (folded stacks -> samples),
-    by self time, most first; ``{}`` without a busy sample."""
-    counts = {f: c for f, c in self_samples(dict(stacks)).items() if _busy(f)}
+    """Each function's share of the busy samples of ``stacks`` (folded stacks -> samples;
+    :func:`wsbench.results.profile_shares.busy_self_samples`: system calls left out, as in
+    every top-functions list), by self time, most first; ``{}`` without a busy sample."""
+    counts = busy_self_samples(stacks)
     total = sum(counts.values())
     return {f: c / total for f, c in counts.items()} if total else {}
 

@@ -41,7 +41,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from wsbench.results.folded import IDLE, process_frame
+from wsbench.results.folded import IDLE, process_frame, self_samples
 from wsbench.results.runformat import ProfiledWindow, ProfileSet
 
 CLASSES = ("framework", "event loop", "Python runtime", "C extensions", "kernel")
@@ -129,6 +129,19 @@ def stack_class(stack: str) -> str:
         if klass != INHERIT:
             return klass
     return "C extensions"
+
+
+def busy_self_samples(stacks: Mapping[str, int], *, by_line: bool = False) -> dict[str, int]:
+    """Self samples per function of ``stacks`` (folded stacks -> samples;
+    :func:`wsbench.results.folded.self_samples`, most first) that found the server busy in
+    user space: py-spy's idle frame and process frames (``"idle"``) and a C library's
+    system-call wrappers (``"kernel"``, whose time is the kernel's share) left out. The one
+    base of every "top functions" list and of the differential profiles' shares."""
+    return {
+        frame: count
+        for frame, count in self_samples(dict(stacks), by_line=by_line).items()
+        if frame_class(frame) not in ("idle", "kernel")
+    }
 
 
 @dataclass(frozen=True)

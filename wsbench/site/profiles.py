@@ -34,11 +34,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from wsbench.results.folded import idle_share, process_frame, self_samples
+from wsbench.results.folded import idle_share, process_frame
 from wsbench.results.profile_shares import (
     CLASSES,
     INHERIT,
     Shares,
+    busy_self_samples,
     frame_class,
     kernel_share,
     shares,
@@ -233,10 +234,8 @@ def top_functions(
     busy = split.samples
     rest = 1 - min(max(kernel or 0.0, 0.0), 1.0)
     found = []
-    for frame, samples in self_samples(dict(stacks), by_line=True).items():
+    for frame, samples in busy_self_samples(stacks, by_line=True).items():
         klass = frame_class(frame)
-        if klass in (IDLE, "kernel"):
-            continue
         klass = "C extensions" if klass == INHERIT else klass
         function, where = split_frame(frame)
         share = rest * samples / busy if busy else 0.0
