@@ -42,9 +42,11 @@ ECHO = CountSet("echo", {"size_bytes": 16, "in_flight": 1}, 100, 500)
 """A small echo set, ping-pong: 400 round trips between the low and high runs."""
 EXTRA_ITERATIONS = 24
 """Loop iterations per message that add about 2 % to the test server's instructions per
-message (about 2,600 of about 130,000). Measured: 1.96 %, 2.05 %, 2.14 %, and 2.75 % once in
-a full test run without bytecode files: what the same loop costs moves with the
-interpreter's memory layout, so the test asks for 1-3 %, the verdict for "slower"."""
+message (about 2,600 of about 130,000). Measured: 1.96 %, 2.05 %, 2.14 %, 2.75 % once in
+a full test run without bytecode files, and 3.02 % once in CI: what the same loop costs moves
+with the interpreter's memory layout. The test asks for more than the verdict's 1 % threshold
+and less than 5 % (a loop that cost far more would not be the small change this calibrates),
+and for the verdict "slower"."""
 
 
 def test_a_dump_total_is_read(tmp_path: Path) -> None:
@@ -241,7 +243,7 @@ def test_calibration_the_same_server_counts_the_same_and_two_percent_more_is_slo
     assert abs(again.per_message / base.per_message - 1) < 0.002
     assert base.spread is not None and base.spread < 0.003
     added = head.per_message / base.per_message - 1
-    assert 0.01 < added < 0.03, f"{added:.2%} more instructions per message"
+    assert 0.01 < added < 0.05, f"{added:.2%} more instructions per message"
     lines = compare_counts(
         [_doc("changed", base), _doc("unchanged", base)],
         [_doc("changed", head), _doc("unchanged", again)],
