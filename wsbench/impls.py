@@ -9,6 +9,7 @@ repository lists them.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal, get_args
@@ -239,10 +240,12 @@ class Impl:
         host: str,
         port: int,
         config: ImplConfig | None = None,
+        profile_args: Sequence[str] = (),
     ) -> list[str]:
         """The command that starts this server in ``config`` (default: the first
         configuration), placeholders filled in (``{python} {dir} {loadgen} {host} {port}``,
-        and ``{server}`` and ``{asgi_app}`` from the configuration and the metadata)."""
+        and ``{server}`` and ``{asgi_app}`` from the configuration and the metadata), then
+        ``profile_args``: a deployment profile's flags (:func:`wsbench.deployment.server_args`)."""
         config = config or self.configs[0]
         template = (config.command or self.command) + config.args
         values = {
@@ -254,7 +257,7 @@ class Impl:
             "host": host,
             "port": str(port),
         }
-        return [part.format(**values) for part in template]
+        return [part.format(**values) for part in template] + list(profile_args)
 
     def row_name(self, config: ImplConfig, version: ImplVersion | None = None) -> str:
         """The name of one (configuration, version) row wherever results are shown.
