@@ -7,10 +7,13 @@ bound, and a probe tells a server that never answers the upgrade from one not li
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import msgspec
@@ -209,3 +212,18 @@ def test_a_probe_names_a_server_that_never_answers_the_upgrade(loadgen_binary: P
     # Nothing listens there any more: refused at once.
     reason = loadgen.probe(url, timeout_s=0.5, binary=loadgen_binary)
     assert reason is not None and reason.endswith("connection refused")
+
+
+def test_the_json_corpus_is_the_one_its_script_makes() -> None:
+    """The committed corpus (impls/PROTOCOL.md, "The JSON corpus") is what
+    ``loadgen/corpus/make_corpus.py`` writes: 128 JSON objects of 1,024 bytes, each with the
+    sequence slot at offset 8."""
+    script = LOADGEN_DIR / "corpus" / "make_corpus.py"
+    proc = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = (LOADGEN_DIR / "corpus" / "json-1024.jsonl").read_bytes().split(b"\n")
+    assert lines[-1] == b"" and len(lines[:-1]) == 128
+    for line in lines[:-1]:
+        assert len(line) == 1024 and line.startswith(b'{"seq":"0000000000000000",')
+        assert set(json.loads(line)) >= {"seq", "type"}

@@ -30,8 +30,8 @@ BINARY_ENV = "WSBENCH_LOADGEN_BINARY"
 """Environment variable naming a prebuilt load generator to use instead of building one."""
 CRATE = "wsbench-loadgen"
 """The load generator's cargo package (and binary) name."""
-SOURCE_PATTERNS = ("Cargo.toml", "Cargo.lock", "src/**/*.rs")
-"""The load generator's build inputs, relative to its folder."""
+SOURCE_PATTERNS = ("Cargo.toml", "Cargo.lock", "src/**/*.rs", "corpus/*.jsonl")
+"""The load generator's build inputs, relative to its folder (the JSON corpus is compiled in)."""
 
 
 class LoadgenError(RuntimeError):
