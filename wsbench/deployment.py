@@ -9,14 +9,25 @@ client offers and how the server is started:
 - *tls*: TLS terminated in the server's process, compression as tuned;
 - *browser*: TLS, and compression offered as shipped.
 
+A profile is part of a parameter set: its parameters (:data:`PROFILE_PARAMS`, 1 when on)
+are left out when 0, so a tuned set reads exactly as it did before profiles existed and
+stays comparable with every earlier document (:func:`profile_of` reads a set's profile).
 A server learns its profile from its command line only (:func:`server_args`): the flags
 below, which every implementation's server accepts (impls/PROTOCOL.md).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+DEFLATE_PARAM = "deflate"
+"""The parameter of the profiles in which the client offers permessage-deflate."""
+TLS_PARAM = "tls"
+"""The parameter of the profiles that run over TLS."""
+PROFILE_PARAMS = (DEFLATE_PARAM, TLS_PARAM)
+"""The parameters a profile sets (1: on; left out of a parameter set when 0)."""
 
 SHIPPED_COMPRESSION_FLAG = "--shipped-compression"
 """Keep the framework's default compression instead of turning it off (the tuned setting)."""
@@ -59,6 +70,13 @@ class Profile:
     shipped_compression: bool
     tls: bool
 
+    @property
+    def params(self) -> dict[str, int]:
+        """Its parameters in a parameter set: ``{}`` for :data:`TUNED`, e.g.
+        ``{"deflate": 1, "tls": 1}`` for :data:`BROWSER`."""
+        on = {DEFLATE_PARAM: self.offers_deflate, TLS_PARAM: self.tls}
+        return {name: 1 for name, value in on.items() if value}
+
 
 TUNED = Profile("tuned", "Tuned", offers_deflate=False, shipped_compression=False, tls=False)
 AS_SHIPPED = Profile(
@@ -68,6 +86,9 @@ TLS = Profile("tls", "TLS", offers_deflate=False, shipped_compression=False, tls
 BROWSER = Profile("browser", "Browser", offers_deflate=True, shipped_compression=True, tls=True)
 PROFILES = (TUNED, AS_SHIPPED, TLS, BROWSER)
 """Every profile, :data:`TUNED` (the default view) first."""
+MEASURED_PROFILES = (TUNED, AS_SHIPPED)
+"""The profiles the full grid measures (:attr:`wsbench.scenarios.base.ScenarioSpec.profiled`).
+The TLS profiles join when the load generator speaks TLS (issue 44, item 2)."""
 
 
 def get_profile(name: str) -> Profile:
@@ -81,6 +102,30 @@ def get_profile(name: str) -> Profile:
             return profile
     known = ", ".join(p.name for p in PROFILES)
     raise ValueError(f"unknown deployment profile {name!r} (known: {known})")
+
+
+def profile_of(params: Mapping[str, int]) -> Profile:
+    """The profile a parameter set is measured in (:data:`TUNED` when it names none).
+
+    Raises:
+        ValueError: a profile parameter other than 0 or 1.
+    """
+    for name in PROFILE_PARAMS:
+        if params.get(name, 0) not in (0, 1):
+            raise ValueError(f"parameter {name}={params[name]}: a profile parameter is 0 or 1")
+    on = {name: 1 for name in PROFILE_PARAMS if params.get(name)}
+    return next(p for p in PROFILES if p.params == on)
+
+
+def without_profile(params: Mapping[str, int]) -> dict[str, int]:
+    """``params`` without its profile's parameters: the same set in :data:`TUNED`."""
+    return {k: v for k, v in params.items() if k not in PROFILE_PARAMS}
+
+
+def in_profile(params: Mapping[str, int], profile: Profile) -> dict[str, int]:
+    """The set ``params`` measured in ``profile`` instead (profile parameters at 0 left
+    out)."""
+    return {**without_profile(params), **profile.params}
 
 
 def server_args(profile: Profile, tls: TlsFiles | None = None) -> list[str]:

@@ -9,12 +9,15 @@ import pytest
 
 from tests.reports import report
 from wsbench import scenarios as scenarios_package
+from wsbench.deployment import MEASURED_PROFILES, TUNED, profile_of
 from wsbench.instrument.measure import MeasureConfig
 from wsbench.results import metrics
 from wsbench.scenarios import (
     FANOUT_MAX_CLIENT_MESSAGES_PER_S,
     SCENARIOS,
     SPECS,
+    SWITCHES,
+    canonical,
     client_messages_per_s,
     in_grid,
     params_key,
@@ -34,11 +37,13 @@ def test_default_grid_is_in_the_full_grid_which_is_in_the_asv_product(scenario: 
     assert set(full) <= product
     assert {params_key(p) for p in defined.grid("default")} <= set(full)
     for params in defined.grid("full"):
-        assert list(params) == list(defined.axes)
+        assert [name for name in params if name not in SWITCHES] == list(defined.axes)
+        assert set(params) <= set(defined.asv_axes())
+        assert params == canonical(params)
 
 
 def test_clients_full_grid_has_64_in_flight_at_100_connections_only() -> None:
-    full = spec("clients").grid("full")
+    full = [p for p in spec("clients").grid("full") if "corpus" not in p]
     assert len(full) == 11
     assert [p for p in full if p["connections"] == 10000] == [
         {"connections": 10000, "size_bytes": 16, "in_flight": 1}
@@ -184,3 +189,40 @@ def test_one_of_a_counted_parameter_reads_in_the_singular() -> None:
     ]  # fmt: skip
     assert params_words({"workers": 16}, short=False) == ["16 workers"]
     assert params_label({"connections": 1, "size_bytes": 16, "in_flight": 1}) == "1 conns 16 B x1"
+
+
+def test_profiled_sets_are_in_the_full_grid_in_every_measured_profile() -> None:
+    corpus = [
+        {"size_bytes": 1024, "in_flight": 1, "corpus": 1},
+        {"size_bytes": 1024, "in_flight": 64, "corpus": 1},
+    ]
+    assert spec("echo").grid("full")[-4:] == [*corpus, *({**p, "deflate": 1} for p in corpus)]
+    assert spec("clients").grid("full")[-2:] == [
+        {"connections": 100, "size_bytes": 1024, "in_flight": 1, "corpus": 1},
+        {"connections": 100, "size_bytes": 1024, "in_flight": 1, "corpus": 1, "deflate": 1},
+    ]
+    assert spec("connect").grid("full")[-1] == {"workers": 16, "deflate": 1}
+    assert spec("memory").grid("full")[-1] == {"connections": 1000, "deflate": 1}
+    profiled = [s for s in SCENARIOS if spec(s).profiled]
+    assert profiled == ["echo", "clients", "connect", "memory"]
+    for scenario in SCENARIOS:
+        full = spec(scenario).grid("full")
+        assert {profile_of(p) for p in full} == (
+            set(MEASURED_PROFILES) if scenario in profiled else {TUNED}
+        )
+        # No profile in the default grid (the main job's budget).
+        assert {profile_of(p) for p in spec(scenario).grid("default")} <= {TUNED}
+
+
+def test_switches_at_0_are_left_out_and_a_set_in_a_profile_reads_as_one() -> None:
+    assert canonical({"size_bytes": 16, "deflate": 0, "corpus": 0}) == {"size_bytes": 16}
+    assert canonical({"workers": 16, "tls": 1}) == {"workers": 16, "tls": 1}
+    assert spec("echo").asv_axes() == {
+        "size_bytes": (16, 1024, 65536), "in_flight": (1, 64), "corpus": (0, 1), "deflate": (0, 1),
+    }  # fmt: skip
+    assert params_label({"size_bytes": 1024, "in_flight": 1, "corpus": 1, "deflate": 1}) == (
+        "1024 B JSON x1 deflate"
+    )
+    assert params_words({"connections": 100, "corpus": 1, "deflate": 1, "tls": 1}, short=False) == [
+        "100 connections", "the JSON corpus", "permessage-deflate offered", "over TLS",
+    ]  # fmt: skip

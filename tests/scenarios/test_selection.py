@@ -71,10 +71,11 @@ def test_filters_narrow_the_scenarios_that_have_the_parameter() -> None:
          "(workers: 1, 16 in the full grid)"),
         # a parameter none of the named scenarios has
         ("default", ["echo"], ["connections=1000"],
-         "echo has no parameter connections (its parameters: size_bytes, in_flight)"),
+         "echo has no parameter connections (its parameters: size_bytes, in_flight, corpus, "
+         "deflate)"),
         ("default", ["stream", "echo"], ["connections=1000"],
          "echo and stream have no parameter connections (their parameters: size_bytes, "
-         "in_flight)"),
+         "in_flight, corpus, deflate)"),
         # a named scenario left with no set
         ("default", ["echo", "stream"], ["size_bytes=65536"],
          "no parameter set of stream in the default grid has size_bytes=65536 "
@@ -114,3 +115,19 @@ def test_a_combination_no_grid_has_lists_the_combinations_the_grid_has() -> None
 def test_an_unknown_scenario_is_named() -> None:
     with pytest.raises(ValueError, match="unknown scenario 'pingpong'"):
         select("default", ["pingpong"], [])
+
+
+def test_a_switch_the_filters_do_not_name_must_be_0() -> None:
+    filler = [{"size_bytes": 1024, "in_flight": 1}, {"size_bytes": 1024, "in_flight": 64}]
+    corpus = [{**p, "corpus": 1} for p in filler]
+    shipped = [{**p, "deflate": 1} for p in corpus]
+    assert select("full", ["echo"], ["size_bytes=1024"]) == {"echo": filler}
+    assert select("full", ["echo"], ["corpus=1"]) == {"echo": corpus}
+    assert select("full", ["echo"], ["corpus=1", "deflate=0,1"]) == {"echo": corpus + shipped}
+    with pytest.raises(ParamError) as refused:  # the profile's echo sets are the corpus's
+        select("full", ["echo"], ["deflate=1"])
+    assert str(refused.value) == (
+        "no parameter set of echo in the full grid has deflate=1 and corpus=0 (a switch not "
+        "named is 0) (what its sets in the full grid have: corpus=0,deflate=0; "
+        "corpus=1,deflate=0; corpus=1,deflate=1)"
+    )

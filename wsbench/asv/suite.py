@@ -59,7 +59,17 @@ from wsbench.paths import INSTALL_ERROR_FILE
 from wsbench.results import metrics, store
 from wsbench.results.runformat import Benchmark, FormatError, Run, all_disturbed, load
 from wsbench.results.stats import median
-from wsbench.scenarios import GRIDS, SCENARIOS, Grid, Params, Scenario, params_key, selection, spec
+from wsbench.scenarios import (
+    GRIDS,
+    SCENARIOS,
+    Grid,
+    Params,
+    Scenario,
+    canonical,
+    params_key,
+    selection,
+    spec,
+)
 
 Figures = dict[str, float | str | None]
 """One parameter set's figures: ``{metric: value}``, or ``{"error": text}`` when it failed."""
@@ -324,7 +334,7 @@ def lookup(figures: dict[str, Figures], params: Params, metric: str) -> float:
             this message), or has no such figure.
         NotImplementedError: ``params`` was not measured (outside the grid): asv skips it.
     """
-    entry = figures.get(params_key(params))
+    entry = figures.get(params_key(canonical(params)))
     if entry is None:
         raise NotImplementedError(f"{params} is not in this run's grid")
     if "error" in entry:
@@ -428,7 +438,7 @@ class ScenarioSuite:
 
     def setup(self, figures: dict[str, dict[str, Figures]], *params: int) -> None:
         """Skip a combination that was not measured (raises ``NotImplementedError``)."""
-        key = params_key(dict(zip(self.param_names, params, strict=True)))
+        key = params_key(canonical(dict(zip(self.param_names, params, strict=True))))
         if key not in figures.get(self.scenario, {}):
             raise NotImplementedError(f"{key} is not in this run's grid")
 
@@ -450,6 +460,8 @@ class MessagingSuite(WindowedSuite):
 
 
 def asv_params(scenario: Scenario) -> tuple[list[list[int]], list[str]]:
-    """asv's ``params`` and ``param_names`` of ``scenario``: every value of every axis."""
-    axes = spec(scenario).axes
+    """asv's ``params`` and ``param_names`` of ``scenario``: every value of every axis, then
+    0 and 1 of each switch its full grid sets
+    (:meth:`~wsbench.scenarios.base.ScenarioSpec.asv_axes`)."""
+    axes = spec(scenario).asv_axes()
     return [list(values) for values in axes.values()], list(axes)

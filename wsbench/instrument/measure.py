@@ -14,6 +14,7 @@ import msgspec
 import psutil
 
 from wsbench import loadreport
+from wsbench.deployment import TUNED, Profile, TlsFiles, profile_of, server_args
 from wsbench.impls import Impl, get_impl
 from wsbench.instrument import loadgen
 from wsbench.instrument.cpus import CpuPlacement, default_placement
@@ -28,7 +29,8 @@ from wsbench.instrument.usage import (
 from wsbench.loadreport import Report, Summary
 from wsbench.results.metrics import client_bound
 from wsbench.results.runformat import MemoryStep
-from wsbench.scenarios import SCENARIOS, SOURCE_ADDRESSES, Params, Scenario, memory, spec
+from wsbench.scenarios import SCENARIOS, SOURCE_ADDRESSES, Params, Scenario, canonical, memory, spec
+from wsbench.scenarios.base import CORPUS_PARAM, CORPUS_SIZE
 from wsbench.scenarios.offered import CAPACITY_IN_FLIGHT
 
 SOCKETIO_PATH = "/socket.io/?EIO=4&transport=websocket"
@@ -83,6 +85,11 @@ class MeasureConfig:
             for a handshake, and for a reply before it gives the messages owed up as lost
             (after the window; in count mode, since the last reply); None: its own
             default, 10 s (``loadgen/README.md``). Tests shorten it.
+        corpus: the messages are the JSON corpus's, as text frames (``--corpus``; the size
+            must be :data:`~wsbench.scenarios.base.CORPUS_SIZE`).
+        profile: the deployment profile (:mod:`wsbench.deployment`): the load generator
+            offers permessage-deflate in those that offer it (``--deflate``); the server's
+            flags are :class:`ServerSession`'s.
     """
 
     impl: str
@@ -102,6 +109,8 @@ class MeasureConfig:
     load_percent: int = 0
     time_limit_s: float | None = None
     loadgen_timeout_s: float | None = None
+    corpus: bool = False
+    profile: Profile = TUNED
 
     @classmethod
     def for_params(
@@ -133,6 +142,8 @@ class MeasureConfig:
             subscribers=params.get("subscribers", 1),
             rate=float(params.get("rate", 0)),
             load_percent=params.get("load_percent", 0),
+            corpus=bool(params.get(CORPUS_PARAM, 0)),
+            profile=profile_of(params),
         )
 
     def validate(self) -> None:
@@ -151,6 +162,14 @@ class MeasureConfig:
             raise ConfigError("workers, subscribers and source addresses must be at least 1")
         if self.rate < 0 or not 0 <= self.load_percent <= 1000:
             raise ConfigError("the rate must be >= 0 messages/s and the load 0-1000 %")
+        if self.corpus and self.size_bytes != CORPUS_SIZE:
+            raise ConfigError(
+                f"the JSON corpus's messages are {CORPUS_SIZE} B, not {self.size_bytes} B"
+            )
+        if self.profile.tls:
+            raise ConfigError(
+                f"profile {self.profile.name!r}: the load generator does not speak TLS yet"
+            )
         problem = spec(self.scenario).invalid(self)
         if problem:
             raise ConfigError(problem)
@@ -176,8 +195,12 @@ class MeasureConfig:
         args = [defined.mode, "--url", url, *defined.loadgen_options(held)]
         if defined.json:
             args.append("--json")
+        elif self.corpus:
+            args.append("--corpus")
         elif self.text or defined.text:
             args.append("--text")
+        if self.profile.offers_deflate:
+            args.append("--deflate")
         if self.count is not None:
             args += ["--count", str(self.count)]
         if self.source_addresses > 1:
@@ -203,7 +226,8 @@ class MeasureConfig:
             "rate": round(self.rate) if not self.load_percent else 0,
             "load_percent": self.load_percent,
         }
-        return {name: values[name] for name in spec(self.scenario).axes}
+        switches = {CORPUS_PARAM: int(self.corpus), **self.profile.params}
+        return canonical({**{name: values[name] for name in spec(self.scenario).axes}, **switches})
 
     @property
     def bound_s(self) -> float:
@@ -351,10 +375,15 @@ class ServerSession:
         env: extra environment variables of the server.
         stop_grace_s: seconds the server has to exit after SIGTERM
             (:class:`~wsbench.instrument.server.ServerProcess`).
+        profile: the deployment profile the server is started in: its flags
+            (:func:`wsbench.deployment.server_args`) follow its command line; every
+            :meth:`run` must ask for the same profile.
+        tls: the run's TLS files, for the profiles over TLS.
 
     Raises:
         wsbench.impls.ImplError: unknown configuration.
         wsbench.instrument.loadgen.LoadgenError: the load generator cannot be built.
+        ValueError: a profile over TLS without ``tls``.
     """
 
     def __init__(
@@ -370,8 +399,11 @@ class ServerSession:
         wrapper: Sequence[str] = (),
         env: dict[str, str] | None = None,
         stop_grace_s: float = STOP_GRACE_S,
+        profile: Profile = TUNED,
+        tls: TlsFiles | None = None,
     ) -> None:
         self.impl = impl
+        self.profile = profile
         self.client = tuple(client) if client else None
         self.run_config = impl.config(config_id)
         self.placement = placement or default_placement()
@@ -380,8 +412,9 @@ class ServerSession:
         port = free_port(HOST)
         self.base_url = f"ws://{HOST}:{port}"
         argv = impl.argv(
-            python=python, loadgen=self.binary, host=HOST, port=port, config=self.run_config
-        )
+            python=python, loadgen=self.binary, host=HOST, port=port, config=self.run_config,
+            profile_args=server_args(profile, tls),
+        )  # fmt: skip
         self.server = ServerProcess(
             [*wrapper, *argv],
             cpus=self.placement.server,
@@ -435,9 +468,15 @@ class ServerSession:
             the server's exit first when it has exited).
 
         Raises:
-            ConfigError: the configuration is invalid.
+            ConfigError: the configuration is invalid, or asks for another deployment
+                profile than the server was started in.
         """
         config.validate()
+        if config.profile != self.profile:
+            raise ConfigError(
+                f"profile {config.profile.name!r} asked of a server started in "
+                f"{self.profile.name!r}"
+            )
         if self.client and spec(config.scenario).mode not in CLIENT_MODES:
             raise ConfigError(
                 f"a client program runs {' and '.join(CLIENT_MODES)} only, not {config.scenario}"

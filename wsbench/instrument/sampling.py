@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from wsbench import loadreport
+from wsbench.deployment import PROFILES, TlsFiles, profile_of
 from wsbench.impls import Impl
 from wsbench.instrument.cpus import CpuPlacement, open_files_limit
 from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession, seconds_summary
@@ -344,11 +345,13 @@ def sample_scenarios(
     client: Sequence[str] | None = None,
     sleep: Callable[[float], None] = time.sleep,
     budget: WaitBudget | None = None,
+    tls: TlsFiles | None = None,
 ) -> dict[Scenario, list[Benchmark]]:
     """Measure every scenario of ``grids`` at each of its parameter sets following ``plan``.
 
     Each of the ``plan.processes`` sampling processes starts one server per group of
-    :func:`process_groups` (memory on its own, the rest together), which serves every
+    :func:`process_groups` (memory on its own, the rest together) and deployment profile
+    (:mod:`wsbench.deployment`: the profile's flags are the server's), which serves every
     parameter set of its scenarios in turn: a server start costs 0.5 to 2.5 s (importing the
     framework), more than a window, and the main job's default grid has five scenarios.
     A server that dies is replaced by a fresh one for the parameter sets still to come; a
@@ -375,6 +378,7 @@ def sample_scenarios(
             tests pass one that does not wait).
         budget: the run's wait budget, shared with the run's other processes (None: this
             call's own, of ``plan.wait_budget_s``).
+        tls: the run's TLS files, for the parameter sets of the profiles over TLS.
 
     Returns:
         By scenario (in ``grids``' order), one benchmark per parameter set in its grid's
@@ -404,17 +408,27 @@ def sample_scenarios(
                 entry.samples.append(Sample(0, 0, "failed", error=f"not supported: {why}"))
     supported = {s: grids[s] for s in collected if s not in unsupported}
     groups = [
-        [(scenario, entry) for scenario in group for entry in collected[scenario]]
+        (profile, members)
         for group in process_groups(supported)
+        for profile in PROFILES
+        if (
+            members := [
+                (scenario, entry)
+                for scenario in group
+                for entry in collected[scenario]
+                if profile_of(entry.params) == profile
+            ]
+        )
     ]
     progress()
-    for process, group in ((p, g) for p in range(plan.processes) for g in groups):
+    for process, (profile, group) in ((p, g) for p in range(plan.processes) for g in groups):
         pending = list(group)
         while pending:
             served: list[_Collected] = []
             with ServerSession(
-                impl, config_id, python=python, placement=placement, client=client
-            ) as session:
+                impl, config_id, python=python, placement=placement, client=client,
+                profile=profile, tls=tls,
+            ) as session:  # fmt: skip
                 if session.start_error is not None:
                     # Not started: every window this process was to serve fails with why.
                     for _, entry in pending:

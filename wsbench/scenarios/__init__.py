@@ -55,10 +55,12 @@ from wsbench.scenarios.base import (
     BROADCAST_IN_FLIGHT,
     FANOUT_MAX_CLIENT_MESSAGES_PER_S,
     SOURCE_ADDRESSES,
+    SWITCHES,
     Grid,
     Params,
     Scenario,
     ScenarioSpec,
+    canonical,
 )
 from wsbench.scenarios.params import (
     PARAM_DOCS,
@@ -73,9 +75,9 @@ __all__ = [
     "BROADCAST_IN_FLIGHT", "CLIENT_GRID", "DEFAULT_GRID_PROCESSES",
     "DEFAULT_GRID_WINDOWS_PER_PROCESS",
     "FANOUT_MAX_CLIENT_MESSAGES_PER_S", "GRIDS", "PARAM_DOCS", "PARAM_NAMES", "PARAM_WORDS",
-    "SCENARIOS", "SOURCE_ADDRESSES", "SPECS", "ZERO_WORDS", "Grid", "Params", "Scenario",
-    "ScenarioSpec", "client_messages_per_s", "grid", "in_grid", "params_key", "params_label",
-    "params_words", "spec",
+    "SCENARIOS", "SOURCE_ADDRESSES", "SPECS", "SWITCHES", "ZERO_WORDS", "Grid", "Params",
+    "Scenario", "ScenarioSpec", "canonical", "client_messages_per_s", "grid", "in_grid",
+    "params_key", "params_label", "params_words", "spec",
 ]  # fmt: skip
 
 _NOT_SCENARIOS = frozenset({"base", "params", "selection"})
@@ -117,8 +119,14 @@ DEFAULT_GRID_PROCESSES = 3
 grid takes the sampling plan's default): the fewest that give Welch's test of two figures
 its 2 degrees of freedom (:data:`wsbench.results.stats.MIN_PROCESSES`) within the main job's
 30-minute budget."""
-PARAM_NAMES: tuple[str, ...] = tuple(dict.fromkeys(name for s in SPECS.values() for name in s.axes))
-"""Every parameter of the scenarios, in first-seen order."""
+PARAM_NAMES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [name for s in SPECS.values() for name in s.axes]
+        + [name for s in SPECS.values() for p in s.grid("full") for name in p]
+    )
+)
+"""Every parameter of the scenarios, in first-seen order: the axes', then the switches
+(:data:`SWITCHES`) some full grid sets."""
 
 
 def spec(scenario: str) -> ScenarioSpec:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from itertools import product
 from typing import Literal, Protocol
 
+from wsbench.deployment import MEASURED_PROFILES, PROFILE_PARAMS, TUNED, in_profile
 from wsbench.loadreport import Report
 
 Scenario = str
@@ -30,6 +31,24 @@ ParamSets = tuple[tuple[tuple[str, int], ...], ...]
 """Parameter sets in a hashable form (a frozen dataclass field): tuples of name-value
 pairs."""
 Grid = Literal["default", "full"]
+
+CORPUS_PARAM = "corpus"
+"""The parameter of the sets whose messages are the JSON corpus's (1; left out when 0)."""
+CORPUS_SIZE = 1024
+"""The size of every message of the JSON corpus, bytes (``loadgen/corpus/json-1024.jsonl``,
+impls/PROTOCOL.md "The JSON corpus"): a corpus set's ``size_bytes``."""
+
+SWITCHES = (CORPUS_PARAM, *PROFILE_PARAMS)
+"""The parameters that are 0 or 1 and left out of a parameter set at 0, so that a set
+without them reads, and keys, as it did before they existed: the JSON corpus and the
+deployment profile's (:mod:`wsbench.deployment`)."""
+
+
+def canonical(params: Params) -> Params:
+    """``params`` with its :data:`SWITCHES` at 0 left out, e.g. ``{"size_bytes": 16,
+    "deflate": 0}`` -> ``{"size_bytes": 16}``: how a grid names the set."""
+    return {k: v for k, v in params.items() if not (k in SWITCHES and v == 0)}
+
 
 SOURCE_ADDRESSES = 16
 """Loopback source addresses (127.0.0.1-16) the load generator spreads the connections of
@@ -200,6 +219,9 @@ class ScenarioSpec:
             (16 B, 1 in flight, 1 connection), e.g. the soak run's 100 connections.
         windows_per_process: windows per parameter set in each server process when the
             scenario sets it, whatever the sampling plan says (None: the plan's).
+        profiled: the full grid's parameter sets also measured in every other deployment
+            profile (:data:`wsbench.deployment.MEASURED_PROFILES`): :meth:`grid` adds each
+            in each profile.
     """
 
     name: Scenario
@@ -226,15 +248,28 @@ class ScenarioSpec:
     many_connections: bool = False
     fixed: Mapping[str, int] = field(default_factory=dict)
     windows_per_process: int | None = None
+    profiled: ParamSets = ()
 
     def grid(self, which: Grid = "full") -> list[Params]:
-        """The parameter sets of the ``which`` grid, as dicts."""
-        return [dict(p) for p in (self.full if which == "full" else self.default)]
+        """The parameter sets of the ``which`` grid, as dicts: the full grid's tuned sets,
+        then each of :attr:`profiled` in each other measured profile, profile by profile."""
+        if which != "full":
+            return [dict(p) for p in self.default]
+        tuned = [dict(p) for p in self.full]
+        others = [profile for profile in MEASURED_PROFILES if profile is not TUNED]
+        return tuned + [in_profile(dict(p), o) for o in others for p in self.profiled]
+
+    def asv_axes(self) -> dict[str, tuple[int, ...]]:
+        """asv's ``params`` by name: :attr:`axes`, then 0 and 1 of each switch
+        (:data:`SWITCHES`) the full grid sets."""
+        used = {name for p in self.grid("full") for name in p}
+        return {**self.axes, **{name: (0, 1) for name in SWITCHES if name in used}}
 
     def product(self) -> list[Params]:
-        """Every combination of the axes' values (asv's ``params``), as dicts."""
-        names = list(self.axes)
-        return [dict(zip(names, v, strict=True)) for v in product(*self.axes.values())]
+        """Every combination of :meth:`asv_axes`' values, as dicts (switches at 0 left out,
+        :func:`canonical`)."""
+        axes = self.asv_axes()
+        return [canonical(dict(zip(axes, v, strict=True))) for v in product(*axes.values())]
 
     @property
     def windowed(self) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from wsbench.scenarios.base import (
     CONNECTING_FIGURES,
+    CORPUS_PARAM,
+    CORPUS_SIZE,
     ERRORS_AND_SERVER,
     ERRORS_NOTE,
     MAX_LATENCY_COLUMN,
@@ -40,12 +42,19 @@ def _full(p: Params) -> bool:
     return p["in_flight"] == 1 or p["connections"] == 100
 
 
+CORPUS_SETS = ((("connections", 100), ("size_bytes", CORPUS_SIZE), ("in_flight", 1),
+                (CORPUS_PARAM, 1)),)  # fmt: skip
+"""100 clients echoing the JSON corpus's 1 KiB messages ping-pong: in the full grid and in
+every deployment profile."""
+
+
 SPEC = EchoMode(
     "clients", "Concurrent clients",
     "N connections at once, each doing echo round trips: aggregate and per-connection "
     "throughput, latency over all connections, handshakes, errors by kind.",
-    "echo", "/echo", AXES, param_sets(AXES, _full),
+    "echo", "/echo", AXES, param_sets(AXES, _full) + CORPUS_SETS,
     param_sets({"connections": (1000,), "size_bytes": (16,), "in_flight": (1,)}),
+    profiled=CORPUS_SETS,
     position=30,
     figures=(
         *MESSAGE_FIGURES, *ROUND_TRIP_FIGURES, "latency_max", "per_connection_min",

@@ -21,6 +21,7 @@ SPEC = ConnectMode(
     "handshake latency.",
     "connect", "/echo", {"workers": (1, 16)}, param_sets({"workers": (1, 16)}), (),
     position=40,
+    profiled=param_sets({"workers": (16,)}),  # the setup rate, in every deployment profile
     figures=(*CONNECTING_FIGURES, *WINDOW_FIGURES),
     headline="connections_per_s",
     columns=(

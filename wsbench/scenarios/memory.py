@@ -39,6 +39,7 @@ SPEC = HoldMode(
     "hold", "/echo", {"connections": (1000, 10000)},
     param_sets({"connections": (1000, 10000)}), param_sets({"connections": (1000,)}),
     position=50,
+    profiled=param_sets({"connections": (1000,)}),  # by slope, in every deployment profile
     figures=(
         "connections_per_s", "handshake_p50", "handshake_p99", "errors",
         "bytes_per_connection", "memory_slope_bytes", "memory_base_bytes",

@@ -3,7 +3,8 @@ tables and the CLI, in words in headings), and its stable key."""
 
 from __future__ import annotations
 
-from wsbench.scenarios.base import Params
+from wsbench.deployment import DEFLATE_PARAM, TLS_PARAM
+from wsbench.scenarios.base import CORPUS_PARAM, Params
 
 PARAM_DOCS: dict[str, tuple[str, str]] = {
     "size_bytes": ("bytes", "message size (payload bytes of one message or event)"),
@@ -14,6 +15,13 @@ PARAM_DOCS: dict[str, tuple[str, str]] = {
     "subscribers": ("subscribers", "connections receiving every published message"),
     "rate": ("messages/s", "messages published or sent per second (0: as fast as delivered)"),
     "load_percent": ("%", "offered load as a percentage of the capacity measured first"),
+    CORPUS_PARAM: ("", "1: the messages are the JSON corpus's, as text frames (impls/PROTOCOL.md)"),
+    DEFLATE_PARAM: (
+        "",
+        "1: the client offers permessage-deflate as a browser does and the "
+        "server keeps its default compression (wsbench/deployment.py)",
+    ),
+    TLS_PARAM: ("", "1: over TLS, terminated in the server's process (wsbench/deployment.py)"),
 }
 """Unit and meaning of every parameter of the scenarios (a new parameter is added here)."""
 
@@ -27,11 +35,14 @@ PARAM_WORDS: dict[str, tuple[str, str]] = {
     "connections": ("{} conns", "{:,} connections"),
     "workers": ("{} workers", "{:,} workers"),
     "size_bytes": ("{} B", "{:,} B messages"),
+    CORPUS_PARAM: ("JSON", "the JSON corpus"),
     "in_flight": ("x{}", "{} in flight per connection"),
     "seconds": ("{} s", "{:,} s window"),
     "subscribers": ("{} subs", "{:,} subscribers"),
     "rate": ("{}/s", "{:,} messages/s"),
     "load_percent": ("{}% load", "{}% of capacity"),
+    DEFLATE_PARAM: ("deflate", "permessage-deflate offered"),
+    TLS_PARAM: ("TLS", "over TLS"),
 }
 """How a parameter reads, short (tables, the CLI) and in words (headings), in the order a
 label puts them."""
@@ -44,6 +55,9 @@ ONE_WORDS: dict[str, str] = {
 ZERO_WORDS: dict[str, tuple[str, str] | None] = {
     "rate": ("max", "as fast as delivered"),
     "load_percent": None,
+    CORPUS_PARAM: None,
+    DEFLATE_PARAM: None,
+    TLS_PARAM: None,
 }
 """How a parameter whose value 0 means "not used" reads then (None: left out)."""
 

@@ -4,6 +4,11 @@
 
 - a filter keeps the sets whose value of NAME is one of its values; a scenario without the
   parameter NAME is not narrowed by it;
+- a switch (:data:`~wsbench.scenarios.SWITCHES`: the JSON corpus, a deployment profile's
+  parameters) reads 0 where a set leaves it out, and once any filter is given, a switch the
+  filters do not name must be 0: ``size_bytes=1024`` keeps the tuned sets of filler
+  messages, ``corpus=1`` the corpus sets, ``corpus=1 deflate=0,1`` those in tuned and as
+  shipped;
 - a filter that selects nothing is refused, before anything is built or measured: a value
   that no set of the chosen scenarios has in the grid (the message names the grid that has
   it, or else the values each grid has), a parameter that none of the named scenarios has,
@@ -21,6 +26,7 @@ from wsbench.scenarios import (
     GRIDS,
     PARAM_NAMES,
     SCENARIOS,
+    SWITCHES,
     Grid,
     Params,
     Scenario,
@@ -57,10 +63,23 @@ def parse_params(items: Sequence[str]) -> dict[str, set[int]]:
 
 def narrowed(grid: list[Params], wanted: dict[str, set[int]]) -> list[Params]:
     """The parameter sets of ``grid`` whose values are in ``wanted`` (a parameter the sets
-    do not have does not narrow them)."""
+    do not have does not narrow them; a switch the filters do not name must be 0)."""
+    if wanted:
+        wanted = {**{name: {0} for name in SWITCHES}, **wanted}
     return [
-        p for p in grid if all(p[name] in values for name, values in wanted.items() if name in p)
+        p
+        for p in grid
+        if all(
+            _value(p, name) in values
+            for name, values in wanted.items()
+            if name in p or name in SWITCHES
+        )
     ]
+
+
+def _value(params: Params, name: str) -> int:
+    """The value of ``name`` in ``params`` (a switch left out reads 0)."""
+    return params.get(name, 0) if name in SWITCHES else params[name]
 
 
 def select(
@@ -82,8 +101,8 @@ def select(
         spec(name)  # raises ValueError naming the known ones
     chosen = _chosen(which, names)
     for name, values in wanted.items():
-        if names and not any(name in spec(s).axes for s in chosen):
-            axes = dict.fromkeys(a for s in chosen for a in spec(s).axes)
+        if names and not any(name in spec(s).asv_axes() for s in chosen):
+            axes = dict.fromkeys(a for s in chosen for a in spec(s).asv_axes())
             verb, whose = ("has", "its") if len(chosen) == 1 else ("have", "their")
             raise ParamError(
                 f"{_listed(chosen, 'and')} {verb} no parameter {name} "
@@ -113,12 +132,19 @@ def _chosen(which: Grid, names: Sequence[Scenario]) -> list[Scenario]:
 
 def _values(which: Grid, scenarios: Iterable[Scenario], name: str) -> list[int]:
     """The values of ``name`` in the ``which`` grid's sets of ``scenarios``, sorted."""
-    return sorted({p[name] for s in scenarios for p in spec(s).grid(which) if name in p})
+    return sorted(
+        {
+            _value(p, name)
+            for s in scenarios
+            for p in spec(s).grid(which)
+            if name in p or (name in SWITCHES and name in spec(s).asv_axes())
+        }
+    )
 
 
 def _narrowed_by(scenarios: Sequence[Scenario], wanted: dict[str, set[int]]) -> list[Scenario]:
     """The ``scenarios`` with a parameter the filters name."""
-    return [s for s in scenarios if any(name in spec(s).axes for name in wanted)]
+    return [s for s in scenarios if any(name in spec(s).asv_axes() for name in wanted)]
 
 
 def _keeps(which: Grid, names: Sequence[Scenario], wanted: dict[str, set[int]]) -> bool:
@@ -141,7 +167,7 @@ def _filters(wanted: dict[str, set[int]]) -> str:
 def _missing_value(which: Grid, names: Sequence[Scenario], name: str, value: int) -> str:
     """Why ``name=value`` selects nothing in the ``which`` grid: the grid that has it, or
     else the values each grid has."""
-    having = [s for s in _chosen(which, names) if name in spec(s).axes]
+    having = [s for s in _chosen(which, names) if name in spec(s).asv_axes()]
     subject = _listed(having, "or") if having else "any scenario"
     said = f"no parameter set of {subject} in the {which} grid has {name}={value}"
     others = [g for g in GRIDS if g != which and value in _values(g, _chosen(g, names), name)]
@@ -154,15 +180,23 @@ def _missing_value(which: Grid, names: Sequence[Scenario], name: str, value: int
 
 def _none_left(which: Grid, scenario: Scenario, wanted: dict[str, set[int]]) -> str:
     """Why the named ``scenario`` is left with no set of the ``which`` grid."""
-    own = {n: v for n, v in wanted.items() if n in spec(scenario).axes}
+    own = {n: v for n, v in wanted.items() if n in spec(scenario).asv_axes()}
     others = [g for g in GRIDS if g != which and narrowed(spec(scenario).grid(g), own)]
     if not spec(scenario).grid(which):
         hint = f" (it is in the {others[0]} grid: --grid {others[0]})" if others else ""
         return f"{scenario} has no parameter set in the {which} grid{hint}"
     hint = f" (the {others[0]} grid has it: --grid {others[0]})" if others else ""
+    grid = spec(scenario).grid(which)
+    switched = any(all(_value(p, n) in v for n, v in own.items()) for p in grid)
+    implied = [  # the switches not named, when they are what leaves no set
+        n for n in SWITCHES if switched and n in spec(scenario).asv_axes() and n not in own
+    ]
+    shown = [*own, *implied]
     if not hint:
-        pairs = dict.fromkeys(
-            params_key({n: p[n] for n in own}) for p in spec(scenario).grid(which)
-        )
+        pairs = dict.fromkeys(params_key({n: _value(p, n) for n in shown}) for p in grid)
         hint = f" (what its sets in the {which} grid have: {'; '.join(pairs)})"
-    return f"no parameter set of {scenario} in the {which} grid has {_filters(own)}{hint}"
+    unnamed = f" and {_filters({n: {0} for n in implied})} (a switch not named is 0)"
+    return (
+        f"no parameter set of {scenario} in the {which} grid has {_filters(own)}"
+        f"{unnamed if implied else ''}{hint}"
+    )
