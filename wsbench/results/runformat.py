@@ -252,7 +252,12 @@ class ImplInfo(msgspec.Struct, frozen=True):
     and how; impls/PROTOCOL.md), "" in documents from before the fan-out scenarios.
     ``role``: ``"server"``, or ``"client"`` for a client library that drove the native
     reference server (``clients/``; a sample's ``loadgen_cpu_percent`` is then the client's
-    CPU), with the ``api`` it used (e.g. ``"sync client"``); both added within version 1."""
+    CPU), with the ``api`` it used (e.g. ``"sync client"``); both added within version 1.
+    ``shipped_compression`` and ``tls``: what its server does with a browser's offer of
+    permessage-deflate under its framework's defaults (``"accepts: ..."`` or ``"declines:
+    ..."``) and whether it serves TLS (``"supported: ..."`` or ``"not supported: ..."``),
+    from its ``meta.toml`` (:mod:`wsbench.deployment`); "" in documents from before them
+    (added within version 1)."""
 
     name: str
     display_name: str
@@ -269,6 +274,8 @@ class ImplInfo(msgspec.Struct, frozen=True):
     slow_subscriber: str = ""
     role: str = "server"
     api: str = ""
+    shipped_compression: str = ""
+    tls: str = ""
 
 
 class Environment(msgspec.Struct, frozen=True):
@@ -384,6 +391,14 @@ class Sample(msgspec.Struct, frozen=True):
             subscriber, the latency of the last one to get it.
         order_round_trip_s: market: each order's round trip (send to acknowledgement).
         orders_per_s: market: orders acknowledged per second in the window.
+        deflate: in a profile that offers permessage-deflate: what the server agreed to,
+            as the load generator read it (e.g. ``"permessage-deflate;
+            client_max_window_bits=15"``), null when it declined (and in every other
+            profile).
+        wire_bytes: where permessage-deflate was agreed: the data frames' payload bytes on
+            the wire, both directions, over the load generator's run (warm-up included).
+        payload_bytes: the same messages' bytes before compression (``payload_bytes /
+            wire_bytes`` is the compression ratio).
     """
 
     process: int
@@ -417,6 +432,9 @@ class Sample(msgspec.Struct, frozen=True):
     last_delivery_s: Latency | None = None
     order_round_trip_s: Latency | None = None
     orders_per_s: float | None = None
+    deflate: str | None = None
+    wire_bytes: int | None = None
+    payload_bytes: int | None = None
 
     @property
     def usable(self) -> bool:
