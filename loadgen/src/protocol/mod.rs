@@ -4,6 +4,7 @@
 //! - [`ws`]: WebSocket settings and messages (and pongs) over fastwebsockets frames;
 //! - [`premask`]: large message bodies masked in advance;
 //! - [`payload`]: the message layout shared with every server;
+//! - [`corpus`]: the JSON corpus, realistic messages where compression is measured;
 //! - [`jsonmsg`]: the JSON workload's messages;
 //! - [`socketio`]: the Engine.IO v4 / Socket.IO v5 codec and client;
 //! - [`proto`]: WebSocket or Socket.IO messages, one interface for the scenarios;
@@ -11,6 +12,7 @@
 //! - [`deflate`]: permessage-deflate (RFC 7692): the offer, the answer's checks, and the
 //!   compressor and decompressor of a connection's messages.
 
+pub mod corpus;
 pub mod deflate;
 pub mod integrity;
 pub mod jsonmsg;
