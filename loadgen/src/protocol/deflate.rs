@@ -3,11 +3,12 @@
 //! messages (§7.2), on flate2's raw DEFLATE streams (its zlib-rs backend, which takes a
 //! window size).
 //!
-//! No I/O here: the handshake sends [`OFFER`] and reads the answer with [`agree`]; the
-//! connection compresses each data message it sends with a [`Deflater`] (and sets RSV1 on
-//! its first frame) and inflates each RSV1 message it receives with an [`Inflater`].
-//! Connections do not use it yet: wiring it in (the offer in the handshake, RSV1 frames
-//! read beside fastwebsockets, the report's wire bytes) is the next step of issue 44.
+//! No I/O here: the client's handshake ([`crate::transport::handshake`], `--deflate`)
+//! sends [`OFFER`] and reads the answer with [`agree`]; the reference server answers an
+//! offer with [`respond`] as its [`ServerPolicy`] says. A connection that agreed
+//! compresses each data message it sends with a [`Deflater`] (and sets RSV1 on its first
+//! frame) and inflates each RSV1 message it receives with an [`Inflater`]: the frames
+//! around them are in [`crate::protocol::deflate_wire`].
 
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
