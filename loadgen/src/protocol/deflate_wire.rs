@@ -667,8 +667,8 @@ pub struct DeflateReport {
     /// size limit, RSV1 where it does not belong); each also counts in `errors.other` and
     /// as one `corrupted` message in `integrity`.
     pub inflate_failures: u64,
-    /// The first failure of either kind, e.g. `"corrupted compressed message: invalid
-    /// stored block lengths"`; null when none.
+    /// The first failure of either kind, e.g. `"corrupted compressed message: deflate
+    /// decompression error: invalid block type"`; null when none.
     pub error: Option<String>,
 }
 
