@@ -52,3 +52,27 @@ def test_holds_last_line_is_its_own_struct() -> None:
     assert (closed.closed, closed.closed_early, closed.held_s) == (10, 2, 1.5)
     with pytest.raises(ReportError):
         loadreport.decode_closed('{"closed": 10}')
+
+
+DEFLATE = {
+    "offer": "permessage-deflate; client_max_window_bits",
+    "agreed": "permessage-deflate; server_max_window_bits=12; client_max_window_bits=12",
+    "connections_agreed": 2, "connections_declined": 0, "sent_wire_bytes": 120,
+    "sent_payload_bytes": 4000, "received_wire_bytes": 130, "received_payload_bytes": 4000,
+    "received_uncompressed_messages": 0, "answers_refused": 0, "inflate_failures": 0,
+    "error": None,
+}  # fmt: skip
+
+
+def test_what_deflate_agreed_is_kept_and_older_reports_have_none() -> None:
+    decoded = loadreport.decode(_text(deflate=DEFLATE))
+    assert decoded.deflate is not None
+    assert decoded.deflate.agreed == DEFLATE["agreed"]
+    assert (decoded.deflate.sent_wire_bytes, decoded.deflate.sent_payload_bytes) == (120, 4000)
+    assert loadreport.decode(_text(deflate=None)).deflate is None
+    # A report from before the field (or from a client program) loads without it.
+    older = json.loads(_text())
+    del older["deflate"]
+    assert loadreport.decode(json.dumps(older)).deflate is None
+    with pytest.raises(ReportError, match=r"\$\.deflate"):
+        loadreport.decode(_text(deflate={**DEFLATE, "ratio": 30}))

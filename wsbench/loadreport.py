@@ -75,6 +75,30 @@ class Fanout(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     orders: Orders | None = None
 
 
+class Deflate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """permessage-deflate (RFC 7692), when the run offered it (``--deflate``): the offer
+    sent with every upgrade, the first connection's agreement with every parameter (None:
+    no connection agreed), the connections that agreed and that were upgraded without it,
+    the data messages' payload bytes on the wire (compressed, headers not counted) against
+    their bytes, sent and received, over the whole run on the connections that agreed,
+    messages received uncompressed, upgrades failed because the server's answer broke RFC
+    7692 section 7.1, connections failed because a message would not inflate (each also a
+    ``corrupted`` message), and the first such failure."""
+
+    offer: str
+    agreed: str | None
+    connections_agreed: int
+    connections_declined: int
+    sent_wire_bytes: int
+    sent_payload_bytes: int
+    received_wire_bytes: int
+    received_payload_bytes: int
+    received_uncompressed_messages: int
+    answers_refused: int
+    inflate_failures: int
+    error: str | None
+
+
 class Config(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """What the run was asked: the URL and protocol, and the subcommand's own settings
     (None where it has none). ``threads``: the load generator's runtime threads;
@@ -113,7 +137,9 @@ class Report(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One run's report (every subcommand's fields; None where a subcommand has none).
 
     ``errors`` and ``integrity`` map each kind (``connection_refused``, ``timeout``...;
-    ``lost``, ``corrupted``, ``duplicated``, ``out_of_order``) to its count.
+    ``lost``, ``corrupted``, ``duplicated``, ``out_of_order``) to its count. ``deflate``:
+    what permessage-deflate did, None when it was not offered (and in reports from before
+    the load generator could offer it).
     """
 
     tool: str
@@ -142,6 +168,7 @@ class Report(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     loadgen_cpu_percent: float | None = None
     client_bound: bool | None = None
     fanout: Fanout | None = None
+    deflate: Deflate | None = None
     client: Client | None = None
     closed: int | None = None
     closed_early: int | None = None

@@ -12,8 +12,10 @@ use crate::modes::fanout::{FanoutConfig, Workload};
 use crate::modes::hold::HoldConfig;
 use crate::modes::ping::PING_SIZE;
 use crate::modes::run::LoadConfig;
+use crate::protocol::deflate::ServerPolicy;
 use crate::protocol::payload::{MAX_SIZE, MIN_SIZE};
 use crate::protocol::proto::Protocol;
+use crate::serve::ServeOptions;
 use crate::transport::limits::check_fits;
 use crate::transport::source::MAX_SOURCE_ADDRESSES;
 use crate::transport::url::WsUrl;
@@ -100,6 +102,13 @@ pub struct PhaseArgs {
     /// IPv4 address; 1 = the kernel's choice.
     #[arg(long, default_value_t = 1, value_parser = source_addresses)]
     pub source_addresses: usize,
+    /// Offer permessage-deflate (RFC 7692) on every connection as a browser does
+    /// (`Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits`), and use
+    /// what the server agrees to: data messages compressed both ways (context takeover
+    /// and windows as agreed). A server that does not agree is run uncompressed. The
+    /// report's `deflate` records the agreement and the bytes on the wire.
+    #[arg(long)]
+    pub deflate: bool,
 }
 
 impl PhaseArgs {
@@ -129,6 +138,7 @@ impl PhaseArgs {
             protocol: self.protocol,
             source_addresses: self.source_addresses,
             rate: None,
+            deflate: self.deflate,
         }
     }
 }
@@ -232,6 +242,7 @@ impl FanoutArgs {
             cpus: self.phase.cpus.clone(),
             protocol: self.phase.protocol,
             source_addresses: self.phase.source_addresses,
+            deflate: self.phase.deflate,
         }
     }
 }
@@ -304,6 +315,13 @@ pub struct ConnectArgs {
     /// Wire protocol: plain WebSocket, or Socket.IO (the event `echo`).
     #[arg(long, value_enum, default_value_t = Protocol::Websocket)]
     pub protocol: Protocol,
+    /// Offer permessage-deflate (RFC 7692) on every connection as a browser does
+    /// (`Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits`), and use
+    /// what the server agrees to: data messages compressed both ways (context takeover
+    /// and windows as agreed). A server that does not agree is run uncompressed. The
+    /// report's `deflate` records the agreement and the bytes on the wire.
+    #[arg(long)]
+    pub deflate: bool,
 }
 
 /// `hold` options.
@@ -335,6 +353,13 @@ pub struct HoldArgs {
     /// runtime, pinned to it.
     #[arg(long, value_delimiter = ',', value_parser = cpu_number)]
     pub cpus: Vec<usize>,
+    /// Offer permessage-deflate (RFC 7692) on every connection as a browser does
+    /// (`Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits`), and use
+    /// what the server agrees to: data messages compressed both ways (context takeover
+    /// and windows as agreed). A server that does not agree is run uncompressed. The
+    /// report's `deflate` records the agreement and the bytes on the wire.
+    #[arg(long)]
+    pub deflate: bool,
 }
 
 /// `serve` options.
@@ -353,6 +378,20 @@ pub struct ServeArgs {
     /// ...once every this many milliseconds.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub stall_every_ms: u64,
+    /// Accept permessage-deflate (RFC 7692) on /echo, /push and /json when a client
+    /// offers it, with the defaults (context takeover both ways, 15-bit windows; the
+    /// server's parameters the offer asks for are granted): compress what the server
+    /// sends, inflate what it receives. Without it (and --deflate-answer) offers are
+    /// ignored.
+    #[arg(long)]
+    pub deflate: bool,
+    /// Answer every offer of permessage-deflate on /echo, /push and /json with exactly this
+    /// `Sec-WebSocket-Extensions` value, e.g. "permessage-deflate;
+    /// server_no_context_takeover; client_max_window_bits=10", and follow it (for tests:
+    /// given parameters, or an answer a client must refuse, which the server then does
+    /// not follow).
+    #[arg(long, value_parser = header_value)]
+    pub deflate_answer: Option<String>,
 }
 
 /// `probe` options.
@@ -428,6 +467,23 @@ impl EchoArgs {
 }
 
 impl ServeArgs {
+    /// The server's options.
+    pub fn options(&self) -> ServeOptions {
+        ServeOptions {
+            stall: self.stall(),
+            deflate: self.deflate_policy(),
+        }
+    }
+
+    /// What the server does with offers of permessage-deflate.
+    pub fn deflate_policy(&self) -> ServerPolicy {
+        match (&self.deflate_answer, self.deflate) {
+            (Some(answer), _) => ServerPolicy::Answer(answer.clone()),
+            (None, true) => ServerPolicy::Accept,
+            (None, false) => ServerPolicy::Ignore,
+        }
+    }
+
     /// The stall asked for: (how long, how often); `None` without `--stall-ms`.
     pub fn stall(&self) -> Option<(Duration, Duration)> {
         (self.stall_ms > 0).then(|| {
@@ -453,6 +509,7 @@ impl ConnectArgs {
             cpus: self.cpus.clone(),
             source_addresses: self.source_addresses,
             protocol: self.protocol,
+            deflate: self.deflate,
         }
     }
 }
@@ -468,6 +525,7 @@ impl HoldArgs {
             source_addresses: self.source_addresses,
             protocol: self.protocol,
             cpus: self.cpus.clone(),
+            deflate: self.deflate,
         }
     }
 }
@@ -523,6 +581,18 @@ impl Command {
             Command::Hold(a) => &a.cpus,
             Command::Serve(_) | Command::Probe(_) | Command::AutobahnClient(_) => &[],
         }
+    }
+}
+
+/// A header value to send as it is: printable ASCII (no line break, which would end the
+/// header).
+fn header_value(s: &str) -> Result<String, String> {
+    if !s.is_empty() && s.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b)) {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "`{s}` is not a header value (printable ASCII on one line)"
+        ))
     }
 }
 

@@ -88,7 +88,7 @@ fn main() -> ExitCode {
         ))),
         Command::Connect(a) => print_report(connect::run_connect(&a.to_config())),
         Command::Hold(a) => run_hold(&a),
-        Command::Serve(a) => match serve::run_serve(&a.host, a.port, a.stall()) {
+        Command::Serve(a) => match serve::run_serve(&a.host, a.port, &a.options()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("wsbench-loadgen serve: {e}");

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::protocol::deflate_wire::DeflateReport;
 use crate::protocol::integrity::Integrity;
 use crate::stats::Summary;
 
@@ -83,6 +84,9 @@ pub struct Report {
     /// `broadcast` and `market` only: what fan-out adds (absent from other reports).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fanout: Option<Fanout>,
+    /// permessage-deflate (`--deflate`): what was offered and agreed, and the bytes on the
+    /// wire against the messages' bytes; null when it was not offered.
+    pub deflate: Option<DeflateReport>,
 }
 
 /// The figures of a fan-out run (`broadcast`, `market`) beyond those of [`Report`], whose

@@ -3,7 +3,9 @@ is cleaned before each build so that another tree's binary is never cached under
 hash (cargo judges freshness by file times in the shared target folder); ``cargo test``
 (``./bench test``'s step) runs in the same target folder with its own profile, cleaned the
 same way. A run that fails is named by its exit code or signal, a hung one is killed after its
-bound, and a probe tells a server that never answers the upgrade from one not listening."""
+bound, and a probe tells a server that never answers the upgrade from one not listening.
+Offered permessage-deflate, it agrees with a Python server that accepts it and checks every
+message after inflation."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import msgspec
@@ -21,7 +24,7 @@ import psutil
 import pytest
 
 from tests.reports import report
-from wsbench import paths
+from wsbench import loadreport, paths
 from wsbench.instrument import loadgen
 from wsbench.paths import LOADGEN_DIR
 
@@ -227,3 +230,43 @@ def test_the_json_corpus_is_the_one_its_script_makes() -> None:
     for line in lines[:-1]:
         assert len(line) == 1024 and line.startswith(b'{"seq":"0000000000000000",')
         assert set(json.loads(line)) >= {"seq", "type"}
+
+
+def test_deflate_is_agreed_with_websockets_and_every_message_checked(
+    loadgen_binary: Path,
+) -> None:
+    """python-websockets' ``serve()`` accepts permessage-deflate by default, with 12-bit
+    windows both ways: offered it as a browser does (``--deflate``), the load generator
+    follows that agreement, and every message comes back intact after inflation."""
+    from websockets.sync.server import ServerConnection, serve
+
+    def echo(ws: ServerConnection) -> None:
+        for message in ws:
+            ws.send(message)
+
+    with serve(echo, "127.0.0.1", 0) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        url = f"ws://127.0.0.1:{server.socket.getsockname()[1]}/echo"
+        args = ["echo", "--url", url, "--connections", "2", "--count", "200", "--in-flight", "8",
+                "--size", "4096", "--text", "--timeout", "5", "--deflate"]  # fmt: skip
+        try:
+            proc = subprocess.run(
+                [str(loadgen_binary), *args], capture_output=True, text=True, timeout=60
+            )
+        finally:
+            server.shutdown()
+            thread.join()
+    assert proc.returncode == 0, proc.stderr
+    found = loadreport.decode(proc.stdout)
+    assert found.messages_received == 400
+    assert not any(found.errors.values()) and not any(found.integrity.values()), found
+    deflate = found.deflate
+    assert deflate is not None
+    assert deflate.agreed == (
+        "permessage-deflate; server_max_window_bits=12; client_max_window_bits=12"
+    )
+    assert (deflate.connections_agreed, deflate.inflate_failures) == (2, 0)
+    assert deflate.sent_payload_bytes == deflate.received_payload_bytes == 400 * 4096
+    assert deflate.received_wire_bytes * 10 < deflate.received_payload_bytes, deflate
+    assert deflate.sent_wire_bytes * 10 < deflate.sent_payload_bytes, deflate

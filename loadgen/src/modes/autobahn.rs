@@ -214,7 +214,14 @@ async fn echo(client: Client, case: u32, timeout: Duration, end: &mut CaseEnd) {
         }
         {
             let mut out = outbox.lock().unwrap_or_else(|e| e.into_inner());
-            append_frame(&mut out, m.opcode, &m.payload, None, b"", masks.next_mask());
+            append_frame(
+                &mut out.queue,
+                m.opcode,
+                &m.payload,
+                None,
+                b"",
+                masks.next_mask(),
+            );
         }
         if let Err(e) = ws.flush().await {
             end.end = "dropped";

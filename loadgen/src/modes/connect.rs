@@ -24,16 +24,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fastwebsockets::{Frame, OpCode, Payload};
+use fastwebsockets::{Frame, OpCode};
 use serde::Serialize;
 use tokio::task::JoinSet;
 
 use crate::cpus::{reported, runtime_threads, PinnedThreads};
 use crate::modes::run::{block_on, connect, rate, resolve, sample_window, RunError};
+use crate::protocol::deflate_wire::{DeflateReport, DeflateRun};
 use crate::protocol::integrity::Integrity;
 use crate::protocol::payload::{inspect, template};
 use crate::protocol::proto::{Incoming, Protocol};
 use crate::protocol::socketio::{binary_event_header, Kind, ECHO_EVENT};
+use crate::protocol::ws::MaskGen;
 use crate::report::{classify_ws_error, client_bound, ErrorKind, Errors, TOOL, VERSION};
 use crate::stats::{Hist, Summary};
 use crate::transport::handshake::Client;
@@ -72,6 +74,9 @@ pub struct ConnectConfig {
     pub source_addresses: usize,
     /// Plain WebSocket messages or Socket.IO events.
     pub protocol: Protocol,
+    /// Offer permessage-deflate on every connection (`--deflate`), see
+    /// [`crate::modes::run::LoadConfig::deflate`].
+    pub deflate: bool,
 }
 
 /// The JSON report of `connect` (field names as in `echo`'s report where they overlap).
@@ -109,6 +114,9 @@ pub struct ConnectReport {
     pub client_bound: bool,
     /// The open-file limit (`RLIMIT_NOFILE` soft limit), descriptors.
     pub rlimit_nofile: u64,
+    /// permessage-deflate (`--deflate`), as in `echo`'s report (its connections are the
+    /// cycles of the whole run); null when it was not offered.
+    pub deflate: Option<DeflateReport>,
 }
 
 /// The `config` object of the `connect` report.
@@ -161,6 +169,8 @@ struct Shared {
     end: Instant,
     /// Cycles started so far, over all workers (picks each cycle's source address).
     started: AtomicUsize,
+    /// permessage-deflate offered: what the cycles' connections did with it.
+    deflate: Option<Arc<DeflateRun>>,
 }
 
 /// What one worker hands back.
@@ -189,6 +199,7 @@ pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunE
         start,
         end: start + cfg.duration,
         started: AtomicUsize::new(0),
+        deflate: cfg.deflate.then(DeflateRun::new),
     });
     let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
     let mut workers = JoinSet::new();
@@ -211,6 +222,11 @@ pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunE
     }
     let window_s = timing.window.as_secs_f64();
     let cpu_percent = timing.cpu_percent();
+    // Every cycle's connection has ended: its counts are in.
+    let deflate = shared.deflate.as_ref().map(|run| {
+        total.integrity.corrupted += run.inflate_failures();
+        run.report()
+    });
     Ok(ConnectReport {
         tool: TOOL,
         version: VERSION,
@@ -239,6 +255,7 @@ pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunE
         loadgen_cpu_percent: cpu_percent,
         client_bound: client_bound(cpu_percent, runtime_threads(cfg.threads, &cfg.cpus)),
         rlimit_nofile: nofile_limit(),
+        deflate,
     })
 }
 
@@ -276,7 +293,8 @@ async fn cycle(
     local: Option<std::net::IpAddr>,
     integrity: &mut Integrity,
 ) -> Result<Duration, ErrorKind> {
-    let mut client = connect(s.addr, local, &s.url, s.timeout, s.protocol).await?;
+    let speech = (s.protocol, s.deflate.as_ref());
+    let mut client = connect(s.addr, local, &s.url, s.timeout, speech).await?;
     let handshake = client.handshake;
     send_message(s, &mut client).await?;
     let reply = tokio::time::timeout(s.timeout, client.transport.read(&mut client.ws)).await;
@@ -302,20 +320,19 @@ fn is_message_zero(s: &Shared, m: &Incoming) -> bool {
     ins.intact && ins.seq == Some(0)
 }
 
-/// Sends message 0 (Socket.IO: the `echo` event with it as a binary attachment).
+/// Sends message 0 (Socket.IO: the `echo` event with it as a binary attachment), through
+/// the connection's outbox like every scenario's data messages (compressed when
+/// permessage-deflate was agreed).
 async fn send_message(s: &Shared, client: &mut Client) -> Result<(), ErrorKind> {
-    let ws = &mut client.ws;
-    if let Some(header) = &s.sio_header {
-        let frame = Frame::new(true, OpCode::Text, None, Payload::Borrowed(header));
-        ws.write_frame(frame)
-            .await
-            .map_err(|e| classify_ws_error(&e))?;
+    let mut masks = MaskGen::new(s.started.load(Ordering::Relaxed) as u64);
+    {
+        let mut out = client.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(header) = &s.sio_header {
+            out.data_frame(OpCode::Text, header, None, b"", masks.next_mask());
+        }
+        out.data_frame(OpCode::Binary, &s.message, None, b"", masks.next_mask());
     }
-    let frame = Frame::new(true, OpCode::Binary, None, Payload::Borrowed(&s.message));
-    ws.write_frame(frame)
-        .await
-        .map_err(|e| classify_ws_error(&e))?;
-    ws.flush().await.map_err(|e| classify_ws_error(&e))
+    client.ws.flush().await.map_err(|e| classify_ws_error(&e))
 }
 
 /// The client's close: a close frame, then wait (bounded by the timeout) for the

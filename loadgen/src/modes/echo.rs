@@ -63,7 +63,7 @@ use crate::protocol::ws::{
 };
 use crate::report::{classify_ws_error, ErrorKind, Report};
 use crate::timer::PreciseTimer;
-use crate::transport::conn::{Conn, Outbox, ReadClock};
+use crate::transport::conn::{Conn, Outbox, Outgoing, ReadClock};
 use crate::transport::handshake::Client;
 use crate::transport::outqueue::OutQueue;
 
@@ -177,16 +177,18 @@ impl Framing {
         Framing { kind, premasked }
     }
 
-    /// Appends message `seq` (its 16 hex digits in `seq_hex`), masked, to `out`.
+    /// Appends message `seq` (its 16 hex digits in `seq_hex`), masked, to `out`
+    /// (compressed when the connection agreed to permessage-deflate: the pre-masked
+    /// bodies then do not apply).
     pub(crate) fn encode(
         &self,
-        out: &mut OutQueue,
+        out: &mut Outgoing,
         seq_hex: &[u8; 16],
         template: &[u8],
         masks: &mut MaskGen,
     ) {
         if let FrameKind::SioBinary { header } = &self.kind {
-            append_frame(out, OpCode::Text, header, None, b"", masks.next_mask());
+            out.data_frame(OpCode::Text, header, None, b"", masks.next_mask());
         }
         let (op, prefix, suffix) = match &self.kind {
             FrameKind::Ws(op) => (*op, &b""[..], &b""[..]),
@@ -194,13 +196,13 @@ impl Framing {
             FrameKind::SioBinary { .. } => (OpCode::Binary, &b""[..], &b""[..]),
         };
         match &self.premasked {
-            Some(bodies) => {
+            Some(bodies) if out.deflate.is_none() => {
                 let body = bodies.pick(masks);
-                encode_client_frame_premasked(out, op, prefix, seq_hex, body, suffix);
+                encode_client_frame_premasked(&mut out.queue, op, prefix, seq_hex, body, suffix);
             }
-            None => {
+            _ => {
                 let msg = Some((seq_hex, template));
-                append_frame(out, op, prefix, msg, suffix, masks.next_mask());
+                out.data_frame(op, prefix, msg, suffix, masks.next_mask());
             }
         }
     }

@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
+use fastwebsockets::{OpCode, WebSocket};
 use serde::Deserialize;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
@@ -43,25 +43,25 @@ use tokio::task::JoinSet;
 use crate::cpus::{reported, runtime_threads, PinnedThreads};
 use crate::modes::echo::Framing;
 use crate::modes::run::{
-    announce_traffic, block_on, connect_all, rate, resolve, sample_window, ConnectPhase, Connected,
-    RunError, Timing,
+    add_deflate, announce_traffic, block_on, connect_all, rate, resolve, sample_window,
+    ConnectPhase, Connected, RunError, Timing,
 };
+use crate::protocol::deflate_wire::DeflateRun;
 use crate::protocol::integrity::{GapSet, Integrity};
 use crate::protocol::jsonmsg::split_event;
 use crate::protocol::payload::{inspect, parse_seq, template, write_seq};
 use crate::protocol::proto::{Incoming, Protocol, Transport};
 use crate::protocol::socketio::{json_event, Kind};
-use crate::protocol::ws::{close_gracefully, encode_client_frame, MaskGen};
+use crate::protocol::ws::{close_gracefully, MaskGen};
 use crate::report::{
     classify_ws_error, client_bound, ErrorKind, Errors, Fanout, Orders, Report, ReportConfig,
     Spread, TOOL, VERSION,
 };
 use crate::stats::{cpu_time_s, Hist, SharedHist};
 use crate::timer::PreciseTimer;
-use crate::transport::conn::{Conn, Outbox, ReadClock};
+use crate::transport::conn::{Conn, Outbox, Outgoing, ReadClock};
 use crate::transport::handshake::Client;
 use crate::transport::limits::nofile_limit;
-use crate::transport::outqueue::OutQueue;
 use crate::transport::url::WsUrl;
 
 /// Interval between priming messages.
@@ -157,6 +157,9 @@ pub struct FanoutConfig {
     pub protocol: Protocol,
     /// Loopback source addresses to spread connections over.
     pub source_addresses: usize,
+    /// Offer permessage-deflate on every connection (`--deflate`), see
+    /// [`crate::modes::run::LoadConfig::deflate`].
+    pub deflate: bool,
 }
 
 /// Runs a fan-out scenario on its own runtime and returns the report.
@@ -256,6 +259,7 @@ impl Hub {
 pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
     let addr = resolve(&cfg.url).await?;
     let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
+    let deflate = cfg.deflate.then(DeflateRun::new);
     let Connected {
         mut sockets,
         errors,
@@ -265,7 +269,7 @@ pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
         &cfg.url,
         cfg.subscribers + 1,
         cfg.timeout,
-        cfg.protocol,
+        (cfg.protocol, deflate.as_ref()),
         cfg.source_addresses,
         &pinned,
     )
@@ -295,15 +299,10 @@ pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
     });
     let Some((publisher_index, publisher)) = publisher else {
         announce_traffic(0);
-        return Ok(build(
-            cfg,
-            Vec::new(),
-            &hub,
-            errors,
-            phase,
-            zero_timing(),
-            0,
-        ));
+        drop(sockets);
+        let mut report = build(cfg, Vec::new(), &hub, errors, phase, zero_timing(), 0);
+        add_deflate(&mut report, deflate.as_deref());
+        return Ok(report);
     };
     let mut running = JoinSet::new();
     for (i, client) in sockets {
@@ -341,6 +340,7 @@ pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
         }
     });
     let mut report = build(cfg, results, &hub, errors, phase, timing, published);
+    add_deflate(&mut report, deflate.as_deref());
     if let Some(f) = report.fanout.as_mut() {
         f.publisher_received = echoed;
         f.priming_messages = priming.0;
@@ -572,13 +572,10 @@ impl Sender {
     }
 }
 
-/// Appends one masked text frame holding `payload` to `out`.
-fn append_text(out: &mut OutQueue, payload: &[u8], masks: &mut MaskGen) {
-    let tail = out.tail();
-    let before = tail.len();
-    encode_client_frame(tail, OpCode::Text, payload, None, b"", masks.next_mask());
-    let n = tail.len() - before;
-    out.commit(n);
+/// Appends one masked text frame holding `payload` to `out` (compressed when the
+/// connection agreed to permessage-deflate).
+fn append_text(out: &mut Outgoing, payload: &[u8], masks: &mut MaskGen) {
+    out.data_frame(OpCode::Text, payload, None, b"", masks.next_mask());
 }
 
 /// What a subscriber hands back.
@@ -672,16 +669,11 @@ impl Subscriber {
             return Ok(());
         }
         let room = format!("\"{}\"", self.workload.name());
-        let frame = Frame::new(
-            true,
-            OpCode::Text,
-            Some(self.masks.next_mask()),
-            Payload::Owned(json_event(SUBSCRIBE_EVENT, &room)),
-        );
-        self.ws
-            .write_frame(frame)
-            .await
-            .map_err(|e| classify_ws_error(&e))?;
+        let event = json_event(SUBSCRIBE_EVENT, &room);
+        {
+            let mut out = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+            append_text(&mut out, &event, &mut self.masks);
+        }
         self.ws.flush().await.map_err(|e| classify_ws_error(&e))
     }
 
@@ -985,5 +977,6 @@ fn build(
                 mismatched,
             }),
         }),
+        deflate: None,
     }
 }

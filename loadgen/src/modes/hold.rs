@@ -23,6 +23,7 @@ use tokio::task::JoinSet;
 
 use crate::cpus::{reported, PinnedThreads};
 use crate::modes::run::{block_on, connect_all, resolve, Connected, RunError};
+use crate::protocol::deflate_wire::{DeflateReport, DeflateRun};
 use crate::protocol::proto::{Incoming, Protocol};
 use crate::protocol::ws::close_gracefully;
 use crate::report::{Errors, TOOL, VERSION};
@@ -51,6 +52,10 @@ pub struct HoldConfig {
     /// [`crate::cpus`]; connection `i` on thread `i % N`); empty: one current-thread
     /// runtime.
     pub cpus: Vec<usize>,
+    /// Offer permessage-deflate on every connection (`--deflate`), see
+    /// [`crate::modes::run::LoadConfig::deflate`]: an agreed connection holds a compressor
+    /// and a decompressor, on the server's side too.
+    pub deflate: bool,
 }
 
 /// The `config` object of the first line.
@@ -98,6 +103,9 @@ pub struct HoldOpened {
     pub handshake_us: Summary,
     /// The open-file limit (`RLIMIT_NOFILE` soft limit), descriptors.
     pub rlimit_nofile: u64,
+    /// permessage-deflate (`--deflate`), as in `echo`'s report: what the connections
+    /// agreed (no message is sent, so no bytes); null when it was not offered.
+    pub deflate: Option<DeflateReport>,
 }
 
 /// The second line: the connections are closed.
@@ -139,6 +147,7 @@ where
 {
     let addr = resolve(&cfg.url).await?;
     let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
+    let deflate = cfg.deflate.then(DeflateRun::new);
     let Connected {
         sockets,
         errors,
@@ -148,7 +157,7 @@ where
         &cfg.url,
         cfg.connections,
         cfg.timeout,
-        cfg.protocol,
+        (cfg.protocol, deflate.as_ref()),
         cfg.source_addresses,
         &pinned,
     )
@@ -172,6 +181,7 @@ where
         connections_per_s: phase.connections_per_s,
         handshake_us: phase.handshake_us,
         rlimit_nofile: nofile_limit(),
+        deflate: deflate.map(|run| run.report()),
     };
     let held_from = Instant::now();
     opened(&first);

@@ -224,7 +224,7 @@ impl PingConn {
         {
             let mut out = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
             let mask = self.masks.next_mask();
-            append_frame(&mut out, OpCode::Ping, &payload, None, b"", mask);
+            append_frame(&mut out.queue, OpCode::Ping, &payload, None, b"", mask);
         }
         let t = Instant::now();
         self.outstanding = Some((seq, t));
@@ -304,7 +304,7 @@ async fn read_pong(
             (OpCode::Pong, _) => return Ok(Read::Pong(m.payload)),
             (OpCode::Close, _) => return Ok(Read::Close),
             (_, Transport::Ws) => return Ok(Read::Data),
-            (_, Transport::Sio(reader)) => match reader.feed(ws, m).await? {
+            (_, Transport::Sio(reader)) => match reader.feed(m)? {
                 Some(SioIncoming::Event(_)) => return Ok(Read::Data),
                 Some(SioIncoming::Close) => return Ok(Read::Close),
                 None => {}

@@ -14,6 +14,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::cpus::{pin_current_thread, reported, runtime_threads, PinnedThreads};
+use crate::protocol::deflate_wire::DeflateRun;
 use crate::protocol::integrity::Integrity;
 use crate::protocol::jsonmsg::JSON_SIZE;
 use crate::protocol::proto::{Protocol, Transport};
@@ -65,6 +66,9 @@ pub struct LoadConfig {
     /// of a window of `in_flight` messages (see [`crate::modes::echo`], "Fixed offered
     /// load").
     pub rate: Option<f64>,
+    /// Offer permessage-deflate on every connection as a browser does (`--deflate`), and
+    /// use it where the server agrees; see [`crate::protocol::deflate_wire`].
+    pub deflate: bool,
 }
 
 impl LoadConfig {
@@ -86,6 +90,7 @@ impl LoadConfig {
             protocol: Protocol::Websocket,
             source_addresses: 1,
             rate: None,
+            deflate: false,
         }
     }
 
@@ -262,9 +267,10 @@ fn connect_error_kind(e: &ConnectError) -> ErrorKind {
     match e {
         ConnectError::Refused => ErrorKind::ConnectionRefused,
         ConnectError::Timeout => ErrorKind::Timeout,
-        ConnectError::Status(_) | ConnectError::BadResponse(_) | ConnectError::Closed => {
-            ErrorKind::HandshakeFailed
-        }
+        ConnectError::Status(_)
+        | ConnectError::BadResponse(_)
+        | ConnectError::Closed
+        | ConnectError::Deflate(_) => ErrorKind::HandshakeFailed,
         ConnectError::Io(io) if io.kind() == std::io::ErrorKind::ConnectionReset => {
             ErrorKind::HandshakeFailed
         }
@@ -272,23 +278,29 @@ fn connect_error_kind(e: &ConnectError) -> ErrorKind {
     }
 }
 
-/// Connects one connection: TCP connect (from `local`, if given) and WebSocket upgrade,
-/// then for Socket.IO the session opening (Engine.IO open packet, namespace connection),
-/// all within `timeout`; `handshake` covers the whole of it.
+/// How connections speak: plain WebSocket or Socket.IO, and whether they offer
+/// permessage-deflate (counting what it gives into the run's [`DeflateRun`]).
+pub(crate) type Speech<'a> = (Protocol, Option<&'a Arc<DeflateRun>>);
+
+/// Connects one connection: TCP connect (from `local`, if given) and WebSocket upgrade
+/// (offering permessage-deflate with `speech.1`), then for Socket.IO the session opening
+/// (Engine.IO open packet, namespace connection), all within `timeout`; `handshake`
+/// covers the whole of it.
 pub(crate) async fn connect(
     addr: SocketAddr,
     local: Option<std::net::IpAddr>,
     url: &crate::transport::url::WsUrl,
     timeout: Duration,
-    protocol: Protocol,
+    (protocol, deflate): Speech<'_>,
 ) -> Result<Client, ErrorKind> {
     let start = Instant::now();
-    let mut client = handshake::connect_from(addr, local, url, timeout)
+    let mut client = handshake::connect_from(addr, local, url, timeout, deflate)
         .await
         .map_err(|e| connect_error_kind(&e))?;
     if protocol == Protocol::Socketio {
         let left = timeout.saturating_sub(start.elapsed());
-        let reader = tokio::time::timeout(left, SioReader::open(&mut client.ws))
+        let open = SioReader::open(&mut client.ws, &client.outbox);
+        let reader = tokio::time::timeout(left, open)
             .await
             .map_err(|_| ErrorKind::Timeout)??;
         client.transport = Transport::Sio(reader);
@@ -331,6 +343,7 @@ where
 {
     let addr = resolve(&cfg.url).await?;
     let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
+    let deflate = cfg.deflate.then(DeflateRun::new);
     let Connected {
         sockets,
         errors,
@@ -340,7 +353,7 @@ where
         &cfg.url,
         cfg.connections,
         cfg.timeout,
-        cfg.protocol,
+        (cfg.protocol, deflate.as_ref()),
         cfg.source_addresses,
         &pinned,
     )
@@ -394,7 +407,20 @@ where
             cpu_interval: window,
         }
     });
-    Ok(build(cfg, scenario, results, &ctl, errors, phase, timing))
+    let mut report = build(cfg, scenario, results, &ctl, errors, phase, timing);
+    add_deflate(&mut report, deflate.as_deref());
+    Ok(report)
+}
+
+/// Adds what the run's connections did with permessage-deflate to `report`: its
+/// `deflate` part, and one corrupted message per connection failed by a message that
+/// could not be inflated. Call once every connection has ended (each adds its counts
+/// when it is dropped).
+pub(crate) fn add_deflate(report: &mut Report, deflate: Option<&DeflateRun>) {
+    if let Some(run) = deflate {
+        report.integrity.corrupted += run.inflate_failures();
+        report.deflate = Some(run.report());
+    }
 }
 
 /// The line printed on stderr when the traffic phase starts (every connection attempt has
@@ -433,7 +459,7 @@ pub(crate) async fn connect_all(
     url: &WsUrl,
     n: usize,
     timeout: Duration,
-    protocol: Protocol,
+    (protocol, deflate): Speech<'_>,
     source_addresses: usize,
     pinned: &PinnedThreads,
 ) -> Connected {
@@ -446,9 +472,11 @@ pub(crate) async fn connect_all(
         let url = url.clone();
         let permits = permits.clone();
         let local = source_address(addr, i, source_addresses);
+        let deflate = deflate.cloned();
         pinned.spawn_into(&mut connecting, i, async move {
             let _permit = permits.acquire_owned().await;
-            (i, connect(addr, local, &url, timeout, protocol).await)
+            let speech = (protocol, deflate.as_ref());
+            (i, connect(addr, local, &url, timeout, speech).await)
         });
     }
     let mut sockets = Vec::with_capacity(n);
@@ -613,6 +641,7 @@ fn build(
         client_bound: client_bound(cpu_percent, runtime_threads(cfg.threads, &cfg.cpus)),
         rlimit_nofile: nofile_limit(),
         fanout: None,
+        deflate: None,
     }
 }
 

@@ -25,7 +25,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fastwebsockets::{Frame, OpCode, Payload};
+use fastwebsockets::{Frame, OpCode};
 
 use crate::modes::run::{
     block_on, drive, ConnResult, Control, LoadConfig, RunError, Scenario, DRAIN, MEASURE, WARMUP,
@@ -35,7 +35,7 @@ use crate::protocol::payload::{inspect, template};
 use crate::protocol::proto::{Incoming, Protocol};
 use crate::protocol::socketio::{json_event, Kind, PUSH_EVENT};
 use crate::protocol::ws::{close_gracefully, MaskGen};
-use crate::report::{classify_ws_error, ErrorKind, Report};
+use crate::report::{ErrorKind, Report};
 use crate::transport::handshake::Client;
 
 /// A connection yields to the scheduler after this many messages.
@@ -95,6 +95,8 @@ async fn run_conn(
         clock,
         mut transport,
         low_water,
+        outbox,
+        deflate,
         ..
     } = client;
     let mut warmup = WarmupRate::default();
@@ -113,16 +115,11 @@ async fn run_conn(
         Protocol::Socketio => json_event(PUSH_EVENT, &json),
     };
     let mut masks = MaskGen::new(i as u64 + 1);
-    let frame = Frame::new(
-        true,
-        OpCode::Text,
-        Some(masks.next_mask()),
-        Payload::Owned(req),
-    );
-    if let Err(e) = ws.write_frame(frame).await {
-        res.error = Some(classify_ws_error(&e));
-        return res;
+    {
+        let mut out = outbox.lock().unwrap_or_else(|e| e.into_inner());
+        out.data_frame(OpCode::Text, &req, None, b"", masks.next_mask());
     }
+    // A socket error shows in the first read.
     let _ = ws.flush().await;
     res.sent = 1;
     res.bytes_sent = req_len;
@@ -188,8 +185,13 @@ async fn run_conn(
         }
         let (payload, kind) = msg.payload(PUSH_EVENT);
         if let Some(bytes) = warmup.low_water(now, phase, payload.len(), size) {
-            // Best effort: without it the connection only wakes more often.
-            low_water.set(bytes);
+            // Best effort: without it the connection only wakes more often. Not with
+            // permessage-deflate: the mark counts bytes on the wire, which the messages'
+            // bytes would overstate by the compression ratio (holding messages back that
+            // many times longer).
+            if deflate.is_none() {
+                low_water.set(bytes);
+            }
         }
         if phase == MEASURE {
             res.received += 1;

@@ -3,11 +3,12 @@
 //! messages (§7.2), on flate2's raw DEFLATE streams (its zlib-rs backend, which takes a
 //! window size).
 //!
-//! No I/O here: the handshake sends [`OFFER`] and reads the answer with [`agree`]; the
-//! connection compresses each data message it sends with a [`Deflater`] (and sets RSV1 on
-//! its first frame) and inflates each RSV1 message it receives with an [`Inflater`].
-//! Connections do not use it yet: wiring it in (the offer in the handshake, RSV1 frames
-//! read beside fastwebsockets, the report's wire bytes) is the next step of issue 44.
+//! No I/O here: the client's handshake ([`crate::transport::handshake`], `--deflate`)
+//! sends [`OFFER`] and reads the answer with [`agree`]; the reference server answers an
+//! offer with [`respond`] as its [`ServerPolicy`] says. A connection that agreed
+//! compresses each data message it sends with a [`Deflater`] (and sets RSV1 on its first
+//! frame) and inflates each RSV1 message it receives with an [`Inflater`]: the frames
+//! around them are in [`crate::protocol::deflate_wire`].
 
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
@@ -97,6 +98,9 @@ pub enum DeflateError {
     Corrupt(String),
     /// The inflated message would exceed the connection's limit (bytes).
     TooLarge(usize),
+    /// RSV1 where RFC 7692 does not allow it (a control frame, a continuation frame), or
+    /// a new data message inside a compressed fragmented one.
+    Framing(&'static str),
 }
 
 impl std::fmt::Display for DeflateError {
@@ -120,11 +124,26 @@ impl std::fmt::Display for DeflateError {
             DeflateError::TooLarge(limit) => {
                 write!(f, "inflated message larger than {limit} bytes")
             }
+            DeflateError::Framing(why) => write!(f, "{NAME} framing error: {why}"),
         }
     }
 }
 
 impl std::error::Error for DeflateError {}
+
+impl DeflateError {
+    /// The status code of the close frame that fails the connection after this error in a
+    /// message (RFC 6455 §7.4.1): 1007 for data that does not inflate (the message's data
+    /// is not consistent with its type), 1009 for a message over the size limit, 1002 for
+    /// RSV1 where it does not belong and for the answers §7.1 refuses (a protocol error).
+    pub fn close_code(&self) -> u16 {
+        match self {
+            DeflateError::Corrupt(_) => 1007,
+            DeflateError::TooLarge(_) => 1009,
+            _ => 1002,
+        }
+    }
+}
 
 /// An extension parameter: its name (lower case) and its value, if any (quotes removed).
 type Param = (String, Option<String>);
@@ -220,12 +239,90 @@ pub fn agree(values: &[&str]) -> Result<Option<Agreed>, DeflateError> {
     Ok(found)
 }
 
+/// What the reference server does with an offer of permessage-deflate.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ServerPolicy {
+    /// Ignore every offer: no `Sec-WebSocket-Extensions` in the answer, messages
+    /// uncompressed (the default, and what a server without the extension does).
+    #[default]
+    Ignore,
+    /// Accept the first permessage-deflate offer with the defaults: context takeover both
+    /// ways and 15-bit windows, but for the server's parameters the offer asks for
+    /// (`server_no_context_takeover`, `server_max_window_bits`), which it grants.
+    Accept,
+    /// Answer every offer of permessage-deflate with exactly this header value (tests: an
+    /// agreement with given parameters, or an answer the client must refuse). The server
+    /// follows it when [`agree`] accepts it, and compresses nothing otherwise.
+    Answer(String),
+}
+
+/// The server's side of the negotiation: under `policy`, what it answers to the offers in
+/// `values` (every `Sec-WebSocket-Extensions` line of the upgrade request), and the
+/// agreement it then follows (`None`: no compression). `None` when nothing is answered:
+/// the policy ignores offers, or no permessage-deflate was offered (or none the server
+/// can accept: a malformed offer is declined, RFC 7692 §5).
+pub fn respond(values: &[&str], policy: &ServerPolicy) -> Option<(String, Option<Agreed>)> {
+    let offers: Vec<Vec<Param>> = values
+        .iter()
+        .flat_map(|v| elements(v))
+        .filter(|(name, _)| name == NAME)
+        .map(|(_, params)| params)
+        .collect();
+    if offers.is_empty() {
+        return None;
+    }
+    match policy {
+        ServerPolicy::Ignore => None,
+        ServerPolicy::Answer(answer) => {
+            Some((answer.clone(), agree(&[answer.as_str()]).ok().flatten()))
+        }
+        ServerPolicy::Accept => offers.iter().find_map(|params| {
+            let answer = accept_offer(params)?;
+            let agreed = agree(&[answer.as_str()]).ok().flatten()?;
+            Some((answer, Some(agreed)))
+        }),
+    }
+}
+
+/// The answer to one offer under [`ServerPolicy::Accept`]; `None` for an offer it cannot
+/// accept (an unknown, repeated or malformed parameter).
+fn accept_offer(params: &[Param]) -> Option<String> {
+    let mut answer = String::from(NAME);
+    let mut seen: Vec<&str> = Vec::new();
+    for (key, val) in params {
+        if seen.contains(&key.as_str()) {
+            return None;
+        }
+        seen.push(key);
+        match (key.as_str(), val) {
+            ("server_no_context_takeover", None) => answer.push_str("; server_no_context_takeover"),
+            ("client_no_context_takeover", None) => {}
+            ("server_max_window_bits", Some(v)) => {
+                let bits = window_bits(key, Some(v)).ok()?;
+                answer.push_str(&format!("; server_max_window_bits={bits}"));
+            }
+            // The client may limit its window: the default (15) is not answered.
+            ("client_max_window_bits", None) => {}
+            ("client_max_window_bits", Some(v)) => {
+                window_bits(key, Some(v)).ok()?;
+            }
+            _ => return None,
+        }
+    }
+    Some(answer)
+}
+
 /// Compresses one side's messages (RFC 7692 §7.2.1): each message is DEFLATE data ending
 /// with a sync flush, its last four octets (`00 00 ff ff`) removed. With context takeover
 /// the LZ77 window carries over from one message to the next; without, it is reset after
 /// each.
+///
+/// The zlib state (about 300 KiB at 15 bits) is allocated at the first message, so that a
+/// connection that never sends (`hold`) holds none.
 pub struct Deflater {
-    compress: Compress,
+    compress: Option<Compress>,
+    level: Compression,
+    window_bits: u8,
     no_context_takeover: bool,
 }
 
@@ -239,7 +336,9 @@ impl Deflater {
             (Compression::new(level), window_bits.min(MAX_WINDOW_BITS))
         };
         Deflater {
-            compress: Compress::new_with_window_bits(level, false, bits),
+            compress: None,
+            level,
+            window_bits: bits,
             no_context_takeover,
         }
     }
@@ -253,20 +352,32 @@ impl Deflater {
         )
     }
 
+    /// The server's compressor for `agreed` at zlib's default level.
+    pub fn server(agreed: &Agreed) -> Self {
+        Deflater::new(
+            6,
+            agreed.server_max_window_bits,
+            agreed.server_no_context_takeover,
+        )
+    }
+
     /// Appends `payload` compressed to `out`; the number of bytes appended.
     pub fn compress(&mut self, payload: &[u8], out: &mut Vec<u8>) -> usize {
         let start = out.len();
-        let before_in = self.compress.total_in();
+        let (level, bits) = (self.level, self.window_bits);
+        let compress = self
+            .compress
+            .get_or_insert_with(|| Compress::new_with_window_bits(level, false, bits));
+        let before_in = compress.total_in();
         loop {
-            let consumed = (self.compress.total_in() - before_in) as usize;
+            let consumed = (compress.total_in() - before_in) as usize;
             if out.capacity() - out.len() < 64 {
                 out.reserve(payload.len() / 2 + 64);
             }
-            let status = self
-                .compress
+            let status = compress
                 .compress_vec(&payload[consumed..], out, FlushCompress::Sync)
                 .expect("deflate of in-memory data cannot fail");
-            let done = (self.compress.total_in() - before_in) as usize == payload.len();
+            let done = (compress.total_in() - before_in) as usize == payload.len();
             // A sync flush is complete when it leaves spare room in the output.
             if done && out.len() < out.capacity() && matches!(status, Status::Ok | Status::BufError)
             {
@@ -279,7 +390,7 @@ impl Deflater {
         );
         out.truncate(out.len() - SYNC_TAIL.len());
         if self.no_context_takeover {
-            self.compress.reset();
+            compress.reset();
         }
         out.len() - start
     }
@@ -288,8 +399,10 @@ impl Deflater {
 /// Inflates the other side's messages (RFC 7692 §7.2.2): `00 00 ff ff` appended to each
 /// message's data, then inflated with the window of earlier messages (context takeover)
 /// or a fresh one.
+///
+/// The zlib state (with its 32 KiB window) is allocated at the first message.
 pub struct Inflater {
-    decompress: Decompress,
+    decompress: Option<Decompress>,
     no_context_takeover: bool,
     max_size: usize,
 }
@@ -299,7 +412,7 @@ impl Inflater {
     /// smaller one), refusing messages that inflate beyond `max_size` bytes.
     pub fn new(no_context_takeover: bool, max_size: usize) -> Self {
         Inflater {
-            decompress: Decompress::new_with_window_bits(false, MAX_WINDOW_BITS),
+            decompress: None,
             no_context_takeover,
             max_size,
         }
@@ -310,6 +423,13 @@ impl Inflater {
         Inflater::new(agreed.server_no_context_takeover, max_size)
     }
 
+    /// The server's decompressor for `agreed`. Its window is the largest whatever the
+    /// client's agreed one (zlib-rs keeps a 32 KiB window in any case, so a client that
+    /// refers further back than it agreed to is not caught here).
+    pub fn server(agreed: &Agreed, max_size: usize) -> Self {
+        Inflater::new(agreed.client_no_context_takeover, max_size)
+    }
+
     /// Appends the message `data` (its frames' payloads joined) inflated to `out`.
     ///
     /// # Errors
@@ -318,14 +438,17 @@ impl Inflater {
     /// connection fails).
     pub fn inflate(&mut self, data: &[u8], out: &mut Vec<u8>) -> Result<(), DeflateError> {
         let start = out.len();
+        let decompress = self
+            .decompress
+            .get_or_insert_with(|| Decompress::new_with_window_bits(false, MAX_WINDOW_BITS));
         let mut ended = false;
         for chunk in [data, &SYNC_TAIL[..]] {
             if ended {
                 break;
             }
-            let before_in = self.decompress.total_in();
+            let before_in = decompress.total_in();
             loop {
-                let consumed = (self.decompress.total_in() - before_in) as usize;
+                let consumed = (decompress.total_in() - before_in) as usize;
                 if out.len() - start > self.max_size {
                     return Err(DeflateError::TooLarge(self.max_size));
                 }
@@ -335,24 +458,23 @@ impl Inflater {
                     out.reserve(room.max(1024));
                 }
                 let before_out = out.len();
-                let status = self
-                    .decompress
+                let status = decompress
                     .decompress_vec(&chunk[consumed..], out, FlushDecompress::Sync)
                     .map_err(|e| DeflateError::Corrupt(e.to_string()))?;
-                let all_in = (self.decompress.total_in() - before_in) as usize == chunk.len();
+                let all_in = (decompress.total_in() - before_in) as usize == chunk.len();
                 let produced = out.len() > before_out;
                 if matches!(status, Status::StreamEnd) {
                     // A block with BFINAL set ends the DEFLATE stream: what follows it in
                     // the message (the empty block RFC 7692 §7.2.3.5 shows) is padding,
                     // and the next message starts a new stream.
-                    self.decompress.reset(false);
+                    decompress.reset(false);
                     ended = true;
                     break;
                 }
                 if all_in && !produced && out.len() < out.capacity() {
                     break;
                 }
-                if !produced && (self.decompress.total_in() - before_in) as usize == consumed {
+                if !produced && (decompress.total_in() - before_in) as usize == consumed {
                     if all_in {
                         break;
                     }
@@ -364,7 +486,7 @@ impl Inflater {
             return Err(DeflateError::TooLarge(self.max_size));
         }
         if self.no_context_takeover {
-            self.decompress.reset(false);
+            decompress.reset(false);
         }
         Ok(())
     }

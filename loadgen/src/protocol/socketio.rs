@@ -19,11 +19,11 @@
 
 use std::borrow::Cow;
 
-use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
+use fastwebsockets::{OpCode, WebSocket};
 
-use crate::protocol::ws::{read_message, Message};
+use crate::protocol::ws::{read_message, MaskGen, Message};
 use crate::report::{classify_ws_error, ErrorKind};
-use crate::transport::conn::Conn;
+use crate::transport::conn::{Conn, Outbox};
 
 /// Engine.IO packet type `open` (engine.io-protocol v4, "Protocol").
 pub const EIO_OPEN: u8 = b'0';
@@ -437,20 +437,18 @@ struct Pending {
     deliver: bool,
 }
 
-/// Client side of one Socket.IO connection: the reassembly state of binary packets.
-#[derive(Debug, Default)]
+/// Client side of one Socket.IO connection: the reassembly state of binary packets, and
+/// the connection's outbox, which its own packets (the namespace connection, pongs) go
+/// through like every data message the client sends (compressed when permessage-deflate
+/// was agreed, in order).
+#[derive(Debug)]
 pub struct SioReader {
     pending: Option<Pending>,
     attachments: Vec<Message>,
+    outbox: Outbox,
+    masks: MaskGen,
     /// Engine.IO pings answered so far.
     pub pings: u64,
-}
-
-/// Sends one text frame (masked by fastwebsockets, as every client frame).
-async fn send_text(ws: &mut WebSocket<Conn>, bytes: Vec<u8>) -> Result<(), ErrorKind> {
-    ws.write_frame(Frame::new(true, OpCode::Text, None, Payload::Owned(bytes)))
-        .await
-        .map_err(|e| classify_ws_error(&e))
 }
 
 impl SioReader {
@@ -460,8 +458,14 @@ impl SioReader {
     /// [`ErrorKind::SocketioConnectError`]; anything else unexpected (another first
     /// packet, the server closing) is [`ErrorKind::HandshakeFailed`]. Not bounded in
     /// time: the caller applies the timeout.
-    pub async fn open(ws: &mut WebSocket<Conn>) -> Result<SioReader, ErrorKind> {
-        let mut r = SioReader::default();
+    pub async fn open(ws: &mut WebSocket<Conn>, outbox: &Outbox) -> Result<SioReader, ErrorKind> {
+        let mut r = SioReader {
+            pending: None,
+            attachments: Vec::new(),
+            outbox: outbox.clone(),
+            masks: MaskGen::new(0x5107),
+            pings: 0,
+        };
         loop {
             let m = read_message(ws)
                 .await
@@ -478,13 +482,13 @@ impl SioReader {
                     }
                     break;
                 }
-                Some(&EIO_PING) => r.pong(ws, &m.payload[1..]).await?,
+                Some(&EIO_PING) => r.pong(&m.payload[1..]),
                 _ => return Err(ErrorKind::HandshakeFailed),
             }
         }
         let mut connect = vec![EIO_MESSAGE];
         encode_packet(&mut connect, PacketType::Connect, 0, "/", None, b"");
-        send_text(ws, connect).await?;
+        r.send_text(&connect);
         ws.flush().await.map_err(|e| classify_ws_error(&e))?;
         loop {
             match r.next(ws).await {
@@ -498,15 +502,22 @@ impl SioReader {
         }
     }
 
-    async fn pong(&mut self, ws: &mut WebSocket<Conn>, data: &[u8]) -> Result<(), ErrorKind> {
+    /// Queues one text frame in the connection's outbox; it leaves with the next flush or
+    /// read.
+    fn send_text(&mut self, bytes: &[u8]) {
+        let mut out = self.outbox.lock().unwrap_or_else(|e| e.into_inner());
+        out.data_frame(OpCode::Text, bytes, None, b"", self.masks.next_mask());
+    }
+
+    fn pong(&mut self, data: &[u8]) {
         // engine.io-protocol v4, "Heartbeat": the server sends `2`, the client answers `3`
         // (with the ping's data, as the probe exchange `2probe` / `3probe` does).
         let mut pong = Vec::with_capacity(1 + data.len());
         pong.push(EIO_PONG);
         pong.extend_from_slice(data);
         self.pings += 1;
-        // Queued in the connection's buffer; it leaves with the next flush or read.
-        send_text(ws, pong).await
+        // Queued in the connection's outbox; it leaves with the next flush or read.
+        self.send_text(&pong);
     }
 
     /// Reads the next event on the main namespace, answering pings and reassembling
@@ -529,12 +540,8 @@ impl SioReader {
     /// completes, `None` when it completes neither (a ping answered, an attachment still
     /// awaited, a packet ignored); errors as [`SioReader::read`]'s. Give it data messages
     /// and close frames only.
-    pub async fn feed(
-        &mut self,
-        ws: &mut WebSocket<Conn>,
-        m: Message,
-    ) -> Result<Option<SioIncoming>, ErrorKind> {
-        Ok(match self.on_message(ws, m).await? {
+    pub fn feed(&mut self, m: Message) -> Result<Option<SioIncoming>, ErrorKind> {
+        Ok(match self.on_message(m)? {
             Some(Got::Event(e)) => Some(SioIncoming::Event(e)),
             Some(Got::Close) => Some(SioIncoming::Close),
             Some(Got::Connected) | None => None,
@@ -544,17 +551,13 @@ impl SioReader {
     async fn next(&mut self, ws: &mut WebSocket<Conn>) -> Result<Got, ErrorKind> {
         loop {
             let m = read_message(ws).await.map_err(|e| classify_ws_error(&e))?;
-            if let Some(got) = self.on_message(ws, m).await? {
+            if let Some(got) = self.on_message(m)? {
                 return Ok(got);
             }
         }
     }
 
-    async fn on_message(
-        &mut self,
-        ws: &mut WebSocket<Conn>,
-        m: Message,
-    ) -> Result<Option<Got>, ErrorKind> {
+    fn on_message(&mut self, m: Message) -> Result<Option<Got>, ErrorKind> {
         match m.opcode {
             OpCode::Close => Ok(Some(Got::Close)),
             OpCode::Binary => {
@@ -581,20 +584,16 @@ impl SioReader {
                     // socket.io-parser: "got plaintext data when reconstructing a packet"
                     return Err(ErrorKind::Other);
                 }
-                self.on_text(ws, m).await
+                self.on_text(m)
             }
         }
     }
 
-    async fn on_text(
-        &mut self,
-        ws: &mut WebSocket<Conn>,
-        m: Message,
-    ) -> Result<Option<Got>, ErrorKind> {
+    fn on_text(&mut self, m: Message) -> Result<Option<Got>, ErrorKind> {
         match m.payload.first() {
             Some(&EIO_MESSAGE) => {}
             Some(&EIO_PING) => {
-                self.pong(ws, &m.payload[1..]).await?;
+                self.pong(&m.payload[1..]);
                 return Ok(None);
             }
             Some(&EIO_CLOSE) => return Err(ErrorKind::ClosedEarly),

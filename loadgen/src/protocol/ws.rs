@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use tokio::io::AsyncReadExt;
 
+use crate::protocol::deflate::DeflateError;
 use crate::transport::conn::Conn;
 use crate::transport::outqueue::OutQueue;
 
@@ -208,13 +209,28 @@ pub fn close_code(payload: &[u8]) -> Option<u16> {
     payload.get(..2).map(|b| u16::from_be_bytes([b[0], b[1]]))
 }
 
+/// The permessage-deflate failure behind the read error `e`, if it is one: a message that
+/// could not be inflated, or RSV1 where it does not belong (the connection's reads return
+/// it as an I/O error of kind `InvalidData`, see [`crate::transport::conn::Conn`], which
+/// has already queued the close frame with [`DeflateError::close_code`]).
+pub fn deflate_failure(e: &WebSocketError) -> Option<&DeflateError> {
+    match e {
+        WebSocketError::IoError(io) => io.get_ref()?.downcast_ref::<DeflateError>(),
+        _ => None,
+    }
+}
+
 /// The status code with which a client fails the connection after the read error `e`
 /// (RFC 6455 §7.4.1): 1007 for a text message (or close reason) that is not UTF-8, 1009
 /// for a message over [`MAX_MESSAGE_SIZE`], 1002 for any other violation of the protocol
-/// (reserved bits, unknown opcodes, fragmentation, a malformed close frame). `None` when
-/// there is no one to tell: end of stream, I/O errors, a connection already closed.
+/// (reserved bits, unknown opcodes, fragmentation, a malformed close frame); for a
+/// permessage-deflate failure ([`deflate_failure`]) its [`DeflateError::close_code`]. `None`
+/// when there is no one to tell: end of stream, I/O errors, a connection already closed.
 pub fn failure_close_code(e: &WebSocketError) -> Option<u16> {
     use WebSocketError as E;
+    if let Some(d) = deflate_failure(e) {
+        return Some(d.close_code());
+    }
     match e {
         E::InvalidUTF8 => Some(1007),
         E::FrameTooLarge => Some(1009),
@@ -583,6 +599,16 @@ mod tests {
             Some(1002)
         );
         assert_eq!(failure_close_code(&WebSocketError::UnexpectedEOF), None);
+        let corrupt = DeflateError::Corrupt("invalid block type".into());
+        let io = std::io::Error::new(std::io::ErrorKind::InvalidData, corrupt.clone());
+        let e = WebSocketError::IoError(io);
+        assert_eq!(deflate_failure(&e), Some(&corrupt));
+        assert_eq!(failure_close_code(&e), Some(1007));
+        let other = WebSocketError::IoError(std::io::ErrorKind::InvalidData.into());
+        assert_eq!(
+            (deflate_failure(&other), failure_close_code(&other)),
+            (None, None)
+        );
         assert_eq!(close_code(b"\x03\xe8bye"), Some(1000));
         assert_eq!(close_code(b""), None);
     }

@@ -17,6 +17,12 @@
 //!   [`crate::serve::sio`].
 //! - any other path: HTTP 404.
 //!
+//! permessage-deflate (RFC 7692; `serve --deflate` or `--deflate-answer`, see
+//! [`ServerPolicy`]): on `/echo`, `/push` and `/json` an offer is answered as the policy
+//! says, and a connection that agreed inflates what it receives and compresses what it
+//! sends, in its [`Conn`] (see [`crate::protocol::deflate_wire`]); the endpoint loops are
+//! the same. Other endpoints ignore offers. By default every offer is ignored.
+//!
 //! On every endpoint a ping is answered with a pong carrying the same payload (RFC 6455
 //! §5.5.3; fastwebsockets' auto-pong, see [`crate::protocol::ws::configure`]), queued with
 //! the replies and written before the connection next waits for input: what `ping`
@@ -35,6 +41,7 @@ pub mod sio;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -42,6 +49,7 @@ use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
+use crate::protocol::deflate::ServerPolicy;
 use crate::protocol::jsonmsg::{json_reply, JsonRequest, JSON_PATH};
 use crate::protocol::payload::{template, write_seq, MIN_SIZE};
 use crate::protocol::ws::{read_message, MAX_MESSAGE_SIZE};
@@ -49,14 +57,27 @@ use crate::serve::fanout::{fanout_loop, BROADCAST_PATH, MARKET_PATH};
 use crate::serve::request::PushRequest;
 use crate::serve::sio::{sio_loop, SioOptions};
 use crate::transport::conn::Conn;
-use crate::transport::handshake::accept;
+use crate::transport::handshake::accept_with;
 use crate::transport::url::WsUrl;
 
+/// How the reference server runs (`serve`'s options beyond the address).
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    /// `Some((d, every))`: the server's one thread blocks for `d` once every `every` (a
+    /// deliberately stalling server: nothing is read or written meanwhile).
+    pub stall: Option<(Duration, Duration)>,
+    /// What the server does with offers of permessage-deflate.
+    pub deflate: ServerPolicy,
+}
+
+/// The endpoints that answer offers of permessage-deflate (as the policy says).
+pub const DEFLATE_PATHS: [&str; 3] = ["/echo", "/push", JSON_PATH];
+
 /// Runs the reference server on `host:port` with a current-thread runtime until SIGTERM
-/// or SIGINT, then returns `Ok(())`. With `stall = Some((d, every))` the server's one
-/// thread blocks for `d` once every `every` (a deliberately stalling server: nothing is
-/// read or written meanwhile).
-pub fn run_serve(host: &str, port: u16, stall: Option<(Duration, Duration)>) -> io::Result<()> {
+/// or SIGINT, then returns `Ok(())`; see [`ServeOptions`].
+pub fn run_serve(host: &str, port: u16, options: &ServeOptions) -> io::Result<()> {
+    let stall = options.stall;
+    let policy = Arc::new(options.deflate.clone());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -79,7 +100,8 @@ pub fn run_serve(host: &str, port: u16, stall: Option<(Duration, Duration)>) -> 
         }
         let mut term = signal(SignalKind::terminate())?;
         let mut int = signal(SignalKind::interrupt())?;
-        serve(listener, handle, async move {
+        let handler = move |tcp| handle_with(tcp, policy.clone());
+        serve(listener, handler, async move {
             tokio::select! {
                 _ = term.recv() => {}
                 _ = int.recv() => {}
@@ -143,8 +165,15 @@ where
 }
 
 /// The reference handler for one TCP connection: upgrade, then `/echo`, `/push`, `/json`,
-/// `/broadcast`, `/market` or `/socket.io/` (Socket.IO, see [`crate::serve::sio`]).
+/// `/broadcast`, `/market` or `/socket.io/` (Socket.IO, see [`crate::serve::sio`]); offers
+/// of permessage-deflate are ignored.
 pub async fn handle(tcp: TcpStream) {
+    handle_with(tcp, Arc::new(ServerPolicy::Ignore)).await
+}
+
+/// [`handle`], answering offers of permessage-deflate on [`DEFLATE_PATHS`] as `deflate`
+/// says.
+pub async fn handle_with(tcp: TcpStream, deflate: Arc<ServerPolicy>) {
     let paths = [
         "/echo",
         "/push",
@@ -153,7 +182,7 @@ pub async fn handle(tcp: TcpStream) {
         BROADCAST_PATH,
         MARKET_PATH,
     ];
-    if let Some((ws, up)) = accept(tcp, &paths).await {
+    if let Some((ws, up)) = accept_with(tcp, &paths, &deflate, &DEFLATE_PATHS).await {
         match up.path.as_str() {
             "/echo" => echo_loop(ws).await,
             "/push" => push_loop(ws).await,
@@ -278,6 +307,13 @@ impl BackgroundServer {
     /// Starts the reference server.
     pub fn reference() -> io::Result<Self> {
         Self::start(handle)
+    }
+
+    /// Starts the reference server answering offers of permessage-deflate as `deflate`
+    /// says.
+    pub fn reference_with(deflate: ServerPolicy) -> io::Result<Self> {
+        let deflate = Arc::new(deflate);
+        Self::start(move |tcp| handle_with(tcp, deflate.clone()))
     }
 
     /// Starts a server running `handler` on every accepted connection.

@@ -10,6 +10,13 @@
 //! The buffer is an [`OutQueue`]: large message bodies pre-masked by the load generator
 //! sit in it as shared slices and leave through `writev` without a user-space copy.
 //!
+//! permessage-deflate ([`Conn::enable_deflate`], once the upgrade agreed to it; see
+//! [`crate::protocol::deflate_wire`]): reads go through a [`FrameInflater`], which inflates
+//! the peer's compressed messages before fastwebsockets parses the frames; the client
+//! compresses the data messages it encodes into its outbox ([`Outgoing`]); the server
+//! compresses the data frames fastwebsockets writes ([`FrameDeflater`]). A connection that
+//! did not agree reads and writes exactly as without the extension (one `Option` test).
+//!
 //! Two roles differ in how they wait for the socket:
 //! - [`Side::Client`] never waits for a write: `flush` is best effort (whatever the
 //!   socket does not take now is sent by the next `poll_read`). A client that blocked on
@@ -34,9 +41,15 @@ use std::sync::{Arc, Mutex};
 use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant};
 
+use fastwebsockets::OpCode;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
+use crate::protocol::deflate::{Agreed, DeflateError, Inflater};
+use crate::protocol::deflate_wire::{
+    write_header, DeflateRun, FrameDeflater, FrameInflater, MessageDeflater,
+};
+use crate::protocol::ws::{encode_client_frame, MAX_MESSAGE_SIZE};
 use crate::transport::outqueue::{OutQueue, MAX_IOV};
 
 /// Pending output (bytes) above which a [`Side::Server`] connection waits for the socket.
@@ -87,9 +100,46 @@ impl ReadClock {
 }
 
 /// Client side: encoded frames written directly by the load generator (bypassing
-/// fastwebsockets' per-frame write path). `flush` moves them into the connection's
-/// buffer, so they leave in the same system call as anything fastwebsockets queued.
-pub type Outbox = Arc<Mutex<OutQueue>>;
+/// fastwebsockets' per-frame write path). `flush`, a read, or a frame fastwebsockets
+/// writes (which goes after them) moves them into the connection's buffer, so they leave
+/// in the same system call as anything fastwebsockets queued.
+pub type Outbox = Arc<Mutex<Outgoing>>;
+
+/// What a client's outbox holds: the encoded frames waiting for the next flush or read
+/// and, once permessage-deflate is agreed, the compressor every data message goes
+/// through. Both under the outbox's one lock: messages leave in the order they were
+/// compressed, which context takeover depends on.
+#[derive(Debug, Default)]
+pub struct Outgoing {
+    /// Frames waiting for the next flush or read.
+    pub queue: OutQueue,
+    /// The connection's compressor, when permessage-deflate was agreed.
+    pub deflate: Option<MessageDeflater>,
+}
+
+impl Outgoing {
+    /// Appends one data message as a masked client frame (FIN set): `prefix`, then (if
+    /// given) message `seq` (`seq_hex` followed by `template[16..]`), then `suffix`, as
+    /// [`encode_client_frame`] lays it out; compressed, with RSV1 set, when
+    /// permessage-deflate was agreed.
+    pub fn data_frame(
+        &mut self,
+        opcode: OpCode,
+        prefix: &[u8],
+        message: Option<(&[u8; 16], &[u8])>,
+        suffix: &[u8],
+        mask: [u8; 4],
+    ) {
+        let tail = self.queue.tail();
+        let before = tail.len();
+        match &mut self.deflate {
+            Some(d) => d.encode(tail, opcode as u8, prefix, message, suffix, mask),
+            None => encode_client_frame(tail, opcode, prefix, message, suffix, mask),
+        }
+        let n = tail.len() - before;
+        self.queue.commit(n);
+    }
+}
 
 /// A handle on a connection's socket that sets its receive low-water mark (`SO_RCVLOWAT`,
 /// socket(7)): the socket reports readable only once that many bytes are queued, so a
@@ -160,6 +210,29 @@ pub struct Conn {
     low_water: RecvLowWater,
     /// The mark last set on the socket (0: the default).
     low_water_set: usize,
+    /// permessage-deflate, when agreed (boxed: most connections have none).
+    deflate: Option<Box<ConnDeflate>>,
+}
+
+/// A connection's permessage-deflate state (see the module documentation).
+struct ConnDeflate {
+    read: FrameInflater,
+    /// Server side: compresses the data frames fastwebsockets writes.
+    write: Option<FrameDeflater>,
+    /// Where the client's counts go when the connection ends.
+    run: Option<Arc<DeflateRun>>,
+    /// Why the connection failed: every read from then on returns it.
+    failed: Option<DeflateError>,
+    /// The socket reached end of stream.
+    eof: bool,
+}
+
+impl Drop for ConnDeflate {
+    fn drop(&mut self) {
+        if let Some(run) = &self.run {
+            run.add_received(self.read.flow());
+        }
+    }
 }
 
 impl Conn {
@@ -172,15 +245,82 @@ impl Conn {
             out: OutQueue::new(),
             side,
             clock: Arc::new(ReadClock::new()),
-            outbox: (side == Side::Client).then(|| Arc::new(Mutex::new(OutQueue::new()))),
+            outbox: (side == Side::Client).then(|| Arc::new(Mutex::new(Outgoing::default()))),
             low_water: RecvLowWater::default(),
             low_water_set: 0,
+            deflate: None,
+        }
+    }
+
+    /// Turns permessage-deflate on, as `agreed` (before anything is read or written
+    /// through the WebSocket): reads inflate the peer's compressed messages; a client's
+    /// outbox compresses the data messages encoded into it, counting into `run`; a
+    /// server compresses the data frames it writes.
+    pub fn enable_deflate(&mut self, agreed: &Agreed, run: Option<Arc<DeflateRun>>) {
+        let (inflater, write) = match self.side {
+            Side::Client => (Inflater::client(agreed, MAX_MESSAGE_SIZE), None),
+            Side::Server => (
+                Inflater::server(agreed, MAX_MESSAGE_SIZE),
+                Some(FrameDeflater::server(agreed)),
+            ),
+        };
+        if let Some(outbox) = &self.outbox {
+            let mut ob = outbox.lock().unwrap_or_else(|e| e.into_inner());
+            ob.deflate = Some(MessageDeflater::client(agreed, run.clone()));
+        }
+        let mut d = ConnDeflate {
+            read: FrameInflater::new(inflater),
+            write,
+            run,
+            failed: None,
+            eof: false,
+        };
+        let leftover = std::mem::take(&mut self.pre);
+        let fed = d.read.feed(&leftover[self.pre_pos..]);
+        self.pre_pos = 0;
+        self.deflate = Some(Box::new(d));
+        if let Err(e) = fed {
+            self.fail(e);
+        }
+    }
+
+    /// Whether permessage-deflate is on.
+    pub fn deflating(&self) -> bool {
+        self.deflate.is_some()
+    }
+
+    /// Fails the connection after `e` in the peer's data (RFC 6455 §7.1.7): queues a close
+    /// frame with the error's code ([`DeflateError::close_code`]), counts the failure, and
+    /// makes every read from now on return `e`.
+    fn fail(&mut self, e: DeflateError) {
+        let code = e.close_code().to_be_bytes();
+        let mut close = Vec::with_capacity(8);
+        match self.side {
+            Side::Client => {
+                let mask = [0x5a, 0xa5, 0x3c, 0xc3];
+                write_header(&mut close, 0x88, 2, Some(mask));
+                close.extend_from_slice(&[code[0] ^ mask[0], code[1] ^ mask[1]]);
+            }
+            Side::Server => {
+                write_header(&mut close, 0x88, 2, None);
+                close.extend_from_slice(&code);
+            }
+        }
+        self.take_outbox();
+        self.out.extend_from_slice(&close);
+        if let Some(d) = self.deflate.as_mut() {
+            if let Some(run) = &d.run {
+                run.inflate_failed(&e);
+            }
+            d.failed = Some(e);
         }
     }
 
     /// The socket and the bytes read past the HTTP upgrade not yet consumed; anything
-    /// written but not yet sent is dropped (call after a flush).
+    /// written but not yet sent is dropped (call after a flush). Not with
+    /// permessage-deflate (its bytes read ahead would be lost).
     pub fn into_parts(self) -> (TcpStream, Vec<u8>) {
+        debug_assert!(self.deflate.is_none(), "into_parts with permessage-deflate");
         let pre = self.pre[self.pre_pos..].to_vec();
         (self.io, pre)
     }
@@ -190,16 +330,18 @@ impl Conn {
         self.outbox.clone()
     }
 
-    /// Moves frames from the outbox to the end of the write buffer.
+    /// Moves frames from the outbox to the end of the write buffer (a client's, before
+    /// anything fastwebsockets writes: frames leave in the order they were queued, e.g. a
+    /// Socket.IO pong queued before the close frame).
     fn take_outbox(&mut self) {
         let Some(outbox) = &self.outbox else {
             return;
         };
         let mut ob = outbox.lock().unwrap_or_else(|e| e.into_inner());
-        if ob.is_empty() {
+        if ob.queue.is_empty() {
             return;
         }
-        self.out.append(&mut ob);
+        self.out.append(&mut ob.queue);
     }
 
     /// A handle that sets this socket's receive low-water mark (before the next read).
@@ -268,6 +410,76 @@ impl Conn {
     }
 }
 
+impl Conn {
+    /// What every read does first: frames queued in the outbox while the read was pending
+    /// (a fixed-rate sender queues there rather than cancel the read) leave before the
+    /// task waits again, and the receive low-water mark asked for is set. `Pending`: a
+    /// server with too much output pending reads nothing until it drains.
+    #[inline]
+    fn before_read(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.take_outbox();
+        if self.pending() > 0 {
+            match self.poll_drain(cx) {
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(())) => {}
+                Poll::Pending => {
+                    if self.side == Side::Server && self.pending() >= SERVER_HIGH_WATER {
+                        return Poll::Pending;
+                    }
+                }
+            }
+        }
+        let want = self.low_water.0.load(Ordering::Relaxed);
+        if want != self.low_water_set {
+            self.low_water_set = want;
+            // Best effort, see `RecvLowWater::set`.
+            let _ = set_recv_low_water(&self.io, want);
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    /// `poll_read` with permessage-deflate: hands on the frames the [`FrameInflater`] has
+    /// rewritten, reading the socket into it when it has none.
+    fn poll_read_deflate(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        loop {
+            let d = self.deflate.as_mut().expect("permessage-deflate is on");
+            if d.read.pending() > 0 {
+                let n = d.read.take_into(buf);
+                debug_assert!(n > 0 || buf.remaining() == 0);
+                return Poll::Ready(Ok(()));
+            }
+            if let Some(e) = &d.failed {
+                let e = io::Error::new(io::ErrorKind::InvalidData, e.clone());
+                // Best effort: the close frame that fails the connection.
+                let _ = self.poll_drain(cx);
+                return Poll::Ready(Err(e));
+            }
+            if d.eof {
+                return Poll::Ready(Ok(()));
+            }
+            ready!(self.before_read(cx))?;
+            let d = self.deflate.as_mut().expect("permessage-deflate is on");
+            let mut room = ReadBuf::new(d.read.room());
+            ready!(Pin::new(&mut self.io).poll_read(cx, &mut room))?;
+            let n = room.filled().len();
+            if n == 0 {
+                d.eof = true;
+                continue;
+            }
+            if self.side == Side::Client {
+                self.clock.stamp();
+            }
+            if let Err(e) = d.read.filled(n) {
+                self.fail(e);
+            }
+        }
+    }
+}
+
 impl AsyncRead for Conn {
     fn poll_read(
         self: Pin<&mut Self>,
@@ -275,29 +487,13 @@ impl AsyncRead for Conn {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        if this.deflate.is_some() {
+            return this.poll_read_deflate(cx, buf);
+        }
         if read_leftover(&mut this.pre, &mut this.pre_pos, buf) {
             return Poll::Ready(Ok(()));
         }
-        // Frames queued in the outbox while this read was pending (a fixed-rate sender
-        // queues there rather than cancel the read) leave before the task waits again.
-        this.take_outbox();
-        if this.pending() > 0 {
-            match this.poll_drain(cx) {
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Ready(Ok(())) => {}
-                Poll::Pending => {
-                    if this.side == Side::Server && this.pending() >= SERVER_HIGH_WATER {
-                        return Poll::Pending;
-                    }
-                }
-            }
-        }
-        let want = this.low_water.0.load(Ordering::Relaxed);
-        if want != this.low_water_set {
-            this.low_water_set = want;
-            // Best effort, see `RecvLowWater::set`.
-            let _ = set_recv_low_water(&this.io, want);
-        }
+        ready!(this.before_read(cx))?;
         let before = buf.filled().len();
         let r = Pin::new(&mut this.io).poll_read(cx, buf);
         if this.side == Side::Client && buf.filled().len() > before {
@@ -315,6 +511,12 @@ impl AsyncWrite for Conn {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         ready!(this.poll_room(cx))?;
+        // Frames queued in the outbox before this write go first.
+        this.take_outbox();
+        if let Some(w) = this.deflate.as_mut().and_then(|d| d.write.as_mut()) {
+            w.write(&[IoSlice::new(buf)], &mut this.out);
+            return Poll::Ready(Ok(buf.len()));
+        }
         this.out.extend_from_slice(buf);
         Poll::Ready(Ok(buf.len()))
     }
@@ -326,7 +528,12 @@ impl AsyncWrite for Conn {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         ready!(this.poll_room(cx))?;
+        this.take_outbox();
         let total: usize = bufs.iter().map(|b| b.len()).sum();
+        if let Some(w) = this.deflate.as_mut().and_then(|d| d.write.as_mut()) {
+            w.write(bufs, &mut this.out);
+            return Poll::Ready(Ok(total));
+        }
         let mut written = 0;
         if this.side == Side::Server && total >= SERVER_DIRECT_WRITE {
             written = this.write_direct(cx, bufs)?;

@@ -3,6 +3,11 @@
 //! Doing it ourselves lets the client time the handshake and keeps any bytes that arrive
 //! in the same read as the end of the HTTP head (they belong to the WebSocket stream and
 //! are handed to [`Conn`]).
+//!
+//! permessage-deflate (RFC 7692): a client given a [`DeflateRun`] offers it as a browser
+//! does ([`OFFER`]), checks the answer ([`agree`]: an answer §7.1 refuses fails the
+//! upgrade) and turns it on in the [`Conn`] when agreed; a server answers an offer as its
+//! [`ServerPolicy`] says ([`respond`]) on the paths that support it.
 
 use std::fmt;
 use std::io;
@@ -15,6 +20,8 @@ use sha1::{Digest, Sha1};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::protocol::deflate::{agree, respond, Agreed, DeflateError, ServerPolicy, OFFER};
+use crate::protocol::deflate_wire::DeflateRun;
 use crate::protocol::proto::Transport;
 use crate::protocol::ws::configure;
 use crate::transport::conn::{Conn, Outbox, ReadClock, RecvLowWater, Side};
@@ -65,6 +72,9 @@ pub enum ConnectError {
     BadResponse(String),
     /// The server closed the connection before completing the upgrade.
     Closed,
+    /// The server's `Sec-WebSocket-Extensions` answer to the permessage-deflate offer
+    /// breaks RFC 7692 §7.1: the client fails the connection.
+    Deflate(DeflateError),
     /// Any other I/O error.
     Io(io::Error),
 }
@@ -79,6 +89,7 @@ impl fmt::Display for ConnectError {
             ConnectError::Closed => {
                 write!(f, "handshake failed: connection closed before the response")
             }
+            ConnectError::Deflate(e) => write!(f, "handshake failed: {e}"),
             ConnectError::Io(e) => write!(f, "connection failed: {e}"),
         }
     }
@@ -100,6 +111,8 @@ pub struct Client {
     /// How messages are read: plain WebSocket unless the caller opened a Socket.IO
     /// session on it.
     pub transport: Transport,
+    /// permessage-deflate as agreed; `None` when not offered or not agreed.
+    pub deflate: Option<Agreed>,
 }
 
 /// Connects to `addr` and performs the client upgrade for `url`, bounded by `timeout`.
@@ -108,37 +121,51 @@ pub async fn connect(
     url: &WsUrl,
     timeout: Duration,
 ) -> Result<Client, ConnectError> {
-    connect_from(addr, None, url, timeout).await
+    connect_from(addr, None, url, timeout, None).await
 }
 
-/// [`connect`] from the local address `local` (port chosen by the kernel) when given;
-/// see [`crate::transport::source`].
+/// [`connect`] from the local address `local` (port chosen by the kernel) when given
+/// (see [`crate::transport::source`]), offering permessage-deflate when `deflate` is
+/// given: what the connection agrees, declines or refuses is counted there.
 pub async fn connect_from(
     addr: std::net::SocketAddr,
     local: Option<std::net::IpAddr>,
     url: &WsUrl,
     timeout: Duration,
+    deflate: Option<&Arc<DeflateRun>>,
 ) -> Result<Client, ConnectError> {
     let start = Instant::now();
-    match tokio::time::timeout(timeout, connect_inner(addr, local, url)).await {
-        Ok(Ok((ws, clock, outbox, low_water))) => Ok(Client {
+    match tokio::time::timeout(timeout, connect_inner(addr, local, url, deflate)).await {
+        Ok(Ok((ws, clock, outbox, low_water, agreed))) => Ok(Client {
             ws,
             clock,
             outbox,
             low_water,
             handshake: start.elapsed(),
             transport: Transport::Ws,
+            deflate: agreed,
         }),
         Ok(Err(e)) => Err(e),
         Err(_) => Err(ConnectError::Timeout),
     }
 }
 
+/// What an upgrade gives: the WebSocket, its read clock, outbox and low-water handle, and
+/// the permessage-deflate agreement.
+type Upgrade = (
+    WebSocket<Conn>,
+    Arc<ReadClock>,
+    Outbox,
+    RecvLowWater,
+    Option<Agreed>,
+);
+
 async fn connect_inner(
     addr: std::net::SocketAddr,
     local: Option<std::net::IpAddr>,
     url: &WsUrl,
-) -> Result<(WebSocket<Conn>, Arc<ReadClock>, Outbox, RecvLowWater), ConnectError> {
+    deflate: Option<&Arc<DeflateRun>>,
+) -> Result<Upgrade, ConnectError> {
     let mut tcp = tcp_connect(addr, local).await.map_err(|e| {
         if e.kind() == io::ErrorKind::ConnectionRefused {
             ConnectError::Refused
@@ -148,9 +175,13 @@ async fn connect_inner(
     })?;
     tcp.set_nodelay(true).map_err(ConnectError::Io)?;
     let key = new_key();
+    let offer = match deflate {
+        Some(_) => format!("Sec-WebSocket-Extensions: {OFFER}\r\n"),
+        None => String::new(),
+    };
     let req = format!(
         "GET {} HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-         Sec-WebSocket-Key: {}\r\nSec-WebSocket-Version: 13\r\n\r\n",
+         Sec-WebSocket-Key: {}\r\nSec-WebSocket-Version: 13\r\n{offer}\r\n",
         url.path,
         url.authority(),
         key
@@ -190,14 +221,37 @@ async fn connect_inner(
                         "bad Sec-WebSocket-Accept".to_string(),
                     ));
                 }
+                let agreed = match deflate {
+                    Some(run) => {
+                        let answers = header_values(resp.headers, "sec-websocket-extensions");
+                        match agree(&answers) {
+                            Ok(Some(a)) => {
+                                run.agreed(&a);
+                                Some(a)
+                            }
+                            Ok(None) => {
+                                run.declined();
+                                None
+                            }
+                            Err(e) => {
+                                run.refused(&e);
+                                return Err(ConnectError::Deflate(e));
+                            }
+                        }
+                    }
+                    None => None,
+                };
                 let leftover = buf[head_len..].to_vec();
-                let conn = Conn::new(tcp, leftover, Side::Client);
+                let mut conn = Conn::new(tcp, leftover, Side::Client);
+                if let Some(a) = &agreed {
+                    conn.enable_deflate(a, deflate.cloned());
+                }
                 let clock = conn.read_clock();
                 let outbox = conn.outbox().expect("client connections have an outbox");
                 let low_water = conn.recv_low_water();
                 let mut ws = WebSocket::after_handshake(conn, Role::Client);
                 configure(&mut ws);
-                return Ok((ws, clock, outbox, low_water));
+                return Ok((ws, clock, outbox, low_water, agreed));
             }
             Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => {}
             Ok(httparse::Status::Partial) => {
@@ -218,11 +272,34 @@ pub struct Upgraded {
     pub port: u16,
 }
 
+/// Every value of the header `name` (case-insensitive), as text (a value that is not
+/// UTF-8 is left out).
+fn header_values<'h>(headers: &[httparse::Header<'h>], name: &str) -> Vec<&'h str> {
+    headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case(name))
+        .filter_map(|h| std::str::from_utf8(h.value).ok())
+        .collect()
+}
+
 /// Server side: reads the HTTP request on `tcp`. If its path (query ignored) is one of
 /// `paths` and it is a valid WebSocket upgrade, answers 101 and returns the configured
 /// WebSocket; otherwise answers 404 (unknown path) or 400 (not an upgrade) and returns
-/// `None`. I/O errors (client gone) also give `None`.
-pub async fn accept(mut tcp: TcpStream, paths: &[&str]) -> Option<(WebSocket<Conn>, Upgraded)> {
+/// `None`. I/O errors (client gone) also give `None`. Offers of extensions are ignored.
+pub async fn accept(tcp: TcpStream, paths: &[&str]) -> Option<(WebSocket<Conn>, Upgraded)> {
+    accept_with(tcp, paths, &ServerPolicy::Ignore, &[]).await
+}
+
+/// [`accept`], answering an offer of permessage-deflate as `policy` says on the paths in
+/// `deflate_paths` (see [`respond`]; the connection then compresses what it sends and
+/// inflates what it receives, [`Conn::enable_deflate`]); on other paths offers are
+/// ignored.
+pub async fn accept_with(
+    mut tcp: TcpStream,
+    paths: &[&str],
+    policy: &ServerPolicy,
+    deflate_paths: &[&str],
+) -> Option<(WebSocket<Conn>, Upgraded)> {
     let _ = tcp.set_nodelay(true);
     let mut buf = Vec::with_capacity(1024);
     loop {
@@ -264,16 +341,31 @@ pub async fn accept(mut tcp: TcpStream, paths: &[&str]) -> Option<(WebSocket<Con
                 return None;
             }
         };
+        let answer = if deflate_paths.contains(&path.as_str()) {
+            respond(
+                &header_values(req.headers, "sec-websocket-extensions"),
+                policy,
+            )
+        } else {
+            None
+        };
+        let extensions = match &answer {
+            Some((value, _)) => format!("Sec-WebSocket-Extensions: {value}\r\n"),
+            None => String::new(),
+        };
         let resp = format!(
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
-             Sec-WebSocket-Accept: {}\r\n\r\n",
+             Sec-WebSocket-Accept: {}\r\n{extensions}\r\n",
             accept_key(key)
         );
         let port = tcp.local_addr().ok()?.port();
         let leftover = buf[head_len..].to_vec();
         tcp.write_all(resp.as_bytes()).await.ok()?;
-        let mut ws =
-            WebSocket::after_handshake(Conn::new(tcp, leftover, Side::Server), Role::Server);
+        let mut conn = Conn::new(tcp, leftover, Side::Server);
+        if let Some((_, Some(agreed))) = &answer {
+            conn.enable_deflate(agreed, None);
+        }
+        let mut ws = WebSocket::after_handshake(conn, Role::Server);
         configure(&mut ws);
         return Some((ws, Upgraded { path, port }));
     }

@@ -113,6 +113,16 @@ fn usage_errors_exit_2() {
         ),
         // The agent name goes into a query string as is.
         (&["autobahn-client", "--agent", "a&b"], "agent name"),
+        // A header value on one line.
+        (
+            &["serve", "--port", "0", "--deflate-answer", "a\r\nX-Evil: 1"],
+            "header value",
+        ),
+        // The connections of `autobahn-client` and `probe` offer nothing.
+        (
+            &["probe", "--url", "ws://127.0.0.1:1/echo", "--deflate"],
+            "--deflate",
+        ),
     ];
     for (args, needle) in cases {
         let (code, stdout, stderr) = run(args);
@@ -195,6 +205,7 @@ fn serve_probe_echo_report_keys_and_sigterm() {
         "loadgen_cpu_percent",
         "client_bound",
         "rlimit_nofile",
+        "deflate",
     ];
     let mut got = keys.clone();
     got.sort();

@@ -123,6 +123,7 @@ fn connect_reports_cycles() {
                 "loadgen_cpu_percent",
                 "client_bound",
                 "rlimit_nofile",
+                "deflate",
             ])
         );
         assert_eq!(
@@ -224,6 +225,7 @@ fn hold_prints_two_lines_and_ends_at_stdin_eof() {
             "connections_per_s",
             "handshake_us",
             "rlimit_nofile",
+            "deflate",
         ])
     );
     assert_eq!(first["scenario"], "hold");

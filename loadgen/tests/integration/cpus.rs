@@ -198,6 +198,7 @@ fn connect_and_hold_run_on_pinned_threads() {
                 cpus: cpus.clone(),
                 source_addresses: 1,
                 protocol,
+                deflate: false,
             };
             let r = run_connect(&cfg).unwrap();
             assert_eq!(r.errors, Errors::default(), "{ctx}: {r:?}");
@@ -219,6 +220,7 @@ fn connect_and_hold_run_on_pinned_threads() {
                 source_addresses: 1,
                 protocol,
                 cpus: cpus.clone(),
+                deflate: false,
             };
             let (first, closed) = run_hold(&cfg, std::future::pending(), |_| {}).unwrap();
             assert_eq!(first.connections_ok, n as u64, "{ctx}");

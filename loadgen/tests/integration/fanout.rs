@@ -40,6 +40,7 @@ pub(crate) fn fanout_cfg(
         cpus: Vec::new(),
         protocol: Protocol::Websocket,
         source_addresses: 1,
+        deflate: false,
     }
 }
 
@@ -239,14 +240,14 @@ fn a_server_that_relays_back_to_the_publisher_is_caught() {
 
 /// A Socket.IO client of `server` with its session open.
 async fn sio_client(server: &BackgroundServer) -> (WebSocket<Conn>, SioReader) {
-    let Client { mut ws, .. } = connect(
+    let Client { mut ws, outbox, .. } = connect(
         server.addr,
         &common::sio_url(server),
         Duration::from_secs(5),
     )
     .await
     .unwrap();
-    let reader = SioReader::open(&mut ws).await.unwrap();
+    let reader = SioReader::open(&mut ws, &outbox).await.unwrap();
     (ws, reader)
 }
 

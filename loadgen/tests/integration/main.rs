@@ -10,6 +10,7 @@ mod cli;
 mod cli_many;
 mod counts;
 mod cpus;
+mod deflate;
 mod fanout;
 mod faults;
 mod many;

@@ -207,6 +207,7 @@ fn connect_cfg(url: WsUrl, protocol: Protocol) -> ConnectConfig {
         cpus: Vec::new(),
         source_addresses: 1,
         protocol,
+        deflate: false,
     }
 }
 
@@ -343,6 +344,7 @@ fn hold_cfg(url: WsUrl, n: usize, protocol: Protocol) -> HoldConfig {
         source_addresses: 1,
         protocol,
         cpus: Vec::new(),
+        deflate: false,
     }
 }
 

@@ -56,8 +56,14 @@ pub struct Served(pub std::process::Child, pub u16);
 impl Served {
     /// Starts `wsbench-loadgen serve --port 0` and reads its port from stderr.
     pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// [`Served::start`] with more options, e.g. `--deflate`.
+    pub fn start_with(options: &[&str]) -> Self {
         let mut child = Command::new(BIN)
             .args(["serve", "--host", "127.0.0.1", "--port", "0"])
+            .args(options)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
