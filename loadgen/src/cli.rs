@@ -12,6 +12,7 @@ use crate::modes::fanout::{FanoutConfig, Workload};
 use crate::modes::hold::HoldConfig;
 use crate::modes::ping::PING_SIZE;
 use crate::modes::run::LoadConfig;
+use crate::protocol::corpus;
 use crate::protocol::deflate::ServerPolicy;
 use crate::protocol::payload::{MAX_SIZE, MIN_SIZE};
 use crate::protocol::proto::Protocol;
@@ -129,6 +130,7 @@ impl PhaseArgs {
             size,
             text,
             json: false,
+            corpus: false,
             warmup: self.warmup,
             duration: self.duration,
             count: self.count,
@@ -174,6 +176,12 @@ pub struct EchoArgs {
     /// frames, each answer parsed and checked. Not with --text or another --size.
     #[arg(long, conflicts_with = "text")]
     pub json: bool,
+    /// The JSON corpus's messages (impls/PROTOCOL.md, "The JSON corpus"): realistic JSON of
+    /// 1,024 bytes, message i the corpus's line i mod 128 with its sequence number, as
+    /// text frames (Socket.IO: the event's string argument), each reply checked byte for
+    /// byte. Not with --json; --size, if given, must be 1024.
+    #[arg(long, conflicts_with = "json")]
+    pub corpus: bool,
     /// Fixed offered load: send R messages per second over all connections (each
     /// connection R/N, on a fixed schedule, whatever the replies do) and measure each
     /// round trip from the message's intended send time (no coordinated omission);
@@ -382,8 +390,10 @@ pub struct ServeArgs {
     /// offers it, with the defaults (context takeover both ways, 15-bit windows; the
     /// server's parameters the offer asks for are granted): compress what the server
     /// sends, inflate what it receives. Without it (and --deflate-answer) offers are
-    /// ignored.
-    #[arg(long)]
+    /// ignored. `--shipped-compression`, the flag the harness gives every server in the
+    /// deployment profiles with compression as shipped, means the same: the reference
+    /// server, the yardstick of those profiles, ships accepting it.
+    #[arg(long, alias = "shipped-compression")]
     pub deflate: bool,
     /// Answer every offer of permessage-deflate on /echo, /push and /json with exactly this
     /// `Sec-WebSocket-Extensions` value, e.g. "permessage-deflate;
@@ -458,10 +468,13 @@ impl LoadArgs {
 impl EchoArgs {
     /// Converts to a [`LoadConfig`].
     pub fn to_config(&self) -> LoadConfig {
+        let load = self.load.to_config(self.in_flight);
         LoadConfig {
             json: self.json,
+            corpus: self.corpus,
+            text: load.text || self.corpus,
             rate: self.rate,
-            ..self.load.to_config(self.in_flight)
+            ..load
         }
     }
 }
@@ -548,6 +561,13 @@ impl Command {
                 if a.json && a.load.size != DEFAULT_SIZE {
                     return Err(format!(
                         "--json messages are 97 bytes: --size {} cannot be used with --json",
+                        a.load.size
+                    ));
+                }
+                if a.corpus && ![DEFAULT_SIZE, corpus::SIZE as u64].contains(&a.load.size) {
+                    return Err(format!(
+                        "--corpus messages are {} bytes: --size {} cannot be used with --corpus",
+                        corpus::SIZE,
                         a.load.size
                     ));
                 }

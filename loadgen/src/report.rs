@@ -187,9 +187,10 @@ pub struct ReportConfig {
     pub in_flight: Option<usize>,
     /// Refill burst size B = max(1, W / 4) (echo; ping: 1; `None` for stream).
     pub burst: Option<usize>,
-    /// Message size, bytes (97 for JSON; ping: 16, a ping's payload).
+    /// Message size, bytes (97 for JSON, 1,024 for the corpus; ping: 16, a ping's payload).
     pub size_bytes: usize,
-    /// `"binary"`, `"text"`, `"json"` or (ping) `"ping"`.
+    /// `"binary"`, `"text"`, `"json"`, `"corpus"` (text frames of the JSON corpus) or
+    /// (ping) `"ping"`.
     pub message_type: &'static str,
     /// Warm-up, seconds.
     pub warmup_s: f64,

@@ -49,6 +49,7 @@ use tokio::time::Sleep;
 use crate::modes::run::{
     block_on, drive, ConnResult, Control, LoadConfig, RunError, Scenario, DRAIN, MEASURE,
 };
+use crate::protocol::corpus::{self, Corpus};
 use crate::protocol::jsonmsg::{
     inspect_reply, json_body_template, json_prefix, split_event, JSON_EVENT,
 };
@@ -74,17 +75,23 @@ pub fn run_echo(cfg: &LoadConfig) -> Result<Report, RunError> {
 
 /// Runs the echo scenario on the current runtime and returns the report.
 pub async fn echo(cfg: &LoadConfig) -> Result<Report, RunError> {
+    let corpus = match cfg.corpus {
+        true => Some(Arc::new(Corpus::load().map_err(RunError::Corpus)?)),
+        false => None,
+    };
     let params = Params {
         w: cfg.in_flight.max(1),
         b: cfg.burst(),
         size: cfg.size_bytes(),
         kind: if cfg.text { Kind::Text } else { Kind::Binary },
         json: cfg.json,
+        corpus: corpus.clone(),
         framing: Arc::new(Framing::new(
             cfg.protocol,
             cfg.text,
             cfg.json,
-            cfg.size,
+            corpus.is_some(),
+            cfg.size_bytes(),
             ECHO_EVENT,
         )),
         count: cfg.count,
@@ -109,6 +116,8 @@ struct Params {
     kind: Kind,
     /// JSON messages and answers instead of echoed messages.
     json: bool,
+    /// The JSON corpus's messages instead of the filler.
+    corpus: Option<Arc<Corpus>>,
     framing: Arc<Framing>,
     count: Option<u64>,
     timeout: Duration,
@@ -147,10 +156,21 @@ impl Framing {
         protocol: Protocol,
         text: bool,
         json: bool,
+        corpus: bool,
         size: usize,
         event: &str,
     ) -> Self {
+        // A corpus message's constant start (`{"seq":"`, Socket.IO: JSON-escaped in the
+        // string argument) is framing; its template starts at the sequence digits.
         let kind = match (protocol, text) {
+            (Protocol::Websocket, _) if corpus => FrameKind::TextWrapped {
+                prefix: CORPUS_START.to_vec(),
+                suffix: b"",
+            },
+            (Protocol::Socketio, _) if corpus => FrameKind::TextWrapped {
+                prefix: [&string_event_prefix(event)[..], CORPUS_START_ESCAPED].concat(),
+                suffix: STRING_EVENT_SUFFIX,
+            },
             (Protocol::Websocket, _) if json => FrameKind::TextWrapped {
                 prefix: json_prefix().to_vec(),
                 suffix: b"",
@@ -169,7 +189,7 @@ impl Framing {
                 header: binary_event_header(event),
             },
         };
-        let premasked = (size >= PREMASK_MIN_SIZE && !json).then(|| {
+        let premasked = (size >= PREMASK_MIN_SIZE && !json && !corpus).then(|| {
             let offset = kind.message_prefix().len() + SEQ_LEN;
             let body = &template(size)[SEQ_LEN..];
             PremaskedBodies::new(body, offset, PREMASK_KEYS, &mut MaskGen::new(0))
@@ -218,6 +238,32 @@ impl FrameKind {
     }
 }
 
+/// The start of every corpus message, before its sequence digits.
+const CORPUS_START: &[u8] = b"{\"seq\":\"";
+/// [`CORPUS_START`] JSON-escaped, as it starts a Socket.IO string argument.
+const CORPUS_START_ESCAPED: &[u8] = b"{\\\"seq\\\":\\\"";
+
+/// The templates of every message (sequence 0, from the sequence digits on): one for the
+/// filler or the JSON workload; the corpus's lines for `--corpus` (Socket.IO: escaped).
+fn templates(p: &Params, protocol_sio: bool) -> Vec<Vec<u8>> {
+    match &p.corpus {
+        Some(corpus) => (0..corpus.len() as u64)
+            .map(|seq| {
+                let mut line = Vec::with_capacity(2 * corpus::SIZE);
+                if protocol_sio {
+                    corpus.write_escaped(seq, &mut line);
+                    line.split_off(Corpus::escaped_seq_offset())
+                } else {
+                    corpus.write_message(seq, &mut line);
+                    line.split_off(corpus::SEQ_OFFSET)
+                }
+            })
+            .collect(),
+        None if p.json => vec![json_body_template()],
+        None => vec![template(p.size)],
+    }
+}
+
 /// The start of a Socket.IO `json` event up to the message's sequence digits:
 /// `42["json",{"seq": "` (the rest of the JSON message follows, then `]`).
 fn json_event_prefix() -> Vec<u8> {
@@ -251,7 +297,8 @@ struct EchoConn {
     outbox: Outbox,
     ctl: Arc<Control>,
     p: Params,
-    template: Vec<u8>,
+    /// Message templates, message `seq` taking entry `seq mod len` ([`templates`]).
+    templates: Vec<Vec<u8>>,
     masks: MaskGen,
     /// This connection's index (its shard of the shared latency histogram).
     index: usize,
@@ -272,18 +319,14 @@ enum Read {
 
 impl EchoConn {
     fn new(i: usize, client: Client, ctl: Arc<Control>, p: Params) -> Self {
-        let template = if p.json {
-            json_body_template()
-        } else {
-            template(p.size)
-        };
+        let templates = templates(&p, matches!(client.transport, Transport::Sio(_)));
         EchoConn {
             ws: client.ws,
             transport: client.transport,
             clock: client.clock,
             outbox: client.outbox,
             ctl,
-            template,
+            templates,
             masks: MaskGen::new(i as u64 + 1),
             index: i,
             inflight: VecDeque::with_capacity(p.w),
@@ -384,7 +427,9 @@ impl EchoConn {
                                 let seq = self.next_seq;
                                 let intended = schedule.at(seq);
                                 write_seq(&mut seq_hex, seq);
-                                self.p.framing.encode(&mut out, &seq_hex, &self.template, &mut self.masks);
+                                let template =
+                                    &self.templates[(seq % self.templates.len() as u64) as usize];
+                                self.p.framing.encode(&mut out, &seq_hex, template, &mut self.masks);
                                 self.inflight.push_back((seq, intended));
                                 self.next_seq += 1;
                                 if self.ctl.phase_at(intended) == MEASURE {
@@ -466,9 +511,10 @@ impl EchoConn {
             for _ in 0..k {
                 let seq = self.next_seq;
                 write_seq(&mut seq_hex, seq);
+                let template = &self.templates[(seq % self.templates.len() as u64) as usize];
                 self.p
                     .framing
-                    .encode(&mut out, &seq_hex, &self.template, &mut self.masks);
+                    .encode(&mut out, &seq_hex, template, &mut self.masks);
                 self.inflight.push_back((seq, self.last_progress));
                 self.next_seq += 1;
             }
@@ -489,9 +535,15 @@ impl EchoConn {
     /// Checks one reply's content: its payload size in bytes (Socket.IO: the argument's)
     /// and what it says.
     fn check(&self, msg: &Incoming) -> (usize, Inspection) {
+        if let Some(corpus) = &self.p.corpus {
+            // Socket.IO hands the string argument over unescaped: the message itself.
+            let (payload, kind) = msg.payload(ECHO_EVENT);
+            let ins = corpus.inspect(&payload, kind == Kind::Text, false);
+            return (payload.len(), ins);
+        }
         if !self.p.json {
             let (payload, kind) = msg.payload(ECHO_EVENT);
-            let ins = inspect(&payload, kind == self.p.kind, &self.template);
+            let ins = inspect(&payload, kind == self.p.kind, &self.templates[0]);
             return (payload.len(), ins);
         }
         match msg {

@@ -540,8 +540,16 @@ struct Sender {
 impl Sender {
     fn new(cfg: &FanoutConfig, outbox: Outbox) -> Self {
         Sender {
-            framing: (cfg.workload == Workload::Broadcast)
-                .then(|| Framing::new(cfg.protocol, cfg.text, false, cfg.size, BROADCAST_EVENT)),
+            framing: (cfg.workload == Workload::Broadcast).then(|| {
+                Framing::new(
+                    cfg.protocol,
+                    cfg.text,
+                    false,
+                    false,
+                    cfg.size,
+                    BROADCAST_EVENT,
+                )
+            }),
             template: template(cfg.size.max(16)),
             protocol: cfg.protocol,
             masks: MaskGen::new(u64::MAX),

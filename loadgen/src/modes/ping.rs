@@ -76,6 +76,7 @@ pub async fn ping(cfg: &LoadConfig) -> Result<Report, RunError> {
         size: PING_SIZE,
         text: false,
         json: false,
+        corpus: false,
         rate: None,
         ..cfg.clone()
     };

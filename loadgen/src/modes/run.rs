@@ -14,6 +14,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::cpus::{pin_current_thread, reported, runtime_threads, PinnedThreads};
+use crate::protocol::corpus;
 use crate::protocol::deflate_wire::DeflateRun;
 use crate::protocol::integrity::Integrity;
 use crate::protocol::jsonmsg::JSON_SIZE;
@@ -44,6 +45,9 @@ pub struct LoadConfig {
     /// Echo only: JSON messages to `/json` (Socket.IO: the `json` event) instead of
     /// echoed messages; see [`crate::protocol::jsonmsg`].
     pub json: bool,
+    /// Echo only: the JSON corpus's messages (`--corpus`, text frames of
+    /// [`corpus::SIZE`] bytes) instead of the filler; see [`crate::protocol::corpus`].
+    pub corpus: bool,
     /// Warm-up before the window (duration mode).
     pub warmup: Duration,
     /// Length of the measurement window (duration mode).
@@ -81,6 +85,7 @@ impl LoadConfig {
             size,
             text: false,
             json: false,
+            corpus: false,
             warmup: Duration::from_secs(1),
             duration: Duration::from_secs(3),
             count: Some(count),
@@ -94,10 +99,13 @@ impl LoadConfig {
         }
     }
 
-    /// The size of every message sent, bytes: [`JSON_SIZE`] with `json`, else `size`.
+    /// The size of every message sent, bytes: [`JSON_SIZE`] with `json`, [`corpus::SIZE`]
+    /// with `corpus`, else `size`.
     pub fn size_bytes(&self) -> usize {
         if self.json {
             JSON_SIZE
+        } else if self.corpus {
+            corpus::SIZE
         } else {
             self.size
         }
@@ -120,6 +128,7 @@ impl LoadConfig {
             message_type: match (scenario, self.json, self.text) {
                 (Scenario::Ping, _, _) => "ping",
                 (_, true, _) => "json",
+                _ if self.corpus => "corpus",
                 (_, false, true) => "text",
                 (_, false, false) => "binary",
             },
@@ -174,6 +183,8 @@ pub enum RunError {
     /// `autobahn-client`: the fuzzing server did not answer `/getCaseCount` or
     /// `/updateReports` (the URL and request, then why).
     FuzzingServer(String),
+    /// `--corpus`: the compiled-in JSON corpus is malformed.
+    Corpus(corpus::CorpusError),
 }
 
 impl fmt::Display for RunError {
@@ -183,6 +194,7 @@ impl fmt::Display for RunError {
             RunError::Runtime(e) => write!(f, "cannot start the async runtime: {e}"),
             RunError::Cpus(e) => write!(f, "cannot start the runtime threads of --cpus: {e}"),
             RunError::FuzzingServer(m) => write!(f, "the fuzzing server failed: {m}"),
+            RunError::Corpus(e) => write!(f, "{e}"),
         }
     }
 }

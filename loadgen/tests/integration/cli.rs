@@ -118,6 +118,28 @@ fn usage_errors_exit_2() {
             &["serve", "--port", "0", "--deflate-answer", "a\r\nX-Evil: 1"],
             "header value",
         ),
+        // The corpus's messages are 1,024 bytes, and not the JSON workload's.
+        (
+            &[
+                "echo",
+                "--url",
+                "ws://127.0.0.1:1/echo",
+                "--corpus",
+                "--size",
+                "64",
+            ],
+            "--corpus messages are 1024 bytes",
+        ),
+        (
+            &[
+                "echo",
+                "--url",
+                "ws://127.0.0.1:1/echo",
+                "--corpus",
+                "--json",
+            ],
+            "--json",
+        ),
         // The connections of `autobahn-client` and `probe` offer nothing.
         (
             &["probe", "--url", "ws://127.0.0.1:1/echo", "--deflate"],

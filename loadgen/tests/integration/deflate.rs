@@ -498,7 +498,8 @@ fn rsv1_without_an_agreement_fails_the_connection() {
 
 #[test]
 fn the_binary_offers_it_and_serve_accepts_it() {
-    let s = Served::start_with(&["--deflate"]);
+    // The harness's flag of the profiles with compression as shipped (wsbench/deployment.py).
+    let s = Served::start_with(&["--shipped-compression"]);
     let url = s.url("/echo");
     let args = [
         "--url",

@@ -8,6 +8,7 @@ mod common;
 
 mod cli;
 mod cli_many;
+mod corpus;
 mod counts;
 mod cpus;
 mod deflate;
