@@ -213,6 +213,38 @@ def test_one_server_process_serves_every_scenario_but_memory(
         assert len(bench.server_exit_codes) == 2
 
 
+def test_a_profile_gets_a_server_of_its_own_started_with_the_profiles_flags(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tuned and as shipped (wsbench/deployment.py): one server each, the second given
+    --shipped-compression (the reference server then accepts permessage-deflate); the
+    as-shipped sample records the agreement and the corpus's compression."""
+    started: list[list[str]] = []
+
+    class Recorded(ServerSession):
+        def __enter__(self) -> ServerSession:
+            started.append(list(self.server.argv))
+            return super().__enter__()
+
+    monkeypatch.setattr(sampling, "ServerSession", Recorded)
+    plan = SamplingPlan(
+        processes=1, windows_per_process=1, warmup_s=0.05, window_s=0.2,
+        max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED,
+    )  # fmt: skip
+    tuned = {"size_bytes": 1024, "in_flight": 8, "corpus": 1}
+    grids: dict[Scenario, list[Params]] = {"echo": [tuned, {**tuned, "deflate": 1}]}
+    found = sample_scenarios(get_impl("native"), "websocket", grids, plan,
+                             placement=default_placement())  # fmt: skip
+    assert [argv[-1] for argv in started] == [started[0][-1], "--shipped-compression"]
+    assert "--shipped-compression" not in started[0]
+    plain, shipped = found["echo"]
+    assert plain.status == shipped.status == "ok", (plain.error, shipped.error)
+    (p,), (s,) = plain.samples, shipped.samples
+    assert (p.deflate, p.wire_bytes, p.payload_bytes) == (None, None, None)
+    assert s.deflate == "permessage-deflate; server_max_window_bits=15; client_max_window_bits=15"
+    assert s.wire_bytes and s.payload_bytes and 2 < s.payload_bytes / s.wire_bytes < 6
+
+
 def test_memory_takes_one_window_per_process_whatever_the_plan() -> None:
     plan = SamplingPlan(
         processes=2, windows_per_process=3, warmup_s=0.0, window_s=0.1,

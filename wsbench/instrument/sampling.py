@@ -181,6 +181,7 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
     defined = spec(m.config.scenario)
     fanout = report.fanout
     orders = fanout.orders if fanout else None
+    agreed = report.deflate if report.deflate and report.deflate.agreed else None
     return Sample(
         process=process,
         window=window,
@@ -215,6 +216,11 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
         last_delivery_s=_summary_s(fanout.last_latency_us if fanout else None),
         order_round_trip_s=_summary_s(orders.round_trip_us if orders else None),
         orders_per_s=orders.acked_per_s if orders else None,
+        deflate=agreed.agreed if agreed else None,
+        wire_bytes=agreed.sent_wire_bytes + agreed.received_wire_bytes if agreed else None,
+        payload_bytes=(
+            agreed.sent_payload_bytes + agreed.received_payload_bytes if agreed else None
+        ),
     )
 
 
