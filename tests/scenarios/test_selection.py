@@ -131,3 +131,14 @@ def test_a_switch_the_filters_do_not_name_must_be_0() -> None:
         "named is 0) (what its sets in the full grid have: corpus=0,deflate=0; "
         "corpus=1,deflate=0; corpus=1,deflate=1)"
     )
+
+
+def test_a_switch_narrows_only_the_scenarios_whose_sets_have_it() -> None:
+    found = select(
+        "full", ["echo", "clients", "connect", "memory"],
+        ["corpus=1", "deflate=0,1", "workers=16", "connections=100,1000"],
+    )  # fmt: skip
+    assert {s: len(sets) for s, sets in found.items()} == {
+        "echo": 4, "clients": 2, "connect": 2, "memory": 2,
+    }  # fmt: skip
+    assert found["memory"] == [{"connections": 1000}, {"connections": 1000, "deflate": 1}]

@@ -20,7 +20,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from wsbench.scenarios import (
     GRIDS,
@@ -61,20 +61,31 @@ def parse_params(items: Sequence[str]) -> dict[str, set[int]]:
     return wanted
 
 
-def narrowed(grid: list[Params], wanted: dict[str, set[int]]) -> list[Params]:
+def narrowed(
+    grid: list[Params], wanted: dict[str, set[int]], switches: Collection[str] | None = None
+) -> list[Params]:
     """The parameter sets of ``grid`` whose values are in ``wanted`` (a parameter the sets
-    do not have does not narrow them; a switch the filters do not name must be 0)."""
+    do not have does not narrow them). ``switches``: the scenario's switches (default:
+    those some set of ``grid`` has); each reads 0 where a set leaves it out, and must be 0
+    unless the filters name it."""
+    if switches is None:
+        switches = [name for name in SWITCHES if any(name in p for p in grid)]
     if wanted:
-        wanted = {**{name: {0} for name in SWITCHES}, **wanted}
+        wanted = {**{name: {0} for name in switches}, **wanted}
     return [
         p
         for p in grid
         if all(
             _value(p, name) in values
             for name, values in wanted.items()
-            if name in p or name in SWITCHES
+            if name in p or name in switches
         )
     ]
+
+
+def _switches(scenario: Scenario) -> list[str]:
+    """The switches of ``scenario`` (those its full grid sets)."""
+    return [name for name in SWITCHES if name in spec(scenario).asv_axes()]
 
 
 def _value(params: Params, name: str) -> int:
@@ -111,7 +122,7 @@ def select(
         for value in sorted(values):
             if value not in _values(which, chosen, name):
                 raise ParamError(_missing_value(which, names, name, value))
-    grids = {s: narrowed(spec(s).grid(which), wanted) for s in chosen}
+    grids = {s: narrowed(spec(s).grid(which), wanted, _switches(s)) for s in chosen}
     for scenario, grid in grids.items():
         if names and not grid:
             raise ParamError(_none_left(which, scenario, wanted))
@@ -150,7 +161,7 @@ def _narrowed_by(scenarios: Sequence[Scenario], wanted: dict[str, set[int]]) -> 
 def _keeps(which: Grid, names: Sequence[Scenario], wanted: dict[str, set[int]]) -> bool:
     """Whether the filters keep a set of the ``which`` grid among the scenarios they narrow."""
     chosen = _narrowed_by(_chosen(which, names), wanted)
-    return any(narrowed(spec(s).grid(which), wanted) for s in chosen)
+    return any(narrowed(spec(s).grid(which), wanted, _switches(s)) for s in chosen)
 
 
 def _listed(scenarios: Sequence[Scenario], conjunction: str) -> str:
@@ -181,7 +192,11 @@ def _missing_value(which: Grid, names: Sequence[Scenario], name: str, value: int
 def _none_left(which: Grid, scenario: Scenario, wanted: dict[str, set[int]]) -> str:
     """Why the named ``scenario`` is left with no set of the ``which`` grid."""
     own = {n: v for n, v in wanted.items() if n in spec(scenario).asv_axes()}
-    others = [g for g in GRIDS if g != which and narrowed(spec(scenario).grid(g), own)]
+    others = [
+        g
+        for g in GRIDS
+        if g != which and narrowed(spec(scenario).grid(g), own, _switches(scenario))
+    ]
     if not spec(scenario).grid(which):
         hint = f" (it is in the {others[0]} grid: --grid {others[0]})" if others else ""
         return f"{scenario} has no parameter set in the {which} grid{hint}"
