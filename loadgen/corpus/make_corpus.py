@@ -16,7 +16,8 @@ messages are of three kinds, in a fixed shuffled order, a third each:
 
 Their free text (the chat message, the event's description) is made of common English words
 and sized so that every message is exactly :data:`SIZE` bytes. Random bytes would not
-compress at all, and the repeated alphabet of the echo messages compresses about 50 to 1:
+compress at all, and the repeated alphabet of 1 KiB echo messages about 70 to 1 (zlib level 6,
+context kept; 24 to 1 without):
 these compress as JSON APIs do, from their shared keys and structure and their words.
 :data:`COUNT` messages (128 KiB) is four times the largest DEFLATE window (32 KiB), so a
 message's exact copy is never within the window when the corpus is sent in order.
