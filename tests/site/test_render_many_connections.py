@@ -46,7 +46,7 @@ from wsbench.site.findings import findings_of
 from wsbench.site.framework_pages import render_page
 from wsbench.site.frameworks import load_frameworks
 from wsbench.site.history import history_of
-from wsbench.site.markup import params_title, set_words
+from wsbench.site.markup import params_title, profile_title, set_words
 from wsbench.site.methodology import (
     MATRIX_MARKER,
     METHODOLOGY_PAGE,
@@ -175,7 +175,7 @@ def test_clients_leaderboard_ranks_by_messages_and_shows_errors_by_kind(
     assert rows[0]["Flag"] == "reference"
     # The tables of one chart group follow each other, connections increasing.
     titles = re.findall(r"^## (\d[\d,]* connections, [^{]+) \{", md, re.M)
-    assert titles == [params_title(tuple(p.items())) for p in CLIENTS]
+    assert titles == [profile_title(tuple(p.items())) for p in CLIENTS]
 
 
 def test_errors_text() -> None:
