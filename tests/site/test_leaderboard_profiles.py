@@ -2,7 +2,7 @@
 every table and chart heading names its profile; the tuned block comes first (the default
 view: the site's script shows the first block, tests/site/test_site_browser.py), each other
 measured profile in a block of its own that opens with what it changes; a profile nobody
-measured has no block."""
+measured has no block; the home page's leaderboard questions read tuned sets only."""
 
 from __future__ import annotations
 
@@ -10,8 +10,12 @@ import re
 
 import pytest
 
-from tests.deployment_runs import deployment_runs
+from tests.deployment_runs import MEMORY_1000, deployment_runs
+from tests.site_runs import IMPLS
 from wsbench.deployment import AS_SHIPPED, TUNED
+from wsbench.site.findings import findings_of
+from wsbench.site.frameworks import load_frameworks
+from wsbench.site.home import FAMILIES, leaderboard_answer, render_home
 from wsbench.site.interactive import PROFILE_CLASS, PROFILE_END, profile_marker
 from wsbench.site.markup import profile_title
 from wsbench.site.render import (
@@ -79,3 +83,14 @@ def test_the_memory_charts_one_section_per_profile(results: Results) -> None:
     assert "leaderboards/memory/memory-per-connection.svg" in page.files
     assert "leaderboards/memory/deflate-1-memory-per-connection.svg" in page.files
     assert headings(md)[-1] == profile_title((("connections", 1000), ("deflate", 1)))
+
+
+def test_the_home_questions_read_tuned_sets(results: Results) -> None:
+    memory = next(f for f in FAMILIES if f.slug == "memory")
+    answer = leaderboard_answer(memory, results, results.machines[0])
+    assert answer is not None and answer.params == tuple(MEMORY_1000.items())
+    websocket = next(f for f in FAMILIES if f.slug == "websocket")
+    answer = leaderboard_answer(websocket, results, results.machines[0])
+    assert answer is not None and dict(answer.params).get("deflate") is None
+    page = str(render_home(results, findings_of(results, load_frameworks(IMPLS)))["index.md"])
+    assert "## The cost of compression and TLS { #deployment-cost }" in page

@@ -187,12 +187,19 @@ ECHO_TABLES = [
 ]
 CPU_TABLE = "CPU per message, where it goes (µs)"
 """The table (the chart's fallback) under the echo table of the profiled set."""
+CORPUS = "1,024 B messages, the JSON corpus, 64 in flight per connection"
+"""The echo set of the JSON corpus measured tuned and as shipped (tests/deployment_runs.py),
+by aiohttp, websockets 15.0.1 and Starlette on wsproto in the current run."""
 
 
 def test_echo_leaderboard_rows_figures_intervals_and_order(site: Path) -> None:
     parsed = page(site, "leaderboards/echo")
     # Under the profiled set's table, its configurations' CPU per message by where it goes.
-    assert [title for title, _ in parsed.tables] == [*ECHO_TABLES[:2], CPU_TABLE, *ECHO_TABLES[2:]]
+    # The tuned sets first, the JSON corpus's after the 1,024 B ones; the as-shipped set last.
+    assert [title for title, _ in parsed.tables] == [
+        *ECHO_TABLES[:2], CPU_TABLE, *ECHO_TABLES[2:4], f"{CORPUS}{TUNED}", *ECHO_TABLES[4:],
+        f"{CORPUS} · As shipped",
+    ]  # fmt: skip
     header, *rows = table_rows(parsed, ECHO_TABLES[0])
     assert header == ECHO_HEADERS
     # Sorted by throughput: the reference first, failed rows last.
@@ -231,9 +238,13 @@ def test_only_the_current_comparison_group_is_shown(site: Path) -> None:
 
 
 def test_every_table_names_its_runs_and_settings(site: Path) -> None:
-    for path, tables in (("leaderboards/echo", 6), ("leaderboards/stream", 3)):
+    current = RUN_LINE.replace(f"Runs {CURRENT}, {REFERENCE_RUN}", f"Run {CURRENT}")
+    for path, lines in (
+        ("leaderboards/echo", [*[RUN_LINE] * 4, current, *[RUN_LINE] * 2, current]),
+        ("leaderboards/stream", [RUN_LINE] * 3),
+    ):
         parsed = page(site, path)
-        assert parsed.small == [RUN_LINE] * tables, path
+        assert parsed.small == lines, path
         assert "../../environment/" in parsed.links
     # A framework's results table names the run its rows come from.
     starlette = page(site, "frameworks/starlette")
