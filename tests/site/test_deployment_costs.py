@@ -150,13 +150,15 @@ def test_the_answer_from_the_same_costs(deployment: Deployment) -> None:
     assert deployment.answer_of(MACHINE) == (
         f"**As shipped** ({ECHO_TITLE}): offered permessage-deflate as a browser offers it, "
         "3 of the 5 Python configurations compared agree to it with their framework's "
-        "defaults and 2 decline it; 1 more failed as shipped. Those that agree keep a median "
-        "**0.60×** of their tuned messages/s (0.40×–0.80×; significantly lower in 3 of 3), "
-        "at 1.67× the server CPU per message and 1.67× the round trip p99; their messages "
-        "shrink 3.0× on the wire (median payload over wire bytes). The most costly: "
-        "websockets · asyncio 15.0.1, 0.40×. Those that decline send uncompressed as "
-        "shipped, so a ratio near 1× is expected: they keep a median 0.99× (0.98×–1.00×). "
-        "Memory per connection (1,000 connections) of those that agree: a median 3.50× of "
+        "defaults and 2 decline it; 1 more failed as shipped.\n\n"
+        "- Those that agree keep a median **0.60×** of their tuned messages/s (0.40×–0.80×; "
+        "significantly lower in 3 of 3), at 1.67× the server CPU per message and 1.67× the "
+        "round trip p99; their messages shrink 3.0× on the wire (median payload over wire "
+        "bytes).\n"
+        "- The most costly: websockets · asyncio 15.0.1, 0.40×.\n"
+        "- Those that decline send uncompressed as shipped, so a ratio near 1× is expected: "
+        "they keep a median 0.99× (0.98×–1.00×).\n"
+        "- Memory per connection (1,000 connections) of those that agree: a median 3.50× of "
         "tuned, up to 4.00× (websockets · asyncio 15.0.1).",
         "Not measured in the shown runs: TLS and Browser.",
     )

@@ -457,6 +457,8 @@ def and_list(items: Sequence[str]) -> str:
 
 
 def _deflate_sentences(chosen: CostSet, memory: CostSet | None) -> list[str]:
+    """The lead sentence of a profile that offers compression, then one bullet each (what
+    those that agree keep, the most costly, those that decline, memory per connection)."""
     python = [c for c in chosen.compared if not c.run.impl.reference]
     agreeing = [c for c in python if c.agreed]
     declining = [c for c in python if c.declined]
@@ -477,28 +479,25 @@ def _deflate_sentences(chosen: CostSet, memory: CostSet | None) -> list[str]:
                 f"; their messages shrink {_median(ratios):.1f}{TIMES} on the wire (median "
                 "payload over wire bytes)"
             )
+        out.append(f"- {text}.")
         worst = agreeing[0]  # the costs are most costly first
         if worst.headline and worst.headline.value is not None:
-            text += f". The most costly: {_named(worst)}, {times(worst.headline.value)}"
-        out.append(text + ".")
+            out.append(f"- The most costly: {_named(worst)}, {times(worst.headline.value)}.")
     if declining:
         values = _ratios(declining, metrics[0])
         out.append(
-            f"Those that decline send uncompressed as shipped, so a ratio near 1{TIMES} is "
+            f"- Those that decline send uncompressed as shipped, so a ratio near 1{TIMES} is "
             f"expected: they keep a median {times(_median(values))} ({_range(values)})."
         )
     if memory is not None:
         kept = [c for c in memory.compared if not c.run.impl.reference and c.agreed]
         values = _ratios(kept, headline_of(memory.scenario))
         if values:
-            top = max(
-                kept, key=lambda c: c.headline.value if c.headline and c.headline.value else 0
-            )
-            assert top.headline is not None and top.headline.value is not None
+            top = kept[0]  # the most costly first: the highest memory ratio
             out.append(
-                f"Memory per connection ({cell(params_title(memory.params))}) of those that "
+                f"- Memory per connection ({cell(params_title(memory.params))}) of those that "
                 f"agree: a median {times(_median(values))} of tuned, up to "
-                f"{times(top.headline.value)} ({_named(top)})."
+                f"{times(max(values))} ({_named(top)})."
             )
     return out
 
@@ -513,7 +512,8 @@ def _other_sentences(chosen: CostSet) -> list[str]:
 
 
 def answer(sets: Sequence[CostSet], machine: str) -> list[str]:
-    """The answer on ``machine`` in paragraphs (Markdown), one per profile: for a profile
+    """The answer on ``machine`` in paragraphs (Markdown), one per profile (a lead sentence
+    and a list, for a profile that offers compression): for a profile
     that offers compression, how many Python configurations agree to it and how many
     decline it, what those that agree keep at the median of their tuned figures at the
     quoted set (:func:`headline_set`) with the range and how many are significantly worse,
@@ -531,7 +531,8 @@ def answer(sets: Sequence[CostSet], machine: str) -> list[str]:
         measured.append(profile)
         if profile.offers_deflate:
             memory = next((s for s in found if s.scenario == MEMORY_SCENARIO), None)
-            out.append(" ".join(_deflate_sentences(chosen, memory)))
+            lead, *bullets = _deflate_sentences(chosen, memory)
+            out.append("\n\n".join(filter(None, [lead, "\n".join(bullets)])))
         else:
             out.append(" ".join(_other_sentences(chosen)))
     missing = [p.title for p in PROFILES if p is not TUNED and p not in measured]

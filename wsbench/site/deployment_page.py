@@ -120,17 +120,16 @@ def compression_cell(cost: Cost) -> str:
 
 
 def headers(cost_set: CostSet) -> tuple[list[str], str]:
-    """A set's table headers and alignment letters: the configuration, what its metadata
-    states of compression as shipped (a profile that offers it), the tuned headline figure,
-    each figure's ratio to tuned, and what was agreed and the compression ratio (a profile
-    that offers compression)."""
+    """A set's table headers and alignment letters: the configuration, each figure's ratio
+    to tuned (the answer first, in view on a phone), the tuned headline figure for scale,
+    and in a profile that offers compression what its metadata states, what was agreed and
+    the compression ratio."""
     metrics = figures_of(cost_set.scenario)
     deflate = cost_set.profile.offers_deflate
-    names = ["Configuration", *(["Stated"] if deflate else [])]
+    names = ["Configuration", *(f"{figure_words(m)} ÷ tuned" for m in metrics)]
     names.append(f"{figure_words(metrics[0])}, tuned")
-    names += [f"{figure_words(m)} ÷ tuned" for m in metrics]
-    names += ["Agreed", "Compression"] if deflate else []
-    align = "l" + ("l" if deflate else "") + "r" * (1 + len(metrics)) + ("lr" if deflate else "")
+    names += ["Stated", "Agreed", "Compression"] if deflate else []
+    align = "l" + "r" * (len(metrics) + 1) + ("llr" if deflate else "")
     return names, align
 
 
@@ -140,13 +139,10 @@ def cost_row(cost: Cost, pages: Mapping[str, str]) -> list[str]:
     head = metrics[0]
     words = FIGURE_WORDS.get(head.name, ("", ",.2f", 1.0))
     assert cost.tuned is not None
-    cells = [configuration(cost.run, pages)]
-    if cost.profile.offers_deflate:
-        cells.append(cost.stated or DASH)
+    cells = [configuration(cost.run, pages), *(ratio_cell(cost, m) for m in metrics)]
     cells.append(spread(cost.tuned.summary(head), words[1], words[2]))
-    cells += [ratio_cell(cost, m) for m in metrics]
     if cost.profile.offers_deflate:
-        cells += [agreed_cell(cost), compression_cell(cost)]
+        cells += [cost.stated or DASH, agreed_cell(cost), compression_cell(cost)]
     return cells
 
 

@@ -550,11 +550,12 @@ def socketio_cost_answer(
 def deployment_cost_answer(family: Family, deployment: Deployment, machine: str) -> Answer | None:
     """The cost of compression and TLS on ``machine``: the answer's paragraphs of the What
     your deployment costs page (:func:`wsbench.site.deployment_costs.answer`, the same
-    figures), and a bar per Python configuration of its messages/s in the first profile
-    other than tuned that was measured (as shipped) as a share of its tuned messages/s at
-    the set the answer quotes (:func:`wsbench.site.deployment_costs.headline_set`), with
-    the 99 % interval of the ratio's test (:data:`KEPT`), the most kept first; linked to
-    that set's table on the page. None when no profile other than tuned was measured."""
+    figures), and a bar per Python configuration (in a profile that offers compression,
+    those that agreed to it) of its messages/s in the first profile other than tuned that
+    was measured (as shipped) as a share of its tuned messages/s at the set the answer
+    quotes (:func:`wsbench.site.deployment_costs.headline_set`), with the 99 % interval of
+    the ratio's test (:data:`KEPT`), the most kept first; linked to that set's table on the
+    page. None when no profile other than tuned was measured."""
     mine = [s for s in deployment.sets if s.machine == machine]
     chosen = next(
         (
@@ -566,10 +567,15 @@ def deployment_cost_answer(family: Family, deployment: Deployment, machine: str)
     )
     if chosen is None:
         return None
+    # Where compression is offered, the configurations that declined it are not drawn: they
+    # send uncompressed, and the answer says what they keep.
     kept = [
         (cost, cost.headline.comparison)
         for cost in chosen.compared
-        if cost.headline and cost.headline.comparison and not cost.run.impl.reference
+        if cost.headline
+        and cost.headline.comparison
+        and not cost.run.impl.reference
+        and not cost.declined
     ]
     kept.sort(key=lambda item: -item[1].head_over_base)
     where = family.axis.at(chosen.params)
@@ -591,10 +597,12 @@ def deployment_cost_answer(family: Family, deployment: Deployment, machine: str)
         )
     figure = replace(family.figure, metric=KEPT, title=f"{chosen.profile.title}: {KEPT.label}")
     chart = replace(_chart(family, machine, chosen.params, series), figure=figure)
+    which = "that agreed to compression" if chosen.profile.offers_deflate else ""
     sentence = "\n\n".join(deployment.answer_of(machine)) + (
-        f"\n\nEach bar: a configuration's messages/s {chosen.profile.title.lower()} as a share "
-        f"of its tuned messages/s ({cell(chosen.title)}), with the "
-        f"{COMPARISON_CONFIDENCE_PERCENT} % interval of the ratio."
+        f"\n\nEach bar: a Python configuration{' ' if which else ''}{which}, its messages/s "
+        f"{chosen.profile.title.lower()} as a share of its tuned messages/s "
+        f"({cell(chosen.title)}), with the {COMPARISON_CONFIDENCE_PERCENT} % interval of the "
+        "ratio."
     )
     several = len(deployment.machines) > 1
     return Answer(
