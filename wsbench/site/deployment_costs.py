@@ -208,13 +208,13 @@ class Cost:
     @property
     def other_run(self) -> EnvRun:
         """The shown document the profile's row comes from."""
-        return next(run for run in self.env if self.other in run.rows)
+        return next(run for run in self.env if any(r is self.other for r in run.rows))
 
     @property
     def runs(self) -> tuple[EnvRun, ...]:
         """The shown documents the two rows come from."""
         rows = [r for r in (self.tuned, self.other) if r is not None]
-        return tuple(run for run in self.env if any(row in run.rows for row in rows))
+        return tuple(run for run in self.env if any(r is w for r in run.rows for w in rows))
 
 
 def stated(statement: str) -> Stated:
