@@ -48,6 +48,11 @@ python-socketio 5.14.0    8,000 / 9,000 / 8,500          60.0                 -
 three of them. [2] 990 of 1,000 connections established, timeout 10 in each window.
 [3] :data:`NO_CONNECTION`.
 
+The echo set of the JSON corpus (1,024 B, 64 in flight) in the tuned and the as-shipped
+deployment profiles (:func:`tests.deployment_runs.both`), the current run's only: aiohttp
+30,000 -> 18,000 msg/s (agreed, compression 3.2), websockets 15.0.1 15,000 -> 6,000 (agreed,
+2.8), starlette wsproto-asyncio 1.10.0 10,000 -> 10,000 (declined).
+
 The conformance store (:func:`conformance_runs`, run :data:`CONFORMANCE_RUN`): the
 Autobahn|Testsuite's 301 cases of groups 1-10 (:func:`tests.runs.conformance`; groups 12
 and 13 not offered), case 7.1.6 INFORMATIONAL in every graded document:
@@ -360,6 +365,9 @@ def site_runs() -> list[Run]:
 
 
 def _site_runs() -> list[Run]:
+    # tests.deployment_runs builds on this module: imported when it is loaded.
+    from tests.deployment_runs import DEFLATE, ECHO_X64, WEBSOCKETS_DEFLATE, both
+
     aiohttp = {
         ("echo", 16, 64): benchmark("echo", ECHO[1], rates(50_000), loadgen_cpu=85.0),
         ("echo", 16, 1): benchmark("echo", ECHO[0], rates(50_000), disturbed=[9_000.0]),
@@ -387,6 +395,7 @@ def _site_runs() -> list[Run]:
         memory(m1000, 20.0, ok=990, timeouts=10),
         memory(m10000, 21.0),
         connect(3_000),
+        *both(ECHO_X64, 30_000, 18_000, DEFLATE, 3.2),
     ]
     ws14 = [
         clients(c10, 20_000),
@@ -401,6 +410,7 @@ def _site_runs() -> list[Run]:
         memory(m1000, 40.0),
         memory(m10000, 41.0),
         connect(4_000),
+        *both(ECHO_X64, 15_000, 6_000, WEBSOCKETS_DEFLATE, 2.8),
     ]
     sio_many = [
         clients(c10, 8_000),
@@ -425,7 +435,15 @@ def _site_runs() -> list[Run]:
         environment(st, "websockets-uvloop", "0.37.2", 0, 0, install_error=UV_FAILURE),
         environment(st, "websockets-uvloop", "0.46.2", 40_000, 140_000),
         environment(st, "websockets-uvloop", "1.10.0", 50_000, 160_000, special=uvloop_bound),
-        environment(st, "wsproto-asyncio", "1.10.0", 16_667, 66_667, echo_spread=WIDE),
+        environment(
+            st,
+            "wsproto-asyncio",
+            "1.10.0",
+            16_667,
+            66_667,
+            echo_spread=WIDE,
+            extra=both(ECHO_X64, 10_000, 10_000, None, None),
+        ),
         environment("python-socketio", "default", "5.11.4", 10_000, 20_000, special=sio),
         environment("python-socketio", "default", "5.14.0", 12_500, 25_000, extra=sio_many),
         environment("websockets", "default", "15.0.1", 2_500, 10_000, run_id=OLD_RUN),

@@ -533,7 +533,7 @@ def test_the_leaderboard_tables_have_the_ids_findings_link_to() -> None:
         "leaderboards/echo.md#b-b-16-b-messages-64-in-flight-per-connection"
     )
     page = render_leaderboard("echo", two)
-    assert "### 16 B messages, 64 in flight per connection { #a-16-b-messages-64-" in page
+    assert "### 16 B messages, 64 in flight per connection · Tuned { #a-16-b-messages-64-" in page
     assert "{ #b-b-16-b-messages-64-in-flight-per-connection }" in page
     findings, _ = _findings([a, b])
     assert [c.machine for c in findings.contests] == ["a", "b b"]

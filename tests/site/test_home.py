@@ -18,21 +18,26 @@ from pathlib import Path
 import pytest
 from pytest import approx
 
+from tests.deployment_runs import deployment_runs
 from tests.runs import ECHO_16_64, benchmark, failed, run
 from tests.site_runs import IMPLS, conformance_runs, site_runs
 from wsbench.impls import load_impl
 from wsbench.instrument.provenance import impl_info
 from wsbench.results.runformat import Benchmark, Run
 from wsbench.site.conformance import graded_of
+from wsbench.site.deployment_costs import deployment_of
+from wsbench.site.deployment_page import DEPLOYMENT_PAGE
 from wsbench.site.findings import Findings, findings_of
 from wsbench.site.frameworks import load_frameworks
 from wsbench.site.home import (
+    DEPLOYMENT_COST,
     FAMILIES,
     HOME_PAGE,
     SOCKETIO_COST,
     Family,
     answers,
     conformance_answers,
+    deployment_cost_answer,
     leaderboard_answer,
     render_home,
     socketio_cost_answer,
@@ -351,3 +356,49 @@ def test_the_fastest_websocket_servers_are_graded_from_the_ranking(
     # Nothing graded yet: no question asked, and no row says "not graded".
     assert conformance_answers(found, graded_of(())) == []
     assert "Fast and conformant" not in str(render_home(results, findings)[HOME_PAGE])
+
+
+def test_the_cost_of_compression_and_tls_from_the_deployment_costs() -> None:
+    # The documents of tests/deployment_runs.py: the answer is the page's, the bars the
+    # messages/s as shipped as a share of tuned of the Python configurations that agreed to
+    # compression (those that declined send uncompressed), the most kept first.
+    shown = select(deployment_runs())
+    costs = deployment_of(shown)
+    fam = family(DEPLOYMENT_COST)
+    assert fam.question == "What do compression and TLS cost?"
+    answer = deployment_cost_answer(fam, costs, shown.machines[0])
+    assert answer is not None
+    assert answer.sentence.startswith("\n\n".join(costs.answer_of(shown.machines[0])))
+    assert answer.sentence.endswith(
+        "Each bar: a Python configuration that agreed to compression, its messages/s as "
+        "shipped as a share of its tuned messages/s (Echo, 1,024 B messages, the JSON corpus, "
+        "64 in flight per connection), with the 99 % interval of the ratio."
+    )
+    assert [s.label for s in answer.chart.series] == [
+        "Starlette · uvicorn 0.54 · websockets · uvloop 1.10.0",
+        "aiohttp · asyncio 3.13.2",
+        "websockets · asyncio 15.0.1",
+    ]
+    shares = [s.points[0].value for s in answer.chart.series]
+    assert shares == approx([80.0, 60.0, 40.0])
+    low, high = answer.chart.series[-1].points[0].interval or (0.0, 0.0)
+    assert (low, high) == approx((37.8, 42.3), abs=0.05)  # the page's 0.38 to 0.42
+    assert answer.link == (
+        f"{DEPLOYMENT_PAGE}#echo-1024-b-messages-the-json-corpus-64-in-flight-per-connection-"
+        "as-shipped"
+    )
+    # One computation: the home page given the costs quotes them; its tooltips say 99 %.
+    files = render_home(shown, findings_of(shown, load_frameworks(IMPLS)), None, costs)
+    page = str(files[HOME_PAGE])
+    assert "[Every configuration and set: What your deployment costs](deployment.md#echo-" in page
+    data = json.loads(files["home/deployment-cost.json"])
+    assert data["statistics"]["confidence_percent"] == "99"
+    assert json.loads(files["home/memory.json"])["statistics"]["confidence_percent"] == "95"
+
+
+def test_without_another_profile_the_cost_of_compression_is_not_answered() -> None:
+    results = select([run([100.0, 101.0, 99.0, 100.5, 99.5, 100.0])])
+    findings = findings_of(results, load_frameworks(IMPLS))
+    assert DEPLOYMENT_COST not in {a.family.slug for a in answers(results, findings)}
+    page = str(render_home(results, findings)[HOME_PAGE])
+    assert "The cost of compression and TLS" in page.split("Not answered here", 1)[1]

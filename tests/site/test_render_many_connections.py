@@ -46,7 +46,7 @@ from wsbench.site.findings import findings_of
 from wsbench.site.framework_pages import render_page
 from wsbench.site.frameworks import load_frameworks
 from wsbench.site.history import history_of
-from wsbench.site.markup import params_title
+from wsbench.site.markup import params_title, profile_title, set_words
 from wsbench.site.methodology import (
     MATRIX_MARKER,
     METHODOLOGY_PAGE,
@@ -175,7 +175,7 @@ def test_clients_leaderboard_ranks_by_messages_and_shows_errors_by_kind(
     assert rows[0]["Flag"] == "reference"
     # The tables of one chart group follow each other, connections increasing.
     titles = re.findall(r"^## (\d[\d,]* connections, [^{]+) \{", md, re.M)
-    assert titles == [params_title(tuple(p.items())) for p in CLIENTS]
+    assert titles == [profile_title(tuple(p.items())) for p in CLIENTS]
 
 
 def test_errors_text() -> None:
@@ -506,13 +506,11 @@ def test_methodology_lists_every_scenario_from_its_definition() -> None:
         assert defined.summary in text.replace("\\", ""), scenario
         assert f"]({LEADERBOARD_PAGES[scenario]})" in text
     clients_row = next(line for line in text.splitlines() if "(leaderboards/clients.md)" in line)
-    full = "; ".join(params_title(tuple(p.items())) for p in SPECS["clients"].grid("full"))
+    full = "; ".join(set_words(tuple(p.items())) for p in SPECS["clients"].grid("full"))
     default = "; ".join(params_title(tuple(p.items())) for p in SPECS["clients"].grid("default"))
     assert f"| {full} | {default} |" in clients_row
     connect_row = next(line for line in text.splitlines() if "(leaderboards/connect.md)" in line)
-    assert connect_row.endswith(
-        "| 1 worker; 16 workers; 16 workers, permessage-deflate offered | not measured |"
-    )
+    assert connect_row.endswith("| 1 worker; 16 workers; 16 workers · As shipped | not measured |")
     assert f"over {SOURCE_ADDRESSES} loopback source addresses" in text
     assert "TIME_WAIT" in text and "`RLIMIT_NOFILE`" in text and "(`open_files`)" in text
     assert "prints a line saying its traffic starts" in text

@@ -175,28 +175,37 @@ ECHO_HEADERS = [
     "Server RSS (MiB)",
     "Flag",
 ]
+TUNED = " · Tuned"
+"""How a leaderboard's heading ends for a set measured in the tuned deployment profile."""
 ECHO_TABLES = [
-    "16 B messages, 1 in flight per connection",
-    "16 B messages, 64 in flight per connection",
-    "1,024 B messages, 1 in flight per connection",
-    "1,024 B messages, 64 in flight per connection",
-    "65,536 B messages, 1 in flight per connection",
-    "65,536 B messages, 64 in flight per connection",
+    f"16 B messages, 1 in flight per connection{TUNED}",
+    f"16 B messages, 64 in flight per connection{TUNED}",
+    f"1,024 B messages, 1 in flight per connection{TUNED}",
+    f"1,024 B messages, 64 in flight per connection{TUNED}",
+    f"65,536 B messages, 1 in flight per connection{TUNED}",
+    f"65,536 B messages, 64 in flight per connection{TUNED}",
 ]
 CPU_TABLE = "CPU per message, where it goes (µs)"
 """The table (the chart's fallback) under the echo table of the profiled set."""
+CORPUS = "1,024 B messages, the JSON corpus, 64 in flight per connection"
+"""The echo set of the JSON corpus measured tuned and as shipped (tests/deployment_runs.py),
+by aiohttp, websockets 15.0.1 and Starlette on wsproto in the current run."""
 
 
 def test_echo_leaderboard_rows_figures_intervals_and_order(site: Path) -> None:
     parsed = page(site, "leaderboards/echo")
     # Under the profiled set's table, its configurations' CPU per message by where it goes.
-    assert [title for title, _ in parsed.tables] == [*ECHO_TABLES[:2], CPU_TABLE, *ECHO_TABLES[2:]]
+    # The tuned sets first, the JSON corpus's after the 1,024 B ones; the as-shipped set last.
+    assert [title for title, _ in parsed.tables] == [
+        *ECHO_TABLES[:2], CPU_TABLE, *ECHO_TABLES[2:4], f"{CORPUS}{TUNED}", *ECHO_TABLES[4:],
+        f"{CORPUS} · As shipped",
+    ]  # fmt: skip
     header, *rows = table_rows(parsed, ECHO_TABLES[0])
     assert header == ECHO_HEADERS
     # Sorted by throughput: the reference first, failed rows last.
     assert [(name_and_grade(row[1])[0], row[2], row[0]) for row in rows] == ECHO_ORDER
 
-    rows_1k = board(parsed, "1,024 B messages, 1 in flight per connection")
+    rows_1k = board(parsed, f"1,024 B messages, 1 in flight per connection{TUNED}")
     native = rows_1k[f"{NATIVE} 0.1.0"]
     assert native["Flag"] == "reference"
     # The geometric mean over the server processes and its 95 % interval (Student's t over
@@ -229,9 +238,13 @@ def test_only_the_current_comparison_group_is_shown(site: Path) -> None:
 
 
 def test_every_table_names_its_runs_and_settings(site: Path) -> None:
-    for path, tables in (("leaderboards/echo", 6), ("leaderboards/stream", 3)):
+    current = RUN_LINE.replace(f"Runs {CURRENT}, {REFERENCE_RUN}", f"Run {CURRENT}")
+    for path, lines in (
+        ("leaderboards/echo", [*[RUN_LINE] * 4, current, *[RUN_LINE] * 2, current]),
+        ("leaderboards/stream", [RUN_LINE] * 3),
+    ):
         parsed = page(site, path)
-        assert parsed.small == [RUN_LINE] * tables, path
+        assert parsed.small == lines, path
         assert "../../environment/" in parsed.links
     # A framework's results table names the run its rows come from.
     starlette = page(site, "frameworks/starlette")
@@ -254,13 +267,13 @@ def test_rank_ties_and_unstable_figures_are_explained_and_marked(site: Path) -> 
     assert wsproto["p50 latency (µs)"].startswith("≈")
     assert not rows[f"{WS} 15.0.1"]["Messages/s"].startswith("≈")
     # The stream figures of the same environment are stable.
-    stream = board(page(site, "leaderboards/stream"), "16 B messages")
+    stream = board(page(site, "leaderboards/stream"), f"16 B messages{TUNED}")
     assert stream[f"{ST_WSPROTO} 1.10.0"]["Messages/s"] == "66,661 (64,223–69,193)"
 
 
 def test_echo_leaderboard_flags_client_bound_disturbed_and_failed(site: Path) -> None:
     parsed = page(site, "leaderboards/echo")
-    pipelined = board(parsed, "16 B messages, 64 in flight per connection")
+    pipelined = board(parsed, f"16 B messages, 64 in flight per connection{TUNED}")
     assert pipelined[f"{AIOHTTP} 3.13.2"]["Flag"] == "⚠ client-bound (load generator CPU 85 %)"
     assert pipelined[f"{WS} 15.0.1"]["Flag"] == ""
     assert pipelined[f"{ST_UVLOOP.format('0.54')} 1.10.0"]["Flag"].startswith("⚠ client-bound")
@@ -269,7 +282,7 @@ def test_echo_leaderboard_flags_client_bound_disturbed_and_failed(site: Path) ->
     assert ping_pong[f"{AIOHTTP} 3.13.2"]["Flag"] == "1 disturbed window left out (n = 6)"
     assert ping_pong[f"{AIOHTTP} 3.13.2"]["Messages/s"] == "49,996 (48,167–51,894)"
 
-    big = board(parsed, "65,536 B messages, 64 in flight per connection")
+    big = board(parsed, f"65,536 B messages, 64 in flight per connection{TUNED}")
     failed = big[f"{WS} 15.0.1"]
     assert failed["Messages/s"] == "failed"
     assert failed["Rank"] == "—"
@@ -296,7 +309,9 @@ def test_install_failure_is_a_failed_row_with_its_reason(site: Path) -> None:
 
 def test_rows_are_named_per_configuration_and_socketio_rows_marked(site: Path) -> None:
     html = text(site, "leaderboards/echo")
-    rows = board(page(site, "leaderboards/echo"), "1,024 B messages, 64 in flight per connection")
+    rows = board(
+        page(site, "leaderboards/echo"), f"1,024 B messages, 64 in flight per connection{TUNED}"
+    )
     assert f"{ST_ASYNCIO.format('0.29')} 0.37.2" in rows
     assert f"{ST_ASYNCIO.format('0.34')} 0.46.2" in rows
     assert rows[f"{ST_UVLOOP.format('0.34')} 0.46.2"]["Messages/s"] == "39,997 (38,534–41,515)"
@@ -334,7 +349,7 @@ def test_each_leaderboard_row_shows_the_grade_of_its_version(site: Path) -> None
     for title in ECHO_TABLES:
         rows = board(parsed, title)
         assert {name: cells["Grade"] for name, cells in rows.items()} == ECHO_GRADES, title
-    stream = board(page(site, "leaderboards/stream"), "16 B messages")
+    stream = board(page(site, "leaderboards/stream"), f"16 B messages{TUNED}")
     assert stream[f"{WS} 14.2"]["Grade"] == "⚠ 1 failed"
     html = text(site, "leaderboards/echo")
     # ✓ links to the configuration's row, ⚠ to its failed cases, an older version's grade
@@ -417,11 +432,11 @@ def test_the_home_page_answers_which_of_the_fastest_are_conformant(site: Path) -
 def test_stream_leaderboard(site: Path) -> None:
     parsed = page(site, "leaderboards/stream")
     assert [title for title, _ in parsed.tables] == [
-        "16 B messages",
-        "1,024 B messages",
-        "65,536 B messages",
+        f"16 B messages{TUNED}",
+        f"1,024 B messages{TUNED}",
+        f"65,536 B messages{TUNED}",
     ]
-    rows = board(parsed, "65,536 B messages")
+    rows = board(parsed, f"65,536 B messages{TUNED}")
     names = list(rows)
     assert names[:3] == [
         f"{NATIVE} 0.1.0",
@@ -763,7 +778,7 @@ def test_empty_store_build_says_so(tmp_path: Path) -> None:
         assert "No results for this framework yet" in text(out, f"frameworks/{name}"), name
 
 
-CLIENTS_1000 = "1,000 connections, 16 B messages, 1 in flight per connection"
+CLIENTS_1000 = f"1,000 connections, 16 B messages, 1 in flight per connection{TUNED}"
 NEW_LEADERBOARDS = ("clients", "connect", "memory", "text", "json", "soak")
 
 
@@ -779,8 +794,8 @@ def test_every_scenario_has_a_leaderboard_in_the_nav(site: Path) -> None:
 def test_clients_leaderboard_page(site: Path) -> None:
     parsed = page(site, "leaderboards/clients")
     assert [title for title, _ in parsed.tables] == [
-        "10 connections, 16 B messages, 1 in flight per connection",
-        "100 connections, 16 B messages, 1 in flight per connection",
+        f"10 connections, 16 B messages, 1 in flight per connection{TUNED}",
+        f"100 connections, 16 B messages, 1 in flight per connection{TUNED}",
         CLIENTS_1000,
     ]
     rows = board(parsed, CLIENTS_1000)
@@ -819,7 +834,7 @@ def small_run_lines(parsed: _Page) -> int:
 
 def test_memory_leaderboard_page(site: Path) -> None:
     parsed = page(site, "leaderboards/memory")
-    rows = board(parsed, "1,000 connections")
+    rows = board(parsed, f"1,000 connections{TUNED}")
     assert [
         (name, row["Rank"], row["Memory per connection (KiB)"]) for name, row in rows.items()
     ] == [

@@ -2,7 +2,8 @@
 installs when missing): what wsbench/site/assets/wsbench.js and the home page do for a
 visitor. Every page loads without a console error and without a request leaving the site's
 origin; the home page's charts draw; a filter narrows a table; a header click sorts it; a
-legend click hides a series; the pages hold at 390 px wide. Assertions are on what the page
+legend click hides a series; a leaderboard shows its tuned sets and the filter bar picks
+another deployment profile; the pages hold at 390 px wide. Assertions are on what the page
 shows and on the charts' own state, never on pixels. Screenshots of the main pages at
 1,400 and 390 px go to ``.wsbench/screenshots/`` (ignored by git) for a person to look at.
 """
@@ -31,6 +32,7 @@ from tests.site_runs import CURRENT
 from wsbench.results.profile_shares import CLASSES
 from wsbench.site.home import FAMILIES
 from wsbench.site.interactive import TOOLTIP_NUMBERS
+from wsbench.site.markup import anchor
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / ".wsbench" / "screenshots"
@@ -364,3 +366,26 @@ def test_the_echo_leaderboard_stacks_cpu_per_message_by_class(visit: Visit) -> N
     assert not fallback.is_visible()
     # A page without a flame graph loads neither d3 nor d3-flame-graph.
     assert not [name for name in loaded(page) if "/vendor/d3" in name]
+
+
+def test_a_leaderboard_shows_the_tuned_profile_and_picks_another(visit: Visit) -> None:
+    page = visit.open("leaderboards/echo/")
+    profile = page.locator(".wsbench-filters select[name=profile]")
+    assert profile.locator("option").all_inner_texts() == ["Tuned", "As shipped"]
+    assert profile.input_value() == "tuned"  # the default view
+    corpus = "1,024 B messages, the JSON corpus, 64 in flight per connection"
+    tuned = page.locator("article h2", has_text=f"{corpus} · Tuned")
+    shipped = page.locator("article h2", has_text=f"{corpus} · As shipped")
+    assert tuned.is_visible() and not shipped.is_visible()
+    assert not page.locator("article .admonition", has_text="As shipped").is_visible()
+    profile.select_option("as-shipped")
+    assert shipped.is_visible() and not tuned.is_visible()
+    assert page.locator("article .admonition", has_text="As shipped").is_visible()
+    # The first table shown is the as-shipped set's: its three configurations.
+    shown = page.locator("article table:visible").first.locator("tbody tr")
+    assert shown.count() == 3 and "aiohttp" in shown.first.inner_text()
+    # A link to a table of another profile picks that profile.
+    page = visit.open(f"leaderboards/echo/#{anchor(corpus)}-permessage-deflate-offered")
+    assert page.locator(".wsbench-filters select[name=profile]").input_value() == "as-shipped"
+    assert page.locator("article h2", has_text=f"{corpus} · As shipped").is_visible()
+    assert visit.errors == [] and visit.outside == []

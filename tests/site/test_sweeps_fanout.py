@@ -113,7 +113,7 @@ def test_broadcast_charts_delivery_latency_against_subscribers(results: Results)
     name = "leaderboards/broadcast/rate-0-size-bytes-16-delivery-p99.json"
     data = json.loads(page.files[name])
     assert data["title"] == (
-        "Delivery latency p99 against subscribers, 16 B messages, as fast as delivered"
+        "Delivery latency p99 against subscribers, 16 B messages, as fast as delivered · Tuned"
     )
     assert data["x"] == {
         "parameter": "subscribers", "label": "subscribers", "measured": False, "log": True,
@@ -136,7 +136,7 @@ def test_offered_load_curves_place_each_row_at_the_load_it_achieved(results: Res
     charts = sweep_charts("offered", results.runs, OFFERED_FIGURES, x=OFFERED_LOAD)
     assert [c.figure.slug for c in charts] == ["latency-p50", "latency-p99", "latency-p99-9"]
     p99 = charts[1]
-    assert p99.title == "Latency p99 (from the intended send) against offered messages/s"
+    assert p99.title == "Latency p99 (from the intended send) against offered messages/s · Tuned"
     assert p99.group == ()
     assert p99.xs == (1000.0, 20_000.0, 36_000.0)
     aiohttp, tornado = p99.series

@@ -32,6 +32,11 @@ Modules, one job each:
 - :mod:`wsbench.site.findings`: what the results say (fastest configurations and ties,
   release-to-release changes, the cost of Socket.IO, failures, flagged figures).
 - :mod:`wsbench.site.findings_page`: markdown of the Findings page.
+- :mod:`wsbench.site.deployment_costs`: what each deployment profile costs against tuned
+  (each configuration's figures in a profile as ratios to its tuned ones, with intervals,
+  the agreed compression and its ratio), and the answer in sentences: computed once for
+  the page and the home page's question.
+- :mod:`wsbench.site.deployment_page`: markdown of the What your deployment costs page.
 - :mod:`wsbench.site.conformance`: the conformance grades (the store's ``conformance/``
   folder): which document grades which row, where a grade links, the grade beside a name.
 - :mod:`wsbench.site.conformance_page`: markdown of the Conformance page and of the case

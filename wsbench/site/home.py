@@ -32,11 +32,16 @@ from wsbench.results.stats import CONFIDENCE, compare
 from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg
 from wsbench.site.conformance import CONFORMANCE_PAGE, Grades, fastest_grades, graded_of
+from wsbench.site.deployment_costs import ANSWER_SET, Deployment, deployment_of, headline_set
+from wsbench.site.deployment_page import DEPLOYMENT_PAGE, set_anchor
+from wsbench.site.deployment_page import TITLE as DEPLOYMENT_TITLE
 from wsbench.site.findings import Findings, PairFigure, Pairing, unshared
-from wsbench.site.interactive import chart_script
+from wsbench.site.interactive import TOOLTIP_NUMBERS, chart_script
 from wsbench.site.markup import (
+    COMPARISON_CONFIDENCE_PERCENT,
     CONFIDENCE_PERCENT,
     cell,
+    in_tuned,
     params_title,
     safe_name,
     short_number,
@@ -118,6 +123,10 @@ class Family:
 
 IN_FLIGHT = XAxis("in_flight", "in flight per connection", ("in_flight",))
 ECHO_16_64: Params = (("size_bytes", 16), ("in_flight", 64))
+DEPLOYMENT_COST = "deployment-cost"
+"""The family drawn from the costs of the deployment profiles
+(:mod:`wsbench.site.deployment_costs`: each configuration's messages/s in a profile over its
+tuned messages/s), not from one leaderboard's rows."""
 SOCKETIO_COST = "socketio-cost"
 """The family drawn from the Socket.IO configurations and their baselines, the plain
 WebSocket app on the same server build, WebSocket backend and event loop
@@ -151,6 +160,15 @@ FAMILIES = (
         unit="% of WebSocket messages/s",
     ),
     Family(
+        DEPLOYMENT_COST,
+        "The cost of compression and TLS",
+        "What do compression and TLS cost?",
+        ANSWER_SET[0],
+        IN_FLIGHT,
+        ANSWER_SET[1],
+        unit="% of tuned messages/s",
+    ),
+    Family(
         "memory",
         "Memory per connection",
         "Which server holds idle connections in the least memory?",
@@ -177,6 +195,18 @@ FAMILIES = (
     ),
 )
 """The home page's questions, in page order."""
+KEPT = Metric(
+    "profile_share",
+    "share of tuned messages/s kept",
+    "%",
+    True,
+    lambda _sample: None,
+)
+"""The cost of compression and TLS's figure: a configuration's messages/s in a deployment
+profile over its tuned messages/s at the same set (:class:`wsbench.site.deployment_costs.
+Cost`), in per cent, with the 99 % interval of Welch's t test over the server processes
+(:func:`wsbench.results.stats.compare` at its default
+:data:`wsbench.results.stats.COMPARISON_CONFIDENCE`, as the page of the costs shows it)."""
 SHARE = Metric(
     "socketio_share",
     "Socket.IO's share of WebSocket messages/s",
@@ -197,6 +227,8 @@ class Answer:
     """One family's answer on one machine.
 
     Attributes:
+        confidence_percent: the confidence level of the chart's whiskers in per cent
+            (``"95"``; the cost of compression and TLS: ``"99"``, its ratios' test's).
         family: the question.
         machine: the machine measured.
         params: the parameter set shown.
@@ -205,6 +237,7 @@ class Answer:
         link: the leaderboard table, relative to the docs dir.
         ranked: the configurations of a leaderboard answer as its chart ranks them, best
             first (the reference left out; empty for the cost of Socket.IO).
+        link_text: the link's words ("": "Full leaderboard: " and the scenario's title).
     """
 
     family: Family
@@ -214,6 +247,8 @@ class Answer:
     sentence: str
     link: str
     ranked: tuple[EnvRun, ...] = ()
+    confidence_percent: str = CONFIDENCE_PERCENT
+    link_text: str = ""
 
 
 def _protocol_ok(run: EnvRun, family: Family) -> bool:
@@ -295,14 +330,17 @@ def _chart(family: Family, machine: str, params: Params, series: list[Series]) -
 
 def leaderboard_answer(family: Family, results: Results, machine: str) -> Answer | None:
     """``family`` answered from its scenario's leaderboard rows on ``machine`` (ok rows of
-    its protocol; the reference is quoted in the sentence, not drawn: its bar would
-    flatten every other); None when none was measured."""
+    its protocol, measured in the tuned deployment profile; the reference is quoted in the
+    sentence, not drawn: its bar would flatten every other); None when none was
+    measured."""
     groups: dict[Params, list[tuple[EnvRun, Row]]] = {}
     for run in results.runs:
         if run.machine != machine or not _protocol_ok(run, family):
             continue
         for row in run.rows:
-            if row.scenario == family.scenario and row.ok and row.summary(family.metric):
+            if not (row.scenario == family.scenario and row.ok and in_tuned(row.params)):
+                continue
+            if row.summary(family.metric):
                 groups.setdefault(row.params, []).append((run, row))
     params = _chosen(family, {p: len(members) for p, members in groups.items()})
     if params is None:
@@ -438,7 +476,7 @@ def socketio_cost_answer(
         if pair.machine != machine or not pair.baseline:
             continue
         for f in pair.figures:
-            if f.scenario == family.scenario and f.comparison is not None:
+            if f.scenario == family.scenario and f.comparison is not None and in_tuned(f.params):
                 figures.setdefault(f.params, []).append((pair, f))
     python = {
         p: len(found)
@@ -509,15 +547,91 @@ def socketio_cost_answer(
     )
 
 
-def answers(results: Results, findings: Findings) -> list[Answer]:
+def deployment_cost_answer(family: Family, deployment: Deployment, machine: str) -> Answer | None:
+    """The cost of compression and TLS on ``machine``: the answer's paragraphs of the What
+    your deployment costs page (:func:`wsbench.site.deployment_costs.answer`, the same
+    figures), and a bar per Python configuration (in a profile that offers compression,
+    those that agreed to it) of its messages/s in the first profile other than tuned that
+    was measured (as shipped) as a share of its tuned messages/s at the set the answer
+    quotes (:func:`wsbench.site.deployment_costs.headline_set`), with the 99 % interval of
+    the ratio's test (:data:`KEPT`), the most kept first; linked to that set's table on the
+    page. None when no profile other than tuned was measured."""
+    mine = [s for s in deployment.sets if s.machine == machine]
+    chosen = next(
+        (
+            found
+            for profile in deployment.measured()
+            if (found := headline_set([s for s in mine if s.profile is profile]))
+        ),
+        None,
+    )
+    if chosen is None:
+        return None
+    # Where compression is offered, the configurations that declined it are not drawn: they
+    # send uncompressed, and the answer says what they keep.
+    kept = [
+        (cost, cost.headline.comparison)
+        for cost in chosen.compared
+        if cost.headline
+        and cost.headline.comparison
+        and not cost.run.impl.reference
+        and not cost.declined
+    ]
+    kept.sort(key=lambda item: -item[1].head_over_base)
+    where = family.axis.at(chosen.params)
+    x = float(dict(chosen.params).get(family.axis.name, 0))
+    series = []
+    for cost, c in kept:
+        interval = c.head_over_base_interval
+        point = SweepPoint(
+            x,
+            where,
+            c.head_over_base * 100,
+            "ok",
+            interval=(interval[0] * 100, interval[1] * 100) if interval else None,
+            run_id=cost.other_run.run_id,
+        )
+        run = cost.run
+        series.append(
+            Series(row_label(run), run.impl.config, run.impl.version, run.socketio, False, (point,))
+        )
+    figure = replace(family.figure, metric=KEPT, title=f"{chosen.profile.title}: {KEPT.label}")
+    chart = replace(_chart(family, machine, chosen.params, series), figure=figure)
+    which = "that agreed to compression" if chosen.profile.offers_deflate else ""
+    sentence = "\n\n".join(deployment.answer_of(machine)) + (
+        f"\n\nEach bar: a Python configuration{' ' if which else ''}{which}, its messages/s "
+        f"{chosen.profile.title.lower()} as a share of its tuned messages/s "
+        f"({cell(chosen.title)}), with the {COMPARISON_CONFIDENCE_PERCENT} % interval of the "
+        "ratio."
+    )
+    several = len(deployment.machines) > 1
+    return Answer(
+        family,
+        machine,
+        chosen.params,
+        chart,
+        sentence,
+        f"{DEPLOYMENT_PAGE}#{set_anchor(chosen, several)}",
+        confidence_percent=COMPARISON_CONFIDENCE_PERCENT,
+        link_text=f"Every configuration and set: {DEPLOYMENT_TITLE}",
+    )
+
+
+def answers(
+    results: Results, findings: Findings, deployment: Deployment | None = None
+) -> list[Answer]:
     """Every family's answer on every machine, in :data:`FAMILIES` order (machines sorted);
     a family with nothing measured is left out. ``findings``: the Socket.IO pairs (the
-    cost of Socket.IO)."""
+    cost of Socket.IO); ``deployment``: the costs of the deployment profiles (the cost of
+    compression and TLS; default: computed from ``results``)."""
+    deployment = deployment_of(results) if deployment is None else deployment
     out = []
     for family in FAMILIES:
         for machine in results.machines:
             if family.slug == SOCKETIO_COST:
                 found = socketio_cost_answer(family, results, machine, findings)
+            elif family.slug == DEPLOYMENT_COST:
+                found = deployment_cost_answer(family, deployment, machine)
             else:
                 found = leaderboard_answer(family, results, machine)
             if found is not None:
@@ -556,22 +670,31 @@ def conformance_answers(found: Sequence[Answer], grades: Grades) -> list[dict[st
 
 
 def render_home(
-    results: Results, findings: Findings, grades: Grades | None = None
+    results: Results,
+    findings: Findings,
+    grades: Grades | None = None,
+    deployment: Deployment | None = None,
 ) -> dict[str, str | bytes]:
     """The home page (:data:`HOME_PAGE`, from ``templates/index.md.j2``) and its charts'
     files, ``{path relative to the docs dir: Markdown text or SVG/JSON bytes}``;
     ``findings`` gives the Socket.IO pairs (:func:`socketio_cost_answer`), ``grades`` the
-    conformance grades (:func:`conformance_answers`; default none)."""
+    conformance grades (:func:`conformance_answers`; default none), ``deployment`` the
+    costs of the deployment profiles (:func:`deployment_cost_answer`; default: computed
+    from ``results``)."""
 
     several = len(results.machines) > 1
     files: dict[str, str | bytes] = {}
     shown = []
-    found = answers(results, findings)
+    found = answers(results, findings, deployment)
     answered = {answer.family.slug for answer in found}
     for answer in found:
         svg, data = chart_files(answer, several)
         files[svg] = render_bars_svg(_static(answer.chart))
         payload = {**chart_data(answer.chart), "title": answer.family.title}
+        payload["statistics"] = {
+            **TOOLTIP_NUMBERS,
+            "confidence_percent": answer.confidence_percent,
+        }
         files[data] = (json.dumps(payload, indent=1, ensure_ascii=False) + "\n").encode()
         alt = f"{answer.family.title}: {answer.chart.figure.unit}, {answer.family.metric.better}"
         shown.append(
@@ -582,7 +705,8 @@ def render_home(
                 "alt": cell(alt),
                 "script": chart_script(payload, results.runs, row_label),
                 "where": params_title(answer.params),
-                "board": SCENARIO_TITLES[answer.family.scenario],
+                "link_text": answer.link_text
+                or f"Full leaderboard: {SCENARIO_TITLES[answer.family.scenario]}",
             }
         )
     files[HOME_PAGE] = templates.render(

@@ -11,10 +11,12 @@ folder draws its charts too.
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from wsbench.deployment import Profile
 from wsbench.site.markup import CONFIDENCE_PERCENT, UNSTABLE_PERCENT
 from wsbench.site.results import EnvRun
 
@@ -30,14 +32,23 @@ CHART_CLASS = "wsbench-chart"
 """The class of a chart's data element (wsbench.js draws each)."""
 ROWS_CLASS = "wsbench-rows"
 """The class of a leaderboard table's rows element (wsbench.js filters and pins them)."""
+PROFILE_CLASS = "wsbench-profile"
+"""The class of the element that opens a page's block of one deployment profile: the
+script shows the blocks of the profile picked in the filter bar (tuned by default) and
+hides the others."""
+PROFILE_END = '<div class="wsbench-profile-end"></div>\n\n'
+"""Closes the last deployment profile's block of a machine (what follows is every
+profile's)."""
 
 
-def json_script(css_class: str, data: object) -> str:
+def json_script(css_class: str, data: object, table: str = "") -> str:
     """``data`` as a block of raw HTML: ``<script type="application/json" class=...>``
     with compact JSON (``</`` escaped so that no text ends the element early), followed by
-    a blank line (a block of its own in Markdown)."""
+    a blank line (a block of its own in Markdown); ``table``, when given, as its
+    ``data-table`` attribute (:func:`rows_script`)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    return f'<script type="application/json" class="{css_class}">{text}</script>\n\n'
+    kind = f' data-table="{html.escape(table)}"' if table else ""
+    return f'<script type="application/json" class="{css_class}"{kind}>{text}</script>\n\n'
 
 
 def facets(run: EnvRun) -> dict[str, object]:
@@ -53,9 +64,31 @@ def facets(run: EnvRun) -> dict[str, object]:
     }
 
 
-def rows_script(runs: Sequence[EnvRun]) -> str:
-    """The facets of a table's rows, in the table's order (:func:`json_script`)."""
-    return json_script(ROWS_CLASS, [facets(run) for run in runs])
+LEADERBOARD_TABLE = "leaderboard"
+"""A leaderboard's table: its first two columns (rank and name) stay in view while it
+scrolls sideways."""
+COSTS_TABLE = "costs"
+"""A table of ratios to tuned (:mod:`wsbench.site.deployment_page`): its first column (the
+configuration) stays in view while it scrolls sideways."""
+
+
+def rows_script(runs: Sequence[EnvRun], table: str = LEADERBOARD_TABLE) -> str:
+    """The facets of a table's rows, in the table's order (:func:`json_script`); ``table``:
+    what kind of table it follows (:data:`LEADERBOARD_TABLE`, :data:`COSTS_TABLE`), which
+    says which columns stay in view (the leaderboard's is the default and left out)."""
+    kind = "" if table == LEADERBOARD_TABLE else table
+    return json_script(ROWS_CLASS, [facets(run) for run in runs], kind)
+
+
+def profile_marker(profile: Profile) -> str:
+    """The raw HTML that opens a page's block of ``profile``'s sets, e.g. ``<div
+    class="wsbench-profile" data-profile="as-shipped" data-title="As shipped"></div>``: the
+    block runs to the next such element or :data:`PROFILE_END` (without JavaScript every
+    block shows, each heading naming its profile)."""
+    return (
+        f'<div class="{PROFILE_CLASS}" data-profile="{html.escape(profile.name)}" '
+        f'data-title="{html.escape(profile.title)}"></div>\n\n'
+    )
 
 
 def chart_script(

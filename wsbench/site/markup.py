@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from wsbench.deployment import TUNED, Profile, profile_of, without_profile
 from wsbench.results.stats import (
     ALPHA,
     COMPARISON_CONFIDENCE,
@@ -121,6 +122,52 @@ def params_title(params: Sequence[tuple[str, object]]) -> str:
     parts = params_words(named, short=False)
     parts += [f"{k} = {v}" for k, v in params if k not in named]
     return ", ".join(parts) or "No parameters"
+
+
+PROFILE_SEPARATOR = " \u00b7 "
+"""Between a parameter set in words and its deployment profile's title (a middle dot)."""
+
+
+def profile_title(params: Sequence[tuple[str, object]]) -> str:
+    """A parameter set in words with its deployment profile (:mod:`wsbench.deployment`):
+    :func:`params_title` of the set without the profile's parameters, a middle dot and the
+    profile's title, e.g. ``"1,024 B messages, the JSON corpus, 64 in flight per connection
+    · As shipped"`` or ``"16 B messages, 1 in flight per connection · Tuned"``; the
+    profile's title alone for a set of no other parameter (``"As shipped"``).
+
+    Raises:
+        ValueError: a profile parameter other than 0 or 1.
+    """
+    found = {k: v for k, v in params if isinstance(v, int)}
+    profile = profile_of(found)
+    rest = tuple((k, v) for k, v in params if k in without_profile(found) or k not in found)
+    return f"{params_title(rest)}{PROFILE_SEPARATOR}{profile.title}" if rest else profile.title
+
+
+def profile_changes(profile: Profile) -> str:
+    """What ``profile`` runs, in words from its settings (:class:`wsbench.deployment.Profile`),
+    e.g. ``"no compression offered, plain TCP"`` (tuned) or ``"the client offers
+    permessage-deflate as a browser does and the server keeps its framework's default
+    compression, plain TCP"`` (as shipped)."""
+    if profile.offers_deflate:
+        words = "the client offers permessage-deflate as a browser does"
+    else:
+        words = "no compression offered"
+    if profile.shipped_compression:
+        words += " and the server keeps its framework's default compression"
+    tls = "TLS, terminated in the server's process" if profile.tls else "plain TCP"
+    return f"{words}, {tls}"
+
+
+def in_tuned(params: Sequence[tuple[str, object]]) -> bool:
+    """Whether a parameter set is measured in the tuned profile (no profile parameter on)."""
+    return profile_of({k: v for k, v in params if isinstance(v, int)}) is TUNED
+
+
+def set_words(params: Sequence[tuple[str, object]]) -> str:
+    """A set of a grid in words: :func:`params_title` for a tuned set, :func:`profile_title`
+    for a set of another deployment profile (``"16 workers · As shipped"``)."""
+    return params_title(params) if in_tuned(params) else profile_title(params)
 
 
 def safe_name(text: str) -> str:

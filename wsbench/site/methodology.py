@@ -8,6 +8,16 @@ parameter sets in both grids and the many-connection settings are always those o
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from wsbench.deployment import (
+    MEASURED_PROFILES,
+    PROFILE_PARAMS,
+    PROFILES,
+    SHIPPED_COMPRESSION_FLAG,
+    TlsFiles,
+    server_args,
+)
 from wsbench.policy import MATRIX_PERIOD_DAYS, OPEN_FILES_CAP
 from wsbench.results.count_sets import SETS
 from wsbench.results.function_diff import GROWERS_SHOWN
@@ -19,7 +29,15 @@ from wsbench.results.runformat import ERROR_KINDS, FUNCTIONS_KEPT
 from wsbench.scenarios import PARAM_DOCS, SCENARIOS, SOURCE_ADDRESSES, SPECS, Grid, connect, spec
 from wsbench.scenarios import memory as memory_scenario
 from wsbench.scenarios import soak as soak_scenario
-from wsbench.site.markup import cell, code, heading, params_title, table
+from wsbench.site.markup import (
+    cell,
+    code,
+    heading,
+    params_title,
+    profile_changes,
+    set_words,
+    table,
+)
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES
 
 METHODOLOGY_PAGE = "methodology.md"
@@ -34,6 +52,9 @@ COUNTED_SETS_MARKER = "<!-- wsbench: counted sets -->"
 """Where :func:`render_counted_sets` goes on the Methodology page (on a line of its own)."""
 PROFILE_CLASSES_MARKER = "<!-- wsbench: profile classes -->"
 """Where :func:`render_profile_classes` goes on the Methodology page (within a line)."""
+DEPLOYMENT_MARKER = "<!-- wsbench: deployment profiles -->"
+"""Where :func:`render_deployment_profiles` goes on the Methodology page (on a line of its
+own)."""
 
 
 def memory_steps_text() -> str:
@@ -43,8 +64,10 @@ def memory_steps_text() -> str:
 
 
 def _sets(scenario: str, which: Grid) -> str:
+    """A grid's sets in words (:func:`wsbench.site.markup.set_words`: the sets of a profile
+    other than tuned with their profile)."""
     found = spec(scenario).grid(which)
-    return "; ".join(cell(params_title(tuple(p.items()))) for p in found) or "not measured"
+    return "; ".join(cell(set_words(tuple(p.items()))) for p in found) or "not measured"
 
 
 def _ranked_by(scenario: str) -> str:
@@ -242,17 +265,70 @@ def render_profile_classes() -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def _flags(args: list[str]) -> str:
+    """A profile's server flags as code ("none" for none)."""
+    return code(" ".join(args)) if args else "none"
+
+
+def profile_table() -> str:
+    """Every deployment profile of :data:`wsbench.deployment.PROFILES` as a table: its
+    name on the site and in documents, what it runs (:func:`wsbench.site.markup.
+    profile_changes`), its parameters in a set, the flags its server is started with
+    (:func:`wsbench.deployment.server_args`) and whether the full grid measures it
+    (:data:`wsbench.deployment.MEASURED_PROFILES`)."""
+    placeholder = TlsFiles(Path("CERT.pem"), Path("KEY.pem"), Path("CA.pem"))  # the run's
+    rows = [
+        [
+            f"*{cell(p.title)}* ({code(p.name)})",
+            cell(profile_changes(p)),
+            ", ".join(f"{code(k)} = {v}" for k, v in p.params.items()) or "none (left out)",
+            _flags(server_args(p, placeholder if p.tls else None)),
+            "yes" if p in MEASURED_PROFILES else "not yet",
+        ]
+        for p in PROFILES
+    ]
+    headers = ["Profile", "What it runs", "Its parameters", "Server flags", "Measured"]
+    return table(headers, rows)
+
+
+def render_deployment_profiles() -> str:
+    """The generated part of the Methodology page's Deployment profiles section: every
+    profile (:func:`profile_table`) and the sets measured in every measured profile (each
+    scenario's :attr:`~wsbench.scenarios.base.ScenarioSpec.profiled`)."""
+    profiled = [
+        f"{cell(SCENARIO_TITLES[s])}: "
+        + "; ".join(cell(params_title(p)) for p in SPECS[s].profiled)
+        for s in SCENARIOS
+        if SPECS[s].profiled
+    ]
+    switches = ", ".join(code(p) for p in PROFILE_PARAMS)
+    return "\n".join(
+        [
+            profile_table(),
+            f"A profile's parameters ({switches}) are switches: 1 when on, left out of the set "
+            f"when 0. {code(SHIPPED_COMPRESSION_FLAG)} keeps the framework's default "
+            "compression (the tuned server turns it off); the TLS profiles' server gets the "
+            "run's certificate and key. The sets measured in every measured profile, besides "
+            "tuned:\n",
+            *(f"- {line}" for line in profiled),
+            "",
+        ]
+    )
+
+
 def fill_markers(src_uri: str, markdown: str) -> str:
     """``markdown`` of the page at ``src_uri`` (relative to the docs dir) with its markers
     replaced: the Methodology page's :data:`SCENARIOS_MARKER` by :func:`render_scenarios`,
     :data:`MATRIX_MARKER` by :func:`render_matrix`, :data:`COUNT_VERDICTS_MARKER` by
     :func:`render_count_verdicts`, :data:`COUNTED_SETS_MARKER` by
-    :func:`render_counted_sets` and :data:`PROFILE_CLASSES_MARKER` by
-    :func:`render_profile_classes`; other pages unchanged."""
+    :func:`render_counted_sets`, :data:`PROFILE_CLASSES_MARKER` by
+    :func:`render_profile_classes` and :data:`DEPLOYMENT_MARKER` by
+    :func:`render_deployment_profiles`; other pages unchanged."""
     if src_uri != METHODOLOGY_PAGE:
         return markdown
     markdown = markdown.replace(PROFILE_CLASSES_MARKER, render_profile_classes())
     markdown = markdown.replace(COUNT_VERDICTS_MARKER, render_count_verdicts())
     markdown = markdown.replace(COUNTED_SETS_MARKER, render_counted_sets())
     markdown = markdown.replace(MATRIX_MARKER, render_matrix())
+    markdown = markdown.replace(DEPLOYMENT_MARKER, render_deployment_profiles())
     return markdown.replace(SCENARIOS_MARKER, render_scenarios())

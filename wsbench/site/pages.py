@@ -40,6 +40,8 @@ from wsbench.site.clients import (
 )
 from wsbench.site.conformance import grades_of
 from wsbench.site.conformance_page import render_conformance
+from wsbench.site.deployment_costs import deployment_of
+from wsbench.site.deployment_page import DEPLOYMENT_PAGE, render_deployment
 from wsbench.site.downloads import render_downloads
 from wsbench.site.environment import ENVIRONMENT_PAGE, render_environment
 from wsbench.site.findings import findings_of
@@ -120,6 +122,8 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     :mod:`wsbench.site.conformance_page`), the leaderboards' and framework pages' charts
     (SVG bytes, and JSON bytes of the charts against the number of connections, of the CPU
     per message by where it goes and of the flame graphs, :mod:`wsbench.site.profiles`),
+    the What your deployment costs page (:mod:`wsbench.site.deployment_page`, from the
+    same costs as the home page's question on them),
     every run's downloads (JSON bytes and CSV text, :mod:`wsbench.site.downloads`) and the site's
     scripts, stylesheet and bundled libraries (:func:`wsbench.site.assets.site_assets`).
 
@@ -154,7 +158,9 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     root_links = {f.name: page_path(f.name) for f in frameworks}
     findings = findings_of(results, frameworks, profile_docs.runs)
     pages[FINDINGS_PAGE] = render_findings(findings, results, root_links)
-    pages.update(render_home(results, findings, grades))
+    deployment = deployment_of(results)  # once: its page and the home page's question
+    pages[DEPLOYMENT_PAGE] = render_deployment(deployment, results, root_links)
+    pages.update(render_home(results, findings, grades, deployment))
     pages.update(render_conformance(grades, inputs.repo_url, root_links))
     pages[ENVIRONMENT_PAGE] = render_environment(results)
     clients = inputs.clients()

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
+from wsbench.deployment import PROFILE_PARAMS, PROFILES, TUNED, Profile, profile_of
 from wsbench.results import stats
 from wsbench.results.count_sets import SETS
 from wsbench.results.memoryfit import problems, rss_fit
@@ -36,10 +37,11 @@ from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg, render_sweep_svg
 from wsbench.site.conformance import CONFORMANCE_PAGE, Grades, graded_of, relative, run_badge
 from wsbench.site.counts import COUNT_HEADER, count_legend, count_text
-from wsbench.site.interactive import chart_script, rows_script
+from wsbench.site.interactive import PROFILE_END, chart_script, profile_marker, rows_script
 from wsbench.site.markup import (
     CONFIDENCE_PERCENT,
     DASH,
+    PROFILE_SEPARATOR,
     SOCKETIO_TAG,
     TIMES,
     UNSTABLE_LEGEND,
@@ -50,7 +52,10 @@ from wsbench.site.markup import (
     heading,
     num,
     params_title,
+    profile_changes,
+    profile_title,
     safe_name,
+    set_words,
     short_reason,
     spread,
     table,
@@ -58,7 +63,7 @@ from wsbench.site.markup import (
 )
 from wsbench.site.profiles import Profiles, leaderboard_file, leaderboard_section
 from wsbench.site.results import EnvRun, Results, natural_key
-from wsbench.site.rows import MESSAGES, Row, error_counts, headline_of
+from wsbench.site.rows import MESSAGES, Params, Row, error_counts, headline_of
 from wsbench.site.shared_cpu import PER_CORE, SharedCpu, mark, notes
 from wsbench.site.sources import source_line
 from wsbench.site.studies import Study, load_studies, round_trip_section
@@ -482,7 +487,7 @@ def not_measured(scenario: str) -> str:
     (:func:`wsbench.scenarios.in_grid`) and their parameter sets."""
     defined = spec(scenario)
     sets = {
-        which: "; ".join(params_title(tuple(p.items())) for p in defined.grid(which)) or "none"
+        which: "; ".join(set_words(tuple(p.items())) for p in defined.grid(which)) or "none"
         for which in ("full", "default")
     }
     if scenario in in_grid("default"):
@@ -681,25 +686,37 @@ def chart_block(chart: SweepChart, svg: str, data: str, runs: Sequence[EnvRun] =
 
 
 def _charts_section(
-    scenario: str, results: Results, machine: str, runs: Sequence[EnvRun], level: str
+    scenario: str,
+    results: Results,
+    machine: str,
+    runs: Sequence[EnvRun],
+    level: str,
+    profile: Profile = TUNED,
 ) -> tuple[str, dict[str, bytes]]:
-    """The charts section of ``scenario`` on ``machine`` ("" when it has none)."""
+    """The charts section of ``scenario`` on ``machine`` from ``runs`` (their rows all
+    measured in ``profile``; "" when it has none). Its heading, and each chart group's,
+    names the profile; the tuned charts keep the ids they had before profiles existed."""
     charts = _sweeps(scenario, runs)
     if not charts:
         return "", {}
     several = len(results.machines) > 1
     prefix = f"{machine} " if several else ""
+    tail = "" if profile is TUNED else f" {profile.title}"
     out = [
-        heading(level, CHARTS[scenario].title, anchor(f"{prefix}charts")),
+        heading(
+            level,
+            f"{CHARTS[scenario].title}{PROFILE_SEPARATOR}{profile.title}",
+            anchor(f"{prefix}charts{tail}"),
+        ),
         CHARTS[scenario].intro + "\n",
     ]
     files: dict[str, bytes] = {}
     sub = level + "#"
     groups = list(dict.fromkeys(c.group for c in charts))
     for group in groups:
-        if group:
-            title = params_title(group)
-            out.append(heading(sub, title, anchor(f"{prefix}charts {title}")))
+        if any(name not in PROFILE_PARAMS for name, _ in group):
+            title = profile_title(group)
+            out.append(heading(sub, title, anchor(f"{prefix}charts {params_title(group)}")))
         for c in (c for c in charts if c.group == group):
             svg, data = (chart_file(scenario, c, several, ext) for ext in ("svg", "json"))
             render = render_bars_svg if c.kind == "bars" else render_sweep_svg
@@ -711,6 +728,129 @@ def _charts_section(
                 )
             )
     return "\n".join(out), files
+
+
+@dataclass(frozen=True)
+class _Marks:
+    """What a leaderboard table shows beside each row's name and figures: the framework
+    pages (``{implementation: link}``), the slow-subscriber policy column, the shared-CPU
+    marks, the conformance grades, and the page's own path (for the grades' links)."""
+
+    pages: Mapping[str, str]
+    policy: bool
+    shared_cpu: SharedCpu
+    grades: Grades
+    here: str
+
+
+def _board(
+    scenario: str,
+    results: Results,
+    machine: str,
+    members: Sequence[tuple[EnvRun, Row]],
+    level: str,
+    marks: _Marks,
+    profiles: Profiles,
+) -> tuple[dict[str, str], dict[str, bytes]]:
+    """One parameter set's table on ``machine`` (``members``: its rows, all of one set):
+    the template's ``{"heading", "table", "rows", "reference_note", "sources", "cpu"}``
+    (the heading names the set and its deployment profile,
+    :func:`wsbench.site.markup.profile_title`), and the files of its CPU-per-message
+    section."""
+    group = sorted(members, key=_sort_key)
+    params = group[0][1].params
+    columns = counted_columns(columns_of(scenario), [w for _, w in group])
+    headers = [
+        "Rank", "Framework", "Version", *([POLICY_HEADER] if marks.policy else []),
+        *(c.header for c in columns), "Flag",
+    ]  # fmt: skip
+    align = "rll" + ("l" if marks.policy else "") + "r" * len(columns) + "l"
+    cells = (
+        _row_cells(
+            r,
+            w,
+            rank,
+            columns,
+            marks.pages.get(r.impl.name),
+            marks.policy,
+            mark(r, marks.shared_cpu) + run_badge(r, marks.grades, marks.here),
+        )
+        for (r, w), rank in zip(group, ranks(group), strict=True)
+    )
+    table_id = table_anchor(results, machine, params)
+    cpu, cpu_files = leaderboard_section(
+        profiles,
+        profiles.of_set(machine, scenario, dict(params)),
+        [r for r, _ in group],
+        level + "#",
+        f"cpu-{table_id}",
+        leaderboard_file(scenario, machine if len(results.machines) > 1 else None, dict(params)),
+        marks.pages,
+    )
+    board = {
+        "heading": heading(level, profile_title(params), table_id),
+        "table": table(headers, cells, align),
+        "rows": rows_script([r for r, _ in group]),
+        "reference_note": beats_reference(group, columns[0].header),
+        "sources": source_line((r for r, _ in group), RUNS_PAGE),
+        "cpu": cpu,
+    }
+    return board, cpu_files
+
+
+def page_profiles(rows: Sequence[tuple[EnvRun, Row]]) -> list[Profile]:
+    """The deployment profiles ``rows`` were measured in, in
+    :data:`wsbench.deployment.PROFILES` order (tuned, the default view, first): a profile
+    none of them was measured in is left out."""
+    found = {profile_of(dict(row.params)) for _, row in rows}
+    return [p for p in PROFILES if p in found]
+
+
+def in_profile_only(run: EnvRun, profile: Profile) -> EnvRun:
+    """``run`` with only its rows measured in ``profile``."""
+    rows = tuple(r for r in run.rows if profile_of(dict(r.params)) is profile)
+    return run if len(rows) == len(run.rows) else dataclasses.replace(run, rows=rows)
+
+
+METHODOLOGY_PROFILES = "../methodology.md#deployment-profiles"
+"""The Methodology page's section on deployment profiles, relative to a leaderboard page."""
+DEPLOYMENT_LINK = "../deployment.md"
+"""The What your deployment costs page, relative to a leaderboard page
+(:data:`wsbench.site.deployment_page.DEPLOYMENT_PAGE`)."""
+
+
+def profile_note(profile: Profile) -> str:
+    """The note that opens a leaderboard's sets measured in ``profile`` (not the tuned
+    one): what the profile changes, that tuned is the yardstick, and where the ratios to
+    tuned are."""
+    return (
+        f'!!! note "{profile.title}"\n\n'
+        f"    The sets below are measured in the *{profile.title.lower()}* deployment profile "
+        f"([Methodology]({METHODOLOGY_PROFILES})): {profile_changes(profile)}. The tuned "
+        "profile, the default view, is the yardstick; "
+        f"[What your deployment costs]({DEPLOYMENT_LINK}) gives each configuration's "
+        "figures here as ratios to its tuned ones.\n\n"
+    )
+
+
+def profiles_legend(shown: Sequence[Profile]) -> str:
+    """The leaderboard legend's bullet on deployment profiles: with several ``shown``, that
+    each table and chart names its profile, tuned shown first and the filter bar's
+    *Profile* picking another; with tuned alone, that every figure is tuned."""
+    if len(shown) <= 1:
+        only = shown[0] if shown else TUNED
+        return (
+            f"Every table and chart here is in the *{only.title.lower()}* deployment profile "
+            f"([Methodology]({METHODOLOGY_PROFILES})): {profile_changes(only)}"
+        )
+    others = "; ".join(f"*{p.title.lower()}*: {profile_changes(p)}" for p in shown[1:])
+    return (
+        "Each table and chart names its deployment profile "
+        f"([Methodology]({METHODOLOGY_PROFILES})). The *tuned* sets ({profile_changes(TUNED)}), "
+        "the yardstick, are shown first; the filter bar's *Profile* shows the sets measured "
+        f"in another profile instead ({others}). "
+        f"[What your deployment costs]({DEPLOYMENT_LINK}) compares them with tuned"
+    )
 
 
 def render_leaderboard_page(
@@ -778,65 +918,44 @@ def render_leaderboard_page(
     policy = scenario in POLICY_SCENARIOS
     level = "###" if len(results.machines) > 1 else "##"
     files: dict[str, bytes] = {}
+    shown = page_profiles(rows)
     machines = []
     for machine in results.machines:
         mine = [run for run in results.runs if run.machine == machine]
-        charts, chart_files = _charts_section(scenario, results, machine, mine, level)
-        files.update(chart_files)
-        groups: dict[tuple[tuple[str, object], ...], list[tuple[EnvRun, Row]]] = {}
-        for run, row in rows:
-            if run.machine == machine:
-                groups.setdefault(row.params, []).append((run, row))
-        tables = []
-        for params in sorted(groups, key=_param_sort_key):
-            group = sorted(groups[params], key=_sort_key)
-            columns = counted_columns(columns_of(scenario), [w for _, w in group])
-            headers = [
-                "Rank", "Framework", "Version", *([POLICY_HEADER] if policy else []),
-                *(c.header for c in columns), "Flag",
-            ]  # fmt: skip
-            align = "rll" + ("l" if policy else "") + "r" * len(columns) + "l"
-            cells = (
-                _row_cells(
-                    r,
-                    w,
-                    rank,
-                    columns,
-                    pages.get(r.impl.name),
-                    policy,
-                    mark(r, shared_cpu) + run_badge(r, grades, here),
-                )
-                for (r, w), rank in zip(group, ranks(group), strict=True)
-            )
-            table_id = table_anchor(results, machine, params)
-            cpu, cpu_files = leaderboard_section(
-                profiles,
-                profiles.of_set(machine, scenario, dict(params)),
-                [r for r, _ in group],
-                level + "#",
-                f"cpu-{table_id}",
-                leaderboard_file(
-                    scenario, machine if len(results.machines) > 1 else None, dict(params)
-                ),
-                pages,
-            )
-            files.update(cpu_files)
-            tables.append(
+        blocks = []
+        for profile in shown:
+            runs = [in_profile_only(run, profile) for run in mine]
+            charts, chart_files = _charts_section(scenario, results, machine, runs, level, profile)
+            files.update(chart_files)
+            groups: dict[Params, list[tuple[EnvRun, Row]]] = {}
+            for run, row in rows:
+                if run.machine == machine and profile_of(dict(row.params)) is profile:
+                    groups.setdefault(row.params, []).append((run, row))
+            tables = []
+            for params in sorted(groups, key=_param_sort_key):
+                board, board_files = _board(
+                    scenario, results, machine, groups[params], level,
+                    _Marks(pages, policy, shared_cpu, grades, here), profiles,
+                )  # fmt: skip
+                files.update(board_files)
+                tables.append(board)
+            if not (charts or tables):
+                continue
+            studies = mine_studies if profile is TUNED else []
+            blocks.append(
                 {
-                    "heading": heading(level, params_title(params), table_id),
-                    "table": table(headers, cells, align),
-                    "rows": rows_script([r for r, _ in group]),
-                    "reference_note": beats_reference(group, columns[0].header),
-                    "sources": source_line((r for r, _ in group), RUNS_PAGE),
-                    "cpu": cpu,
+                    "marker": profile_marker(profile) if len(shown) > 1 else "",
+                    "intro": profile_note(profile) if profile is not TUNED else "",
+                    "charts": charts,
+                    "studies": [round_trip_section(study, mine, level) for study in studies],
+                    "tables": tables,
                 }
             )
         machines.append(
             {
                 "heading": machine_heading(results, machine, "##"),
-                "charts": charts,
-                "studies": [round_trip_section(study, mine, level) for study in mine_studies],
-                "tables": tables,
+                "blocks": blocks,
+                "end": PROFILE_END if len(shown) > 1 else "",
             }
         )
     defined = SPECS.get(scenario)
@@ -856,6 +975,7 @@ def render_leaderboard_page(
         per_core=PER_CORE,
         shared_cpu=notes([run for run, _ in rows], shared_cpu),
         conformance="" if grades.empty else relative(CONFORMANCE_PAGE, here),
+        profiles_note=profiles_legend(shown),
         machines=machines,
     )
     return LeaderboardPage(templates.render("leaderboard.md.j2", **context), files)

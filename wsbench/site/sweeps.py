@@ -25,10 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from wsbench.deployment import PROFILE_PARAMS
 from wsbench.results.metrics import BY_NAME, Metric
 from wsbench.site.headline import Headline, ShowsMetric
 from wsbench.site.interactive import TOOLTIP_NUMBERS, point_data
-from wsbench.site.markup import params_title, safe_name
+from wsbench.site.markup import PROFILE_SEPARATOR, params_title, profile_title, safe_name
 from wsbench.site.results import EnvRun, by_environment
 from wsbench.site.rows import Params, Row, error_counts, median_of
 
@@ -231,9 +232,13 @@ class SweepChart:
     @property
     def title(self) -> str:
         """E.g. ``"Throughput against connections, 16 B messages, 1 in flight per
-        connection"``."""
-        tail = f", {params_title(self.group)}" if self.group else ""
-        return f"{self.figure.title} against {self.x.label}{tail}"
+        connection · Tuned"``, ``"Memory per connection against connections · As shipped"``:
+        the group in words with its deployment profile
+        (:func:`wsbench.site.markup.profile_title`)."""
+        words = profile_title(self.group)
+        named = any(name not in PROFILE_PARAMS for name, _ in self.group)
+        between = ", " if named else PROFILE_SEPARATOR
+        return f"{self.figure.title} against {self.x.label}{between}{words}"
 
 
 def group_of(params: Params, x: XAxis = CONNECTIONS) -> Params:

@@ -13,6 +13,15 @@
      material styles only tables without a class.)
    - Filters: a page with charts or such tables gets one filter bar (protocol, server, event
      loop, name) that narrows every chart and table of the page at once.
+   - Deployment profiles: a page whose sets were measured in several profiles opens each
+     profile's block with <div class="wsbench-profile" data-profile=NAME data-title=TITLE>
+     (wsbench.site.interactive.profile_marker; a block runs to the next one or to
+     <div class="wsbench-profile-end">). The filter bar then has a Profile choice of the
+     profiles on the page: the first (tuned) shows by default, the others' blocks are hidden
+     until picked; a link to a heading inside a hidden block picks its profile. Without
+     JavaScript every block shows, each heading naming its profile.
+   - A table of ratios to tuned (its rows element has data-table="costs",
+     wsbench.site.deployment_page) keeps its first column in view while it scrolls.
    - CPU per message by where it goes (a chart's data of kind "shares",
      wsbench.site.profiles.shares_chart_data): one stacked bar per configuration, in the
      leaderboard's order, its segments the classes of the CPU (their names and colours from
@@ -38,7 +47,7 @@
 
   /* ---------- filters shared by every chart and table of the page ---------- */
 
-  var filters = { protocol: ALL, server: ALL, loop: ALL, text: "" };
+  var filters = { protocol: ALL, server: ALL, loop: ALL, text: "", profile: ALL };
   var listeners = [];
 
   function facetsOf(item) {
@@ -90,6 +99,78 @@
     });
   }
 
+  /* ---------- deployment profiles: one block of the page each ---------- */
+
+  var profileMarkers = [];
+
+  // The elements of a marker's block: its following siblings up to the next marker or end.
+  function blockOf(marker) {
+    var out = [];
+    for (var el = marker.nextElementSibling; el; el = el.nextElementSibling) {
+      if (el.classList.contains("wsbench-profile") ||
+          el.classList.contains("wsbench-profile-end")) break;
+      if (!el.classList.contains("wsbench-filters")) out.push(el);
+    }
+    return out;
+  }
+
+  function showProfile() {
+    if (!filters.profile) return;
+    profileMarkers.forEach(function (marker) {
+      var hide = marker.getAttribute("data-profile") !== filters.profile;
+      blockOf(marker).forEach(function (el) { el.hidden = hide; });
+    });
+  }
+
+  // The profile of the block holding the element a URL's fragment names, or null.
+  function profileOfHash() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id && document.getElementById(id);
+    if (!target) return null;
+    for (var i = 0; i < profileMarkers.length; i++) {
+      if (blockOf(profileMarkers[i]).some(function (el) { return el === target || el.contains(target); })) {
+        return profileMarkers[i].getAttribute("data-profile");
+      }
+    }
+    return null;
+  }
+
+  function profileSelect() {
+    var label = document.createElement("label");
+    label.textContent = "Profile ";
+    var sel = document.createElement("select");
+    sel.name = "profile";
+    sel.setAttribute("aria-label", "Deployment profile");
+    var seen = {};
+    profileMarkers.forEach(function (marker) {
+      var name = marker.getAttribute("data-profile");
+      if (seen[name]) return;
+      seen[name] = true;
+      var opt = document.createElement("option");
+      opt.value = name;
+      opt.textContent = marker.getAttribute("data-title") || name;
+      sel.appendChild(opt);
+    });
+    sel.value = filters.profile;
+    sel.addEventListener("change", function () {
+      filters.profile = sel.value;
+      showProfile();
+      changed();
+    });
+    window.addEventListener("hashchange", function () {
+      var found = profileOfHash();
+      if (found && found !== filters.profile) {
+        filters.profile = sel.value = found;
+        showProfile();
+        changed();
+        var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+        if (target) target.scrollIntoView();
+      }
+    });
+    label.appendChild(sel);
+    return label;
+  }
+
   function filterBar(facets, before) {
     var bar = document.createElement("form");
     bar.className = "wsbench-filters";
@@ -98,6 +179,7 @@
     var title = document.createElement("strong");
     title.textContent = "Filter every chart and table of this page:";
     bar.appendChild(title);
+    if (filters.profile) bar.appendChild(profileSelect());
     var rows = facets.filter(function (f) { return !f.reference; });
     bar.appendChild(select("protocol", "Protocol", uniq(facets.map(function (f) { return f.protocol; }))));
     bar.appendChild(select("server", "Server", uniq(rows.map(function (f) { return f.server; }))));
@@ -150,8 +232,8 @@
     return el.tagName === "TABLE" ? el : el.querySelector("table");
   }
 
-  function setUpTable(table, rows) {
-    table.setAttribute("data-wsbench-table", rows ? "leaderboard" : "sortable");
+  function setUpTable(table, rows, kind) {
+    table.setAttribute("data-wsbench-table", rows ? kind || "leaderboard" : "sortable");
     var body = table.tBodies[0];
     if (!body) return;
     setSortKeys(body);
@@ -712,12 +794,19 @@
       var table = tableOf(script);
       if (table) {
         table.wsbenchRows = rows;
+        table.wsbenchKind = script.getAttribute("data-table");
         rows.forEach(function (r) { facets.push(facetsOf(r)); });
       }
     });
     Array.prototype.forEach.call(article.querySelectorAll("table"), function (table) {
-      setUpTable(table, table.wsbenchRows || null);
+      setUpTable(table, table.wsbenchRows || null, table.wsbenchKind);
     });
+    profileMarkers = Array.prototype.slice.call(article.querySelectorAll("div.wsbench-profile"));
+    var profiles = uniq(profileMarkers.map(function (m) { return m.getAttribute("data-profile"); }));
+    if (profiles.length > 1) {
+      filters.profile = profileOfHash() || profileMarkers[0].getAttribute("data-profile");
+      showProfile();
+    }
     var charts = article.querySelectorAll("script.wsbench-chart");
     Array.prototype.forEach.call(charts, function (script) {
       try {
@@ -730,10 +819,16 @@
     candidates.sort(function (a, b) {
       return a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
     });
-    var first = article.querySelector(".wsbench-filter-here") || candidates[0];
+    var first = article.querySelector(".wsbench-filter-here") ||
+      (filters.profile ? profileMarkers[0] : null) || candidates[0];
     var servers = uniq(facets.map(function (f) { return f.server; }));
-    if (first && !article.querySelector(".wsbench-no-filters") && (servers.length > 1 || facets.length > 6)) {
+    var wanted = servers.length > 1 || facets.length > 6 || !!filters.profile;
+    if (first && !article.querySelector(".wsbench-no-filters") && wanted) {
       filterBar(facets, first);
+    }
+    if (filters.profile && location.hash) {
+      var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+      if (target) target.scrollIntoView();
     }
     var flames = article.querySelectorAll("a." + "wsbench-flame-data");
     if (flames.length) {
@@ -750,6 +845,7 @@
     if (charts.length) {
       loadECharts().then(function (echarts) {
         Array.prototype.forEach.call(charts, function (script) { setUpChart(echarts, script); });
+        showProfile(); // the charts' boxes of the hidden profiles' blocks hide with them
         document.documentElement.setAttribute("data-wsbench-charts", String(charts.length));
       }, function (err) {
         console.warn("wsbench: " + err.message + "; the static charts stay");
