@@ -40,11 +40,14 @@ pub const MARKET_PATH: &str = "/market";
 /// so nothing comes between them, with [`write_frames`].
 pub(crate) type Writer = Arc<tokio::sync::Mutex<WriteHalf>>;
 
-/// Writes `bytes` (whole frames) to `w` and flushes (TLS: the records rustls still holds;
-/// plain TCP: nothing), awaiting the socket.
+/// Writes `bytes` (whole frames) to `w`, awaiting the socket; over TLS then flushes the
+/// records rustls still holds (plain TCP holds none: no flush).
 pub(crate) async fn write_frames(w: &mut WriteHalf, bytes: &[u8]) -> io::Result<()> {
     w.write_all(bytes).await?;
-    w.flush().await
+    match w {
+        WriteHalf::Tcp(_) => Ok(()),
+        WriteHalf::Tls(_) => w.flush().await,
+    }
 }
 
 /// What a connection subscribes to.

@@ -25,7 +25,7 @@ use wsbench_loadgen::{run_echo, run_ping, run_stream, LoadConfig, Protocol, Repo
 
 use common::bin::{run, Served};
 
-/// The test's certificates, written once per test binary to a folder of its own.
+/// The test's certificates, written once per test process to a folder of its own.
 struct Pki {
     dir: PathBuf,
 }
@@ -63,7 +63,10 @@ fn ca(name: &str) -> (CertificateParams, KeyPair) {
 fn pki() -> &'static Pki {
     static PKI: OnceLock<Pki> = OnceLock::new();
     PKI.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("wsbench-loadgen-tls-{}", std::process::id()));
+        // In the target folder's scratch space for integration tests (`cargo clean`
+        // removes it), one folder per test process.
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let dir = tmp.join(format!("tls-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let write = |name: &str, text: String| std::fs::write(dir.join(name), text).unwrap();
         let (params, key) = ca("wsbench test CA");
