@@ -246,8 +246,8 @@ pub struct TlsReport {
     pub cipher_suite: Option<String>,
     /// Its key exchange group (e.g. `"X25519"`).
     pub key_exchange: Option<String>,
-    /// TCP connect (SYN to the connection established) of the connections whose
-    /// `handshake_us` is reported, µs.
+    /// TCP connect (from the attempt's start: socket, bind, connect, to the connection
+    /// established) of the connections whose `handshake_us` is reported, µs.
     pub tcp_connect_us: Summary,
     /// The TLS handshake (ClientHello to the handshake complete, the server's
     /// certificate verified), µs.
