@@ -76,3 +76,42 @@ def test_what_deflate_agreed_is_kept_and_older_reports_have_none() -> None:
     assert loadreport.decode(json.dumps(older)).deflate is None
     with pytest.raises(ReportError, match=r"\$\.deflate"):
         loadreport.decode(_text(deflate={**DEFLATE, "ratio": 30}))
+
+
+def _summary(p50: float, count: int) -> dict[str, float | int]:
+    return {"p50": p50, "p90": p50, "p99": p50, "p99_9": p50, "max": p50, "min": p50,
+            "mean": p50, "stdev": 0.0, "count": count}  # fmt: skip
+
+
+TLS = {
+    "version": "TLSv1.3", "cipher_suite": "TLS_AES_256_GCM_SHA384", "key_exchange": "X25519",
+    "tcp_connect_us": _summary(40.0, 2), "handshake_us": _summary(900.0, 2),
+    "upgrade_us": _summary(60.0, 2),
+    "failures": {"TLS handshake failed: invalid peer certificate: UnknownIssuer": 1},
+}  # fmt: skip
+
+
+def test_what_tls_agreed_and_the_handshakes_parts_are_kept_and_older_reports_have_none() -> None:
+    decoded = loadreport.decode(_text(tls=TLS))
+    tls = decoded.tls
+    assert tls is not None
+    assert (tls.version, tls.cipher_suite, tls.key_exchange) == (
+        "TLSv1.3", "TLS_AES_256_GCM_SHA384", "X25519"
+    )  # fmt: skip
+    parts = (tls.tcp_connect_us.p50, tls.handshake_us.p50, tls.upgrade_us.p50)
+    assert parts == (40.0, 900.0, 60.0)
+    assert tls.failures == {"TLS handshake failed: invalid peer certificate: UnknownIssuer": 1}
+    assert loadreport.decode(json.dumps(loadreport.to_builtins(decoded))) == decoded
+    # No handshake succeeded: nothing agreed.
+    failed = {**TLS, "version": None, "cipher_suite": None, "key_exchange": None}
+    nothing = loadreport.decode(_text(tls=failed)).tls
+    assert nothing is not None and (nothing.version, nothing.cipher_suite) == (None, None)
+    assert loadreport.decode(_text(tls=None)).tls is None
+    # A report from before the field (or from a client program) loads without it.
+    older = json.loads(_text())
+    del older["tls"]
+    assert loadreport.decode(json.dumps(older)).tls is None
+    with pytest.raises(ReportError, match=r"\$\.tls"):
+        loadreport.decode(_text(tls={**TLS, "resumed": 0}))
+    with pytest.raises(ReportError, match=r"\$\.tls\.failures"):
+        loadreport.decode(_text(tls={**TLS, "failures": {"x": "many"}}))

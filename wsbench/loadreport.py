@@ -99,6 +99,25 @@ class Deflate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     error: str | None
 
 
+class Tls(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """TLS, when the run's URL was ``wss://`` (``--tls-ca``): the protocol version
+    (``"TLSv1.3"`` or ``"TLSv1.2"``), cipher suite (IANA name, e.g.
+    ``"TLS_AES_256_GCM_SHA384"``) and key exchange group (e.g. ``"X25519"``) the first
+    connection agreed (None: no handshake succeeded); the three parts of each connection's
+    ``handshake_us``, which add up to it: the TCP connect, the TLS handshake, and the rest
+    (the WebSocket upgrade; Socket.IO: with the session's opening); and the failed TLS
+    handshakes by reason (each also a ``handshake_failed`` error), e.g.
+    ``{"TLS handshake failed: invalid peer certificate: UnknownIssuer": 3}``."""
+
+    version: str | None
+    cipher_suite: str | None
+    key_exchange: str | None
+    tcp_connect_us: Summary
+    handshake_us: Summary
+    upgrade_us: Summary
+    failures: dict[str, int]
+
+
 class Config(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """What the run was asked: the URL and protocol, and the subcommand's own settings
     (None where it has none). ``threads``: the load generator's runtime threads;
@@ -139,7 +158,9 @@ class Report(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     ``errors`` and ``integrity`` map each kind (``connection_refused``, ``timeout``...;
     ``lost``, ``corrupted``, ``duplicated``, ``out_of_order``) to its count. ``deflate``:
     what permessage-deflate did, None when it was not offered (and in reports from before
-    the load generator could offer it).
+    the load generator could offer it). ``tls``: what TLS agreed and the parts of
+    ``handshake_us``, None without TLS (and in reports from before the load generator spoke
+    it).
     """
 
     tool: str
@@ -169,6 +190,7 @@ class Report(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     client_bound: bool | None = None
     fanout: Fanout | None = None
     deflate: Deflate | None = None
+    tls: Tls | None = None
     client: Client | None = None
     closed: int | None = None
     closed_early: int | None = None

@@ -1,6 +1,7 @@
 //! Command-line interface (clap derive). Usage errors exit with status 2; the checks clap
 //! cannot express are in [`Command::check`].
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
@@ -110,6 +111,11 @@ pub struct PhaseArgs {
     /// report's `deflate` records the agreement and the bytes on the wire.
     #[arg(long)]
     pub deflate: bool,
+    /// The certificate authorities to trust (a PEM file), for `wss://` URLs: the only ones
+    /// trusted (no system roots; the server's certificate is always verified, for the
+    /// URL's host).
+    #[arg(long, value_name = "PATH")]
+    pub tls_ca: Option<PathBuf>,
 }
 
 impl PhaseArgs {
@@ -141,6 +147,7 @@ impl PhaseArgs {
             source_addresses: self.source_addresses,
             rate: None,
             deflate: self.deflate,
+            tls_ca: self.tls_ca.clone(),
         }
     }
 }
@@ -148,7 +155,7 @@ impl PhaseArgs {
 /// Options shared by `echo` and `stream`.
 #[derive(Debug, Clone, Args)]
 pub struct LoadArgs {
-    /// Target URL, ws://HOST:PORT/PATH[?QUERY].
+    /// Target URL, ws://HOST:PORT/PATH[?QUERY] (wss://: over TLS, with --tls-ca).
     #[arg(long)]
     pub url: WsUrl,
     /// Number of connections.
@@ -251,6 +258,7 @@ impl FanoutArgs {
             protocol: self.phase.protocol,
             source_addresses: self.phase.source_addresses,
             deflate: self.phase.deflate,
+            tls_ca: self.phase.tls_ca.clone(),
         }
     }
 }
@@ -330,6 +338,11 @@ pub struct ConnectArgs {
     /// report's `deflate` records the agreement and the bytes on the wire.
     #[arg(long)]
     pub deflate: bool,
+    /// The certificate authorities to trust (a PEM file), for `wss://` URLs: the only ones
+    /// trusted (no system roots; the server's certificate is always verified, for the
+    /// URL's host).
+    #[arg(long, value_name = "PATH")]
+    pub tls_ca: Option<PathBuf>,
 }
 
 /// `hold` options.
@@ -368,6 +381,11 @@ pub struct HoldArgs {
     /// report's `deflate` records the agreement and the bytes on the wire.
     #[arg(long)]
     pub deflate: bool,
+    /// The certificate authorities to trust (a PEM file), for `wss://` URLs: the only ones
+    /// trusted (no system roots; the server's certificate is always verified, for the
+    /// URL's host).
+    #[arg(long, value_name = "PATH")]
+    pub tls_ca: Option<PathBuf>,
 }
 
 /// `serve` options.
@@ -402,17 +420,30 @@ pub struct ServeArgs {
     /// not follow).
     #[arg(long, value_parser = header_value)]
     pub deflate_answer: Option<String>,
+    /// Serve TLS on every endpoint with this certificate chain (a PEM file, the server's
+    /// certificate first); with --keyfile. The harness's flag for every server in the
+    /// TLS deployment profiles.
+    #[arg(long, value_name = "PATH", requires = "keyfile")]
+    pub certfile: Option<PathBuf>,
+    /// The private key of --certfile's certificate (a PEM file: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "PATH", requires = "certfile")]
+    pub keyfile: Option<PathBuf>,
 }
 
 /// `probe` options.
 #[derive(Debug, Clone, Args)]
 pub struct ProbeArgs {
-    /// URL to probe, ws://HOST:PORT/PATH.
+    /// URL to probe, ws://HOST:PORT/PATH (wss://: over TLS, with --tls-ca).
     #[arg(long)]
     pub url: WsUrl,
     /// Overall limit, seconds.
     #[arg(long, default_value = "5", value_parser = positive_secs)]
     pub timeout: Duration,
+    /// The certificate authorities to trust (a PEM file), for `wss://` URLs: the only ones
+    /// trusted (no system roots; the server's certificate is always verified, for the
+    /// URL's host).
+    #[arg(long, value_name = "PATH")]
+    pub tls_ca: Option<PathBuf>,
 }
 
 /// `autobahn-client` options.
@@ -427,6 +458,11 @@ pub struct AutobahnArgs {
     /// Limit of each case (connect, echoes, close), seconds.
     #[arg(long, default_value = "60", value_parser = positive_secs)]
     pub timeout: Duration,
+    /// The certificate authorities to trust (a PEM file), for `wss://` URLs: the only ones
+    /// trusted (no system roots; the server's certificate is always verified, for the
+    /// URL's host).
+    #[arg(long, value_name = "PATH")]
+    pub tls_ca: Option<PathBuf>,
 }
 
 impl AutobahnArgs {
@@ -436,6 +472,7 @@ impl AutobahnArgs {
             url: self.url.clone(),
             agent: self.agent.clone(),
             timeout: self.timeout,
+            tls_ca: self.tls_ca.clone(),
         }
     }
 }
@@ -485,6 +522,7 @@ impl ServeArgs {
         ServeOptions {
             stall: self.stall(),
             deflate: self.deflate_policy(),
+            tls: self.certfile.clone().zip(self.keyfile.clone()),
         }
     }
 
@@ -523,6 +561,7 @@ impl ConnectArgs {
             source_addresses: self.source_addresses,
             protocol: self.protocol,
             deflate: self.deflate,
+            tls_ca: self.tls_ca.clone(),
         }
     }
 }
@@ -539,6 +578,7 @@ impl HoldArgs {
             protocol: self.protocol,
             cpus: self.cpus.clone(),
             deflate: self.deflate,
+            tls_ca: self.tls_ca.clone(),
         }
     }
 }
@@ -555,6 +595,9 @@ impl Command {
                 "--cpus lists {} CPUs: at most {MAX_CPU_THREADS} (one runtime thread each)",
                 self.cpus().len()
             ));
+        }
+        if let Some((url, ca)) = self.tls() {
+            check_tls(url, ca)?;
         }
         match self {
             Command::Echo(a) => {
@@ -589,6 +632,23 @@ impl Command {
 }
 
 impl Command {
+    /// The target URL and the `--tls-ca` given (`None` for `serve`).
+    fn tls(&self) -> Option<(&WsUrl, Option<&Path>)> {
+        let (url, ca) = match self {
+            Command::Echo(a) => (&a.load.url, &a.load.phase.tls_ca),
+            Command::Stream(a) => (&a.load.url, &a.load.phase.tls_ca),
+            Command::Ping(a) => (&a.url, &a.phase.tls_ca),
+            Command::Broadcast(a) => (&a.fanout.url, &a.fanout.phase.tls_ca),
+            Command::Market(a) => (&a.fanout.url, &a.fanout.phase.tls_ca),
+            Command::Connect(a) => (&a.url, &a.tls_ca),
+            Command::Hold(a) => (&a.url, &a.tls_ca),
+            Command::Probe(a) => (&a.url, &a.tls_ca),
+            Command::AutobahnClient(a) => (&a.url, &a.tls_ca),
+            Command::Serve(_) => return None,
+        };
+        Some((url, ca.as_deref()))
+    }
+
     /// The `--cpus` list given (empty without it, and for `serve` and `probe`).
     fn cpus(&self) -> &[usize] {
         match self {
@@ -601,6 +661,19 @@ impl Command {
             Command::Hold(a) => &a.cpus,
             Command::Serve(_) | Command::Probe(_) | Command::AutobahnClient(_) => &[],
         }
+    }
+}
+
+/// A `wss://` URL needs `--tls-ca` (no system roots are trusted), and `--tls-ca` is for
+/// `wss://` URLs only.
+fn check_tls(url: &WsUrl, ca: Option<&Path>) -> Result<(), String> {
+    match (url.tls, ca) {
+        (true, None) => Err(format!(
+            "{url} needs --tls-ca PATH, the certificate authorities to trust (no system \
+             roots are used)"
+        )),
+        (false, Some(_)) => Err(format!("--tls-ca is for wss:// URLs, and {url} is not one")),
+        _ => Ok(()),
     }
 }
 

@@ -9,9 +9,11 @@
 //!
 //! Module map, one folder per part:
 //! - [`transport`]: bytes on the wire, no WebSocket semantics: [`transport::url`] (ws://
-//!   URLs), [`transport::handshake`] (HTTP upgrade), [`transport::conn`] (write-batching
-//!   stream adapter; its buffer in [`transport::outqueue`]), [`transport::source`] (source
-//!   addresses), [`transport::limits`] (open-file limit);
+//!   and wss:// URLs), [`transport::tls`] (TLS configurations, handshakes and their
+//!   report), [`transport::stream`] (plain TCP or TLS), [`transport::handshake`] (HTTP
+//!   upgrade), [`transport::conn`] (write-batching stream adapter; its buffer in
+//!   [`transport::outqueue`]), [`transport::source`] (source addresses),
+//!   [`transport::limits`] (open-file limit);
 //! - [`protocol`]: frames and messages: [`protocol::ws`] (messages and pongs over
 //!   fastwebsockets), [`protocol::premask`] (large bodies masked in advance),
 //!   [`protocol::payload`] (message layout), [`protocol::jsonmsg`] (the JSON workload's

@@ -96,7 +96,7 @@ fn main() -> ExitCode {
             }
         },
         Command::AutobahnClient(a) => print_report(autobahn::run_autobahn(&a.to_config())),
-        Command::Probe(a) => match probe::run_probe(&a.url, a.timeout) {
+        Command::Probe(a) => match probe::run_probe(&a.url, a.timeout, a.tls_ca.as_deref()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(why) => {
                 eprintln!("wsbench-loadgen probe {}: {why}", a.url);

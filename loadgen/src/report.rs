@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::protocol::deflate_wire::DeflateReport;
 use crate::protocol::integrity::Integrity;
 use crate::stats::Summary;
+use crate::transport::tls::TlsReport;
 
 /// Value of the `tool` field.
 pub const TOOL: &str = "wsbench-loadgen";
@@ -55,8 +56,9 @@ pub struct Report {
     /// Round-trip latency of replies read inside the window, µs (ping: of the pongs that
     /// answered their ping; `None` for stream).
     pub latency_us: Option<Summary>,
-    /// TCP connect plus HTTP upgrade (Socket.IO: plus the Engine.IO open packet and the
-    /// namespace connection) per successful connection, µs.
+    /// TCP connect plus TLS handshake (`wss://`) plus HTTP upgrade (Socket.IO: plus the
+    /// Engine.IO open packet and the namespace connection) per successful connection, µs;
+    /// over TLS, `tls` has its parts.
     pub handshake_us: Summary,
     /// Wall time of the connect phase, from the first connection attempt until every
     /// attempt has ended (succeeded or failed), seconds. Not part of the window.
@@ -87,6 +89,10 @@ pub struct Report {
     /// permessage-deflate (`--deflate`): what was offered and agreed, and the bytes on the
     /// wire against the messages' bytes; null when it was not offered.
     pub deflate: Option<DeflateReport>,
+    /// TLS (`wss://`): the version, cipher suite and key exchange group agreed (first
+    /// connection), the TCP connect, TLS handshake and upgrade parts of `handshake_us`,
+    /// and the failed handshakes by reason; null without TLS.
+    pub tls: Option<TlsReport>,
 }
 
 /// The figures of a fan-out run (`broadcast`, `market`) beyond those of [`Report`], whose
@@ -222,7 +228,9 @@ pub struct Errors {
     pub connection_refused: u64,
     /// Upgrade answered with a status other than 101, a bad accept key, or a malformed
     /// response (also: the server closed during the upgrade; Socket.IO: no valid
-    /// Engine.IO open packet, or the server closed before the namespace connection).
+    /// Engine.IO open packet, or the server closed before the namespace connection;
+    /// `wss://`: the TLS handshake failed, its reason counted in the report's
+    /// `tls.failures`).
     pub handshake_failed: u64,
     /// The server closed or reset the connection before the run ended.
     pub closed_early: u64,

@@ -270,3 +270,58 @@ def test_deflate_is_agreed_with_websockets_and_every_message_checked(
     assert deflate.sent_payload_bytes == deflate.received_payload_bytes == 400 * 4096
     assert deflate.received_wire_bytes * 10 < deflate.received_payload_bytes, deflate
     assert deflate.sent_wire_bytes * 10 < deflate.sent_payload_bytes, deflate
+
+
+def test_tls_with_websockets_and_a_trustme_ca_and_an_untrusted_one_refused(
+    loadgen_binary: Path, tmp_path: Path
+) -> None:
+    """python-websockets' ``serve(ssl=...)`` (OpenSSL through Python's ``ssl``) with a
+    certificate from a trustme CA: over ``wss://`` with ``--tls-ca``, and permessage-deflate
+    as the server ships it (the browser profile), every message comes back intact and the
+    report says what TLS agreed; a CA the client does not trust is refused with its reason."""
+    trustme = pytest.importorskip("trustme")
+    import ssl
+
+    from websockets.sync.server import ServerConnection, serve
+
+    ca = trustme.CA()
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1", "localhost").configure_cert(context)
+    ca_file, other_file = tmp_path / "ca.pem", tmp_path / "other-ca.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    trustme.CA().cert_pem.write_to_path(str(other_file))
+
+    def echo(ws: ServerConnection) -> None:
+        for message in ws:
+            ws.send(message)
+
+    with serve(echo, "127.0.0.1", 0, ssl=context) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        url = f"wss://127.0.0.1:{server.socket.getsockname()[1]}/echo"
+        args = ["echo", "--url", url, "--tls-ca", str(ca_file), "--connections", "2",
+                "--count", "100", "--in-flight", "4", "--size", "1024", "--timeout", "5",
+                "--deflate"]  # fmt: skip
+        untrusted = ["probe", "--url", url, "--tls-ca", str(other_file), "--timeout", "5"]
+        try:
+            proc = subprocess.run(
+                [str(loadgen_binary), *args], capture_output=True, text=True, timeout=60
+            )
+            refused = subprocess.run(
+                [str(loadgen_binary), *untrusted], capture_output=True, text=True, timeout=30
+            )
+        finally:
+            server.shutdown()
+            thread.join()
+    assert proc.returncode == 0, proc.stderr
+    found = loadreport.decode(proc.stdout)
+    assert found.messages_received == 200
+    assert not any(found.errors.values()) and not any(found.integrity.values()), found
+    assert found.deflate is not None and found.deflate.connections_agreed == 2
+    tls = found.tls
+    assert tls is not None and tls.failures == {}
+    assert tls.version == "TLSv1.3" and tls.cipher_suite and tls.cipher_suite.startswith("TLS_")
+    assert tls.handshake_us.count == 2 and tls.handshake_us.min > 0
+    assert found.handshake_us is not None and tls.handshake_us.max <= found.handshake_us.max
+    assert refused.returncode == 1
+    assert "TLS handshake failed: invalid peer certificate: UnknownIssuer" in refused.stderr

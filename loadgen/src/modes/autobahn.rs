@@ -23,11 +23,12 @@ use fastwebsockets::OpCode;
 use serde::Serialize;
 
 use crate::modes::echo::append_frame;
-use crate::modes::run::{block_on, resolve, RunError};
+use crate::modes::run::{block_on, client_tls, resolve, RunError};
 use crate::protocol::ws::{
     close_code, fail_connection, failure_close_code, finish_server_close, read_message, MaskGen,
 };
 use crate::transport::handshake::{connect, Client};
+use crate::transport::tls::ClientTls;
 use crate::transport::url::WsUrl;
 
 /// What `autobahn-client` is given.
@@ -39,6 +40,8 @@ pub struct AutobahnConfig {
     pub agent: String,
     /// Limit of each case (connect, echoes and close), and of the two other requests.
     pub timeout: Duration,
+    /// `wss://` URLs: the CA file the client trusts (`--tls-ca`).
+    pub tls_ca: Option<std::path::PathBuf>,
 }
 
 /// How the client's side of one case ended (the suite grades the case itself).
@@ -87,6 +90,7 @@ pub fn run_autobahn(cfg: &AutobahnConfig) -> Result<AutobahnReport, RunError> {
 /// `url` with the request target `path` (host and port kept).
 fn at(url: &WsUrl, path: String) -> WsUrl {
     WsUrl {
+        tls: url.tls,
         host: url.host.clone(),
         port: url.port,
         path,
@@ -95,10 +99,12 @@ fn at(url: &WsUrl, path: String) -> WsUrl {
 
 async fn autobahn(cfg: &AutobahnConfig) -> Result<AutobahnReport, RunError> {
     let addr = resolve(&cfg.url).await?;
+    let tls = client_tls(cfg.tls_ca.as_deref())?;
+    let tls = tls.as_deref();
     let failed = |url: &WsUrl, why: String| RunError::FuzzingServer(format!("{url}: {why}"));
     let count_url = at(&cfg.url, "/getCaseCount".into());
     let text = tokio::time::timeout(cfg.timeout, async {
-        let mut client = connect(addr, &count_url, cfg.timeout)
+        let mut client = connect(addr, &count_url, cfg.timeout, tls)
             .await
             .map_err(|e| e.to_string())?;
         let m = read_message(&mut client.ws)
@@ -120,7 +126,7 @@ async fn autobahn(cfg: &AutobahnConfig) -> Result<AutobahnReport, RunError> {
             &cfg.url,
             format!("/runCase?case={case}&agent={}", cfg.agent),
         );
-        let end = run_case(addr, &url, case, cfg.timeout).await;
+        let end = run_case(addr, &url, case, cfg.timeout, tls).await;
         eprintln!(
             "wsbench-loadgen autobahn-client: case {case}/{case_count}: {} {}",
             end.end,
@@ -131,7 +137,7 @@ async fn autobahn(cfg: &AutobahnConfig) -> Result<AutobahnReport, RunError> {
 
     let update = at(&cfg.url, format!("/updateReports?agent={}", cfg.agent));
     let updated = tokio::time::timeout(cfg.timeout, async {
-        let mut client = connect(addr, &update, cfg.timeout)
+        let mut client = connect(addr, &update, cfg.timeout, tls)
             .await
             .map_err(|e| e.to_string())?;
         // The server closes once the reports are written.
@@ -166,6 +172,7 @@ async fn run_case(
     url: &WsUrl,
     case: u32,
     timeout: Duration,
+    tls: Option<&ClientTls>,
 ) -> CaseEnd {
     let mut end = CaseEnd {
         case,
@@ -175,7 +182,7 @@ async fn run_case(
         error: None,
     };
     let _ = tokio::time::timeout(timeout, async {
-        let client = match connect(addr, url, timeout).await {
+        let client = match connect(addr, url, timeout, tls).await {
             Ok(c) => c,
             Err(e) => {
                 end.end = "connect";

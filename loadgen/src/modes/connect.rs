@@ -1,8 +1,9 @@
 //! The `connect` scenario (connection setup): K workers, each repeating a whole
 //! connection's life as fast as the server allows.
 //!
-//! One **cycle**: TCP connect and WebSocket upgrade (Socket.IO: plus the Engine.IO open
-//! packet and the namespace connection; together the *handshake*, as in `echo`), one
+//! One **cycle**: TCP connect, TLS handshake (`wss://`) and WebSocket upgrade (Socket.IO:
+//! plus the Engine.IO open packet and the namespace connection; together the
+//! *handshake*, as in `echo`, its parts reported in `tls` over TLS), one
 //! binary message of S bytes (message 0 of PROTOCOL.md; Socket.IO: the event `echo` with
 //! it as a binary attachment), its echo read and checked byte for byte, then the close:
 //! the client sends a close frame and waits for the server's close frame or the end of
@@ -29,7 +30,9 @@ use serde::Serialize;
 use tokio::task::JoinSet;
 
 use crate::cpus::{reported, runtime_threads, PinnedThreads};
-use crate::modes::run::{block_on, connect, rate, resolve, sample_window, RunError};
+use crate::modes::run::{
+    block_on, client_tls, connect, rate, resolve, sample_window, RunError, Speech,
+};
 use crate::protocol::deflate_wire::{DeflateReport, DeflateRun};
 use crate::protocol::integrity::Integrity;
 use crate::protocol::payload::{inspect, template};
@@ -41,6 +44,7 @@ use crate::stats::{Hist, Summary};
 use crate::transport::handshake::Client;
 use crate::transport::limits::nofile_limit;
 use crate::transport::source::source_address;
+use crate::transport::tls::{HandshakeParts, TlsReport};
 use crate::transport::url::WsUrl;
 
 /// How long a worker waits after a failed cycle before the next, so that a server that
@@ -77,6 +81,9 @@ pub struct ConnectConfig {
     /// Offer permessage-deflate on every connection (`--deflate`), see
     /// [`crate::modes::run::LoadConfig::deflate`].
     pub deflate: bool,
+    /// `wss://` URLs: the CA file the client trusts (`--tls-ca`), see
+    /// [`crate::modes::run::LoadConfig::tls_ca`].
+    pub tls_ca: Option<std::path::PathBuf>,
 }
 
 /// The JSON report of `connect` (field names as in `echo`'s report where they overlap).
@@ -96,8 +103,9 @@ pub struct ConnectReport {
     pub cycles: u64,
     /// `cycles / window_s`: complete connection lives per second.
     pub connections_per_s: f64,
-    /// TCP connect plus HTTP upgrade (Socket.IO: plus the Engine.IO open packet and the
-    /// namespace connection) of the cycles completed inside the window, µs.
+    /// TCP connect plus TLS handshake (`wss://`) plus HTTP upgrade (Socket.IO: plus the
+    /// Engine.IO open packet and the namespace connection) of the cycles completed inside
+    /// the window, µs.
     pub handshake_us: Summary,
     /// Whole cycle (handshake, message, echo, close) of the cycles completed inside the
     /// window, µs.
@@ -117,6 +125,10 @@ pub struct ConnectReport {
     /// permessage-deflate (`--deflate`), as in `echo`'s report (its connections are the
     /// cycles of the whole run); null when it was not offered.
     pub deflate: Option<DeflateReport>,
+    /// TLS (`wss://`), as in `echo`'s report: the parts of `handshake_us` (cycles
+    /// completed inside the window), what the first connection agreed, and the failed
+    /// handshakes by reason (whole run); null without TLS.
+    pub tls: Option<TlsReport>,
 }
 
 /// The `config` object of the `connect` report.
@@ -158,7 +170,6 @@ struct Shared {
     addr: SocketAddr,
     url: WsUrl,
     timeout: Duration,
-    protocol: Protocol,
     source_addresses: usize,
     /// Message 0 of the run's size.
     message: Vec<u8>,
@@ -169,8 +180,9 @@ struct Shared {
     end: Instant,
     /// Cycles started so far, over all workers (picks each cycle's source address).
     started: AtomicUsize,
-    /// permessage-deflate offered: what the cycles' connections did with it.
-    deflate: Option<Arc<DeflateRun>>,
+    /// How the connections speak: protocol, permessage-deflate offered (what the cycles'
+    /// connections did with it), TLS.
+    speech: Speech,
 }
 
 /// What one worker hands back.
@@ -178,28 +190,44 @@ struct Shared {
 struct WorkerResult {
     cycles: u64,
     handshake: Hist,
+    /// TLS: the parts of the handshakes.
+    parts: Option<HandshakeParts>,
     cycle: Hist,
     errors: Errors,
     integrity: Integrity,
 }
 
+impl WorkerResult {
+    /// Nothing counted yet; the handshake's parts recorded over TLS only.
+    fn new(s: &Shared) -> Self {
+        WorkerResult {
+            parts: s.speech.tls.as_ref().map(|_| HandshakeParts::default()),
+            ..WorkerResult::default()
+        }
+    }
+}
+
 /// Runs the connect scenario on the current runtime and returns the report.
 pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunError> {
     let addr = resolve(&cfg.url).await?;
+    let tls = client_tls(cfg.tls_ca.as_deref())?;
     crate::modes::run::announce_traffic(cfg.workers);
     let start = Instant::now() + cfg.warmup;
     let shared = Arc::new(Shared {
         addr,
         url: cfg.url.clone(),
         timeout: cfg.timeout,
-        protocol: cfg.protocol,
         source_addresses: cfg.source_addresses,
         message: template(cfg.size),
         sio_header: (cfg.protocol == Protocol::Socketio).then(|| binary_event_header(ECHO_EVENT)),
         start,
         end: start + cfg.duration,
         started: AtomicUsize::new(0),
-        deflate: cfg.deflate.then(DeflateRun::new),
+        speech: Speech {
+            protocol: cfg.protocol,
+            deflate: cfg.deflate.then(DeflateRun::new),
+            tls,
+        },
     });
     let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
     let mut workers = JoinSet::new();
@@ -207,12 +235,15 @@ pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunE
         pinned.spawn_into(&mut workers, w, worker(shared.clone()));
     }
     let timing = sample_window(shared.start, shared.end).await;
-    let mut total = WorkerResult::default();
+    let mut total = WorkerResult::new(&shared);
     while let Some(j) = workers.join_next().await {
         match j {
             Ok(r) => {
                 total.cycles += r.cycles;
                 total.handshake.merge(&r.handshake);
+                if let (Some(all), Some(p)) = (total.parts.as_mut(), &r.parts) {
+                    all.merge(p);
+                }
                 total.cycle.merge(&r.cycle);
                 total.errors += r.errors;
                 total.integrity += r.integrity;
@@ -223,7 +254,7 @@ pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunE
     let window_s = timing.window.as_secs_f64();
     let cpu_percent = timing.cpu_percent();
     // Every cycle's connection has ended: its counts are in.
-    let deflate = shared.deflate.as_ref().map(|run| {
+    let deflate = shared.speech.deflate.as_ref().map(|run| {
         total.integrity.corrupted += run.inflate_failures();
         run.report()
     });
@@ -256,12 +287,16 @@ pub async fn connect_scenario(cfg: &ConnectConfig) -> Result<ConnectReport, RunE
         client_bound: client_bound(cpu_percent, runtime_threads(cfg.threads, &cfg.cpus)),
         rlimit_nofile: nofile_limit(),
         deflate,
+        tls: match (&shared.speech.tls, &total.parts) {
+            (Some(tls), Some(parts)) => Some(tls.report(parts)),
+            _ => None,
+        },
     })
 }
 
 /// One worker: cycles until the window is over.
 async fn worker(s: Arc<Shared>) -> WorkerResult {
-    let mut res = WorkerResult::default();
+    let mut res = WorkerResult::new(&s);
     loop {
         let begin = Instant::now();
         if begin >= s.end {
@@ -272,10 +307,13 @@ async fn worker(s: Arc<Shared>) -> WorkerResult {
         let outcome = cycle(&s, local, &mut res.integrity).await;
         let done = Instant::now();
         match outcome {
-            Ok(handshake) => {
+            Ok(times) => {
                 if done >= s.start && done < s.end {
                     res.cycles += 1;
-                    res.handshake.record(handshake);
+                    res.handshake.record(times.handshake);
+                    if let Some(p) = res.parts.as_mut() {
+                        p.record(times.handshake, times.tcp_connect, times.tls_handshake);
+                    }
                     res.cycle.record(done - begin);
                 }
             }
@@ -287,15 +325,25 @@ async fn worker(s: Arc<Shared>) -> WorkerResult {
     }
 }
 
-/// One cycle; returns its handshake time.
+/// A cycle's handshake time and its parts.
+struct HandshakeTimes {
+    handshake: Duration,
+    tcp_connect: Duration,
+    tls_handshake: Option<Duration>,
+}
+
+/// One cycle; returns its handshake times.
 async fn cycle(
     s: &Shared,
     local: Option<std::net::IpAddr>,
     integrity: &mut Integrity,
-) -> Result<Duration, ErrorKind> {
-    let speech = (s.protocol, s.deflate.as_ref());
-    let mut client = connect(s.addr, local, &s.url, s.timeout, speech).await?;
-    let handshake = client.handshake;
+) -> Result<HandshakeTimes, ErrorKind> {
+    let mut client = connect(s.addr, local, &s.url, s.timeout, &s.speech).await?;
+    let handshake = HandshakeTimes {
+        handshake: client.handshake,
+        tcp_connect: client.tcp_connect,
+        tls_handshake: client.tls_handshake,
+    };
     send_message(s, &mut client).await?;
     let reply = tokio::time::timeout(s.timeout, client.transport.read(&mut client.ws)).await;
     let reply = match reply {

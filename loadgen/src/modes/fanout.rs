@@ -43,8 +43,8 @@ use tokio::task::JoinSet;
 use crate::cpus::{reported, runtime_threads, PinnedThreads};
 use crate::modes::echo::Framing;
 use crate::modes::run::{
-    add_deflate, announce_traffic, block_on, connect_all, rate, resolve, sample_window,
-    ConnectPhase, Connected, RunError, Timing,
+    add_deflate, announce_traffic, block_on, client_tls, connect_all, rate, resolve, sample_window,
+    ConnectPhase, Connected, RunError, Speech, Timing,
 };
 use crate::protocol::deflate_wire::DeflateRun;
 use crate::protocol::integrity::{GapSet, Integrity};
@@ -160,6 +160,9 @@ pub struct FanoutConfig {
     /// Offer permessage-deflate on every connection (`--deflate`), see
     /// [`crate::modes::run::LoadConfig::deflate`].
     pub deflate: bool,
+    /// `wss://` URLs: the CA file the client trusts (`--tls-ca`), see
+    /// [`crate::modes::run::LoadConfig::tls_ca`].
+    pub tls_ca: Option<std::path::PathBuf>,
 }
 
 /// Runs a fan-out scenario on its own runtime and returns the report.
@@ -258,8 +261,14 @@ impl Hub {
 /// Runs a fan-out scenario on the current runtime.
 pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
     let addr = resolve(&cfg.url).await?;
+    let tls = client_tls(cfg.tls_ca.as_deref())?;
     let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
     let deflate = cfg.deflate.then(DeflateRun::new);
+    let speech = Speech {
+        protocol: cfg.protocol,
+        deflate: deflate.clone(),
+        tls,
+    };
     let Connected {
         mut sockets,
         errors,
@@ -269,7 +278,7 @@ pub async fn fanout(cfg: &FanoutConfig) -> Result<Report, RunError> {
         &cfg.url,
         cfg.subscribers + 1,
         cfg.timeout,
-        (cfg.protocol, deflate.as_ref()),
+        &speech,
         cfg.source_addresses,
         &pinned,
     )
@@ -986,5 +995,6 @@ fn build(
             }),
         }),
         deflate: None,
+        tls: phase.tls,
     }
 }

@@ -22,7 +22,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::cpus::{reported, PinnedThreads};
-use crate::modes::run::{block_on, connect_all, resolve, Connected, RunError};
+use crate::modes::run::{block_on, client_tls, connect_all, resolve, Connected, RunError, Speech};
 use crate::protocol::deflate_wire::{DeflateReport, DeflateRun};
 use crate::protocol::proto::{Incoming, Protocol};
 use crate::protocol::ws::close_gracefully;
@@ -30,6 +30,7 @@ use crate::report::{Errors, TOOL, VERSION};
 use crate::stats::Summary;
 use crate::transport::handshake::Client;
 use crate::transport::limits::nofile_limit;
+use crate::transport::tls::TlsReport;
 use crate::transport::url::WsUrl;
 
 /// Settings of a `hold` run.
@@ -56,6 +57,10 @@ pub struct HoldConfig {
     /// [`crate::modes::run::LoadConfig::deflate`]: an agreed connection holds a compressor
     /// and a decompressor, on the server's side too.
     pub deflate: bool,
+    /// `wss://` URLs: the CA file the client trusts (`--tls-ca`), see
+    /// [`crate::modes::run::LoadConfig::tls_ca`]: a held connection holds a TLS session,
+    /// on the server's side too.
+    pub tls_ca: Option<std::path::PathBuf>,
 }
 
 /// The `config` object of the first line.
@@ -99,13 +104,17 @@ pub struct HoldOpened {
     pub connect_s: f64,
     /// `connections_ok / connect_s`, connections per second.
     pub connections_per_s: f64,
-    /// Connect + upgrade (Socket.IO: + session opening) per connection established, µs.
+    /// Connect + TLS handshake (`wss://`) + upgrade (Socket.IO: + session opening) per
+    /// connection established, µs.
     pub handshake_us: Summary,
     /// The open-file limit (`RLIMIT_NOFILE` soft limit), descriptors.
     pub rlimit_nofile: u64,
     /// permessage-deflate (`--deflate`), as in `echo`'s report: what the connections
     /// agreed (no message is sent, so no bytes); null when it was not offered.
     pub deflate: Option<DeflateReport>,
+    /// TLS (`wss://`), as in `echo`'s report: what was agreed, the parts of
+    /// `handshake_us`, the failed handshakes by reason; null without TLS.
+    pub tls: Option<TlsReport>,
 }
 
 /// The second line: the connections are closed.
@@ -146,8 +155,14 @@ where
     F: FnOnce(&HoldOpened),
 {
     let addr = resolve(&cfg.url).await?;
+    let tls = client_tls(cfg.tls_ca.as_deref())?;
     let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
     let deflate = cfg.deflate.then(DeflateRun::new);
+    let speech = Speech {
+        protocol: cfg.protocol,
+        deflate: deflate.clone(),
+        tls,
+    };
     let Connected {
         sockets,
         errors,
@@ -157,7 +172,7 @@ where
         &cfg.url,
         cfg.connections,
         cfg.timeout,
-        (cfg.protocol, deflate.as_ref()),
+        &speech,
         cfg.source_addresses,
         &pinned,
     )
@@ -182,6 +197,7 @@ where
         handshake_us: phase.handshake_us,
         rlimit_nofile: nofile_limit(),
         deflate: deflate.map(|run| run.report()),
+        tls: phase.tls,
     };
     let held_from = Instant::now();
     opened(&first);

@@ -7,6 +7,7 @@
 use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -25,6 +26,7 @@ use crate::stats::{cpu_time_s, Hist, SharedHist, Summary};
 use crate::transport::handshake::{self, Client, ConnectError};
 use crate::transport::limits::nofile_limit;
 use crate::transport::source::source_address;
+use crate::transport::tls::{ClientTls, HandshakeParts, TlsReport};
 use crate::transport::url::WsUrl;
 
 /// Settings of an `echo`, `stream` or `ping` run (durations as [`Duration`], sizes in
@@ -73,6 +75,9 @@ pub struct LoadConfig {
     /// Offer permessage-deflate on every connection as a browser does (`--deflate`), and
     /// use it where the server agrees; see [`crate::protocol::deflate_wire`].
     pub deflate: bool,
+    /// `wss://` URLs: the PEM file of the certificate authorities the client trusts
+    /// (`--tls-ca`), and nothing else; see [`crate::transport::tls`].
+    pub tls_ca: Option<PathBuf>,
 }
 
 impl LoadConfig {
@@ -96,6 +101,7 @@ impl LoadConfig {
             source_addresses: 1,
             rate: None,
             deflate: false,
+            tls_ca: None,
         }
     }
 
@@ -185,6 +191,8 @@ pub enum RunError {
     FuzzingServer(String),
     /// `--corpus`: the compiled-in JSON corpus is malformed.
     Corpus(corpus::CorpusError),
+    /// `--tls-ca`: the file cannot be read or holds no usable certificate.
+    Tls(String),
 }
 
 impl fmt::Display for RunError {
@@ -195,6 +203,7 @@ impl fmt::Display for RunError {
             RunError::Cpus(e) => write!(f, "cannot start the runtime threads of --cpus: {e}"),
             RunError::FuzzingServer(m) => write!(f, "the fuzzing server failed: {m}"),
             RunError::Corpus(e) => write!(f, "{e}"),
+            RunError::Tls(m) => write!(f, "{m}"),
         }
     }
 }
@@ -282,7 +291,8 @@ fn connect_error_kind(e: &ConnectError) -> ErrorKind {
         ConnectError::Status(_)
         | ConnectError::BadResponse(_)
         | ConnectError::Closed
-        | ConnectError::Deflate(_) => ErrorKind::HandshakeFailed,
+        | ConnectError::Deflate(_)
+        | ConnectError::Tls(_) => ErrorKind::HandshakeFailed,
         ConnectError::Io(io) if io.kind() == std::io::ErrorKind::ConnectionReset => {
             ErrorKind::HandshakeFailed
         }
@@ -290,26 +300,49 @@ fn connect_error_kind(e: &ConnectError) -> ErrorKind {
     }
 }
 
-/// How connections speak: plain WebSocket or Socket.IO, and whether they offer
-/// permessage-deflate (counting what it gives into the run's [`DeflateRun`]).
-pub(crate) type Speech<'a> = (Protocol, Option<&'a Arc<DeflateRun>>);
+/// How connections speak: plain WebSocket or Socket.IO, whether they offer
+/// permessage-deflate (counting what it gives into the run's [`DeflateRun`]), and over
+/// TLS or not (with the run's [`ClientTls`], which counts what the handshakes agreed and
+/// why they failed).
+#[derive(Clone)]
+pub(crate) struct Speech {
+    /// Plain WebSocket messages or Socket.IO events.
+    pub protocol: Protocol,
+    /// Offer permessage-deflate (`--deflate`).
+    pub deflate: Option<Arc<DeflateRun>>,
+    /// TLS (`wss://`).
+    pub tls: Option<Arc<ClientTls>>,
+}
 
-/// Connects one connection: TCP connect (from `local`, if given) and WebSocket upgrade
-/// (offering permessage-deflate with `speech.1`), then for Socket.IO the session opening
-/// (Engine.IO open packet, namespace connection), all within `timeout`; `handshake`
-/// covers the whole of it.
+/// The TLS configuration of a run whose client trusts the CA file `ca` (`None`: no
+/// TLS).
+///
+/// # Errors
+/// [`RunError::Tls`]: the file cannot be read or holds no usable certificate.
+pub(crate) fn client_tls(ca: Option<&Path>) -> Result<Option<Arc<ClientTls>>, RunError> {
+    ca.map(ClientTls::from_ca_file)
+        .transpose()
+        .map_err(RunError::Tls)
+}
+
+/// Connects one connection: TCP connect (from `local`, if given), TLS handshake
+/// (`wss://`) and WebSocket upgrade (offering permessage-deflate with `speech.deflate`),
+/// then for Socket.IO the session opening (Engine.IO open packet, namespace connection),
+/// all within `timeout`; `handshake` covers the whole of it.
 pub(crate) async fn connect(
     addr: SocketAddr,
     local: Option<std::net::IpAddr>,
     url: &crate::transport::url::WsUrl,
     timeout: Duration,
-    (protocol, deflate): Speech<'_>,
+    speech: &Speech,
 ) -> Result<Client, ErrorKind> {
     let start = Instant::now();
-    let mut client = handshake::connect_from(addr, local, url, timeout, deflate)
+    let deflate = speech.deflate.as_ref();
+    let tls = speech.tls.as_deref();
+    let mut client = handshake::connect_from(addr, local, url, timeout, deflate, tls)
         .await
         .map_err(|e| connect_error_kind(&e))?;
-    if protocol == Protocol::Socketio {
+    if speech.protocol == Protocol::Socketio {
         let left = timeout.saturating_sub(start.elapsed());
         let open = SioReader::open(&mut client.ws, &client.outbox);
         let reader = tokio::time::timeout(left, open)
@@ -354,8 +387,14 @@ where
     Fut: Future<Output = ConnResult> + Send + 'static,
 {
     let addr = resolve(&cfg.url).await?;
+    let tls = client_tls(cfg.tls_ca.as_deref())?;
     let pinned = PinnedThreads::start(&cfg.cpus).map_err(RunError::Cpus)?;
     let deflate = cfg.deflate.then(DeflateRun::new);
+    let speech = Speech {
+        protocol: cfg.protocol,
+        deflate: deflate.clone(),
+        tls,
+    };
     let Connected {
         sockets,
         errors,
@@ -365,7 +404,7 @@ where
         &cfg.url,
         cfg.connections,
         cfg.timeout,
-        (cfg.protocol, deflate.as_ref()),
+        &speech,
         cfg.source_addresses,
         &pinned,
     )
@@ -453,7 +492,8 @@ pub(crate) struct Connected {
     /// Failed attempts by cause.
     pub errors: Errors,
     /// The phase in figures: its wall time (from the first attempt until every attempt
-    /// has ended), connections established and per second, handshake times.
+    /// has ended), connections established and per second, handshake times (and their
+    /// parts over TLS).
     pub phase: ConnectPhase,
 }
 
@@ -471,24 +511,24 @@ pub(crate) async fn connect_all(
     url: &WsUrl,
     n: usize,
     timeout: Duration,
-    (protocol, deflate): Speech<'_>,
+    speech: &Speech,
     source_addresses: usize,
     pinned: &PinnedThreads,
 ) -> Connected {
     let start = Instant::now();
     let mut errors = Errors::default();
     let mut handshake = Hist::default();
+    let mut parts = speech.tls.as_ref().map(|_| HandshakeParts::default());
     let mut connecting = JoinSet::new();
     let permits = Arc::new(Semaphore::new(CONNECT_CONCURRENCY));
     for i in 0..n {
         let url = url.clone();
         let permits = permits.clone();
         let local = source_address(addr, i, source_addresses);
-        let deflate = deflate.cloned();
+        let speech = speech.clone();
         pinned.spawn_into(&mut connecting, i, async move {
             let _permit = permits.acquire_owned().await;
-            let speech = (protocol, deflate.as_ref());
-            (i, connect(addr, local, &url, timeout, speech).await)
+            (i, connect(addr, local, &url, timeout, &speech).await)
         });
     }
     let mut sockets = Vec::with_capacity(n);
@@ -499,6 +539,9 @@ pub(crate) async fn connect_all(
         match j {
             Ok((i, Ok(client))) => {
                 handshake.record(client.handshake);
+                if let Some(p) = parts.as_mut() {
+                    p.record(client.handshake, client.tcp_connect, client.tls_handshake);
+                }
                 sockets.push((i, client));
                 last_success = Instant::now();
                 continue;
@@ -513,15 +556,19 @@ pub(crate) async fn connect_all(
         }
     }
     sockets.sort_by_key(|(i, _)| *i);
+    let mut phase = ConnectPhase::new(start.elapsed(), sockets.len(), &handshake);
+    if let (Some(tls), Some(parts)) = (&speech.tls, &parts) {
+        phase.tls = Some(tls.report(parts));
+    }
     Connected {
-        phase: ConnectPhase::new(start.elapsed(), sockets.len(), &handshake),
+        phase,
         sockets,
         errors,
     }
 }
 
 /// The connect phase in figures, as reported.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct ConnectPhase {
     /// Wall time of the connect phase, seconds.
     pub connect_s: f64,
@@ -531,6 +578,9 @@ pub(crate) struct ConnectPhase {
     pub connections_per_s: f64,
     /// Handshake time of the connections established, µs.
     pub handshake_us: Summary,
+    /// TLS: what the handshakes agreed, their parts' times and why any failed (the
+    /// report's `tls`); `None` without TLS.
+    pub tls: Option<TlsReport>,
 }
 
 impl ConnectPhase {
@@ -543,6 +593,7 @@ impl ConnectPhase {
             connections_ok: ok as u64,
             connections_per_s: rate(ok as u64, connect_s),
             handshake_us: handshake.summary_us(),
+            tls: None,
         }
     }
 }
@@ -654,6 +705,7 @@ fn build(
         rlimit_nofile: nofile_limit(),
         fanout: None,
         deflate: None,
+        tls: phase.tls,
     }
 }
 

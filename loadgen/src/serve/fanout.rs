@@ -5,7 +5,9 @@
 //! A subscriber's connection is split (`SplitConn`): its task reads frames (fastwebsockets
 //! over the read half; pings and close frames are answered through the writer), and its
 //! write half, behind an async lock, sits in the hub's list of members of its channel (an
-//! endpoint, or a Socket.IO room). A message to relay is encoded once (server frames are
+//! endpoint, or a Socket.IO room). Over TLS the halves share the connection's rustls
+//! session (see [`crate::transport::stream::Stream::into_split`]), and every write of
+//! whole frames is flushed, so that no record waits in rustls for the next write. A message to relay is encoded once (server frames are
 //! unmasked, so the same bytes go to everyone) and written to every other member in turn,
 //! each write awaiting that member's socket (`relay`): the reference server **waits**
 //! for a slow subscriber, and the publisher's next message waits with it. `/market`
@@ -23,10 +25,10 @@ use std::task::{Context, Poll};
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket, WebSocketError, WebSocketRead};
 use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
 use crate::protocol::ws::{read_message, FrameSource};
 use crate::transport::conn::{read_leftover, Conn};
+use crate::transport::stream::{ReadHalf, WriteHalf};
 
 /// The path of the fan-out endpoint.
 pub const BROADCAST_PATH: &str = "/broadcast";
@@ -35,8 +37,18 @@ pub const MARKET_PATH: &str = "/market";
 
 /// The write half of a split connection, shared by its own task and every relay to it;
 /// whoever holds the lock writes whole frames (a Socket.IO packet with its attachments),
-/// so nothing comes between them.
-pub(crate) type Writer = Arc<tokio::sync::Mutex<OwnedWriteHalf>>;
+/// so nothing comes between them, with [`write_frames`].
+pub(crate) type Writer = Arc<tokio::sync::Mutex<WriteHalf>>;
+
+/// Writes `bytes` (whole frames) to `w`, awaiting the socket; over TLS then flushes the
+/// records rustls still holds (plain TCP holds none: no flush).
+pub(crate) async fn write_frames(w: &mut WriteHalf, bytes: &[u8]) -> io::Result<()> {
+    w.write_all(bytes).await?;
+    match w {
+        WriteHalf::Tcp(_) => Ok(()),
+        WriteHalf::Tls(_) => w.flush().await,
+    }
+}
 
 /// What a connection subscribes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -137,7 +149,7 @@ impl Drop for Member {
 pub(crate) async fn relay(port: u16, channel: Channel, except: Option<u64>, bytes: &[u8]) {
     let key = (port, channel);
     for (other, w) in hub().others(key, except) {
-        if w.lock().await.write_all(bytes).await.is_err() {
+        if write_frames(&mut *w.lock().await, bytes).await.is_err() {
             hub().leave(key, other);
         }
     }
@@ -180,7 +192,7 @@ pub fn server_frame(opcode: OpCode, payload: &[u8]) -> Vec<u8> {
 struct ReadSide {
     pre: Vec<u8>,
     pos: usize,
-    rd: OwnedReadHalf,
+    rd: ReadHalf,
 }
 
 impl AsyncRead for ReadSide {
@@ -213,8 +225,8 @@ impl SplitConn {
         ws.flush().await?;
         let write_half = Cell::new(None);
         let (reader, _) = ws.split(|conn: Conn| {
-            let (tcp, pre) = conn.into_parts();
-            let (rd, wr) = tcp.into_split();
+            let (stream, pre) = conn.into_parts();
+            let (rd, wr) = stream.into_split();
             write_half.set(Some(wr));
             (ReadSide { pre, pos: 0, rd }, tokio::io::sink())
         });
@@ -227,7 +239,7 @@ impl SplitConn {
 
     /// Writes `bytes` (whole frames) once the writer is free, awaiting the socket.
     pub(crate) async fn send(&self, bytes: &[u8]) -> io::Result<()> {
-        self.writer.lock().await.write_all(bytes).await
+        write_frames(&mut *self.writer.lock().await, bytes).await
     }
 }
 
@@ -237,7 +249,7 @@ impl FrameSource for SplitConn {
         // Pongs and close replies fastwebsockets owes the peer.
         let mut obligated = |f: Frame<'_>| {
             let bytes = server_frame(f.opcode, &f.payload);
-            async move { writer.lock().await.write_all(&bytes).await }
+            async move { write_frames(&mut *writer.lock().await, &bytes).await }
         };
         let f = self.reader.read_frame(&mut obligated).await?;
         // The payload is owned (fastwebsockets splits it off its read buffer).

@@ -23,6 +23,12 @@
 //! sends, in its [`Conn`] (see [`crate::protocol::deflate_wire`]); the endpoint loops are
 //! the same. Other endpoints ignore offers. By default every offer is ignored.
 //!
+//! TLS (`serve --certfile PATH --keyfile PATH`): every endpoint is served over TLS, the
+//! TLS handshake made before the upgrade is read ([`handle_tls`], see
+//! [`crate::transport::tls::acceptor`]); a connection whose handshake fails is dropped,
+//! the first such failure logged on stderr. Without them the server is plain TCP, exactly
+//! as before.
+//!
 //! On every endpoint a ping is answered with a pong carrying the same payload (RFC 6455
 //! §5.5.3; fastwebsockets' auto-pong, see [`crate::protocol::ws::configure`]), queued with
 //! the replies and written before the connection next waits for input: what `ping`
@@ -41,6 +47,8 @@ pub mod sio;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -48,6 +56,7 @@ use std::time::Duration;
 use fastwebsockets::{Frame, OpCode, Payload, WebSocket};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
+use tokio_rustls::TlsAcceptor;
 
 use crate::protocol::deflate::ServerPolicy;
 use crate::protocol::jsonmsg::{json_reply, JsonRequest, JSON_PATH};
@@ -58,6 +67,8 @@ use crate::serve::request::PushRequest;
 use crate::serve::sio::{sio_loop, SioOptions};
 use crate::transport::conn::Conn;
 use crate::transport::handshake::accept_with;
+use crate::transport::stream::Stream;
+use crate::transport::tls::acceptor;
 use crate::transport::url::WsUrl;
 
 /// How the reference server runs (`serve`'s options beyond the address).
@@ -68,6 +79,9 @@ pub struct ServeOptions {
     pub stall: Option<(Duration, Duration)>,
     /// What the server does with offers of permessage-deflate.
     pub deflate: ServerPolicy,
+    /// `Some((certfile, keyfile))`: serve TLS with this certificate chain and key (PEM
+    /// files).
+    pub tls: Option<(PathBuf, PathBuf)>,
 }
 
 /// The endpoints that answer offers of permessage-deflate (as the policy says).
@@ -75,9 +89,20 @@ pub const DEFLATE_PATHS: [&str; 3] = ["/echo", "/push", JSON_PATH];
 
 /// Runs the reference server on `host:port` with a current-thread runtime until SIGTERM
 /// or SIGINT, then returns `Ok(())`; see [`ServeOptions`].
+///
+/// # Errors
+/// The address cannot be bound, or (TLS) the certificate or key cannot be loaded (the
+/// message names the file).
 pub fn run_serve(host: &str, port: u16, options: &ServeOptions) -> io::Result<()> {
     let stall = options.stall;
     let policy = Arc::new(options.deflate.clone());
+    let tls = match &options.tls {
+        Some((certfile, keyfile)) => Some(
+            acceptor(certfile, keyfile)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?,
+        ),
+        None => None,
+    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -100,14 +125,19 @@ pub fn run_serve(host: &str, port: u16, options: &ServeOptions) -> io::Result<()
         }
         let mut term = signal(SignalKind::terminate())?;
         let mut int = signal(SignalKind::interrupt())?;
-        let handler = move |tcp| handle_with(tcp, policy.clone());
-        serve(listener, handler, async move {
+        let stop = async move {
             tokio::select! {
                 _ = term.recv() => {}
                 _ = int.recv() => {}
             }
-        })
-        .await
+        };
+        match tls {
+            None => serve(listener, move |tcp| handle_with(tcp, policy.clone()), stop).await,
+            Some(tls) => {
+                let handler = move |tcp| handle_tls(tcp, tls.clone(), policy.clone());
+                serve(listener, handler, stop).await
+            }
+        }
     })
 }
 
@@ -171,9 +201,27 @@ pub async fn handle(tcp: TcpStream) {
     handle_with(tcp, Arc::new(ServerPolicy::Ignore)).await
 }
 
+/// [`handle_with`] over TLS: the TLS handshake with `tls` first. A handshake that fails
+/// drops the connection; the first failure of the process is logged on stderr.
+pub async fn handle_tls(tcp: TcpStream, tls: TlsAcceptor, deflate: Arc<ServerPolicy>) {
+    let _ = tcp.set_nodelay(true);
+    match tls.accept(tcp).await {
+        Ok(stream) => handle_with(Stream::TlsServer(Box::new(stream)), deflate).await,
+        Err(e) => {
+            static LOGGED: AtomicBool = AtomicBool::new(false);
+            if !LOGGED.swap(true, Ordering::Relaxed) {
+                eprintln!(
+                    "wsbench-loadgen serve: TLS handshake failed: {e} (the first failure; \
+                     later ones are not logged)"
+                );
+            }
+        }
+    }
+}
+
 /// [`handle`], answering offers of permessage-deflate on [`DEFLATE_PATHS`] as `deflate`
-/// says.
-pub async fn handle_with(tcp: TcpStream, deflate: Arc<ServerPolicy>) {
+/// says; `tcp` is a `TcpStream` or a [`Stream`] (TLS: handshake made).
+pub async fn handle_with(tcp: impl Into<Stream>, deflate: Arc<ServerPolicy>) {
     let paths = [
         "/echo",
         "/push",
@@ -299,6 +347,8 @@ pub async fn push_loop(mut ws: WebSocket<Conn>) {
 pub struct BackgroundServer {
     /// The bound address.
     pub addr: SocketAddr,
+    /// It serves TLS: [`BackgroundServer::url`] gives `wss://` URLs.
+    pub tls: bool,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -314,6 +364,16 @@ impl BackgroundServer {
     pub fn reference_with(deflate: ServerPolicy) -> io::Result<Self> {
         let deflate = Arc::new(deflate);
         Self::start(move |tcp| handle_with(tcp, deflate.clone()))
+    }
+
+    /// Starts the reference server over TLS with `tls` (e.g. from
+    /// [`crate::transport::tls::acceptor`]), answering offers of permessage-deflate as
+    /// `deflate` says.
+    pub fn reference_tls(tls: TlsAcceptor, deflate: ServerPolicy) -> io::Result<Self> {
+        let deflate = Arc::new(deflate);
+        let mut server = Self::start(move |tcp| handle_tls(tcp, tls.clone(), deflate.clone()))?;
+        server.tls = true;
+        Ok(server)
     }
 
     /// Starts a server running `handler` on every accepted connection.
@@ -341,14 +401,16 @@ impl BackgroundServer {
         });
         Ok(BackgroundServer {
             addr,
+            tls: false,
             stop: Some(tx),
             thread: Some(thread),
         })
     }
 
-    /// `ws://127.0.0.1:PORT{path}` for this server.
+    /// `ws://127.0.0.1:PORT{path}` for this server (`wss://` when it serves TLS).
     pub fn url(&self, path: &str) -> WsUrl {
         WsUrl {
+            tls: self.tls,
             host: self.addr.ip().to_string(),
             port: self.addr.port(),
             path: path.to_string(),

@@ -1,4 +1,4 @@
-//! A TCP stream adapter that batches writes.
+//! A stream adapter that batches writes, over plain TCP or TLS ([`Stream`]).
 //!
 //! fastwebsockets writes each frame with `write_all`; through this adapter those writes
 //! only append to an in-memory buffer. The buffer goes to the socket, in one `write`
@@ -31,6 +31,20 @@
 //!   and only what the socket does not take is queued: a large frame costs one kernel
 //!   copy, not a user-space copy as well (at 64 KiB that copy was most of the reference
 //!   server's CPU).
+//!
+//! Over TLS ([`Stream::TlsClient`], [`Stream::TlsServer`]) the same batching applies to
+//! the plaintext: what leaves in one system call is one `writev` of TLS records, rustls
+//! having encrypted the batch (one record per 16 KiB). rustls keeps the records the
+//! socket did not take; they leave with the next write, and before every read (as the
+//! pending bytes do), so a client whose socket was full never waits for a reply to a
+//! message still in rustls. The receive low-water mark is set on the TCP socket
+//! underneath, where it counts **ciphertext** bytes: each TLS record adds 22 bytes (TLS
+//! 1.3 with AES-GCM: 5 of header, 1 of content type, 16 of tag) to what it carries, so a
+//! mark of N bytes wakes the reader with less than N bytes of plaintext queued (with
+//! small records, much less), never later than it would on plain TCP. The mark is not
+//! scaled. A message's last bytes behind the mark wait for more data exactly as on plain
+//! TCP (which is why only `stream`'s duration mode sets a mark, while the server pushes
+//! without pause).
 
 use std::io;
 use std::io::IoSlice;
@@ -51,6 +65,7 @@ use crate::protocol::deflate_wire::{
 };
 use crate::protocol::ws::{encode_client_frame, MAX_MESSAGE_SIZE};
 use crate::transport::outqueue::{OutQueue, MAX_IOV};
+use crate::transport::stream::Stream;
 
 /// Pending output (bytes) above which a [`Side::Server`] connection waits for the socket.
 pub const SERVER_HIGH_WATER: usize = 64 * 1024;
@@ -146,7 +161,8 @@ impl Outgoing {
 /// reader that keeps up with a fast sender wakes once per batch instead of once per
 /// segment. The handle holds no descriptor of its own (one descriptor per connection
 /// matters at 10,000 connections): it records the mark asked for, and the [`Conn`] sets
-/// it on its socket before its next read system call.
+/// it on its socket before its next read system call. Over TLS the mark is set on the
+/// TCP socket underneath and counts ciphertext bytes (see the module documentation).
 #[derive(Debug, Clone, Default)]
 pub struct RecvLowWater(Arc<AtomicUsize>);
 
@@ -196,9 +212,10 @@ pub(crate) fn read_leftover(pre: &mut Vec<u8>, pos: &mut usize, buf: &mut ReadBu
     true
 }
 
-/// Buffered, write-batching wrapper around a [`TcpStream`]; see the module documentation.
+/// Buffered, write-batching wrapper around a [`Stream`] (plain TCP or TLS); see the
+/// module documentation.
 pub struct Conn {
-    io: TcpStream,
+    io: Stream,
     /// Bytes that arrived with the HTTP upgrade and belong to the WebSocket stream.
     pre: Vec<u8>,
     pre_pos: usize,
@@ -236,10 +253,11 @@ impl Drop for ConnDeflate {
 }
 
 impl Conn {
-    /// Wraps `io`; `leftover` are bytes already read past the HTTP handshake.
-    pub fn new(io: TcpStream, leftover: Vec<u8>, side: Side) -> Self {
+    /// Wraps `io` (a [`TcpStream`] or a [`Stream`]); `leftover` are bytes already read
+    /// past the HTTP handshake.
+    pub fn new(io: impl Into<Stream>, leftover: Vec<u8>, side: Side) -> Self {
         Conn {
-            io,
+            io: io.into(),
             pre: leftover,
             pre_pos: 0,
             out: OutQueue::new(),
@@ -316,10 +334,10 @@ impl Conn {
         }
     }
 
-    /// The socket and the bytes read past the HTTP upgrade not yet consumed; anything
+    /// The stream and the bytes read past the HTTP upgrade not yet consumed; anything
     /// written but not yet sent is dropped (call after a flush). Not with
     /// permessage-deflate (its bytes read ahead would be lost).
-    pub fn into_parts(self) -> (TcpStream, Vec<u8>) {
+    pub fn into_parts(self) -> (Stream, Vec<u8>) {
         debug_assert!(self.deflate.is_none(), "into_parts with permessage-deflate");
         let pre = self.pre[self.pre_pos..].to_vec();
         (self.io, pre)
@@ -413,8 +431,9 @@ impl Conn {
 impl Conn {
     /// What every read does first: frames queued in the outbox while the read was pending
     /// (a fixed-rate sender queues there rather than cancel the read) leave before the
-    /// task waits again, and the receive low-water mark asked for is set. `Pending`: a
-    /// server with too much output pending reads nothing until it drains.
+    /// task waits again, as do TLS records rustls still holds, and the receive low-water
+    /// mark asked for is set. `Pending`: a server with too much output pending reads
+    /// nothing until it drains.
     #[inline]
     fn before_read(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         self.take_outbox();
@@ -429,11 +448,16 @@ impl Conn {
                 }
             }
         }
+        // TLS only (plain TCP buffers nothing): `Pending` has asked to be woken when the
+        // socket has room, and the read goes on meanwhile.
+        if let Poll::Ready(Err(e)) = self.io.poll_flush_tls(cx) {
+            return Poll::Ready(Err(e));
+        }
         let want = self.low_water.0.load(Ordering::Relaxed);
         if want != self.low_water_set {
             self.low_water_set = want;
             // Best effort, see `RecvLowWater::set`.
-            let _ = set_recv_low_water(&self.io, want);
+            let _ = set_recv_low_water(self.io.tcp(), want);
         }
         Poll::Ready(Ok(()))
     }
@@ -560,6 +584,11 @@ impl AsyncWrite for Conn {
             }
             Side::Client => match this.poll_drain(cx) {
                 Poll::Pending => Poll::Ready(Ok(())),
+                // TLS: the records rustls holds, as far as the socket takes them.
+                Poll::Ready(Ok(())) => match this.io.poll_flush_tls(cx) {
+                    Poll::Pending => Poll::Ready(Ok(())),
+                    r => r,
+                },
                 r => r,
             },
         }

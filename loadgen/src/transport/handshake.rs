@@ -1,8 +1,17 @@
-//! The HTTP/1.1 WebSocket upgrade, done by hand on a raw [`TcpStream`] (RFC 6455 §4).
+//! The HTTP/1.1 WebSocket upgrade, done by hand on a raw TCP stream or on TLS over it
+//! (RFC 6455 §4).
 //!
 //! Doing it ourselves lets the client time the handshake and keeps any bytes that arrive
 //! in the same read as the end of the HTTP head (they belong to the WebSocket stream and
 //! are handed to [`Conn`]).
+//!
+//! A client connection is three steps, each timed ([`Client`]): the TCP connect, the TLS
+//! handshake (`wss://` URLs, with the run's [`ClientTls`]), and the upgrade. A TLS
+//! handshake that fails is a [`ConnectError::Tls`] naming rustls' reason (`TLS handshake
+//! failed: invalid peer certificate: UnknownIssuer`); a plain client answered with TLS
+//! says so ([`ConnectError::BadResponse`]). The server side upgrades whatever [`Stream`]
+//! it is given (the reference server makes its TLS handshake first, see
+//! [`crate::serve`]).
 //!
 //! permessage-deflate (RFC 7692): a client given a [`DeflateRun`] offers it as a browser
 //! does ([`OFFER`]), checks the answer ([`agree`]: an answer §7.1 refuses fails the
@@ -18,7 +27,6 @@ use base64::Engine as _;
 use fastwebsockets::{Role, WebSocket};
 use sha1::{Digest, Sha1};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use crate::protocol::deflate::{agree, respond, Agreed, DeflateError, ServerPolicy, OFFER};
 use crate::protocol::deflate_wire::DeflateRun;
@@ -26,6 +34,8 @@ use crate::protocol::proto::Transport;
 use crate::protocol::ws::configure;
 use crate::transport::conn::{Conn, Outbox, ReadClock, RecvLowWater, Side};
 use crate::transport::source::tcp_connect;
+use crate::transport::stream::Stream;
+use crate::transport::tls::ClientTls;
 use crate::transport::url::WsUrl;
 
 /// Largest HTTP head accepted during the upgrade, in bytes.
@@ -75,6 +85,10 @@ pub enum ConnectError {
     /// The server's `Sec-WebSocket-Extensions` answer to the permessage-deflate offer
     /// breaks RFC 7692 §7.1: the client fails the connection.
     Deflate(DeflateError),
+    /// The TLS handshake failed, or TLS was asked for without a configuration (or the
+    /// other way round): the reason, e.g. `TLS handshake failed: invalid peer
+    /// certificate: UnknownIssuer`.
+    Tls(String),
     /// Any other I/O error.
     Io(io::Error),
 }
@@ -90,6 +104,7 @@ impl fmt::Display for ConnectError {
                 write!(f, "handshake failed: connection closed before the response")
             }
             ConnectError::Deflate(e) => write!(f, "handshake failed: {e}"),
+            ConnectError::Tls(why) => write!(f, "{why}"),
             ConnectError::Io(e) => write!(f, "connection failed: {e}"),
         }
     }
@@ -105,9 +120,13 @@ pub struct Client {
     pub outbox: Outbox,
     /// Sets the socket's receive low-water mark.
     pub low_water: RecvLowWater,
-    /// TCP connect plus HTTP upgrade time (Socket.IO: plus the session opening, set by
-    /// the caller).
+    /// TCP connect plus TLS handshake (`wss://`) plus HTTP upgrade time (Socket.IO: plus
+    /// the session opening, set by the caller).
     pub handshake: Duration,
+    /// The TCP connect's part of `handshake`.
+    pub tcp_connect: Duration,
+    /// The TLS handshake's part of `handshake` (`None`: plain TCP).
+    pub tls_handshake: Option<Duration>,
     /// How messages are read: plain WebSocket unless the caller opened a Socket.IO
     /// session on it.
     pub transport: Transport,
@@ -115,33 +134,41 @@ pub struct Client {
     pub deflate: Option<Agreed>,
 }
 
-/// Connects to `addr` and performs the client upgrade for `url`, bounded by `timeout`.
+/// Connects to `addr` and performs the client upgrade for `url` (over TLS with `tls` for
+/// a `wss://` URL), bounded by `timeout`.
 pub async fn connect(
     addr: std::net::SocketAddr,
     url: &WsUrl,
     timeout: Duration,
+    tls: Option<&ClientTls>,
 ) -> Result<Client, ConnectError> {
-    connect_from(addr, None, url, timeout, None).await
+    connect_from(addr, None, url, timeout, None, tls).await
 }
 
 /// [`connect`] from the local address `local` (port chosen by the kernel) when given
 /// (see [`crate::transport::source`]), offering permessage-deflate when `deflate` is
-/// given: what the connection agrees, declines or refuses is counted there.
+/// given: what the connection agrees, declines or refuses is counted there. A `wss://`
+/// URL needs `tls` (its handshake's outcome is counted there), a `ws://` URL refuses it.
 pub async fn connect_from(
     addr: std::net::SocketAddr,
     local: Option<std::net::IpAddr>,
     url: &WsUrl,
     timeout: Duration,
     deflate: Option<&Arc<DeflateRun>>,
+    tls: Option<&ClientTls>,
 ) -> Result<Client, ConnectError> {
     let start = Instant::now();
-    match tokio::time::timeout(timeout, connect_inner(addr, local, url, deflate)).await {
+    let mut times = Times::default();
+    let attempt = connect_inner(addr, local, url, deflate, tls, start, &mut times);
+    match tokio::time::timeout(timeout, attempt).await {
         Ok(Ok((ws, clock, outbox, low_water, agreed))) => Ok(Client {
             ws,
             clock,
             outbox,
             low_water,
             handshake: start.elapsed(),
+            tcp_connect: times.tcp_connect,
+            tls_handshake: times.tls_handshake,
             transport: Transport::Ws,
             deflate: agreed,
         }),
@@ -160,13 +187,36 @@ type Upgrade = (
     Option<Agreed>,
 );
 
+/// The parts of a connection's handshake timed so far.
+#[derive(Default)]
+struct Times {
+    tcp_connect: Duration,
+    tls_handshake: Option<Duration>,
+}
+
 async fn connect_inner(
     addr: std::net::SocketAddr,
     local: Option<std::net::IpAddr>,
     url: &WsUrl,
     deflate: Option<&Arc<DeflateRun>>,
+    tls: Option<&ClientTls>,
+    start: Instant,
+    times: &mut Times,
 ) -> Result<Upgrade, ConnectError> {
-    let mut tcp = tcp_connect(addr, local).await.map_err(|e| {
+    match (url.tls, tls.is_some()) {
+        (true, false) => {
+            return Err(ConnectError::Tls(format!(
+                "{url}: a wss:// URL needs the certificate authority to trust (--tls-ca)"
+            )))
+        }
+        (false, true) => {
+            return Err(ConnectError::Tls(format!(
+                "{url}: a CA to trust (--tls-ca) is for wss:// URLs"
+            )))
+        }
+        _ => {}
+    }
+    let tcp = tcp_connect(addr, local).await.map_err(|e| {
         if e.kind() == io::ErrorKind::ConnectionRefused {
             ConnectError::Refused
         } else {
@@ -174,6 +224,19 @@ async fn connect_inner(
         }
     })?;
     tcp.set_nodelay(true).map_err(ConnectError::Io)?;
+    let connected = Instant::now();
+    times.tcp_connect = connected - start;
+    let mut tcp = match tls {
+        None => Stream::Tcp(tcp),
+        Some(tls) => {
+            let stream = tls
+                .handshake(tcp, &url.host)
+                .await
+                .map_err(ConnectError::Tls)?;
+            times.tls_handshake = Some(connected.elapsed());
+            Stream::TlsClient(Box::new(stream))
+        }
+    };
     let key = new_key();
     let offer = match deflate {
         Some(_) => format!("Sec-WebSocket-Extensions: {OFFER}\r\n"),
@@ -189,6 +252,8 @@ async fn connect_inner(
     tcp.write_all(req.as_bytes())
         .await
         .map_err(ConnectError::Io)?;
+    // TLS: the records rustls still holds (plain TCP: nothing to do).
+    tcp.flush().await.map_err(ConnectError::Io)?;
 
     let mut buf = Vec::with_capacity(1024);
     loop {
@@ -202,6 +267,11 @@ async fn connect_inner(
             Err(e) => return Err(ConnectError::Io(e)),
         };
         buf.extend_from_slice(&chunk[..n]);
+        if !url.tls && is_tls_record(&buf) {
+            return Err(ConnectError::BadResponse(
+                "the server answered with TLS: use a wss:// URL (and --tls-ca)".into(),
+            ));
+        }
         let mut headers = [httparse::EMPTY_HEADER; 64];
         let mut resp = httparse::Response::new(&mut headers);
         match resp.parse(&buf) {
@@ -262,6 +332,12 @@ async fn connect_inner(
     }
 }
 
+/// Whether `bytes` start like a TLS record (an alert or a handshake message, TLS 1.0 to
+/// 1.3): what a TLS server answers a plain HTTP request with, if anything.
+fn is_tls_record(bytes: &[u8]) -> bool {
+    matches!(bytes, [0x15 | 0x16, 0x03, 0x00..=0x04, ..])
+}
+
 /// The endpoint a server-side upgrade request asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Upgraded {
@@ -282,11 +358,12 @@ fn header_values<'h>(headers: &[httparse::Header<'h>], name: &str) -> Vec<&'h st
         .collect()
 }
 
-/// Server side: reads the HTTP request on `tcp`. If its path (query ignored) is one of
-/// `paths` and it is a valid WebSocket upgrade, answers 101 and returns the configured
-/// WebSocket; otherwise answers 404 (unknown path) or 400 (not an upgrade) and returns
-/// `None`. I/O errors (client gone) also give `None`. Offers of extensions are ignored.
-pub async fn accept(tcp: TcpStream, paths: &[&str]) -> Option<(WebSocket<Conn>, Upgraded)> {
+/// Server side: reads the HTTP request on `tcp` (a `TcpStream`, or a [`Stream`] such as
+/// TLS over one). If its path (query ignored) is one of `paths` and it is a valid
+/// WebSocket upgrade, answers 101 and returns the configured WebSocket; otherwise answers
+/// 404 (unknown path) or 400 (not an upgrade) and returns `None`. I/O errors (client
+/// gone) also give `None`. Offers of extensions are ignored.
+pub async fn accept(tcp: impl Into<Stream>, paths: &[&str]) -> Option<(WebSocket<Conn>, Upgraded)> {
     accept_with(tcp, paths, &ServerPolicy::Ignore, &[]).await
 }
 
@@ -295,12 +372,13 @@ pub async fn accept(tcp: TcpStream, paths: &[&str]) -> Option<(WebSocket<Conn>, 
 /// inflates what it receives, [`Conn::enable_deflate`]); on other paths offers are
 /// ignored.
 pub async fn accept_with(
-    mut tcp: TcpStream,
+    tcp: impl Into<Stream>,
     paths: &[&str],
     policy: &ServerPolicy,
     deflate_paths: &[&str],
 ) -> Option<(WebSocket<Conn>, Upgraded)> {
-    let _ = tcp.set_nodelay(true);
+    let mut tcp: Stream = tcp.into();
+    let _ = tcp.tcp().set_nodelay(true);
     let mut buf = Vec::with_capacity(1024);
     loop {
         let mut chunk = [0u8; 4096];
@@ -358,9 +436,10 @@ pub async fn accept_with(
              Sec-WebSocket-Accept: {}\r\n{extensions}\r\n",
             accept_key(key)
         );
-        let port = tcp.local_addr().ok()?.port();
+        let port = tcp.tcp().local_addr().ok()?.port();
         let leftover = buf[head_len..].to_vec();
         tcp.write_all(resp.as_bytes()).await.ok()?;
+        tcp.flush().await.ok()?;
         let mut conn = Conn::new(tcp, leftover, Side::Server);
         if let Some((_, Some(agreed))) = &answer {
             conn.enable_deflate(agreed, None);
@@ -371,7 +450,7 @@ pub async fn accept_with(
     }
 }
 
-async fn reject(tcp: &mut TcpStream, status: &str) {
+async fn reject(tcp: &mut Stream, status: &str) {
     let resp = format!("HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
     let _ = tcp.write_all(resp.as_bytes()).await;
     let _ = tcp.shutdown().await;
@@ -379,6 +458,18 @@ async fn reject(tcp: &mut TcpStream, status: &str) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_tls_answer_is_told_from_http() {
+        assert!(super::is_tls_record(&[
+            0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x32
+        ]));
+        assert!(super::is_tls_record(&[0x16, 0x03, 0x01]));
+        assert!(!super::is_tls_record(
+            b"HTTP/1.1 101 Switching Protocols\r\n"
+        ));
+        assert!(!super::is_tls_record(&[0x15]));
+    }
+
     #[test]
     fn rfc6455_example_key() {
         assert_eq!(

@@ -1,14 +1,18 @@
-//! `ws://host:port/path` URLs (plain WebSocket only; no TLS).
+//! `ws://host:port/path` and `wss://host:port/path` URLs (`wss://`: WebSocket over TLS,
+//! see [`crate::transport::tls`]).
 
 use std::fmt;
 use std::str::FromStr;
 
-/// A parsed `ws://` URL.
+/// A parsed `ws://` or `wss://` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WsUrl {
+    /// `wss://`: the connection is TLS (the host is the name the server's certificate
+    /// must be valid for).
+    pub tls: bool,
     /// Host name or IP address (IPv6 without brackets).
     pub host: String,
-    /// TCP port (80 when the URL has none).
+    /// TCP port (80 when the URL has none; `wss://`: 443).
     pub port: u16,
     /// Request target: path plus optional query, always starting with `/`.
     pub path: String,
@@ -27,7 +31,8 @@ impl WsUrl {
 
 impl fmt::Display for WsUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ws://{}{}", self.authority(), self.path)
+        let scheme = if self.tls { "wss" } else { "ws" };
+        write!(f, "{scheme}://{}{}", self.authority(), self.path)
     }
 }
 
@@ -35,9 +40,15 @@ impl FromStr for WsUrl {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        let rest = s
-            .strip_prefix("ws://")
-            .ok_or_else(|| format!("`{s}` is not a ws:// URL (expected ws://HOST:PORT/PATH)"))?;
+        let (tls, rest) = match (s.strip_prefix("ws://"), s.strip_prefix("wss://")) {
+            (Some(rest), _) => (false, rest),
+            (_, Some(rest)) => (true, rest),
+            _ => {
+                return Err(format!(
+                    "`{s}` is not a ws:// or wss:// URL (expected ws://HOST:PORT/PATH)"
+                ))
+            }
+        };
         let (auth, path) = match rest.find(['/', '?']) {
             Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_string()),
             Some(i) => (&rest[..i], format!("/{}", &rest[i..])),
@@ -72,6 +83,7 @@ impl FromStr for WsUrl {
             return Err(format!("`{s}`: bad host"));
         }
         let port = match port {
+            None if tls => 443,
             None => 80,
             Some(p) => p
                 .parse::<u16>()
@@ -83,6 +95,7 @@ impl FromStr for WsUrl {
             return Err(format!("`{s}`: bad path"));
         }
         Ok(WsUrl {
+            tls,
             host: host.to_string(),
             port,
             path,
@@ -114,13 +127,21 @@ mod tests {
             .parse()
             .unwrap();
         assert_eq!(u.path, "/socket.io/?EIO=4&transport=websocket");
+        assert!(!u.tls);
+        // wss://: TLS, port 443 by default.
+        let u: WsUrl = "wss://localhost/echo".parse().unwrap();
+        assert_eq!((u.tls, u.host.as_str(), u.port), (true, "localhost", 443));
+        let u: WsUrl = "wss://127.0.0.1:8443/echo".parse().unwrap();
+        assert_eq!((u.tls, u.port), (true, 8443));
+        assert_eq!(u.to_string(), "wss://127.0.0.1:8443/echo");
         for bad in [
             "http://x/",
             "ws://",
             "ws://h:0/",
             "ws://h:99999/",
             "ws://h:x/",
-            "wss://h/",
+            "wss://",
+            "https://h/",
             "ws:/h",
         ] {
             assert!(bad.parse::<WsUrl>().is_err(), "{bad}");

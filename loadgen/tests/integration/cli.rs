@@ -228,6 +228,7 @@ fn serve_probe_echo_report_keys_and_sigterm() {
         "client_bound",
         "rlimit_nofile",
         "deflate",
+        "tls",
     ];
     let mut got = keys.clone();
     got.sort();

@@ -124,6 +124,7 @@ fn connect_reports_cycles() {
                 "client_bound",
                 "rlimit_nofile",
                 "deflate",
+                "tls",
             ])
         );
         assert_eq!(
@@ -226,6 +227,7 @@ fn hold_prints_two_lines_and_ends_at_stdin_eof() {
             "handshake_us",
             "rlimit_nofile",
             "deflate",
+            "tls",
         ])
     );
     assert_eq!(first["scenario"], "hold");

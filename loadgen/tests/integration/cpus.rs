@@ -199,6 +199,7 @@ fn connect_and_hold_run_on_pinned_threads() {
                 source_addresses: 1,
                 protocol,
                 deflate: false,
+                tls_ca: None,
             };
             let r = run_connect(&cfg).unwrap();
             assert_eq!(r.errors, Errors::default(), "{ctx}: {r:?}");
@@ -221,6 +222,7 @@ fn connect_and_hold_run_on_pinned_threads() {
                 protocol,
                 cpus: cpus.clone(),
                 deflate: false,
+                tls_ca: None,
             };
             let (first, closed) = run_hold(&cfg, std::future::pending(), |_| {}).unwrap();
             assert_eq!(first.connections_ok, n as u64, "{ctx}");

@@ -261,6 +261,7 @@ fn connect_hold_and_broadcast_offer_it_too() {
         source_addresses: 1,
         protocol: Protocol::Websocket,
         deflate: true,
+        tls_ca: None,
     })
     .unwrap();
     assert_eq!(r.errors, Errors::default(), "{r:?}");
@@ -278,6 +279,7 @@ fn connect_hold_and_broadcast_offer_it_too() {
         protocol: Protocol::Websocket,
         cpus: Vec::new(),
         deflate: true,
+        tls_ca: None,
     };
     let (opened, closed) = run_hold(&cfg, std::future::pending(), |_| {}).unwrap();
     assert_eq!(opened.deflate.unwrap().connections_agreed, 3);
@@ -301,6 +303,7 @@ fn connect_hold_and_broadcast_offer_it_too() {
         protocol: Protocol::Websocket,
         source_addresses: 1,
         deflate: true,
+        tls_ca: None,
     })
     .unwrap();
     assert_clean(&r, 40, "broadcast");

@@ -41,6 +41,7 @@ pub(crate) fn fanout_cfg(
         protocol: Protocol::Websocket,
         source_addresses: 1,
         deflate: false,
+        tls_ca: None,
     }
 }
 
@@ -244,6 +245,7 @@ async fn sio_client(server: &BackgroundServer) -> (WebSocket<Conn>, SioReader) {
         server.addr,
         &common::sio_url(server),
         Duration::from_secs(5),
+        None,
     )
     .await
     .unwrap();

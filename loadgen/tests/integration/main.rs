@@ -17,3 +17,4 @@ mod faults;
 mod many;
 mod ping;
 mod socketio;
+mod tls;

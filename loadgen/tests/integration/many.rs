@@ -208,6 +208,7 @@ fn connect_cfg(url: WsUrl, protocol: Protocol) -> ConnectConfig {
         source_addresses: 1,
         protocol,
         deflate: false,
+        tls_ca: None,
     }
 }
 
@@ -345,6 +346,7 @@ fn hold_cfg(url: WsUrl, n: usize, protocol: Protocol) -> HoldConfig {
         protocol,
         cpus: Vec::new(),
         deflate: false,
+        tls_ca: None,
     }
 }
 
