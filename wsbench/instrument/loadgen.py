@@ -271,9 +271,10 @@ PROBE_SLACK_S = 5.0
 """Seconds a probe may run beyond its own ``--timeout`` before the harness kills it."""
 
 
-def probe(url: str, *, timeout_s: float, binary: Path) -> str | None:
+def probe(url: str, *, timeout_s: float, binary: Path, tls_ca: Path | None = None) -> str | None:
     """Try one WebSocket handshake at ``url``, within ``timeout_s`` seconds (the probe is
-    killed :data:`PROBE_SLACK_S` seconds after that if it has not exited).
+    killed :data:`PROBE_SLACK_S` seconds after that if it has not exited); ``tls_ca``: the
+    CA a ``wss://`` URL's certificate must chain to.
 
     Returns:
         None when the handshake completed, otherwise the reason in one line: the load
@@ -282,7 +283,15 @@ def probe(url: str, *, timeout_s: float, binary: Path) -> str | None:
     """
     try:
         proc = subprocess.run(
-            [str(binary), "probe", "--url", url, "--timeout", str(timeout_s)],
+            [
+                str(binary),
+                "probe",
+                "--url",
+                url,
+                "--timeout",
+                str(timeout_s),
+                *(["--tls-ca", str(tls_ca)] if tls_ca else []),
+            ],
             capture_output=True,
             text=True,
             check=False,

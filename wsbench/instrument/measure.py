@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
@@ -166,10 +167,6 @@ class MeasureConfig:
             raise ConfigError(
                 f"the JSON corpus's messages are {CORPUS_SIZE} B, not {self.size_bytes} B"
             )
-        if self.profile.tls:
-            raise ConfigError(
-                f"profile {self.profile.name!r}: the load generator does not speak TLS yet"
-            )
         problem = spec(self.scenario).invalid(self)
         if problem:
             raise ConfigError(problem)
@@ -181,6 +178,7 @@ class MeasureConfig:
         *,
         hold_s: float | None = None,
         cpus: Sequence[int] = (),
+        tls_ca: Path | None = None,
     ) -> list[str]:
         """The load generator's command line for this configuration against ``url``, in
         ``protocol`` (``"websocket"`` or ``"socketio"``): the scenario's mode and its options
@@ -189,7 +187,8 @@ class MeasureConfig:
         ``hold`` may last at most (default :attr:`bound_s`). ``cpus``: the load generator's
         CPUs (:attr:`CpuPlacement.loadgen`); two or more give ``--cpus`` (one runtime thread
         pinned to each, the connections spread round robin over them), one or none leave
-        the single current-thread runtime."""
+        the single current-thread runtime. ``tls_ca``: over TLS (a ``wss://`` URL), the CA
+        the load generator trusts (``--tls-ca``)."""
         defined = spec(self.scenario)
         held = self if hold_s is None else replace(self, time_limit_s=hold_s)
         args = [defined.mode, "--url", url, *defined.loadgen_options(held)]
@@ -211,6 +210,8 @@ class MeasureConfig:
             args += ["--protocol", protocol]
         if len(cpus) > 1:
             args += ["--cpus", ",".join(str(cpu) for cpu in cpus)]
+        if tls_ca is not None:
+            args += ["--tls-ca", str(tls_ca)]
         return args
 
     def params(self) -> Params:
@@ -404,13 +405,14 @@ class ServerSession:
     ) -> None:
         self.impl = impl
         self.profile = profile
+        self.tls_ca = tls.cafile if tls is not None and profile.tls else None
         self.client = tuple(client) if client else None
         self.run_config = impl.config(config_id)
         self.placement = placement or default_placement()
         self.binary = loadgen.ensure_built()
         self.startup_timeout_s = startup_timeout_s
         port = free_port(HOST)
-        self.base_url = f"ws://{HOST}:{port}"
+        self.base_url = f"{'wss' if profile.tls else 'ws'}://{HOST}:{port}"
         argv = impl.argv(
             python=python, loadgen=self.binary, host=HOST, port=port, config=self.run_config,
             profile_args=server_args(profile, tls),
@@ -446,7 +448,9 @@ class ServerSession:
         try:
             self.server.start()
             self.server.wait_ready(
-                lambda t: loadgen.probe(self.url("echo"), timeout_s=t, binary=self.binary),
+                lambda t: loadgen.probe(
+                    self.url("echo"), timeout_s=t, binary=self.binary, tls_ca=self.tls_ca
+                ),
                 timeout_s=self.startup_timeout_s,
             )
         except ServerError as exc:
@@ -554,7 +558,7 @@ class ServerSession:
             cpus = () if self.client else self.placement.loadgen
             url = self.url(config.scenario)
             result.report = loadgen.run_report(
-                config.loadgen_args(url, self.run_config.protocol, cpus=cpus),
+                config.loadgen_args(url, self.run_config.protocol, cpus=cpus, tls_ca=self.tls_ca),
                 cpus=self.placement.loadgen,
                 timeout_s=config.bound_s,
                 binary=self.binary,
@@ -601,6 +605,7 @@ class ServerSession:
                             self.run_config.protocol,
                             hold_s=config.bound_s,
                             cpus=self.placement.loadgen,
+                            tls_ca=self.tls_ca,
                         ),
                         cpus=self.placement.loadgen,
                         timeout_s=added.bound_s,

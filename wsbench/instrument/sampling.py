@@ -182,6 +182,12 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
     fanout = report.fanout
     orders = fanout.orders if fanout else None
     agreed = report.deflate if report.deflate and report.deflate.agreed else None
+    tls = report.tls
+    agreed_tls = (
+        " ".join(part for part in (tls.version, tls.cipher_suite, tls.key_exchange) if part)
+        if tls
+        else ""
+    )
     return Sample(
         process=process,
         window=window,
@@ -221,6 +227,10 @@ def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) 
         payload_bytes=(
             agreed.sent_payload_bytes + agreed.received_payload_bytes if agreed else None
         ),
+        tls=agreed_tls or None,
+        tcp_connect_s=_summary_s(tls.tcp_connect_us) if tls else None,
+        tls_handshake_s=_summary_s(tls.handshake_us) if tls else None,
+        upgrade_s=_summary_s(tls.upgrade_us) if tls else None,
     )
 
 

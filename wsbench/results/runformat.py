@@ -399,6 +399,13 @@ class Sample(msgspec.Struct, frozen=True):
             the wire, both directions, over the load generator's run (warm-up included).
         payload_bytes: the same messages' bytes before compression (``payload_bytes /
             wire_bytes`` is the compression ratio).
+        tls: over TLS: the protocol version, cipher suite and key exchange the first
+            connection agreed, e.g. ``"TLSv1.3 TLS_AES_256_GCM_SHA384 X25519"``; null over
+            plain TCP.
+        tcp_connect_s, tls_handshake_s, upgrade_s: over TLS, the three parts of
+            ``handshake_s``, which add up to it connection by connection: the TCP connect,
+            the TLS handshake, the WebSocket upgrade (Socket.IO: with the session's
+            opening); percentiles, seconds.
     """
 
     process: int
@@ -435,6 +442,10 @@ class Sample(msgspec.Struct, frozen=True):
     deflate: str | None = None
     wire_bytes: int | None = None
     payload_bytes: int | None = None
+    tls: str | None = None
+    tcp_connect_s: Latency | None = None
+    tls_handshake_s: Latency | None = None
+    upgrade_s: Latency | None = None
 
     @property
     def usable(self) -> bool:
