@@ -498,12 +498,13 @@ def _config(
     """The configuration ``entry``, its left-out keys from ``defaults`` (the top level).
 
     Raises:
-        ImplError: it names versions that are not in ``versions`` (the file's), or a bad pin.
+        ImplError: it names versions that are not in ``versions`` (the file's), a bad pin,
+            or a malformed profile statement (:func:`_statement`).
     """
     where = f"{path}: configuration {entry.id!r}"
     unknown = sorted(set(entry.versions or ()) - set(versions))
     if unknown:
-        raise ImplError(f"{path}: configuration {entry.id!r} names unlisted versions {unknown}")
+        raise ImplError(f"{where} names unlisted versions {unknown}")
     return ImplConfig(
         id=entry.id,
         server=defaults.server if entry.server is None else entry.server,
@@ -673,7 +674,8 @@ def load_impl(directory: Path) -> Impl:
             :func:`read_meta`; or a name other than the folder's, a requirement or
             version that is not PEP 440 (:func:`_pins`), a version or configuration listed
             twice, a package without versions, a configuration naming an unlisted version,
-            an ``asgi_app`` with a command.
+            an ``asgi_app`` with a command, a malformed profile statement, or a server
+            configuration that states none (:data:`STATEMENT_ANSWERS`, :func:`_check_stated`).
     """
     meta = read_meta(directory)
     path = directory / "meta.toml"
