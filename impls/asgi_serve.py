@@ -6,7 +6,8 @@ Usage (the ``command`` of an implementation's meta.toml; its configuration's ``a
 
     python impls/asgi_serve.py --app-dir DIR --app server:app --host HOST --port PORT \
         --server uvicorn|hypercorn|daphne|granian|gunicorn --loop asyncio|uvloop \
-        [--ws auto] [--lifespan off] [--interface asgi|rsgi]
+        [--ws auto] [--lifespan off] [--interface asgi|rsgi] \
+        [--shipped-compression] [--certfile PEM --keyfile PEM]
 
 One source of truth for how each server is started: every framework served by uvicorn gets
 exactly the same uvicorn settings (and so on for the other servers); an implementation's
@@ -22,6 +23,13 @@ to 16 MiB, no keepalive pings, no permessage-deflate (no server here offers it u
 client asks, and the load generator never asks), no access log, log level warning, and a
 graceful stop bounded by :data:`STOP_TIMEOUT_S` (the harness kills a server 5 s after
 SIGTERM). What each server runs (processes, threads) is in its function's docstring.
+
+The deployment profiles (wsbench/deployment.py, impls/PROTOCOL.md) add two flags:
+``--shipped-compression`` leaves the server's compression at its default, dropping only the
+setting that turns it off (uvicorn's ``ws_per_message_deflate=False``: the other servers
+have no such setting, and their defaults are what they ship); every other setting stays.
+``--certfile``/``--keyfile`` serve TLS, configured the way each server's documentation
+does. What each server does with them is in impls/asgi_serve.toml.
 """
 
 from __future__ import annotations
@@ -53,10 +61,17 @@ def release(distribution: str) -> tuple[int, ...]:
 def serve_uvicorn(args: argparse.Namespace) -> None:
     """uvicorn.run() in this process: one worker, no reload, the backend ``--ws``.
 
-    One process, one thread running the event loop.
+    ``ws_per_message_deflate=False`` unless ``--shipped-compression`` (uvicorn's default is
+    True, on every backend); TLS with ``ssl_certfile`` and ``ssl_keyfile`` (uvicorn's
+    ``--ssl-certfile``/``--ssl-keyfile``). One process, one thread running the event loop.
     """
     import uvicorn
 
+    options: dict[str, object] = {}
+    if not args.shipped_compression:
+        options["ws_per_message_deflate"] = False  # no permessage-deflate
+    if args.certfile:
+        options.update(ssl_certfile=args.certfile, ssl_keyfile=args.keyfile)
     uvicorn.run(
         args.app,
         app_dir=args.app_dir,
@@ -67,10 +82,10 @@ def serve_uvicorn(args: argparse.Namespace) -> None:
         http="h11",  # the same HTTP parser whatever the app's dependencies ('auto': httptools)
         ws_max_size=MAX_MESSAGE_BYTES,
         ws_ping_interval=None,  # no keepalive pings
-        ws_per_message_deflate=False,  # no permessage-deflate
         lifespan=args.lifespan,
         access_log=False,
         log_level="warning",
+        **options,
     )
 
 
@@ -85,11 +100,14 @@ def hypercorn_argv(args: argparse.Namespace) -> list[str]:
     without it when the app does not support it. ``--workers 1`` is hypercorn's default
     deployment: a parent process that binds the socket and waits, and one worker process
     (multiprocessing "spawn") running the event loop: 2 processes, one event-loop thread.
+    ``--shipped-compression`` changes nothing (it has no compression setting); TLS with
+    ``--certfile`` and ``--keyfile``, as hypercorn's docs configure it.
     """
+    tls = ["--certfile", args.certfile, "--keyfile", args.keyfile] if args.certfile else []
     return [
         "hypercorn", "--bind", f"{args.host}:{args.port}", "--workers", "1",
         "--worker-class", args.loop, "--graceful-timeout", str(STOP_TIMEOUT_S),
-        "--log-level", "warning", args.app,
+        "--log-level", "warning", *tls, args.app,
     ]  # fmt: skip
 
 
@@ -102,18 +120,40 @@ def daphne_argv(args: argparse.Namespace) -> list[str]:
     its limits default to 1 MiB: ``--websocket-max-message-size`` and
     ``--websocket-max-frame-size`` 16 MiB (before 4.2.2: no limit, and no such flags).
     Its pings cannot be switched off: ``--ping-interval`` :data:`DAPHNE_PING_INTERVAL_S`.
-    Autobahn negotiates permessage-deflate only when configured to (daphne does not). daphne
-    has no lifespan support. One process, one thread running the reactor and the app.
+    Autobahn negotiates permessage-deflate only when configured to (daphne does not, and has
+    no setting for it): ``--shipped-compression`` changes nothing. TLS: the endpoint
+    :func:`daphne_tls_endpoint` (``-e ssl:...``, as daphne's README shows) in place of
+    ``-b``/``-p``. daphne has no lifespan support. One process, one thread running the
+    reactor and the app.
     """
     if args.loop != "asyncio":
         raise SystemExit("asgi_serve.py: daphne runs its own asyncio loop: --loop asyncio only")
     if args.lifespan == "on":
         raise SystemExit("asgi_serve.py: daphne does not run the ASGI lifespan protocol")
-    argv = ["daphne", "-b", args.host, "-p", str(args.port), "-v", "0"]
+    if args.certfile:
+        argv = ["daphne", "-e", daphne_tls_endpoint(args), "-v", "0"]
+    else:
+        argv = ["daphne", "-b", args.host, "-p", str(args.port), "-v", "0"]
     if release("daphne") >= (4, 2, 2):
         argv += ["--websocket-max-message-size", str(MAX_MESSAGE_BYTES)]
         argv += ["--websocket-max-frame-size", str(MAX_MESSAGE_BYTES)]
     return [*argv, "--ping-interval", str(DAPHNE_PING_INTERVAL_S), args.app]
+
+
+def twisted_escape(value: str) -> str:
+    """``value`` as one value of a Twisted endpoint string (``\\``, ``:`` and ``=`` escaped)."""
+    return "".join("\\" + char if char in "\\:=" else char for char in value)
+
+
+def daphne_tls_endpoint(args: argparse.Namespace) -> str:
+    """daphne's TLS endpoint, a Twisted endpoint string: daphne's README serves TLS with
+    ``daphne -e ssl:443:privateKey=key.pem:certKey=crt.pem``, here bound to ``--host``
+    only, as ``-b`` binds it (Twisted's ssl endpoint needs pyOpenSSL: daphne requires
+    ``twisted[tls]``)."""
+    return (
+        f"ssl:port={args.port}:privateKey={twisted_escape(args.keyfile)}"
+        f":certKey={twisted_escape(args.certfile)}:interface={twisted_escape(args.host)}"
+    )
 
 
 def granian_argv(args: argparse.Namespace) -> list[str]:
@@ -134,7 +174,9 @@ def granian_argv(args: argparse.Namespace) -> list[str]:
     open WebSockets were served here by 1.7.6, 2.5.7 and 2.8.7, RSGI and ASGI). granian
     always runs its workers in child processes (multiprocessing): a parent (main thread and
     a worker watcher) and one worker process with the Python event-loop thread, the Rust
-    runtime thread and the blocking thread(s).
+    runtime thread and the blocking thread(s). granian has no permessage-deflate:
+    ``--shipped-compression`` changes nothing. TLS: ``--ssl-certificate`` and
+    ``--ssl-keyfile`` (granian's CLI; the key in PKCS#8), in every release listed here.
     """
     granian = release("granian")
     interface = args.interface
@@ -152,6 +194,8 @@ def granian_argv(args: argparse.Namespace) -> list[str]:
             argv += ["--blocking-threads", "1"]
     if granian >= (1, 7):
         argv += ["--workers-kill-timeout", str(STOP_TIMEOUT_S)]
+    if args.certfile:
+        argv += ["--ssl-certificate", args.certfile, "--ssl-keyfile", args.keyfile]
     return [*argv, args.app]
 
 
@@ -166,15 +210,18 @@ def gunicorn_argv(args: argparse.Namespace) -> list[str]:
     interface (for gunicornc, from 25.1) would otherwise listen on one Unix socket shared by
     every gunicorn of the user ($XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl),
     in a thread of its own. gunicorn's arbiter is a process of its own: the arbiter and one
-    worker process running the event loop, one thread each.
+    worker process running the event loop, one thread each. The worker has no
+    permessage-deflate: ``--shipped-compression`` changes nothing. TLS: ``--certfile`` and
+    ``--keyfile``, as gunicorn's settings document them.
     """
+    tls = ["--certfile", args.certfile, "--keyfile", args.keyfile] if args.certfile else []
     return [
         "gunicorn", "--worker-class", "asgi", "--workers", "1",
         "--bind", f"{args.host}:{args.port}", "--asgi-loop", args.loop,
         "--asgi-lifespan", args.lifespan,
         "--websocket-max-message-size", str(MAX_MESSAGE_BYTES),
         "--graceful-timeout", str(STOP_TIMEOUT_S), "--no-control-socket",
-        "--log-level", "warning", args.app,
+        "--log-level", "warning", *tls, args.app,
     ]  # fmt: skip
 
 
@@ -211,7 +258,18 @@ def main(argv: list[str] | None = None) -> None:
         default="asgi",
         help="granian only: the app's interface (rsgi: granian's native one)",
     )
+    parser.add_argument(
+        "--shipped-compression",
+        action="store_true",
+        help="keep the server's default compression (the tuned setting turns it off)",
+    )
+    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile's certificate")
     args = parser.parse_args(argv)
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
+    if args.certfile:  # absolute: the servers start in the app's folder
+        args.certfile, args.keyfile = map(os.path.abspath, (args.certfile, args.keyfile))
     if args.ws is not None and args.server != "uvicorn":
         parser.error(f"--ws is uvicorn's; {args.server} has one WebSocket implementation")
     if args.interface != "asgi" and args.server != "granian":

@@ -146,6 +146,9 @@ protocol = "socketio"
 """
 """A reference server speaking both protocols, as a ``meta.toml`` (tests that write their
 own implementations)."""
+STATED = 'shipped_compression = "declines: (fixture)"\ntls = "not supported: (fixture)"\n'
+"""The deployment profiles' statements every server's ``meta.toml`` makes (wsbench/impls.py),
+at its top level, for the tests that write their own implementations."""
 MACHINE = Machine(
     name="wsbench-ci",
     cpu_model="Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz",

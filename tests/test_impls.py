@@ -48,17 +48,22 @@ def test_every_framework_states_the_fairness_settings(impl: Impl) -> None:
     (keys ``<server>_<setting>``, from impls/asgi_serve.toml for an ``asgi_app``)."""
     for config in impl.configs:
         for setting in FAIRNESS:
-            stated = impl.deviations.get(setting) or impl.deviations.get(
-                f"{config.server}_{setting}"
-            )
+            stated = impl.deviation(config, setting)
             assert stated, f"{impl.name}:{config.id}: no '{setting}' in [deviations]"
 
 
+STATED = 'shipped_compression = "declines: {0}"\ntls = "not supported: {0}"\n'
+"""The deployment profiles' statements (top level, a configuration or a server's table),
+``{0}`` the owner's name."""
+
+
 def _asgi_impl(root: Path, meta: str) -> Path:
-    """``root/app`` with ``meta`` as its meta.toml, beside a settings file of two servers."""
+    """``root/app`` with ``meta`` as its meta.toml, beside a settings file of two servers,
+    each stating the profiles' statements."""
     (root / "asgi_serve.toml").write_text(
-        '[uvicorn]\nuvicorn_compression = "off: u"\n[hypercorn]\nhypercorn_compression = "off: h"\n'
-    )
+        '[uvicorn]\nuvicorn_compression = "off: u"\n' + STATED.format("u")
+        + '[hypercorn]\nhypercorn_compression = "off: h"\n' + STATED.format("h")
+    )  # fmt: skip
     (root / "app").mkdir()
     (root / "app" / "meta.toml").write_text(meta)
     return root / "app"
@@ -118,9 +123,10 @@ def test_busy_threads_come_from_the_configuration_the_top_level_or_the_asgi_serv
 ) -> None:
     folder = _asgi_impl(tmp_path, ASGI_META)
     (tmp_path / "asgi_serve.toml").write_text(
-        '[uvicorn]\nuvicorn_compression = "off: u"\n'
-        '[hypercorn]\nhypercorn_compression = "off: h"\nshared_cpu = "hypercorn threads"\n'
-    )
+        '[uvicorn]\nuvicorn_compression = "off: u"\n' + STATED.format("u")
+        + '[hypercorn]\nhypercorn_compression = "off: h"\nshared_cpu = "hypercorn threads"\n'
+        + STATED.format("h")
+    )  # fmt: skip
     impl = load_impl(folder)
     # The server's text reaches the configurations on it, and is not a deviation.
     assert {c.id: c.shared_cpu for c in impl.configs} == {
@@ -168,7 +174,7 @@ def test_configuration_of_an_unlisted_version_is_refused(tmp_path: Path) -> None
     folder = tmp_path / "x"
     folder.mkdir()
     (folder / "meta.toml").write_text(
-        'package = "x"\n[[versions]]\nversion = "1.0"\n'
+        STATED.format("x") + 'package = "x"\n[[versions]]\nversion = "1.0"\n'
         '[[configurations]]\nid = "a"\nversions = ["2.0"]\n'
     )
     with pytest.raises(ImplError, match="unlisted versions"):
@@ -286,6 +292,8 @@ def test_a_version_that_is_not_pep_440_or_is_listed_twice_is_refused(tmp_path: P
 
 
 FULL_META = """name = "x"
+shipped_compression = "accepts: the default"
+tls = "not supported: no ssl option"
 display_name = "X"
 package = "x"
 homepage = "https://x.example/"
@@ -313,6 +321,7 @@ id = "sio"
 protocol = "socketio"
 server = "hypercorn"
 command = ["{python}", "{dir}/sio.py"]
+shipped_compression = "declines: hypercorn's socketio"
 [deviations]
 compression = "off"
 """
@@ -341,10 +350,13 @@ def test_a_valid_meta_toml_reads_into_the_harness_objects(tmp_path: Path) -> Non
                 id="wsproto-uvloop", server="uvicorn", event_loop="uvloop", ws_backend="wsproto",
                 args=("--ws", "wsproto"), requires={"wsproto": "1.3.2", "uvloop": "0.23.0"},
                 versions=("2.0",), unsupported={"soak": "too slow", "market": "no"},
+                shipped_compression="accepts: the default", tls="not supported: no ssl option",
             ),
             ImplConfig(
                 id="sio", server="hypercorn", event_loop="asyncio", protocol="socketio",
                 command=("{python}", "{dir}/sio.py"), unsupported={"soak": "too slow"},
+                shipped_compression="declines: hypercorn's socketio",
+                tls="not supported: no ssl option",
             ),
         ),
         slow_subscriber="waits",
@@ -359,7 +371,8 @@ def test_a_version_names_the_backend_of_the_configurations_that_name_none(
     # another server than the top-level one keeps its own (none named: that server's).
     folder = _written(
         tmp_path,
-        """package = "x"
+        STATED.format("x")
+        + """package = "x"
 server = "uvicorn"
 versions = [
   { version = "1.0", requires = ["uvicorn==0.30.6"], ws_backend = "websockets" },
@@ -393,11 +406,98 @@ server = "granian"
 
 
 def test_left_out_keys_take_their_defaults(tmp_path: Path) -> None:
-    impl = load_impl(_written(tmp_path, ""))
+    impl = load_impl(_written(tmp_path, STATED.format("x")))
     assert (impl.name, impl.display_name, impl.server, impl.package, impl.versions) == (
         "x", "x", "x", None, ()
     )  # fmt: skip
     assert impl.command == DEFAULT_COMMAND and impl.role == "server" and not impl.reference
-    assert impl.configs == (ImplConfig(id="default", server="x", event_loop="asyncio"),)
+    assert impl.configs == (
+        ImplConfig(
+            id="default", server="x", event_loop="asyncio",
+            shipped_compression="declines: x", tls="not supported: x",
+        ),
+    )  # fmt: skip
     client = load_impl(_written(tmp_path, 'role = "client"\n'))
     assert client.server == "" and client.command == DEFAULT_CLIENT_COMMAND
+
+
+def test_the_profile_statements_come_from_the_configuration_the_top_level_or_the_asgi_server(
+    tmp_path: Path,
+) -> None:
+    folder = _asgi_impl(tmp_path, ASGI_META)
+    impl = load_impl(folder)
+    # Each server's statements reach the configurations on it, and are not deviations.
+    assert [(c.shipped_compression, c.tls) for c in impl.configs] == [
+        ("declines: u", "not supported: u"), ("declines: h", "not supported: h")
+    ]  # fmt: skip
+    assert not {"shipped_compression", "tls"} & set(impl.deviations)
+    # A configuration's own statement wins over its server's, the top level's over both.
+    own = ASGI_META.replace(
+        'server = "hypercorn"\n', 'server = "hypercorn"\ntls = "supported: certfile"\n'
+    )
+    (folder / "meta.toml").write_text('shipped_compression = "accepts: app"\n' + own)
+    impl = load_impl(folder)
+    assert [(c.shipped_compression, c.tls) for c in impl.configs] == [
+        ("accepts: app", "not supported: u"), ("accepts: app", "supported: certfile")
+    ]  # fmt: skip
+    assert [(c.accepts_shipped_deflate, c.supports_tls) for c in impl.configs] == [
+        (True, False), (True, True)
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("meta", "message"),
+    [
+        (VERSIONS, "configuration 'default' states no shipped_compression (at the top level, "
+         "in the configuration, or in its ASGI server's table of asgi_serve.toml): 'accepts: "
+         "<how>' or 'declines: <why>'"),
+        (VERSIONS + STATED.format("x") + '[[configurations]]\nid = "a"\ntls = ""\n',
+         "configuration 'a': tls '' must start with 'supported: ' or 'not supported: ' and go "
+         "on with how or why"),
+        (VERSIONS + 'shipped_compression = "yes"\ntls = "supported: ssl=ctx"\n',
+         "shipped_compression 'yes' must start with 'accepts: ' or 'declines: '"),
+        (VERSIONS + 'shipped_compression = "accepts:  "\ntls = "supported: ssl=ctx"\n',
+         "shipped_compression 'accepts:  ' must start with"),
+        (VERSIONS + 'shipped_compression = "accepts: deflate"\ntls = "maybe: ssl=ctx"\n',
+         "tls 'maybe: ssl=ctx' must start with 'supported: ' or 'not supported: '"),
+    ],
+    ids=["missing", "empty", "no-answer", "no-reason", "other-answer"],
+)  # fmt: skip
+def test_a_missing_or_malformed_profile_statement_is_refused(
+    tmp_path: Path, meta: str, message: str
+) -> None:
+    folder = _written(tmp_path, meta)
+    with pytest.raises(ImplError) as raised:
+        load_impl(folder)
+    assert str(raised.value).startswith(f"{folder / 'meta.toml'}: {message}")
+
+
+def test_a_malformed_statement_of_an_asgi_server_names_its_table(tmp_path: Path) -> None:
+    folder = _asgi_impl(tmp_path, ASGI_META)
+    settings = tmp_path / "asgi_serve.toml"
+    settings.write_text(settings.read_text().replace('"not supported: h"', '"no: h"'))
+    with pytest.raises(ImplError) as raised:
+        load_impl(folder)
+    assert str(raised.value).startswith(
+        f"{settings}: [hypercorn]: tls 'no: h' must start with 'supported: ' or 'not supported: '"
+    )
+
+
+def test_clients_and_the_native_reference_state_no_profile_statements_yet(
+    tmp_path: Path,
+) -> None:
+    client = load_impl(_written(tmp_path, 'role = "client"\n'))
+    assert [(c.shipped_compression, c.tls) for c in client.configs] == [("", "")]
+    reference = load_impl(_written(tmp_path, "reference = true\n"))
+    assert [(c.shipped_compression, c.tls) for c in reference.configs] == [("", "")]
+
+
+def test_a_tuned_server_declines_deflate_unless_it_has_no_setting_to(tmp_path: Path) -> None:
+    """The ``compression`` deviation starts with ``off:`` where the tuned server declines an
+    offer; otherwise it answers as shipped."""
+    folder = _asgi_impl(tmp_path, STATED.format("x").replace("declines", "accepts") + ASGI_META)
+    settings = tmp_path / "asgi_serve.toml"
+    settings.write_text(settings.read_text().replace('"off: h"', '"not offered: no setting"'))
+    impl = load_impl(folder)
+    assert impl.deviation(impl.config("hypercorn"), "compression") == "not offered: no setting"
+    assert [impl.tuned_declines_deflate(c) for c in impl.configs] == [True, False]

@@ -82,6 +82,27 @@ ProtocolName = Literal["websocket", "socketio"]
 PROTOCOLS: tuple[ProtocolName, ...] = get_args(ProtocolName)
 """The protocols a server can speak (``impls/PROTOCOL.md``)."""
 
+SHIPPED_COMPRESSION_KEY = "shipped_compression"
+"""The meta.toml key (and :data:`ASGI_SETTINGS` key) stating what a server does with a
+browser's offer of permessage-deflate under its defaults
+(:attr:`ImplConfig.shipped_compression`)."""
+TLS_KEY = "tls"
+"""The meta.toml key (and :data:`ASGI_SETTINGS` key) stating whether a server can terminate
+TLS itself (:attr:`ImplConfig.tls`)."""
+ACCEPTS, DECLINES = "accepts", "declines"
+SUPPORTED, NOT_SUPPORTED = "supported", "not supported"
+STATEMENT_ANSWERS: dict[str, tuple[str, ...]] = {
+    SHIPPED_COMPRESSION_KEY: (ACCEPTS, DECLINES),
+    TLS_KEY: (SUPPORTED, NOT_SUPPORTED),
+}
+"""The deployment profiles' statements (issue 44) and the answers each may start with: the
+text is ``"<answer>: <how or why>"``."""
+COMPRESSION_OFF = "off:"
+"""How a configuration's ``compression`` fairness deviation starts when its server, started
+as the tuned profile starts it, declines an offer of permessage-deflate (impls/PROTOCOL.md).
+Any other start (e.g. ``not offered:``) says that it has no setting to decline one, so an
+offer gets its as-shipped answer (:attr:`ImplConfig.shipped_compression`) in every profile."""
+
 
 @dataclass(frozen=True)
 class ImplConfig:
@@ -110,6 +131,17 @@ class ImplConfig:
             harness gives it (meta.toml's ``shared_cpu``, per configuration, at the top
             level, or for every configuration on an ASGI server in
             :data:`ASGI_SETTINGS`). Shown beside every figure of the configuration.
+        shipped_compression: what the server does, under its framework's default settings
+            (the *as shipped* profile, :mod:`wsbench.deployment`), with a browser's offer of
+            permessage-deflate (``permessage-deflate; client_max_window_bits``):
+            ``"accepts: <how>"`` or ``"declines: <why>"``, the prefix for the latest
+            version the configuration runs (the text says how earlier ones differ).
+            meta.toml's ``shipped_compression``, resolved like :attr:`shared_cpu`; "" only
+            where it need not be stated (:func:`_states_profiles`).
+        tls: whether the server can terminate TLS itself (the *tls* and *browser* profiles):
+            ``"supported: <how its documentation configures it>"`` or
+            ``"not supported: <why>"``. meta.toml's ``tls``, resolved like
+            :attr:`shared_cpu`; "" only where it need not be stated.
     """
 
     id: str
@@ -124,10 +156,23 @@ class ImplConfig:
     command: tuple[str, ...] | None = None
     unsupported: dict[str, str] = field(default_factory=dict)
     shared_cpu: str = ""
+    shipped_compression: str = ""
+    tls: str = ""
 
     def supports(self, version: str | None) -> bool:
         """True when this configuration exists at package version ``version``."""
         return self.versions is None or version is None or version in self.versions
+
+    @property
+    def accepts_shipped_deflate(self) -> bool:
+        """True when its :attr:`shipped_compression` says the server accepts a browser's
+        offer of permessage-deflate under its default settings."""
+        return self.shipped_compression.startswith(f"{ACCEPTS}:")
+
+    @property
+    def supports_tls(self) -> bool:
+        """True when its :attr:`tls` says the server can terminate TLS itself."""
+        return self.tls.startswith(f"{SUPPORTED}:")
 
 
 @dataclass(frozen=True)
@@ -212,6 +257,19 @@ class Impl:
             return config.ws_backend
         listed = next((v for v in self.versions if v.version == version), None)
         return listed.ws_backend if listed else ""
+
+    def deviation(self, config: ImplConfig, setting: str) -> str:
+        """The ``[deviations]`` entry for ``setting`` (e.g. ``"compression"``) that applies to
+        ``config``: the implementation's own, else its server's ``<server>_<setting>`` (from
+        :data:`ASGI_SETTINGS` for an ``asgi_app``); "" when neither is stated."""
+        return self.deviations.get(setting) or self.deviations.get(f"{config.server}_{setting}", "")
+
+    def tuned_declines_deflate(self, config: ImplConfig) -> bool:
+        """True when ``config``'s server, started as the tuned profile starts it, declines an
+        offer of permessage-deflate: its ``compression`` deviation starts with
+        :data:`COMPRESSION_OFF`, or it declines one even as shipped."""
+        off = self.deviation(config, "compression").startswith(COMPRESSION_OFF)
+        return off or not config.accepts_shipped_deflate
 
     @property
     def latest(self) -> ImplVersion | None:
@@ -331,6 +389,8 @@ class MetaConfiguration(msgspec.Struct, forbid_unknown_fields=True, frozen=True)
     command: tuple[str, ...] | None = None
     unsupported: dict[ScenarioKey, str] = {}
     shared_cpu: str | None = None
+    shipped_compression: str | None = None
+    tls: str | None = None
 
 
 class MetaToml(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -353,6 +413,8 @@ class MetaToml(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     asgi_app: str = ""
     slow_subscriber: str = ""
     shared_cpu: str = ""
+    shipped_compression: str = ""
+    tls: str = ""
     versions: tuple[MetaVersion, ...] = ()
     configurations: tuple[MetaConfiguration, ...] = ()
     deviations: dict[str, str] = {}
@@ -436,11 +498,13 @@ def _config(
     """The configuration ``entry``, its left-out keys from ``defaults`` (the top level).
 
     Raises:
-        ImplError: it names versions that are not in ``versions`` (the file's), or a bad pin.
+        ImplError: it names versions that are not in ``versions`` (the file's), a bad pin,
+            or a malformed profile statement (:func:`_statement`).
     """
+    where = f"{path}: configuration {entry.id!r}"
     unknown = sorted(set(entry.versions or ()) - set(versions))
     if unknown:
-        raise ImplError(f"{path}: configuration {entry.id!r} names unlisted versions {unknown}")
+        raise ImplError(f"{where} names unlisted versions {unknown}")
     return ImplConfig(
         id=entry.id,
         server=defaults.server if entry.server is None else entry.server,
@@ -454,12 +518,40 @@ def _config(
         command=entry.command,
         unsupported={**defaults.unsupported, **_reasons(entry.unsupported)},
         shared_cpu=defaults.shared_cpu if entry.shared_cpu is None else entry.shared_cpu,
+        shipped_compression=(
+            defaults.shipped_compression
+            if entry.shipped_compression is None
+            else _statement(entry.shipped_compression, SHIPPED_COMPRESSION_KEY, where)
+        ),
+        tls=defaults.tls if entry.tls is None else _statement(entry.tls, TLS_KEY, where),
     )
+
+
+def _statement(text: str, key: str, where: str) -> str:
+    """``text``, the value of the profile statement ``key`` (:data:`STATEMENT_ANSWERS`),
+    once checked to read ``"<answer>: <how or why>"``; ``where`` names its place in errors.
+
+    Raises:
+        ImplError: another answer, no colon after it, or nothing after the colon.
+    """
+    answers = STATEMENT_ANSWERS[key]
+    answer, colon, reason = text.partition(":")
+    if answer not in answers or not colon or not reason.strip():
+        choices = " or ".join(f"'{a}: '" for a in answers)
+        raise ImplError(
+            f"{where}: {key} {text!r} must start with {choices} and go on with how or why "
+            "(impls/PROTOCOL.md)"
+        )
+    return text
 
 
 SHARED_CPU_KEY = "shared_cpu"
 """The key of a server's table in :data:`ASGI_SETTINGS` that is not a deviation: its worker's
 busy threads (:attr:`ImplConfig.shared_cpu`) on every configuration it serves."""
+SERVER_STATEMENTS = (SHARED_CPU_KEY, SHIPPED_COMPRESSION_KEY, TLS_KEY)
+"""The keys of a server's table in :data:`ASGI_SETTINGS` that are not deviations but
+statements of every configuration it serves, the :class:`ImplConfig` attributes of the same
+names (unless the configuration or the implementation's top level states its own)."""
 
 
 @dataclass(frozen=True)
@@ -468,11 +560,12 @@ class AsgiSettings:
 
     Attributes:
         deviations: the ``[deviations]`` entries of its servers, in their order.
-        shared_cpu: server -> its :data:`SHARED_CPU_KEY` text, for the servers that state one.
+        statements: key of :data:`SERVER_STATEMENTS` -> server -> its text, for the servers
+            that state one.
     """
 
     deviations: dict[str, str]
-    shared_cpu: dict[str, str]
+    statements: dict[str, dict[str, str]]
 
 
 def _asgi_settings(directory: Path, servers: list[str]) -> AsgiSettings:
@@ -488,7 +581,7 @@ def _asgi_settings(directory: Path, servers: list[str]) -> AsgiSettings:
         tables = msgspec.toml.decode(path.read_bytes(), type=dict[str, object])
     except (OSError, msgspec.DecodeError) as exc:
         raise ImplError(f"{path}: cannot read the ASGI servers' settings: {exc}") from exc
-    found = AsgiSettings({}, {})
+    found = AsgiSettings({}, {key: {} for key in SERVER_STATEMENTS})
     for server in servers:
         if server not in tables:
             known = ", ".join(sorted(tables)) or "none"
@@ -500,20 +593,55 @@ def _asgi_settings(directory: Path, servers: list[str]) -> AsgiSettings:
             table = msgspec.convert(tables[server], dict[str, str])
         except msgspec.ValidationError as exc:
             raise ImplError(f"{path}: the settings of the server {server!r}: {exc}") from exc
-        if SHARED_CPU_KEY in table:
-            found.shared_cpu[server] = table.pop(SHARED_CPU_KEY)
+        for key in SERVER_STATEMENTS:
+            if key in table:
+                text = table.pop(key)
+                if key in STATEMENT_ANSWERS:
+                    _statement(text, key, f"{path}: [{server}]")
+                found.statements[key][server] = text
         found.deviations.update(table)
     return found
 
 
-def _server_threads(config: ImplConfig, meta: MetaToml, by_server: dict[str, str]) -> ImplConfig:
-    """``config`` with its ASGI server's :data:`SHARED_CPU_KEY` text when neither the
-    configuration nor the file's top level states its own."""
+def _server_statements(config: ImplConfig, meta: MetaToml, settings: AsgiSettings) -> ImplConfig:
+    """``config`` with its ASGI server's text of each key of :data:`SERVER_STATEMENTS`
+    (:data:`ASGI_SETTINGS`) that neither the configuration nor the file's top level states."""
     entry = next((e for e in meta.configurations if e.id == config.id), None)
-    own = entry is not None and entry.shared_cpu is not None
-    if own or meta.shared_cpu or config.server not in by_server:
-        return config
-    return replace(config, shared_cpu=by_server[config.server])
+
+    def text(key: str) -> str:
+        own = entry is not None and getattr(entry, key) is not None
+        by_server = settings.statements[key]
+        if own or getattr(meta, key) or config.server not in by_server:
+            return str(getattr(config, key))
+        return by_server[config.server]
+
+    return replace(
+        config,
+        shared_cpu=text(SHARED_CPU_KEY),
+        shipped_compression=text(SHIPPED_COMPRESSION_KEY),
+        tls=text(TLS_KEY),
+    )
+
+
+def _states_profiles(meta: MetaToml) -> bool:
+    """True when every configuration of ``meta``'s implementation must state
+    :data:`STATEMENT_ANSWERS`: a server under test. Not a client program (``clients/``), and
+    not yet the native reference server (``reference = true``), which gains the profiles'
+    flags in the load generator's work (issue 44)."""
+    return meta.role == "server" and not meta.reference
+
+
+def _check_stated(configs: tuple[ImplConfig, ...], path: Path) -> None:
+    """Raise :class:`ImplError` for the first configuration of ``configs`` (read from
+    ``path``) that states no profile statement of :data:`STATEMENT_ANSWERS`."""
+    for config in configs:
+        for key, answers in STATEMENT_ANSWERS.items():
+            if not getattr(config, key):
+                raise ImplError(
+                    f"{path}: configuration {config.id!r} states no {key} (at the top level, "
+                    f"in the configuration, or in its ASGI server's table of {ASGI_SETTINGS}): "
+                    f"'{answers[0]}: <how>' or '{answers[1]}: <why>' (impls/PROTOCOL.md)"
+                )
 
 
 def read_meta(directory: Path) -> MetaToml:
@@ -546,7 +674,8 @@ def load_impl(directory: Path) -> Impl:
             :func:`read_meta`; or a name other than the folder's, a requirement or
             version that is not PEP 440 (:func:`_pins`), a version or configuration listed
             twice, a package without versions, a configuration naming an unlisted version,
-            an ``asgi_app`` with a command.
+            an ``asgi_app`` with a command, a malformed profile statement, or a server
+            configuration that states none (:data:`STATEMENT_ANSWERS`, :func:`_check_stated`).
     """
     meta = read_meta(directory)
     path = directory / "meta.toml"
@@ -579,6 +708,9 @@ def load_impl(directory: Path) -> Impl:
         protocol=meta.protocol,
         unsupported=_reasons(meta.unsupported),
         shared_cpu=meta.shared_cpu,
+        shipped_compression=meta.shipped_compression
+        and _statement(meta.shipped_compression, SHIPPED_COMPRESSION_KEY, str(path)),
+        tls=meta.tls and _statement(meta.tls, TLS_KEY, str(path)),
     )
     configs = tuple(_config(entry, path, defaults, listed) for entry in meta.configurations)
     configs = configs or (defaults,)
@@ -592,8 +724,10 @@ def load_impl(directory: Path) -> Impl:
         servers = list(dict.fromkeys(c.server for c in configs))
         settings = _asgi_settings(directory, servers)
         deviations = {**deviations, **settings.deviations}
-        configs = tuple(_server_threads(c, meta, settings.shared_cpu) for c in configs)
+        configs = tuple(_server_statements(c, meta, settings) for c in configs)
         command = ASGI_COMMAND
+    if _states_profiles(meta):
+        _check_stated(configs, path)
     return Impl(
         name=name,
         display_name=name if meta.display_name is None else meta.display_name,

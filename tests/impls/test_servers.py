@@ -10,17 +10,38 @@ parameter, so a configuration's server starts once, serves the exact-count cases
 order, then the client that leaves mid-push, and :func:`test_server_stops_cleanly` (last
 in this file) stops it and checks its exit code. A case that kills the server makes the
 later cases of that configuration fail too, with the server-died message and log tail.
+
+The deployment profiles (wsbench/deployment.py) take one more server per configuration
+(:func:`test_the_deployment_profile_serves_what_the_metadata_states`), started with the
+profile's flags, and a Python client (the websockets library) that speaks permessage-deflate
+and TLS, as the load generator does not yet.
 """
 
 from __future__ import annotations
 
+import json
+import ssl
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from websockets.exceptions import WebSocketException
+from websockets.sync.client import ClientConnection, connect
 
+from wsbench.deployment import AS_SHIPPED, BROWSER, TlsFiles, server_args
 from wsbench.impls import all_impls, get_impl
-from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession
+from wsbench.instrument import loadgen
+from wsbench.instrument.certs import make_tls_files
+from wsbench.instrument.cpus import default_placement
+from wsbench.instrument.measure import (
+    HOST,
+    SOCKETIO_PATH,
+    STARTUP_TIMEOUT_S,
+    MeasureConfig,
+    Measurement,
+    ServerSession,
+)
+from wsbench.instrument.server import ServerProcess, free_port
 from wsbench.loadreport import Report
 
 CONFIGS = [
@@ -258,6 +279,169 @@ def test_idle_connections_are_held_and_closed(server: ConfigServer) -> None:
     assert m.report.closed_early == 0, what
     assert m.rss_idle_bytes and m.rss_held_bytes, what
     assert not any(m.report.errors.values()), what
+
+
+BROWSER_OFFER = "permessage-deflate; client_max_window_bits"
+"""What a browser offers, and the websockets library's client by default."""
+PROFILE_TEXTS = [
+    json.dumps({"type": "chat", "room": "general", "user": "ada", "text": "hello " * n})
+    for n in (1, 20, 200)
+]
+"""JSON-like text messages echoed in the profile test (the last about 1.2 KB)."""
+PROFILE_BINARIES = [
+    bytes(f"{i:016x}", "ascii") + bytes(ord("a") + k % 26 for k in range(16, size))
+    for i, size in enumerate(SIZES)
+]
+"""Binary messages of :data:`SIZES` bytes in the echo layout (impls/PROTOCOL.md)."""
+RECV_TIMEOUT_S = 10.0
+"""Seconds the profile test's client waits for a handshake answer or a message (beside the
+parallel suite, whose servers share this one's CPU, daphne once took more than 5 s to
+answer a TLS handshake)."""
+
+
+@pytest.fixture(scope="session")
+def tls_files(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
+    """A certificate authority and a server certificate for the session's TLS servers."""
+    return make_tls_files(tmp_path_factory.mktemp("tls"))
+
+
+def connect_offering_deflate(url: str, context: ssl.SSLContext | None) -> ClientConnection:
+    """A WebSocket connection to ``url`` (TLS with ``context`` for ``wss://``) that offered
+    permessage-deflate as a browser does (:data:`BROWSER_OFFER`) and compresses what it
+    sends when the server agreed; no keepalive pings, messages up to 16 MiB."""
+    ws = connect(
+        url, ssl=context, compression="deflate", proxy=None, open_timeout=RECV_TIMEOUT_S,
+        close_timeout=2, ping_interval=None, max_size=2**24,
+    )  # fmt: skip
+    assert ws.request is not None
+    assert ws.request.headers.get("Sec-WebSocket-Extensions") == BROWSER_OFFER
+    return ws
+
+
+def extensions_answer(ws: ClientConnection) -> str | None:
+    """The ``Sec-WebSocket-Extensions`` header of the server's handshake answer, if any."""
+    assert ws.response is not None
+    return ws.response.headers.get("Sec-WebSocket-Extensions")
+
+
+def agreed_deflate(answer: str | None) -> bool:
+    """True when the handshake answer's ``Sec-WebSocket-Extensions`` agrees to
+    permessage-deflate."""
+    return answer is not None and answer.split(";")[0].strip() == "permessage-deflate"
+
+
+def probe(url: str, context: ssl.SSLContext | None, timeout_s: float) -> str | None:
+    """One WebSocket handshake at ``url`` within ``timeout_s``: None when it completed, else
+    why not (:meth:`wsbench.instrument.server.ServerProcess.wait_ready`)."""
+    try:
+        with connect(url, ssl=context, proxy=None, open_timeout=timeout_s, close_timeout=1):
+            return None
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def echo_websocket(ws: ClientConnection) -> None:
+    """Each message of :data:`PROFILE_TEXTS` and :data:`PROFILE_BINARIES` on ``/echo`` comes
+    back exactly, with its frame type."""
+    messages: list[str | bytes] = [*PROFILE_TEXTS, *PROFILE_BINARIES]
+    for message in messages:
+        ws.send(message)
+        reply = ws.recv(timeout=RECV_TIMEOUT_S)
+        assert reply == message, f"echo of {len(message)} {type(message).__name__}: {reply!r:.80}"
+
+
+def recv_socketio(ws: ClientConnection) -> str | bytes:
+    """The next message that is not an Engine.IO ping (each ping answered with a pong)."""
+    while True:
+        message = ws.recv(timeout=RECV_TIMEOUT_S)
+        if message != "2":
+            return message
+        ws.send("3")
+
+
+def echo_socketio(ws: ClientConnection) -> None:
+    """Connect to the main namespace, then each message of :data:`PROFILE_TEXTS` (a string
+    argument) and :data:`PROFILE_BINARIES` (a binary attachment) emitted as event ``echo``
+    comes back exactly as the argument of event ``echo`` (impls/PROTOCOL.md)."""
+    opened = recv_socketio(ws)
+    assert isinstance(opened, str) and opened.startswith("0{"), f"Engine.IO open: {opened!r:.80}"
+    ws.send("40")
+    connected = recv_socketio(ws)
+    assert isinstance(connected, str) and connected.startswith("40"), f"{connected!r:.80}"
+    placeholder = ["echo", {"_placeholder": True, "num": 0}]
+    for text in PROFILE_TEXTS:
+        ws.send("42" + json.dumps(["echo", text]))
+        reply = recv_socketio(ws)
+        assert isinstance(reply, str) and reply.startswith("42"), f"{reply!r:.80}"
+        assert json.loads(reply[2:]) == ["echo", text]
+    for data in PROFILE_BINARIES:
+        ws.send("451-" + json.dumps(placeholder))
+        ws.send(data)
+        header = recv_socketio(ws)
+        assert isinstance(header, str) and header.startswith("451-"), f"{header!r:.80}"
+        assert json.loads(header[4:]) == placeholder
+        assert recv_socketio(ws) == data, f"echo of {len(data)} bytes"
+
+
+@pytest.mark.parametrize("impl_config", CONFIGS)
+def test_the_deployment_profile_serves_what_the_metadata_states(
+    impl_config: tuple[str, str], tls_files: TlsFiles, request: pytest.FixtureRequest
+) -> None:
+    """The configuration's server started in the browser profile (``--shipped-compression``
+    and TLS) when its ``tls`` statement says supported, else as shipped: its answer to a
+    browser's offer of permessage-deflate agrees with its ``shipped_compression`` statement,
+    and text and binary messages echo back exactly through that connection (compressed when
+    agreed), then the server stops cleanly."""
+    name, config_id = impl_config
+    impl = get_impl(name)
+    if impl.reference:
+        pytest.skip("the reference server gains the flags in the loadgen work")
+    config = impl.config(config_id)
+    profile = BROWSER if config.supports_tls else AS_SHIPPED
+    label = f"{name}:{config_id} ({profile.name})"
+    port = free_port(HOST)
+    argv = impl.argv(
+        python=request.config.getoption("--server-python"), loadgen=loadgen.ensure_built(),
+        host=HOST, port=port, config=config, profile_args=server_args(profile, tls_files),
+    )  # fmt: skip
+    context = ssl.create_default_context(cafile=tls_files.cafile) if profile.tls else None
+    path = SOCKETIO_PATH if config.protocol == "socketio" else "/echo"
+    url = f"{'wss' if profile.tls else 'ws'}://{HOST}:{port}{path}"
+    with ServerProcess(argv, cpus=default_placement().server, name=label) as process:
+        process.wait_ready(lambda t: probe(url, context, t), timeout_s=STARTUP_TIMEOUT_S)
+        try:
+            with connect_offering_deflate(url, context) as ws:
+                answer = extensions_answer(ws)
+                assert agreed_deflate(answer) == config.accepts_shipped_deflate, (
+                    f"{label}: answered a browser's offer with {answer!r}; its statement: "
+                    f"{config.shipped_compression!r}"
+                )
+                if config.protocol == "socketio":
+                    echo_socketio(ws)
+                else:
+                    echo_websocket(ws)
+        except (OSError, WebSocketException) as exc:  # TimeoutError is an OSError
+            pytest.fail(f"{label}: {exc!r}\n--- server log (tail) ---\n{process.log_tail()}")
+        code = process.stop()
+        assert code in (0, -15), f"{label}: exit code {code}\n{process.log_tail()}"
+
+
+def test_an_offer_of_deflate_gets_the_tuned_answer(server: ConfigServer) -> None:
+    """A browser's offer of permessage-deflate to the tuned server: declined where its
+    ``compression`` deviation says ``off:``, else (no setting to decline it) answered as its
+    ``shipped_compression`` statement says (:meth:`wsbench.impls.Impl.tuned_declines_deflate`)."""
+    if not server.session.alive():
+        pytest.fail(f"{server.label}: the server is not running: {server.session.start_error}")
+    impl = get_impl(server.impl)
+    config = impl.config(server.config_id)
+    with connect_offering_deflate(server.session.url("echo"), None) as ws:
+        answer = extensions_answer(ws)
+    declines = impl.tuned_declines_deflate(config)
+    assert agreed_deflate(answer) != declines, (
+        f"{server.label}, tuned: answered the offer with {answer!r}; its compression "
+        f"deviation: {impl.deviation(config, 'compression')!r}, shipped_compression: "
+        f"{config.shipped_compression!r}"
+    )
 
 
 def test_server_stops_cleanly(server: ConfigServer) -> None:

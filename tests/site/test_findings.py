@@ -21,6 +21,7 @@ from tests.site_runs import (
     NO_CONNECTION,
     REFERENCE_META,
     REFERENCE_RUN,
+    STATED,
     TOO_BIG,
     site_runs,
 )
@@ -223,7 +224,7 @@ event_loop = "asyncio"
     }
     for name, text in metas.items():
         (root / name).mkdir()
-        (root / name / "meta.toml").write_text(text)
+        (root / name / "meta.toml").write_text(STATED + text)
     return root
 
 
@@ -304,6 +305,8 @@ def test_the_native_references_two_protocols_pair_in_the_repository_metadata() -
 
 
 PLAIN = """
+shipped_compression = "declines: (fixture)"
+tls = "not supported: (fixture)"
 name = "{name}"
 package = "{name}"
 protocol = "{protocol}"
@@ -586,7 +589,7 @@ versions = [{ version = "0.9", requires = ["uvicorn==0.54.0"] }]
     }
     for name, text in metas.items():
         (root / name).mkdir()
-        (root / name / "meta.toml").write_text(text)
+        (root / name / "meta.toml").write_text(STATED + text)
     return root
 
 
