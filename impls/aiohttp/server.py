@@ -11,11 +11,14 @@ import argparse
 import asyncio
 import contextlib
 import json
+import ssl
 import weakref
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
 WS_OPTIONS = dict(compress=False, heartbeat=None, max_msg_size=2**24)
+# Deployment profile as shipped (--shipped-compression): compress=False is left out, so
+# WebSocketResponse's default, compress=True, applies
 open_sockets = weakref.WeakSet()
 broadcast_sockets = set()  # the open WebSockets on /broadcast
 market_sockets = set()  # the open WebSockets on /market
@@ -171,9 +174,31 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
+    parser.add_argument(
+        "--shipped-compression",
+        action="store_true",
+        help="keep WebSocketResponse's default compression (compress=True), not turn it off",
+    )
+    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
     args = parser.parse_args()
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
+    if args.shipped_compression:
+        del WS_OPTIONS["compress"]
+    ssl_context = None
+    if args.certfile:  # as aiohttp's docs show: an SSLContext passed as run_app(ssl_context=...)
+        ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ssl_context.load_cert_chain(args.certfile, args.keyfile)
     if args.loop == "uvloop":
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    web.run_app(make_app(), host=args.host, port=args.port, access_log=None, print=None)
+    web.run_app(
+        make_app(),
+        host=args.host,
+        port=args.port,
+        ssl_context=ssl_context,
+        access_log=None,
+        print=None,
+    )

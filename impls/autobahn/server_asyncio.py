@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import signal
+import ssl
 
 import txaio
 from autobahn.asyncio.websocket import WebSocketServerFactory, WebSocketServerProtocol
@@ -141,18 +142,22 @@ class BenchProtocol(WebSocketServerProtocol):
                     await asyncio.sleep(0)  # yield every 64 messages, as in every impl
 
 
-async def main(host, port):
+async def main(host, port, shipped_compression, ssl_context):
     loop = asyncio.get_running_loop()
     txaio.config.loop = loop  # txaio's timers (handshake timeouts) on this loop
     factory = BenchFactory(loop=loop)
     factory.protocol = BenchProtocol
+    # Tuned: no permessage-deflate, which is also autobahn's default (the factory's
+    # perMessageCompressionAccept is lambda _: None); as shipped: that default, left as it is
+    options = {} if shipped_compression else {"perMessageCompressionAccept": lambda offers: None}
     factory.setProtocolOptions(
-        perMessageCompressionAccept=lambda offers: None,  # no permessage-deflate (default)
         autoPingInterval=0,  # no keepalive pings (default)
         maxFramePayloadSize=2**24,  # 16 MiB (default 0: unlimited)
         maxMessagePayloadSize=2**24,
+        **options,
     )
-    server = await loop.create_server(factory, host, port)
+    # TLS: asyncio's own, an SSLContext passed to loop.create_server (None: plain TCP)
+    server = await loop.create_server(factory, host, port, ssl=ssl_context)
     stop = loop.create_future()
     loop.add_signal_handler(signal.SIGTERM, stop.set_result, None)
     loop.add_signal_handler(signal.SIGINT, stop.set_result, None)
@@ -165,11 +170,24 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
+    parser.add_argument(
+        "--shipped-compression",
+        action="store_true",
+        help="keep autobahn's default compression setting (it accepts no offer) unchanged",
+    )
+    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
     args = parser.parse_args()
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
+    ssl_context = None
+    if args.certfile:
+        ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ssl_context.load_cert_chain(args.certfile, args.keyfile)
     loop_factory = None
     if args.loop == "uvloop":
         import uvloop
 
         loop_factory = uvloop.new_event_loop
     with asyncio.Runner(loop_factory=loop_factory) as runner:
-        runner.run(main(args.host, args.port))
+        runner.run(main(args.host, args.port, args.shipped_compression, ssl_context))

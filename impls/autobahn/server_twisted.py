@@ -160,15 +160,41 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--shipped-compression",
+        action="store_true",
+        help="keep autobahn's default compression setting (it accepts no offer) unchanged",
+    )
+    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
     args = parser.parse_args()
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
+    context_factory = None
+    if args.certfile:
+        try:  # Twisted's TLS is pyOpenSSL's (the twisted[tls] extra)
+            from twisted.internet import ssl
+        except ImportError as exc:
+            parser.exit(2, f"{parser.prog}: TLS not supported: Twisted needs pyOpenSSL ({exc})\n")
+        # As autobahn's TLS examples (examples/twisted/websocket/echo_tls) and Twisted's docs
+        # do; the whole chain from certfile (DefaultOpenSSLContextFactory loads its first
+        # certificate only)
+        context_factory = ssl.DefaultOpenSSLContextFactory(args.keyfile, args.certfile)
+        context_factory.getContext().use_certificate_chain_file(args.certfile)
     factory = BenchFactory()
     factory.protocol = BenchProtocol
+    # Tuned: no permessage-deflate, which is also autobahn's default (the factory's
+    # perMessageCompressionAccept is lambda _: None); as shipped: that default, left as it is
+    options = {} if args.shipped_compression else {"perMessageCompressionAccept": lambda o: None}
     factory.setProtocolOptions(
-        perMessageCompressionAccept=lambda offers: None,  # no permessage-deflate (default)
         autoPingInterval=0,  # no keepalive pings (default)
         maxFramePayloadSize=2**24,  # 16 MiB (default 0: unlimited)
         maxMessagePayloadSize=2**24,
         tcpNoDelay=True,  # transport.setTcpNoDelay(True) on each connection (default)
+        **options,
     )
-    reactor.listenTCP(args.port, factory, interface=args.host)
+    if context_factory is None:
+        reactor.listenTCP(args.port, factory, interface=args.host)
+    else:
+        reactor.listenSSL(args.port, factory, context_factory, interface=args.host)
     reactor.run()  # installs SIGTERM/SIGINT handlers that stop the reactor

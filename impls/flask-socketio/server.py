@@ -26,7 +26,16 @@ parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--host", default="127.0.0.1")
 parser.add_argument("--port", type=int, default=8000)
 parser.add_argument("--mode", choices=MODES, required=True, help="Flask-SocketIO async_mode")
+parser.add_argument(
+    "--shipped-compression",
+    action="store_true",
+    help="accepted for every server; nothing turns compression off here, so nothing changes",
+)
+parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
+parser.add_argument("--keyfile", help="the PEM private key of --certfile")
 args = parser.parse_args()
+if (args.certfile is None) != (args.keyfile is None):
+    parser.error("--certfile and --keyfile go together")
 
 # eventlet's and gevent's docs: monkey-patch as early as possible, before other imports.
 if args.mode == "eventlet":
@@ -126,6 +135,14 @@ if __name__ == "__main__":
     run_options = {}
     if args.mode == "threading" and FLASK_SOCKETIO_VERSION >= (5, 3):
         run_options["allow_unsafe_werkzeug"] = True  # Flask-SocketIO >= 5.3 requires it
+    # TLS: socketio.run() hands its other keyword arguments to the mode's server. Werkzeug
+    # (threading, through app.run): ssl_context=(certfile, keyfile), as Werkzeug's run_simple
+    # documents; eventlet: certfile=/keyfile=, which socketio.run passes to eventlet.wrap_ssl;
+    # gevent: certfile=/keyfile=, gevent.pywsgi.WSGIServer's SSL arguments.
+    if args.certfile and args.mode == "threading":
+        run_options["ssl_context"] = (args.certfile, args.keyfile)
+    elif args.certfile:
+        run_options.update(certfile=args.certfile, keyfile=args.keyfile)
     # debug=False and log_output=False: no eventlet/gevent access log; SIGTERM's default
     # action ends the process (exit status -15).
     socketio.run(app, args.host, args.port, debug=False, log_output=False, **run_options)

@@ -26,6 +26,7 @@ import inspect
 import json
 import logging
 import signal
+import ssl
 
 from picows import WSCloseCode, WSListener, WSMsgType, ws_create_server
 
@@ -203,13 +204,15 @@ def route(request):
     return None  # 404 Not Found
 
 
-async def main(host, port):
+async def main(host, port, ssl_context):
     loop = asyncio.get_running_loop()
     stop = loop.create_future()
     loop.add_signal_handler(signal.SIGTERM, stop.set_result, None)
     loop.add_signal_handler(signal.SIGINT, stop.set_result, None)
     # No keepalive pings: enable_auto_ping=False is the default (the option exists from 1.7).
-    server = await ws_create_server(route, host, port, **SERVER_OPTIONS)
+    # TLS as picows's examples/echo_server_ssl.py: ws_create_server(ssl=context), which it
+    # hands to create_server (the loop's, or aiofastnet's from 1.20); None: plain TCP.
+    server = await ws_create_server(route, host, port, ssl=ssl_context, **SERVER_OPTIONS)
     await stop
     server.close()
     for transport in list(open_transports):
@@ -223,7 +226,17 @@ def parse_args():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
-    return parser.parse_args()
+    parser.add_argument(
+        "--shipped-compression",
+        action="store_true",
+        help="accepted for every server; picows has no permessage-deflate, so nothing changes",
+    )
+    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
+    args = parser.parse_args()
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
+    return args
 
 
 if __name__ == "__main__":
@@ -236,5 +249,9 @@ if __name__ == "__main__":
     # picows < 1.20 logs a WARNING on every pause_writing()/resume_writing() (two lines per
     # write-buffer cycle of a push); errors are still logged.
     logging.getLogger("picows").setLevel(logging.ERROR)
+    ssl_context = None
+    if args.certfile:
+        ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ssl_context.load_cert_chain(args.certfile, args.keyfile)
     with asyncio.Runner(loop_factory=loop_factory) as runner:
-        runner.run(main(args.host, args.port))
+        runner.run(main(args.host, args.port, ssl_context))

@@ -104,7 +104,20 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
+    parser.add_argument(
+        "--shipped-compression",
+        action="store_true",
+        help="keep uvicorn's default WebSocket compression (ws_per_message_deflate=True)",
+    )
+    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
     args = parser.parse_args()
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
+    # Tuned: no permessage-deflate; as shipped: uvicorn's default, ws_per_message_deflate=True
+    options = {} if args.shipped_compression else {"ws_per_message_deflate": False}
+    if args.certfile:  # TLS as uvicorn's docs deploy it: its ssl_certfile/ssl_keyfile settings
+        options.update(ssl_certfile=args.certfile, ssl_keyfile=args.keyfile)
     uvicorn.run(
         app,
         host=args.host,
@@ -113,8 +126,8 @@ if __name__ == "__main__":
         ws=WS_BACKEND,
         ws_max_size=2**24,  # 16 MiB
         ws_ping_interval=None,  # no WebSocket keepalive pings (Engine.IO pings its own)
-        ws_per_message_deflate=False,  # no permessage-deflate
         lifespan="off",
         access_log=False,
         log_level="warning",
+        **options,
     )

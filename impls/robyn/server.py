@@ -208,7 +208,20 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--shipped-compression",
+        action="store_true",
+        help="accepted for every server; Robyn has no WebSocket compression, so nothing changes",
+    )
+    parser.add_argument("--certfile", help="TLS: not supported by Robyn (exits with status 2)")
+    parser.add_argument("--keyfile", help="TLS: not supported by Robyn (exits with status 2)")
     args, _ = parser.parse_known_args()
+    if args.certfile or args.keyfile:
+        parser.exit(
+            2,
+            f"{parser.prog}: TLS not supported: Robyn's app.start() and command line have no TLS"
+            " option and its actix-web server is built without a TLS library\n",
+        )
     # 16 MiB messages (Robyn >= 0.79 reads it at start; older ones: actix's 64 KiB frames)
     os.environ["ROBYN_MAX_PAYLOAD_SIZE"] = str(2**24)
     # SIGTERM as Ctrl+C: KeyboardInterrupt ends Robyn's event loop, which runs its shutdown

@@ -142,7 +142,19 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], required=True)
+    parser.add_argument(
+        "--shipped-compression",
+        action="store_true",
+        help="accepted for every server; Sanic never negotiates compression, so nothing changes",
+    )
+    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
     args = parser.parse_args()
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
+    # TLS as Sanic's TLS guide shows: app.run(ssl={"cert": ..., "key": ...}), from which Sanic
+    # builds its own SSLContext (sanic.http.tls CertSimple); None: plain TCP
+    tls = {"cert": args.certfile, "key": args.keyfile} if args.certfile else None
     app.config.USE_UVLOOP = args.loop == "uvloop"
     # The listening socket, bound here as Sanic's bind_socket() binds it (SO_REUSEADDR,
     # backlog 100) but created with proto=IPPROTO_TCP: asyncio's transports set TCP_NODELAY
@@ -158,4 +170,5 @@ if __name__ == "__main__":
         debug=False,
         auto_reload=False,
         access_log=False,
+        ssl=tls,
     )

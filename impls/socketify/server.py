@@ -30,12 +30,15 @@ import asyncio
 import json
 import signal
 
-from socketify import App, AppListenOptions, CompressOptions, OpCode, SendStatus
+from socketify import App, AppListenOptions, AppOptions, CompressOptions, OpCode, SendStatus
 from socketify.native import lib  # socketify's CFFI binding of uWebSockets' C API
 
 LOW_WATER = 64 * 1024  # bytes left in socketify's buffer under which a push goes on
 open_sockets = {}  # native WebSocket pointer -> the wrapper socketify passed to `open`
 BROADCAST, MARKET = b"broadcast", b"market"  # pub/sub topics (one topic tree per App)
+# Deployment profile as shipped (--shipped-compression): the behaviors leave out
+# "compression", so App.ws()'s default applies (0, CompressOptions.DISABLED)
+SHIPPED_COMPRESSION = False
 
 
 def opened(ws):
@@ -129,8 +132,9 @@ async def push(ws, message, opcode):
 
 
 def behavior(message_handler, **options):
+    tuned = {} if SHIPPED_COMPRESSION else {"compression": CompressOptions.DISABLED}
     return {
-        "compression": CompressOptions.DISABLED,
+        **tuned,
         "max_payload_length": 2**24,  # 16 MiB (default 16 KiB)
         "idle_timeout": 0,  # no idle timeout (default 120 s)
         "send_pings_automatically": False,  # the default: no keepalive pings
@@ -145,8 +149,10 @@ def behavior(message_handler, **options):
     }
 
 
-def main(host, port):
-    app = App()
+def main(host, port, certfile, keyfile):
+    # TLS as socketify's docs show (SSL / HTTPS): App(AppOptions(key_file_name=...,
+    # cert_file_name=...)), an SSL app of uWebSockets; without them, plain TCP
+    app = App(AppOptions(key_file_name=keyfile, cert_file_name=certfile) if certfile else None)
     app.ws("/echo", behavior(echo))
     app.ws("/push", behavior(push))
     app.ws("/json", behavior(json_answer))
@@ -170,5 +176,15 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--shipped-compression",
+        action="store_true",
+        help="keep App.ws()'s default compression (CompressOptions.DISABLED) instead of setting it",
+    )
+    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
     args = parser.parse_args()
-    main(args.host, args.port)
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
+    SHIPPED_COMPRESSION = args.shipped_compression
+    main(args.host, args.port, args.certfile, args.keyfile)

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import signal
+import ssl
 from typing import ClassVar
 
 import tornado.web
@@ -154,19 +155,23 @@ def ignore_closed_writes(loop, context):
         loop.default_exception_handler(context)
 
 
-async def main(host, port):
+HANDLERS = [
+    (r"/echo", EchoHandler),
+    (r"/push", PushHandler),
+    (r"/json", JsonHandler),
+    (r"/broadcast", BroadcastHandler),
+    (r"/market", MarketHandler),
+]
+
+
+async def main(host, port, ssl_context):
     app = tornado.web.Application(
-        [
-            (r"/echo", EchoHandler),
-            (r"/push", PushHandler),
-            (r"/json", JsonHandler),
-            (r"/broadcast", BroadcastHandler),
-            (r"/market", MarketHandler),
-        ],
+        HANDLERS,
         websocket_max_message_size=2**24,  # 16 MiB
         # no websocket_ping_interval: tornado sends no keepalive pings
     )
-    server = app.listen(port, address=host)
+    # TLS as tornado's HTTPServer docs show: an SSLContext as ssl_options (None: plain TCP)
+    server = app.listen(port, address=host, ssl_options=ssl_context)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(ignore_closed_writes)
@@ -182,9 +187,28 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
+    parser.add_argument(
+        "--shipped-compression",
+        action="store_true",
+        help="keep tornado's default get_compression_options() (it returns None: no compression)",
+    )
+    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
     args = parser.parse_args()
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
+    if args.shipped_compression:
+        # Drop the handlers' get_compression_options() overrides: WebSocketHandler's own
+        # applies, which returns None too (tornado ships compression off)
+        for _, handler in HANDLERS:
+            if "get_compression_options" in vars(handler):  # MarketHandler inherits it
+                del handler.get_compression_options
+    ssl_context = None
+    if args.certfile:
+        ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ssl_context.load_cert_chain(args.certfile, args.keyfile)
     if args.loop == "uvloop":
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    asyncio.run(main(args.host, args.port))
+    asyncio.run(main(args.host, args.port, ssl_context))

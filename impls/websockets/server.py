@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import json
 import signal
+import ssl
 
 from websockets.exceptions import ConnectionClosed
 
@@ -137,18 +138,21 @@ async def handler(ws):
         pass  # the client went away, possibly mid-push
 
 
-async def main(host, port):
+async def main(host, port, shipped_compression, ssl_context):
     loop = asyncio.get_running_loop()
     stop = loop.create_future()
     loop.add_signal_handler(signal.SIGTERM, stop.set_result, None)
     loop.add_signal_handler(signal.SIGINT, stop.set_result, None)
+    # Tuned: no permessage-deflate. As shipped: serve()'s default, compression="deflate"
+    options = {} if shipped_compression else {"compression": None}
     async with serve(
         handler,
         host,
         port,
-        compression=None,  # no permessage-deflate
         ping_interval=None,  # no keepalive pings
         max_size=2**24,  # 16 MiB
+        ssl=ssl_context,  # None: plain TCP
+        **options,
     ):
         await stop
 
@@ -158,9 +162,22 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
+    parser.add_argument(
+        "--shipped-compression",
+        action="store_true",
+        help="keep serve()'s default compression (permessage-deflate) instead of turning it off",
+    )
+    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
+    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
     args = parser.parse_args()
+    if (args.certfile is None) != (args.keyfile is None):
+        parser.error("--certfile and --keyfile go together")
+    ssl_context = None
+    if args.certfile:  # as websockets' docs show: an SSLContext passed as serve(ssl=...)
+        ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ssl_context.load_cert_chain(args.certfile, args.keyfile)
     if args.loop == "uvloop":
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    asyncio.run(main(args.host, args.port))
+    asyncio.run(main(args.host, args.port, args.shipped_compression, ssl_context))
