@@ -483,13 +483,17 @@ def test_a_malformed_statement_of_an_asgi_server_names_its_table(tmp_path: Path)
     )
 
 
-def test_clients_and_the_native_reference_state_no_profile_statements_yet(
+def test_clients_state_no_profile_statements_and_the_native_reference_states_them(
     tmp_path: Path,
 ) -> None:
     client = load_impl(_written(tmp_path, 'role = "client"\n'))
     assert [(c.shipped_compression, c.tls) for c in client.configs] == [("", "")]
-    reference = load_impl(_written(tmp_path, "reference = true\n"))
-    assert [(c.shipped_compression, c.tls) for c in reference.configs] == [("", "")]
+    with pytest.raises(ImplError, match="shipped_compression"):
+        load_impl(_written(tmp_path, "reference = true\n"))
+    native = get_impl("native")
+    assert [(c.id, c.accepts_shipped_deflate, c.supports_tls) for c in native.configs] == [
+        ("websocket", True, True), ("socketio", False, True),
+    ]  # fmt: skip
 
 
 def test_a_tuned_server_declines_deflate_unless_it_has_no_setting_to(tmp_path: Path) -> None:

@@ -625,10 +625,9 @@ def _server_statements(config: ImplConfig, meta: MetaToml, settings: AsgiSetting
 
 def _states_profiles(meta: MetaToml) -> bool:
     """True when every configuration of ``meta``'s implementation must state
-    :data:`STATEMENT_ANSWERS`: a server under test. Not a client program (``clients/``), and
-    not yet the native reference server (``reference = true``), which gains the profiles'
-    flags in the load generator's work (issue 44)."""
-    return meta.role == "server" and not meta.reference
+    :data:`STATEMENT_ANSWERS`: a server (the native reference too), not a client program
+    (``clients/``)."""
+    return meta.role == "server"
 
 
 def _check_stated(configs: tuple[ImplConfig, ...], path: Path) -> None:

@@ -394,8 +394,6 @@ def test_the_deployment_profile_serves_what_the_metadata_states(
     agreed), then the server stops cleanly."""
     name, config_id = impl_config
     impl = get_impl(name)
-    if impl.reference:
-        pytest.skip("the reference server gains the flags in the loadgen work")
     config = impl.config(config_id)
     profile = BROWSER if config.supports_tls else AS_SHIPPED
     label = f"{name}:{config_id} ({profile.name})"

@@ -6,7 +6,8 @@ everything in a single uv call (a second or two with a warm uv cache). Enabled i
 asv.conf.json by ``"plugins": [".wsbench.asv.uv"]`` and ``"environment_type": "uvpip"``.
 
 Every environment also gets what the harness needs at benchmark time (asv_runner, psutil,
-msgspec, packaging); those are the same in every environment and are not part of its name.
+msgspec, packaging, trustme, cryptography); those are the same in every environment and are
+not part of its name.
 
 The "project" asv installs at each commit is a copy of that commit's tree in the
 environment (:func:`snapshot_tree`): the benchmarks import the harness, the implementations
@@ -37,10 +38,12 @@ from asv.console import log
 from wsbench.asv.requirements import install_failure_summary, requirement_spec
 from wsbench.paths import INSTALL_ERROR_FILE, PROJECT_IN_ENV
 
-HARNESS_REQUIREMENTS = ("asv_runner", "psutil", "msgspec", "packaging")
+HARNESS_REQUIREMENTS = ("asv_runner", "psutil", "msgspec", "packaging", "trustme", "cryptography")
 """Installed in every environment besides its framework: asv's runner, the sampler's psutil,
-msgspec for the run format and the ``meta.toml`` schema, and packaging for the requirement
-pins of ``meta.toml`` (:mod:`wsbench.impls`)."""
+msgspec for the run format and the ``meta.toml`` schema, packaging for the requirement
+pins of ``meta.toml`` (:mod:`wsbench.impls`), and trustme with cryptography for the TLS
+profiles' throw-away certificates (:mod:`wsbench.instrument.certs`; imported only when a
+TLS set is measured)."""
 ERROR_TAIL_CHARS = 4000
 """How much of the installer's output an install error keeps (its end, where the cause is)."""
 

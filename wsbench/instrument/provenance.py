@@ -157,4 +157,6 @@ def impl_info(impl: Impl, config: ImplConfig, version: str | None = None) -> Imp
         slow_subscriber=impl.slow_subscriber,
         role=impl.role,
         api=config.api,
+        shipped_compression=config.shipped_compression,
+        tls=config.tls,
     )

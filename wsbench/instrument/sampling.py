@@ -55,14 +55,16 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import msgspec
 
 from wsbench import loadreport
-from wsbench.deployment import PROFILES, TlsFiles, profile_of
+from wsbench.deployment import PROFILES, Profile, TlsFiles, profile_of
 from wsbench.impls import Impl
 from wsbench.instrument.cpus import CpuPlacement, open_files_limit
 from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession, seconds_summary
@@ -411,7 +413,8 @@ def sample_scenarios(
     collected = {
         scenario: [_Collected(params) for params in grid] for scenario, grid in grids.items()
     }
-    unsupported = impl.config(config_id).unsupported
+    run_config = impl.config(config_id)
+    unsupported = run_config.unsupported
 
     def progress() -> None:
         if on_progress is not None:
@@ -423,10 +426,16 @@ def sample_scenarios(
             for entry in entries:
                 entry.samples.append(Sample(0, 0, "failed", error=f"not supported: {why}"))
     supported = {s: grids[s] for s in collected if s not in unsupported}
+    served_profiles = [p for p in PROFILES if run_config.supports_tls or not p.tls]
+    for scenario in supported:
+        for entry in collected[scenario]:
+            if profile_of(entry.params) not in served_profiles:
+                why = f"not supported: over TLS: {run_config.tls.partition(': ')[2]}"
+                entry.samples.append(Sample(0, 0, "failed", error=why))
     groups = [
         (profile, members)
         for group in process_groups(supported)
-        for profile in PROFILES
+        for profile in served_profiles
         if (
             members := [
                 (scenario, entry)
@@ -436,6 +445,35 @@ def sample_scenarios(
             ]
         )
     ]
+    with tempfile.TemporaryDirectory(prefix="wsbench-tls-") as directory:
+        if tls is None and any(profile.tls for profile, _ in groups):
+            # The run's throw-away CA and certificate (trustme, imported only here).
+            from wsbench.instrument.certs import make_tls_files
+
+            tls = make_tls_files(Path(directory))
+        _sample_groups(impl, config_id, groups, plan, placement, python, client, tls, connections,
+                       progress, log, sleep, budget)  # fmt: skip
+    return {s: [c.benchmark(s) for c in entries] for s, entries in collected.items()}
+
+
+def _sample_groups(
+    impl: Impl,
+    config_id: str | None,
+    groups: list[tuple[Profile, list[tuple[Scenario, _Collected]]]],
+    plan: SamplingPlan,
+    placement: CpuPlacement,
+    python: str,
+    client: Sequence[str] | None,
+    tls: TlsFiles | None,
+    connections: int,
+    progress: Callable[[], None],
+    log: Callable[[str], None],
+    sleep: Callable[[float], None],
+    budget: WaitBudget,
+) -> None:
+    """:func:`sample_scenarios`' loop: each process serves each group of ``groups`` (a
+    deployment profile and its parameter sets) from a server of its own, replaced when it
+    dies; the samples go into the groups' entries."""
     progress()
     for process, (profile, group) in ((p, g) for p in range(plan.processes) for g in groups):
         pending = list(group)
@@ -471,7 +509,6 @@ def sample_scenarios(
             for entry in served:
                 entry.exit_codes.append(session.exit_code)
     progress()
-    return {s: [c.benchmark(s) for c in entries] for s, entries in collected.items()}
 
 
 def _sample_windows(
