@@ -196,13 +196,21 @@ def test_profiled_sets_are_in_the_full_grid_in_every_measured_profile() -> None:
         {"size_bytes": 1024, "in_flight": 1, "corpus": 1},
         {"size_bytes": 1024, "in_flight": 64, "corpus": 1},
     ]
-    assert spec("echo").grid("full")[-4:] == [*corpus, *({**p, "deflate": 1} for p in corpus)]
-    assert spec("clients").grid("full")[-2:] == [
-        {"connections": 100, "size_bytes": 1024, "in_flight": 1, "corpus": 1},
-        {"connections": 100, "size_bytes": 1024, "in_flight": 1, "corpus": 1, "deflate": 1},
+    others = [p for p in MEASURED_PROFILES if p is not TUNED]
+    assert [p.name for p in others] == ["as-shipped", "tls", "browser"]
+    echo = spec("echo").grid("full")
+    assert echo[-8:] == [*corpus, *({**p, **o.params} for o in others for p in corpus)]
+    assert echo[-3] == {"size_bytes": 1024, "in_flight": 64, "corpus": 1, "tls": 1}
+    clients = {"connections": 100, "size_bytes": 1024, "in_flight": 1, "corpus": 1}
+    assert spec("clients").grid("full")[-4:] == [
+        clients,
+        *({**clients, **o.params} for o in others),
     ]
-    assert spec("connect").grid("full")[-1] == {"workers": 16, "deflate": 1}
-    assert spec("memory").grid("full")[-1] == {"connections": 1000, "deflate": 1}
+    assert spec("connect").grid("full")[-3:] == [
+        {"workers": 16, "deflate": 1}, {"workers": 16, "tls": 1},
+        {"workers": 16, "deflate": 1, "tls": 1},
+    ]  # fmt: skip
+    assert spec("memory").grid("full")[-1] == {"connections": 1000, "deflate": 1, "tls": 1}
     profiled = [s for s in SCENARIOS if spec(s).profiled]
     assert profiled == ["echo", "clients", "connect", "memory"]
     for scenario in SCENARIOS:
@@ -219,6 +227,7 @@ def test_switches_at_0_are_left_out_and_a_set_in_a_profile_reads_as_one() -> Non
     assert canonical({"workers": 16, "tls": 1}) == {"workers": 16, "tls": 1}
     assert spec("echo").asv_axes() == {
         "size_bytes": (16, 1024, 65536), "in_flight": (1, 64), "corpus": (0, 1), "deflate": (0, 1),
+        "tls": (0, 1),
     }  # fmt: skip
     assert params_label({"size_bytes": 1024, "in_flight": 1, "corpus": 1, "deflate": 1}) == (
         "1024 B JSON x1 deflate"

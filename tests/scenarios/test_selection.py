@@ -72,10 +72,10 @@ def test_filters_narrow_the_scenarios_that_have_the_parameter() -> None:
         # a parameter none of the named scenarios has
         ("default", ["echo"], ["connections=1000"],
          "echo has no parameter connections (its parameters: size_bytes, in_flight, corpus, "
-         "deflate)"),
+         "deflate, tls)"),
         ("default", ["stream", "echo"], ["connections=1000"],
          "echo and stream have no parameter connections (their parameters: size_bytes, "
-         "in_flight, corpus, deflate)"),
+         "in_flight, corpus, deflate, tls)"),
         # a named scenario left with no set
         ("default", ["echo", "stream"], ["size_bytes=65536"],
          "no parameter set of stream in the default grid has size_bytes=65536 "
@@ -127,9 +127,10 @@ def test_a_switch_the_filters_do_not_name_must_be_0() -> None:
     with pytest.raises(ParamError) as refused:  # the profile's echo sets are the corpus's
         select("full", ["echo"], ["deflate=1"])
     assert str(refused.value) == (
-        "no parameter set of echo in the full grid has deflate=1 and corpus=0 (a switch not "
-        "named is 0) (what its sets in the full grid have: corpus=0,deflate=0; "
-        "corpus=1,deflate=0; corpus=1,deflate=1)"
+        "no parameter set of echo in the full grid has deflate=1 and corpus=0 and tls=0 (a "
+        "switch not named is 0) (what its sets in the full grid have: corpus=0,deflate=0,tls=0; "
+        "corpus=1,deflate=0,tls=0; corpus=1,deflate=1,tls=0; corpus=1,deflate=0,tls=1; "
+        "corpus=1,deflate=1,tls=1)"
     )
 
 

@@ -163,9 +163,10 @@ def test_without_figures_in_another_profile_the_page_says_where_they_come_from()
     results = select([tuned])
     page = render_deployment(deployment_of(results), results)
     assert '!!! note "Not measured in the shown runs"' in page
-    assert "The full grid (`./bench run --grid full`, the nightly) measures these as shipped " in (
-        page
-    )
+    assert (
+        "The full grid (`./bench run --grid full`, the nightly) measures these in the As "
+        "shipped, TLS and Browser profiles as well as in Tuned:"
+    ) in page
     assert "    - Echo: 1,024 B messages, the JSON corpus, 1 in flight per connection\n" in page
     assert "    - Memory per connection: 1,000 connections\n" in page
     assert "The shown runs' documents do not state it yet" in page

@@ -58,7 +58,7 @@ def test_the_deployment_profiles_section_lists_every_profile_from_its_definition
     )
     assert rows[3].endswith(
         "| `deflate` = 1, `tls` = 1 | `--shipped-compression --certfile CERT.pem --keyfile "
-        "KEY.pem` | not yet |"
+        "KEY.pem` | yes |"
     )
     assert "- Connection setup: 16 workers" in table
     filled = fill_markers(METHODOLOGY_PAGE, page)

@@ -510,7 +510,10 @@ def test_methodology_lists_every_scenario_from_its_definition() -> None:
     default = "; ".join(params_title(tuple(p.items())) for p in SPECS["clients"].grid("default"))
     assert f"| {full} | {default} |" in clients_row
     connect_row = next(line for line in text.splitlines() if "(leaderboards/connect.md)" in line)
-    assert connect_row.endswith("| 1 worker; 16 workers; 16 workers · As shipped | not measured |")
+    assert connect_row.endswith(
+        "| 1 worker; 16 workers; 16 workers · As shipped; 16 workers · TLS; 16 workers · Browser "
+        "| not measured |"
+    )
     assert f"over {SOURCE_ADDRESSES} loopback source addresses" in text
     assert "TIME_WAIT" in text and "`RLIMIT_NOFILE`" in text and "(`open_files`)" in text
     assert "prints a line saying its traffic starts" in text

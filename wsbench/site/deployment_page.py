@@ -215,12 +215,12 @@ def not_measured() -> str:
         for s, p in profiled_sets()
         if s in SPECS
     )
-    profiles = and_list([p.title.lower() for p in MEASURED_PROFILES if p is not TUNED])
+    profiles = and_list([p.title for p in MEASURED_PROFILES if p is not TUNED])
     return (
         '!!! note "Not measured in the shown runs"\n\n'
         "    No shown run measured a set in a deployment profile other than tuned. The full "
-        f"grid (`./bench run --grid full`, the nightly) measures these {profiles} as well as "
-        f"tuned:\n\n{sets}"
+        f"grid (`./bench run --grid full`, the nightly) measures these in the {profiles} "
+        f"profiles as well as in Tuned:\n\n{sets}"
     )
 
 
