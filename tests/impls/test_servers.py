@@ -330,16 +330,6 @@ def agreed_deflate(answer: str | None) -> bool:
     return answer is not None and answer.split(";")[0].strip() == "permessage-deflate"
 
 
-def probe(url: str, context: ssl.SSLContext | None, timeout_s: float) -> str | None:
-    """One WebSocket handshake at ``url`` within ``timeout_s``: None when it completed, else
-    why not (:meth:`wsbench.instrument.server.ServerProcess.wait_ready`)."""
-    try:
-        with connect(url, ssl=context, proxy=None, open_timeout=timeout_s, close_timeout=1):
-            return None
-    except Exception as exc:
-        return f"{type(exc).__name__}: {exc}"
-
-
 def echo_websocket(ws: ClientConnection) -> None:
     """Each message of :data:`PROFILE_TEXTS` and :data:`PROFILE_BINARIES` on ``/echo`` comes
     back exactly, with its frame type."""
@@ -406,7 +396,13 @@ def test_the_deployment_profile_serves_what_the_metadata_states(
     path = SOCKETIO_PATH if config.protocol == "socketio" else "/echo"
     url = f"{'wss' if profile.tls else 'ws'}://{HOST}:{port}{path}"
     with ServerProcess(argv, cpus=default_placement().server, name=label) as process:
-        process.wait_ready(lambda t: probe(url, context, t), timeout_s=STARTUP_TIMEOUT_S)
+        # The load generator's probe: bounded however the server fails (a Python client's
+        # TLS handshake to a server still starting once hung past its open timeout).
+        tls_ca = tls_files.cafile if profile.tls else None
+        process.wait_ready(
+            lambda t: loadgen.probe(url, timeout_s=t, binary=loadgen.ensure_built(), tls_ca=tls_ca),
+            timeout_s=STARTUP_TIMEOUT_S,
+        )
         try:
             with connect_offering_deflate(url, context) as ws:
                 answer = extensions_answer(ws)
