@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import socket
+import ssl
 import stat
 import subprocess
 import sys
@@ -232,31 +233,47 @@ def test_the_json_corpus_is_the_one_its_script_makes() -> None:
         assert set(json.loads(line)) >= {"seq", "type"}
 
 
-def test_deflate_is_agreed_with_websockets_and_every_message_checked(
-    loadgen_binary: Path,
-) -> None:
-    """python-websockets' ``serve()`` accepts permessage-deflate by default, with 12-bit
-    windows both ways: offered it as a browser does (``--deflate``), the load generator
-    follows that agreement, and every message comes back intact after inflation."""
+def _against_websockets_echo(
+    binary: Path, runs: list[list[str]], ssl_context: ssl.SSLContext | None = None
+) -> list[subprocess.CompletedProcess[str]]:
+    """Each load generator command line of ``runs`` (``{url}`` replaced by the server's
+    ``ws://`` or ``wss://`` URL of ``/echo``) against python-websockets' sync ``serve()``
+    echoing in a thread (with ``ssl_context``: over TLS), in turn."""
     from websockets.sync.server import ServerConnection, serve
 
     def echo(ws: ServerConnection) -> None:
         for message in ws:
             ws.send(message)
 
-    with serve(echo, "127.0.0.1", 0) as server:
+    with serve(echo, "127.0.0.1", 0, ssl=ssl_context) as server:
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
-        url = f"ws://127.0.0.1:{server.socket.getsockname()[1]}/echo"
-        args = ["echo", "--url", url, "--connections", "2", "--count", "200", "--in-flight", "8",
-                "--size", "4096", "--text", "--timeout", "5", "--deflate"]  # fmt: skip
+        scheme = "wss" if ssl_context else "ws"
+        url = f"{scheme}://127.0.0.1:{server.socket.getsockname()[1]}/echo"
         try:
-            proc = subprocess.run(
-                [str(loadgen_binary), *args], capture_output=True, text=True, timeout=60
-            )
+            return [
+                subprocess.run(
+                    [str(binary), *(a.replace("{url}", url) for a in args)],
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
+                )
+                for args in runs
+            ]
         finally:
             server.shutdown()
             thread.join()
+
+
+def test_deflate_is_agreed_with_websockets_and_every_message_checked(
+    loadgen_binary: Path,
+) -> None:
+    """python-websockets' ``serve()`` accepts permessage-deflate by default, with 12-bit
+    windows both ways: offered it as a browser does (``--deflate``), the load generator
+    follows that agreement, and every message comes back intact after inflation."""
+    args = ["echo", "--url", "{url}", "--connections", "2", "--count", "200", "--in-flight",
+            "8", "--size", "4096", "--text", "--timeout", "5", "--deflate"]  # fmt: skip
+    (proc,) = _against_websockets_echo(loadgen_binary, [args])
     assert proc.returncode == 0, proc.stderr
     found = loadreport.decode(proc.stdout)
     assert found.messages_received == 400
@@ -280,39 +297,17 @@ def test_tls_with_websockets_and_a_trustme_ca_and_an_untrusted_one_refused(
     as the server ships it (the browser profile), every message comes back intact and the
     report says what TLS agreed; a CA the client does not trust is refused with its reason."""
     trustme = pytest.importorskip("trustme")
-    import ssl
-
-    from websockets.sync.server import ServerConnection, serve
-
     ca = trustme.CA()
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("127.0.0.1", "localhost").configure_cert(context)
     ca_file, other_file = tmp_path / "ca.pem", tmp_path / "other-ca.pem"
     ca.cert_pem.write_to_path(str(ca_file))
     trustme.CA().cert_pem.write_to_path(str(other_file))
-
-    def echo(ws: ServerConnection) -> None:
-        for message in ws:
-            ws.send(message)
-
-    with serve(echo, "127.0.0.1", 0, ssl=context) as server:
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        url = f"wss://127.0.0.1:{server.socket.getsockname()[1]}/echo"
-        args = ["echo", "--url", url, "--tls-ca", str(ca_file), "--connections", "2",
-                "--count", "100", "--in-flight", "4", "--size", "1024", "--timeout", "5",
-                "--deflate"]  # fmt: skip
-        untrusted = ["probe", "--url", url, "--tls-ca", str(other_file), "--timeout", "5"]
-        try:
-            proc = subprocess.run(
-                [str(loadgen_binary), *args], capture_output=True, text=True, timeout=60
-            )
-            refused = subprocess.run(
-                [str(loadgen_binary), *untrusted], capture_output=True, text=True, timeout=30
-            )
-        finally:
-            server.shutdown()
-            thread.join()
+    args = ["echo", "--url", "{url}", "--tls-ca", str(ca_file), "--connections", "2",
+            "--count", "100", "--in-flight", "4", "--size", "1024", "--timeout", "5",
+            "--deflate"]  # fmt: skip
+    untrusted = ["probe", "--url", "{url}", "--tls-ca", str(other_file), "--timeout", "5"]
+    proc, refused = _against_websockets_echo(loadgen_binary, [args, untrusted], context)
     assert proc.returncode == 0, proc.stderr
     found = loadreport.decode(proc.stdout)
     assert found.messages_received == 200
