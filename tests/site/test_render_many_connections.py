@@ -20,6 +20,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from tests.deployment_runs import document
 from tests.runs import impl, run
 from tests.site_runs import (
     CLIENT_ERRORS,
@@ -584,3 +585,19 @@ def test_the_csv_has_errors_by_kind_and_the_per_connection_spread() -> None:
     held = [r for r in rows if r["scenario"] == "memory" and r["connections"] == "1000"]
     assert float(held[3]["bytes_per_connection"]) == pytest.approx(20 * SPREAD[3] * 1024, abs=1e-3)
     assert held[0]["rss_idle_bytes"] == str(IDLE_RSS) and held[0]["connections_ok"] == "990"
+
+
+def test_a_server_below_the_reference_is_named_with_the_tables_own_figures() -> None:
+    """The note under a table where a Python server beats the reference shows both figures
+    as the table's first column does (KiB for memory with its interval, not raw bytes)."""
+    docs = [
+        document("native", "default", "0.1.0", [memory({"connections": 1000}, 30.0)], ""),
+        document("aiohttp", "default", "3.13.2", [memory({"connections": 1000}, 20.0)], ""),
+    ]
+    md = render_leaderboard_page("memory", select(docs)).markdown
+    assert "Better than the native reference here:" in md
+    line = next(x for x in md.splitlines() if x.startswith("- **aiohttp"))
+    assert _untagged(line) == (
+        f"- aiohttp · asyncio 3.13.2: {_memory_cell(20, 1000)} against the reference's "
+        f"{_memory_cell(30, 1000)} (Memory per connection (KiB))"
+    )

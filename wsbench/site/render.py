@@ -515,11 +515,12 @@ REFERENCE_NOTE = (
 """Why a Python server can beat the native reference (:func:`beats_reference`)."""
 
 
-def beats_reference(group: Sequence[tuple[EnvRun, Row]], header: str) -> str:
+def beats_reference(group: Sequence[tuple[EnvRun, Row]], column: Column) -> str:
     """A note under a table where a configuration's headline figure is better than the
     reference's of its protocol (by the figures over the server processes), naming them,
-    the figures and :data:`REFERENCE_NOTE` with the configuration's own CPU note when its
-    metadata has one; "" where none is."""
+    both figures as the table's first ``column`` shows them (its unit, format and
+    interval: KiB for memory, not bytes), and :data:`REFERENCE_NOTE` with the
+    configuration's own CPU note when its metadata has one; "" where none is."""
     references = {run.socketio: row for run, row in group if run.impl.reference and row.figure}
     lines = []
     for run, row in group:
@@ -534,8 +535,8 @@ def beats_reference(group: Sequence[tuple[EnvRun, Row]], header: str) -> str:
             cpu = run.impl.deviations.get("cpu", "")
             why = f" ({cell(cpu)})" if cpu else ""
             lines.append(
-                f"- **{cell(row_label(run))}**: {mine:,.4g} against the reference's "
-                f"{theirs:,.4g} ({cell(header)}){why}"
+                f"- **{cell(row_label(run))}**: {column.value(row)} against the reference's "
+                f"{column.value(ref)} ({cell(column.header)}){why}"
             )
     if not lines:
         return ""
@@ -791,7 +792,7 @@ def _board(
         "heading": heading(level, profile_title(params), table_id),
         "table": table(headers, cells, align),
         "rows": rows_script([r for r, _ in group]),
-        "reference_note": beats_reference(group, columns[0].header),
+        "reference_note": beats_reference(group, columns[0]),
         "sources": source_line((r for r, _ in group), RUNS_PAGE),
         "cpu": cpu,
     }
