@@ -4,24 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from wsbench.cpulist import CpuSetError
+from wsbench.deployment import MULTI_SERVER_CPUS_ENV, TLS, TWO_CPUS, WORKERS
 from wsbench.instrument.cpus import (
     LOADGEN_CPUS_ENV,
     SERVER_CPUS_ENV,
-    CpuSetError,
+    CpuPlacement,
     available_cpus,
-    cpu_numbers,
     default_placement,
     placement_from,
 )
-
-
-def test_cpu_lists_parse_as_linux_writes_them() -> None:
-    assert cpu_numbers("0") == (0,)
-    assert cpu_numbers("3-5") == (3, 4, 5)
-    assert cpu_numbers("0,2-3,2") == (0, 2, 3)
-    for bad in ("", "a", "3-1", "-1"):
-        with pytest.raises(CpuSetError, match="bad CPU list"):
-            cpu_numbers(bad)
 
 
 def test_the_options_then_the_runners_variables_then_the_default_place_the_processes(
@@ -41,3 +33,24 @@ def test_the_options_then_the_runners_variables_then_the_default_place_the_proce
     monkeypatch.setenv(LOADGEN_CPUS_ENV, "4096")
     with pytest.raises(CpuSetError, match="not available here"):
         placement_from(None, None)
+
+
+def test_the_multi_cpu_server_set_places_the_multi_cpu_profiles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(MULTI_SERVER_CPUS_ENV, raising=False)
+    assert placement_from(None, None).multi_server == ()
+    usable = available_cpus()
+    both = f"{usable[0]}-{usable[1]}" if len(usable) > 1 else None
+    if both:
+        monkeypatch.setenv(MULTI_SERVER_CPUS_ENV, both)
+        assert placement_from(None, None).multi_server == usable[:2]
+    monkeypatch.setenv(MULTI_SERVER_CPUS_ENV, str(usable[0]))
+    with pytest.raises(CpuSetError, match="a multi-CPU server set has at least two CPUs"):
+        placement_from(None, None)
+    placement = CpuPlacement(server=(2,), loadgen=(5, 6), multi_server=(2, 3, 4))
+    assert placement.for_profile(TLS) is placement
+    assert placement.for_profile(TWO_CPUS) == CpuPlacement((2, 3), (5, 6), (2, 3, 4))
+    assert placement.for_profile(WORKERS).server == (2, 3, 4)
+    with pytest.raises(ValueError, match="needs a multi-CPU server set"):
+        CpuPlacement(server=(0,), loadgen=(1,)).for_profile(WORKERS)

@@ -14,7 +14,7 @@ from tests.reports import report as fake_report
 from wsbench.impls import get_impl
 from wsbench.instrument import sampling
 from wsbench.instrument import usage as sampler
-from wsbench.instrument.cpus import available_cpus, default_placement
+from wsbench.instrument.cpus import CpuPlacement, available_cpus, default_placement
 from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession
 from wsbench.instrument.sampling import (
     SamplingPlan,
@@ -243,6 +243,49 @@ def test_a_profile_gets_a_server_of_its_own_started_with_the_profiles_flags(
     assert (p.deflate, p.wire_bytes, p.payload_bytes) == (None, None, None)
     assert s.deflate == "permessage-deflate; server_max_window_bits=15; client_max_window_bits=15"
     assert s.wire_bytes and s.payload_bytes and 2 < s.payload_bytes / s.wire_bytes < 6
+
+
+def test_the_multi_cpu_profiles_run_on_the_runners_set_or_say_why_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """*2 CPUs*: the reference server's one process pinned to the multi-CPU server set's
+    first two CPUs (recorded in the settings); *workers*: recorded as not supported with
+    the reason its meta.toml gives; without a multi-CPU server set, not measured here."""
+    placed: list[tuple[int, ...]] = []
+
+    class Recorded(ServerSession):
+        def __enter__(self) -> ServerSession:
+            placed.append(self.placement.server)
+            return super().__enter__()
+
+    monkeypatch.setattr(sampling, "ServerSession", Recorded)
+    plan = SamplingPlan(
+        processes=1, windows_per_process=1, warmup_s=0.05, window_s=0.2,
+        max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED,
+    )  # fmt: skip
+    tuned = {"size_bytes": 16, "in_flight": 1}
+    grids: dict[Scenario, list[Params]] = {
+        "echo": [tuned, {**tuned, "two_cpus": 1}, {**tuned, "cpu_workers": 1}]
+    }
+    cpus = available_cpus()[:2]
+    multi = CpuPlacement(server=cpus[:1], loadgen=cpus[-1:], multi_server=cpus)
+    if len(cpus) == 2:
+        found = sample_scenarios(get_impl("native"), "websocket", grids, plan, placement=multi)
+        plain, two, workers = found["echo"]
+        assert plain.status == two.status == "ok", (plain.error, two.error)
+        assert placed == [cpus[:1], cpus]
+        assert workers.status == "failed"
+        assert (workers.error or "").startswith("not supported: worker processes: ")
+        assert plan.settings(multi, 1).multi_server_cpus == cpus
+    placed.clear()
+    single = CpuPlacement(server=cpus[:1], loadgen=cpus[-1:])
+    found = sample_scenarios(get_impl("native"), "websocket", grids, plan, placement=single)
+    plain, two, _ = found["echo"]
+    assert plain.status == "ok" and placed == [cpus[:1]]
+    assert two.error == (
+        "not measured on this runner: profile 'two-cpus' needs a multi-CPU server set of at "
+        "least 2 CPUs, not [] (WSBENCH_MULTI_SERVER_CPUS; ./bench system layout sizes it)"
+    )
 
 
 def test_memory_takes_one_window_per_process_whatever_the_plan() -> None:

@@ -8,7 +8,6 @@ import pytest
 from tests.runs import SETTINGS, benchmark, impl, run
 from wsbench.results.headroom import (
     HEADROOM,
-    cpu_list,
     demands,
     describe,
     layout,
@@ -96,10 +95,14 @@ def test_a_runners_layout_keeps_two_cpus_for_the_system_and_sizes_the_load_gener
         layout(0, None)
 
 
-def test_cpu_lists_are_written_as_linux_writes_them() -> None:
-    assert [cpu_list(c) for c in ((), (0,), (3, 4, 5), (0, 2, 3, 7))] == [
-        "-", "0", "3-5", "0,2-3,7",
-    ]  # fmt: skip
+def test_a_runner_with_room_gives_the_multi_cpu_profiles_a_server_set() -> None:
+    assert layout(16, 200.0).multi_server == () == layout(2, 10.0).multi_server
+    assert layout(5, 10.0).multi_server == ()  # 3 after the system: no room for 2 + 2
+    roomy = layout(8, 20.0)  # needs 1 load generator CPU per server CPU
+    assert (roomy.server, roomy.multi_server, roomy.loadgen) == ((2,), (2, 3, 4), (5, 6, 7))
+    four = layout(16, 40.0)  # needs 2 per server CPU: 4 + 8 of the 14
+    assert (four.multi_server, four.loadgen) == ((2, 3, 4, 5), tuple(range(6, 14)))
+    assert layout(6, None).multi_server == (2, 3)
 
 
 def test_the_newest_run_of_each_environment_sizes_it() -> None:
@@ -112,13 +115,20 @@ def test_the_newest_run_of_each_environment_sizes_it() -> None:
 def test_what_the_layout_says() -> None:
     found = demands([_run("picows", [_bench("broadcast", BROADCAST, 96.0, 48.0)])])
     text = describe(layout(16, found[0].demand_percent), found)
-    assert text.splitlines()[:4] == [
+    assert text.splitlines()[:5] == [
         "a runner with 16 CPUs: system 0-1, server 2, load generator 3-12 (10 runtime threads)",
         "  ./bench run --server-cpus 2 --loadgen-cpus 3-12",
+        "  multi-CPU profiles (2 CPUs, workers): none, no room for 2 server CPUs and 20 load "
+        "generator CPUs (at least 24 cores)",
         "  largest demand: 200 % of one core (broadcast subscribers=100 size_bytes=16 against "
         "picows · asyncio 15.0.1: read 96 % on 1 CPU(s), client-bound, server at 48 %); 5x "
         "headroom needs 10 load generator CPU(s)",
         "  this layout gives 5.0x headroom: enough",
     ]
     assert "NOT enough" in describe(layout(2, 200.0), found)
+    assert describe(layout(8, 20.0), []).splitlines()[:3] == [
+        "a runner with 8 CPUs: system 0-1, server 2, load generator 5-7 (3 runtime threads)",
+        "  ./bench run --server-cpus 2 --loadgen-cpus 5-7",
+        "  multi-CPU profiles: 2 CPUs on 2-3, 3 workers on 2-4: WSBENCH_MULTI_SERVER_CPUS=2-4",
+    ]
     assert "no measured Python server" in describe(layout(2, None), [])

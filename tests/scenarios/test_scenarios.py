@@ -9,7 +9,14 @@ import pytest
 
 from tests.reports import report
 from wsbench import scenarios as scenarios_package
-from wsbench.deployment import MEASURED_PROFILES, TUNED, profile_of
+from wsbench.deployment import (
+    MULTI_CPU_PROFILES,
+    MULTI_SERVER_CPUS_ENV,
+    PROFILES,
+    TUNED,
+    measured_profiles,
+    profile_of,
+)
 from wsbench.instrument.measure import MeasureConfig
 from wsbench.results import metrics
 from wsbench.scenarios import (
@@ -191,12 +198,15 @@ def test_one_of_a_counted_parameter_reads_in_the_singular() -> None:
     assert params_label({"connections": 1, "size_bytes": 16, "in_flight": 1}) == "1 conns 16 B x1"
 
 
-def test_profiled_sets_are_in_the_full_grid_in_every_measured_profile() -> None:
+def test_profiled_sets_are_in_the_full_grid_in_every_measured_profile(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(MULTI_SERVER_CPUS_ENV, raising=False)
     corpus = [
         {"size_bytes": 1024, "in_flight": 1, "corpus": 1},
         {"size_bytes": 1024, "in_flight": 64, "corpus": 1},
     ]
-    others = [p for p in MEASURED_PROFILES if p is not TUNED]
+    others = [p for p in measured_profiles(()) if p is not TUNED]
     assert [p.name for p in others] == ["as-shipped", "tls", "browser"]
     echo = spec("echo").grid("full")
     assert echo[-8:] == [*corpus, *({**p, **o.params} for o in others for p in corpus)]
@@ -216,10 +226,31 @@ def test_profiled_sets_are_in_the_full_grid_in_every_measured_profile() -> None:
     for scenario in SCENARIOS:
         full = spec(scenario).grid("full")
         assert {profile_of(p) for p in full} == (
-            set(MEASURED_PROFILES) if scenario in profiled else {TUNED}
+            set(measured_profiles(())) if scenario in profiled else {TUNED}
         )
         # No profile in the default grid (the main job's budget).
         assert {profile_of(p) for p in spec(scenario).grid("default")} <= {TUNED}
+
+
+def test_a_runner_with_a_multi_cpu_server_set_measures_those_profiles_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(MULTI_SERVER_CPUS_ENV, raising=False)
+    axes = spec("echo").asv_axes()
+    without = spec("echo").grid("full")
+    monkeypatch.setenv(MULTI_SERVER_CPUS_ENV, "2-4")
+    echo = spec("echo").grid("full")
+    assert echo == spec("echo").grid("full", PROFILES)
+    assert echo[: len(without)] == without  # the same sets first, in the same order
+    assert echo[len(without) :] == [
+        {"size_bytes": 1024, "in_flight": i, "corpus": 1, **p.params}
+        for p in MULTI_CPU_PROFILES
+        for i in (1, 64)
+    ]
+    assert spec("memory").grid("full")[-1] == {"connections": 1000, "cpu_workers": 1}
+    assert spec("echo").asv_axes() == axes  # asv's parameters are the same on every runner
+    assert {"two_cpus", "cpu_workers"} <= set(axes)
+    assert {params_key(p) for p in echo} <= {params_key(p) for p in spec("echo").product()}
 
 
 def test_switches_at_0_are_left_out_and_a_set_in_a_profile_reads_as_one() -> None:
@@ -227,8 +258,12 @@ def test_switches_at_0_are_left_out_and_a_set_in_a_profile_reads_as_one() -> Non
     assert canonical({"workers": 16, "tls": 1}) == {"workers": 16, "tls": 1}
     assert spec("echo").asv_axes() == {
         "size_bytes": (16, 1024, 65536), "in_flight": (1, 64), "corpus": (0, 1), "deflate": (0, 1),
-        "tls": (0, 1),
+        "tls": (0, 1), "two_cpus": (0, 1), "cpu_workers": (0, 1),
     }  # fmt: skip
+    assert params_words({"connections": 100, "two_cpus": 1}, short=False) == [
+        "100 connections", "the server on 2 CPUs",
+    ]  # fmt: skip
+    assert params_label({"workers": 16, "cpu_workers": 1}) == "16 workers 1 proc/CPU"
     assert params_label({"size_bytes": 1024, "in_flight": 1, "corpus": 1, "deflate": 1}) == (
         "1024 B JSON x1 deflate"
     )

@@ -24,7 +24,7 @@ from tests.deployment_runs import (
     echo,
     shipped,
 )
-from wsbench.deployment import AS_SHIPPED
+from wsbench.deployment import AS_SHIPPED, TWO_CPUS, WORKERS, in_profile
 from wsbench.results import stats
 from wsbench.results.metrics import BY_NAME
 from wsbench.site.deployment_costs import (
@@ -34,6 +34,7 @@ from wsbench.site.deployment_costs import (
     agreed_words,
     deployment_of,
     figures_of,
+    server_cpus_words,
     stated,
 )
 from wsbench.site.results import Results, select
@@ -161,6 +162,9 @@ def test_the_answer_from_the_same_costs(deployment: Deployment) -> None:
         "- Memory per connection (1,000 connections) of those that agree: a median 3.50× of "
         "tuned, up to 4.00× (websockets · asyncio 15.0.1).",
         "Not measured in the shown runs: TLS and Browser.",
+        "Not measured on this machine: 2 CPUs and Workers, one per CPU, which need a runner "
+        "whose layout gives the server two CPUs or more beside the load generator's "
+        "(`./bench system layout`); their figures come from such a runner.",
     )
     assert deployment.answer_of("another machine") == ()
 
@@ -188,6 +192,9 @@ def test_a_set_measured_as_shipped_only_is_not_compared() -> None:
     assert found.costs[0].problem == "not measured tuned" and not found.compared
     assert deployment_of(select([lone])).answer_of(MACHINE) == (
         "Not measured in the shown runs: As shipped, TLS and Browser.",
+        "Not measured on this machine: 2 CPUs and Workers, one per CPU, which need a runner "
+        "whose layout gives the server two CPUs or more beside the load generator's "
+        "(`./bench system layout`); their figures come from such a runner.",
     )
 
 
@@ -206,3 +213,39 @@ def test_words() -> None:
     assert agreed_words("permessage-deflate") == "no parameters"
     assert stated(ACCEPTS) == "accepts" and stated(DECLINES) == "declines"
     assert stated("") == "" and stated("maybe: who knows") == ""
+
+
+def test_the_multi_cpu_profiles_say_where_the_server_ran() -> None:
+    """*2 CPUs* and *workers* (issue 44 item 6) against tuned, the server's CPUs from the
+    settings the document records."""
+    doc = document(
+        "starlette", "websockets-uvloop", "1.10.0",
+        [
+            echo(ECHO_X64, 50_000),
+            echo(in_profile(ECHO_X64, TWO_CPUS), 60_000),
+            echo(in_profile(ECHO_X64, WORKERS), 90_000),
+        ],
+        ACCEPTS,
+    )  # fmt: skip
+    doc = msgspec.structs.replace(
+        doc, settings=msgspec.structs.replace(doc.settings, multi_server_cpus=(2, 3, 4))
+    )
+    found = deployment_of(select([doc]))
+    two, workers = found.sets
+    assert (two.profile, workers.profile) == (TWO_CPUS, WORKERS)
+    assert [c.headline.value for s in found.sets for c in s.costs if c.headline] == approx(
+        [1.2, 1.8]
+    )
+    assert server_cpus_words(TWO_CPUS, two.costs) == "one process on CPUs 2-3"
+    assert server_cpus_words(WORKERS, workers.costs) == (
+        "3 worker processes on CPUs 2-4, one per CPU"
+    )
+    assert found.answer_of(MACHINE) == (
+        f"**2 CPUs** ({ECHO_TITLE}; one process on CPUs 2-3): the 1 Python configuration "
+        "compared keeps a median **1.20×** of their tuned messages/s, at 0.83× the server CPU "
+        "per message and 0.83× the round trip p99.",
+        f"**Workers, one per CPU** ({ECHO_TITLE}; 3 worker processes on CPUs 2-4, one per "
+        "CPU): the 1 Python configuration compared keeps a median **1.80×** of their tuned "
+        "messages/s, at 0.56× the server CPU per message and 0.56× the round trip p99.",
+        "Not measured in the shown runs: As shipped, TLS and Browser.",
+    )

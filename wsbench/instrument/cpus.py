@@ -7,40 +7,17 @@ when the machine has two or more CPUs (otherwise both share CPU 0, which the sit
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import resource
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from wsbench.cpulist import CpuSetError, cpu_numbers
+from wsbench.deployment import MULTI_SERVER_CPUS_ENV, Profile
 from wsbench.instrument.lifetime import set_parent_death_signal
 from wsbench.policy import OPEN_FILES_CAP
-
-
-class CpuSetError(ValueError):
-    """A CPU list that cannot be parsed or names CPUs this process may not use."""
-
-
-def cpu_numbers(text: str) -> tuple[int, ...]:
-    """The CPUs of a Linux-style CPU list such as ``"0"``, ``"1-3"`` or ``"0,2-3"`` (as in
-    ``/sys/devices/system/cpu/isolated``), sorted, without duplicates; whether they exist
-    is not checked.
-
-    Raises:
-        CpuSetError: the text is empty or malformed.
-    """
-    cpus: set[int] = set()
-    try:
-        for part in text.split(","):
-            first, _, last = part.strip().partition("-")
-            start = int(first)
-            stop = int(last) if last else start
-            if stop < start or start < 0:
-                raise ValueError(part)
-            cpus.update(range(start, stop + 1))
-    except ValueError as exc:
-        raise CpuSetError(f"bad CPU list {text!r}: use e.g. '0', '1-3' or '0,2'") from exc
-    return tuple(sorted(cpus))
 
 
 def parse_cpu_list(text: str) -> tuple[int, ...]:
@@ -72,10 +49,26 @@ class CpuPlacement:
     Attributes:
         server: CPU numbers the server process is pinned to.
         loadgen: CPU numbers the load generator is pinned to.
+        multi_server: the server's CPUs in the multi-CPU deployment profiles (at least two;
+            ``()``: none, the full grid leaves those profiles out; see
+            :data:`wsbench.deployment.MULTI_SERVER_CPUS_ENV`).
     """
 
     server: tuple[int, ...]
     loadgen: tuple[int, ...]
+    multi_server: tuple[int, ...] = ()
+
+    def for_profile(self, profile: Profile) -> CpuPlacement:
+        """The placement of a server in ``profile``: this one, or for a multi-CPU profile
+        the server on its CPUs of :attr:`multi_server`
+        (:meth:`wsbench.deployment.Profile.cpus_of`).
+
+        Raises:
+            ValueError: a multi-CPU profile and :attr:`multi_server` too small for it.
+        """
+        if not profile.multi_cpu:
+            return self
+        return dataclasses.replace(self, server=profile.cpus_of(self.multi_server))
 
     @property
     def shared(self) -> bool:
@@ -102,17 +95,28 @@ given (see :data:`SERVER_CPUS_ENV`)."""
 
 def placement_from(server: str | None, loadgen: str | None) -> CpuPlacement:
     """The default placement, overridden by CPU lists (see :func:`parse_cpu_list`) where given,
-    else by :data:`SERVER_CPUS_ENV` and :data:`LOADGEN_CPUS_ENV` where set (and not empty).
+    else by :data:`SERVER_CPUS_ENV`, :data:`LOADGEN_CPUS_ENV` and
+    :data:`~wsbench.deployment.MULTI_SERVER_CPUS_ENV` where set (and not empty). The
+    multi-CPU server set is the environment's only (a runner's layout), by default none.
 
     Raises:
-        CpuSetError: a list is malformed or names unusable CPUs.
+        CpuSetError: a list is malformed or names unusable CPUs, or the multi-CPU server
+            set has a single CPU.
     """
     server = server or os.environ.get(SERVER_CPUS_ENV) or None
     loadgen = loadgen or os.environ.get(LOADGEN_CPUS_ENV) or None
+    multi_server = os.environ.get(MULTI_SERVER_CPUS_ENV) or None
     default = default_placement()
+    multi = parse_cpu_list(multi_server) if multi_server else ()
+    if len(multi) == 1:
+        raise CpuSetError(
+            f"a multi-CPU server set has at least two CPUs, not {multi_server!r} "
+            f"({MULTI_SERVER_CPUS_ENV})"
+        )
     return CpuPlacement(
         server=parse_cpu_list(server) if server else default.server,
         loadgen=parse_cpu_list(loadgen) if loadgen else default.loadgen,
+        multi_server=multi,
     )
 
 

@@ -381,10 +381,14 @@ class ServerSession:
             :meth:`run` must ask for the same profile.
         tls: the run's TLS files, for the profiles over TLS.
 
+    In a profile that starts worker processes, the server gets one per CPU of
+    ``placement.server`` (:func:`wsbench.deployment.server_args`).
+
     Raises:
         wsbench.impls.ImplError: unknown configuration.
         wsbench.instrument.loadgen.LoadgenError: the load generator cannot be built.
-        ValueError: a profile over TLS without ``tls``.
+        ValueError: a profile over TLS without ``tls``, or with worker processes on one
+            CPU.
     """
 
     def __init__(
@@ -415,7 +419,7 @@ class ServerSession:
         self.base_url = f"{'wss' if profile.tls else 'ws'}://{HOST}:{port}"
         argv = impl.argv(
             python=python, loadgen=self.binary, host=HOST, port=port, config=self.run_config,
-            profile_args=server_args(profile, tls),
+            profile_args=server_args(profile, tls, server_cpus=len(self.placement.server)),
         )  # fmt: skip
         self.server = ServerProcess(
             [*wrapper, *argv],

@@ -159,4 +159,5 @@ def impl_info(impl: Impl, config: ImplConfig, version: str | None = None) -> Imp
         api=config.api,
         shipped_compression=config.shipped_compression,
         tls=config.tls,
+        workers=config.workers,
     )

@@ -65,7 +65,7 @@ import msgspec
 
 from wsbench import loadreport
 from wsbench.deployment import PROFILES, Profile, TlsFiles, profile_of
-from wsbench.impls import Impl
+from wsbench.impls import Impl, ImplConfig
 from wsbench.instrument.cpus import CpuPlacement, open_files_limit
 from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession, seconds_summary
 from wsbench.instrument.waitbudget import WaitBudget
@@ -140,6 +140,7 @@ class SamplingPlan:
             connections=connections,
             server_cpus=tuple(placement.server),
             loadgen_cpus=tuple(placement.loadgen),
+            multi_server_cpus=tuple(placement.multi_server),
             open_files=open_files_limit(),
             max_other_cpu_percent=self.max_other_cpu_percent,
             max_steal_percent=self.max_steal_percent,
@@ -426,11 +427,12 @@ def sample_scenarios(
             for entry in entries:
                 entry.samples.append(Sample(0, 0, "failed", error=f"not supported: {why}"))
     supported = {s: grids[s] for s in collected if s not in unsupported}
-    served_profiles = [p for p in PROFILES if run_config.supports_tls or not p.tls]
+    unserved = {p: why for p in PROFILES if (why := _unserved(p, run_config, placement))}
+    served_profiles = [p for p in PROFILES if p not in unserved]
     for scenario in supported:
         for entry in collected[scenario]:
-            if profile_of(entry.params) not in served_profiles:
-                why = f"not supported: over TLS: {run_config.tls.partition(': ')[2]}"
+            why = unserved.get(profile_of(entry.params))
+            if why is not None:
                 entry.samples.append(Sample(0, 0, "failed", error=why))
     groups = [
         (profile, members)
@@ -454,6 +456,22 @@ def sample_scenarios(
         _sample_groups(impl, config_id, groups, plan, placement, python, client, tls, connections,
                        progress, log, sleep, budget)  # fmt: skip
     return {s: [c.benchmark(s) for c in entries] for s, entries in collected.items()}
+
+
+def _unserved(profile: Profile, config: ImplConfig, placement: CpuPlacement) -> str | None:
+    """Why ``config`` is not measured in ``profile`` with ``placement``, as a sample's error
+    (None: it is): TLS or worker processes its metadata says it cannot do, or a multi-CPU
+    profile on a runner without the CPUs for it."""
+    if profile.tls and not config.supports_tls:
+        return f"not supported: over TLS: {config.tls.partition(': ')[2]}"
+    if profile.worker_processes and not config.supports_workers:
+        return f"not supported: worker processes: {config.workers.partition(': ')[2]}"
+    if profile.multi_cpu:
+        try:
+            placement.for_profile(profile)
+        except ValueError as exc:
+            return f"not measured on this runner: {exc}"
+    return None
 
 
 def _sample_groups(
@@ -480,8 +498,8 @@ def _sample_groups(
         while pending:
             served: list[_Collected] = []
             with ServerSession(
-                impl, config_id, python=python, placement=placement, client=client,
-                profile=profile, tls=tls,
+                impl, config_id, python=python, placement=placement.for_profile(profile),
+                client=client, profile=profile, tls=tls,
             ) as session:  # fmt: skip
                 if session.start_error is not None:
                     # Not started: every window this process was to serve fails with why.

@@ -33,7 +33,8 @@ from pathlib import Path
 import msgspec
 import psutil
 
-from wsbench.instrument.cpus import CpuPlacement, CpuSetError, cpu_numbers
+from wsbench.cpulist import CpuSetError, cpu_numbers
+from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.instrument.usage import cpu_times
 from wsbench.results.runformat import CheckItem, SystemCheck

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psutil
 
-from wsbench.instrument.cpus import CpuSetError, cpu_numbers
+from wsbench.cpulist import CpuSetError, cpu_numbers
 
 SAMPLE_INTERVAL_S = 0.1
 """Seconds between two RSS samples."""
@@ -67,7 +67,7 @@ class CpuActivity:
 
 
 ONLINE_CPUS = Path("/sys/devices/system/cpu/online")
-"""The online CPUs, a CPU list (:func:`wsbench.cpus.cpu_numbers`). psutil's per-CPU times
+"""The online CPUs, a CPU list (:func:`wsbench.cpulist.cpu_numbers`). psutil's per-CPU times
 have one entry per online CPU in this order (the ``cpuN`` lines of ``/proc/stat``), so
 with a CPU offline (as SMT siblings are with SMT off) the n-th entry is not CPU n."""
 

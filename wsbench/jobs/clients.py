@@ -225,7 +225,7 @@ def run(options: ClientsOptions) -> int:
     Raises:
         ImplError: an unknown client or configuration.
         ValueError: a sampling option out of range.
-        wsbench.instrument.cpus.CpuSetError: a malformed CPU list.
+        wsbench.cpulist.CpuSetError: a malformed CPU list.
     """
     started = time.monotonic()
     envs = client_envs(options.client, options.config, options.versions)

@@ -346,7 +346,7 @@ def run(options: ConformanceOptions, log: Callable[[str], None] | None = None) -
             environment, or a malformed shard.
         wsbench.instrument.autobahn.SuiteError: the suite's environment cannot be found
             or made.
-        wsbench.instrument.cpus.CpuSetError: a malformed CPU list.
+        wsbench.cpulist.CpuSetError: a malformed CPU list.
     """
     say = log or (lambda line: print(f"wsbench: {line}", file=sys.stderr))
     cases = cases_of(options.grid, options.cases)

@@ -44,6 +44,7 @@ from wsbench.asv.suite import (
     PARAMS_ENV,
     SCENARIOS_ENV,
 )
+from wsbench.cpulist import cpu_list
 from wsbench.impls import ImplError, get_impl
 from wsbench.instrument import lifetime, loadgen, machine, system, waitbudget
 from wsbench.instrument.cpus import LOADGEN_CPUS_ENV, SERVER_CPUS_ENV, placement_from
@@ -55,7 +56,6 @@ from wsbench.jobs.written import unwritten
 from wsbench.paths import REPO_ROOT, SITE_DIR
 from wsbench.results import store
 from wsbench.results.compare import CompareError
-from wsbench.results.headroom import cpu_list
 from wsbench.scenarios import (
     DEFAULT_GRID_PROCESSES,
     DEFAULT_GRID_WINDOWS_PER_PROCESS,
@@ -371,6 +371,8 @@ def run(options: MainJobOptions) -> int:
         f"{plan.window_s:g} s (after {plan.warmup_s:g} s of warm-up each) per parameter set, "
         f"{options.grid} grid"
     )
+    if placement.multi_server:
+        print(f"  the multi-CPU profiles' server on CPUs {cpu_list(placement.multi_server)}")
     env = {
         **os.environ,
         "WSBENCH_PROCESSES": str(plan.processes),

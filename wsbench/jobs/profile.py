@@ -282,7 +282,7 @@ def run(options: ProfileOptions, log: Callable[[str], None] | None = None) -> in
         wsbench.jobs.main.MainJobError: an unknown implementation, configuration or
             environment.
         wsbench.instrument.profile.NoProfilerError: py-spy is not installed.
-        wsbench.instrument.cpus.CpuSetError: a malformed CPU list.
+        wsbench.cpulist.CpuSetError: a malformed CPU list.
     """
     say = log or (lambda line: print(f"wsbench: {line}", file=sys.stderr))
     sets = select_sets(options.grid, list(options.scenario or ["echo"]), options.param)

@@ -20,6 +20,12 @@ runner has). The layout (:func:`layout`) gives the operating system, the runner'
 process, the harness and interrupts CPUs 0-1 (the runner guide in the README), the server
 the next CPU, and the load generator the CPUs after it, one runtime thread each
 (``--loadgen-cpus``, the load generator's ``--cpus``).
+
+The multi-CPU deployment profiles (:mod:`wsbench.deployment`: *2 CPUs*, and *workers*, one
+worker process per CPU) give the server a set of N >= 2 CPUs from the server's CPU on
+(``WSBENCH_MULTI_SERVER_CPUS``): the largest N for which the load generator still gets its
+CPUs for N times the largest demand, the CPUs after them. A runner without room for two is
+given none, and the full grid leaves those profiles out there.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wsbench.cpulist import cpu_list
+from wsbench.deployment import MULTI_SERVER_CPUS_ENV
 from wsbench.results import metrics
 from wsbench.results.runformat import Run
 from wsbench.results.stats import median
@@ -119,6 +127,8 @@ class Layout:
         loadgen: the load generator's CPUs (``--loadgen-cpus``), one runtime thread each.
         needed: the load generator CPUs :data:`HEADROOM` asks for.
         headroom: how many times the largest demand its CPUs can give (None: no demand known).
+        multi_server: the server's CPUs in the multi-CPU profiles (``()``: no room for two);
+            the first is :attr:`server`'s.
     """
 
     cores: int
@@ -127,6 +137,7 @@ class Layout:
     loadgen: tuple[int, ...]
     needed: int
     headroom: float | None
+    multi_server: tuple[int, ...] = ()
 
     @property
     def enough(self) -> bool:
@@ -143,6 +154,10 @@ def layout(cores: int, largest_demand_percent: float | None) -> Layout:
     machine) there is none to spare for the system: the server on CPU 0, the load generator
     on CPU 1 (the default placement). With 1, both share CPU 0.
 
+    Where the CPUs after the system's hold N >= 2 server CPUs and N times the load
+    generator's, the multi-CPU server set is the N from the server's CPU and the load
+    generator takes the N x ``needed`` after them (the largest such N).
+
     Raises:
         ValueError: ``cores`` is below 1.
     """
@@ -152,33 +167,25 @@ def layout(cores: int, largest_demand_percent: float | None) -> Layout:
     system: tuple[int, ...]
     server: tuple[int, ...]
     loadgen: tuple[int, ...]
+    multi_server: tuple[int, ...] = ()
     if cores == 1:
         system, server, loadgen = (), (0,), (0,)
     elif cores == 2:
         system, server, loadgen = (), (0,), (1,)
     else:
         kept = min(SYSTEM_CPUS, cores - SERVER_CPUS - 1)
-        first = kept + SERVER_CPUS
         system = tuple(range(kept))
-        server = tuple(range(kept, first))
-        loadgen = tuple(range(first, min(cores, first + needed)))
+        multi = (cores - kept) // (1 + needed)  # N + N x needed CPUs fit
+        width = multi if multi >= 2 else SERVER_CPUS
+        first = kept + width
+        server = tuple(range(kept, kept + SERVER_CPUS))
+        loadgen = tuple(range(first, min(cores, first + needed * width)))
+        if multi >= 2:
+            multi_server = tuple(range(kept, first))
     headroom = None
     if largest_demand_percent:
         headroom = 100.0 * len(loadgen) / largest_demand_percent
-    return Layout(cores, system, server, loadgen, needed, headroom)
-
-
-def cpu_list(cpus: Sequence[int]) -> str:
-    """``cpus`` as a Linux CPU list: ``"2-6"``, ``"0"``, ``"0,2-3"``; ``"-"`` when empty."""
-    if not cpus:
-        return "-"
-    ranges: list[list[int]] = []
-    for cpu in sorted(cpus):
-        if ranges and cpu == ranges[-1][1] + 1:
-            ranges[-1][1] = cpu
-        else:
-            ranges.append([cpu, cpu])
-    return ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges)
+    return Layout(cores, system, server, loadgen, needed, headroom, multi_server)
 
 
 def newest_runs(runs: Sequence[Run]) -> list[Run]:
@@ -204,6 +211,7 @@ def describe(plan: Layout, found: Sequence[Demand], shown: int = 8) -> str:
         f"  ./bench run --server-cpus {cpu_list(plan.server)} "
         f"--loadgen-cpus {cpu_list(plan.loadgen)}",
     ]
+    lines.append(_multi_line(plan))
     if not found:
         lines.append(
             "  no measured Python server in the results store to size the load generator "
@@ -220,6 +228,22 @@ def describe(plan: Layout, found: Sequence[Demand], shown: int = 8) -> str:
     lines.append(f"  largest demands ({len(found)} parameter sets of Python servers):")
     lines += [f"    {d.demand_percent:6.0f} %  {_where(d)}" for d in found[:shown]]
     return "\n".join(lines) + "\n"
+
+
+def _multi_line(plan: Layout) -> str:
+    """The layout's line on the multi-CPU profiles: the environment variable that applies
+    its server set, or why it has none."""
+    if not plan.multi_server:
+        least = min(SYSTEM_CPUS, 2) + 2 * (1 + plan.needed)
+        return (
+            f"  multi-CPU profiles (2 CPUs, workers): none, no room for 2 server CPUs and "
+            f"{2 * plan.needed} load generator CPUs (at least {least} cores)"
+        )
+    n = len(plan.multi_server)
+    return (
+        f"  multi-CPU profiles: 2 CPUs on {cpu_list(plan.multi_server[:2])}, {n} workers on "
+        f"{cpu_list(plan.multi_server)}: {MULTI_SERVER_CPUS_ENV}={cpu_list(plan.multi_server)}"
+    )
 
 
 def _where(d: Demand) -> str:

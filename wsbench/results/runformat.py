@@ -18,7 +18,8 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
      "settings": {"warmup_s", "window_s", "processes", "windows_per_process",
                   "connections", "server_cpus", "loadgen_cpus",
                   "max_other_cpu_percent", "max_steal_percent", "retries",
-                  "open_files", "waited_retries", "first_wait_s", "wait_budget_s"},
+                  "open_files", "waited_retries", "first_wait_s", "wait_budget_s",
+                  "multi_server_cpus"},
      "impl": {"name", "display_name", "package", "version", "config", "row_name", "server",
               "ws_backend", "event_loop", "protocol", "reference", "deviations",
               "slow_subscriber", "role", "api"},
@@ -213,6 +214,10 @@ class Settings(msgspec.Struct, frozen=True):
             plus its window's warm-up and window, and once they reach the budget no set is
             measured again after a wait (:mod:`wsbench.instrument.waitbudget`); null in
             documents from before the budget (their waits had only the per-set bound).
+        multi_server_cpus: the server's CPUs in the multi-CPU deployment profiles
+            (:mod:`wsbench.deployment`: *2 CPUs* on the first two, *workers* one worker
+            process on each); ``()`` where the runner had none (those profiles were not
+            measured) and in documents from before them.
     """
 
     warmup_s: float
@@ -229,6 +234,7 @@ class Settings(msgspec.Struct, frozen=True):
     waited_retries: int = 0
     first_wait_s: float = 0.0
     wait_budget_s: float | None = None
+    multi_server_cpus: tuple[int, ...] = ()
 
     def waits(self) -> tuple[float, ...]:
         """The waits that were applied before each waited retry, seconds (:func:`waits`)."""
@@ -257,7 +263,9 @@ class ImplInfo(msgspec.Struct, frozen=True):
     permessage-deflate under its framework's defaults (``"accepts: ..."`` or ``"declines:
     ..."``) and whether it serves TLS (``"supported: ..."`` or ``"not supported: ..."``),
     from its ``meta.toml`` (:mod:`wsbench.deployment`); "" in documents from before them
-    (added within version 1)."""
+    (added within version 1). ``workers``: whether its server starts worker processes with
+    its framework's workers option (``"supported: ..."`` or ``"not supported: ..."``, the
+    *workers* profile), likewise."""
 
     name: str
     display_name: str
@@ -276,6 +284,7 @@ class ImplInfo(msgspec.Struct, frozen=True):
     api: str = ""
     shipped_compression: str = ""
     tls: str = ""
+    workers: str = ""
 
 
 class Environment(msgspec.Struct, frozen=True):

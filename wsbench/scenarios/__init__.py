@@ -122,7 +122,7 @@ its 2 degrees of freedom (:data:`wsbench.results.stats.MIN_PROCESSES`) within th
 PARAM_NAMES: tuple[str, ...] = tuple(
     dict.fromkeys(
         [name for s in SPECS.values() for name in s.axes]
-        + [name for s in SPECS.values() for p in s.grid("full") for name in p]
+        + [name for s in SPECS.values() for name in s.asv_axes()]
     )
 )
 """Every parameter of the scenarios, in first-seen order: the axes', then the switches

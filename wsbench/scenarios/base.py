@@ -15,12 +15,19 @@ it. This module imports nothing else of wsbench but the load generator report's 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 from typing import Literal, Protocol
 
-from wsbench.deployment import MEASURED_PROFILES, PROFILE_PARAMS, TUNED, in_profile
+from wsbench.deployment import (
+    PROFILE_PARAMS,
+    PROFILES,
+    TUNED,
+    Profile,
+    in_profile,
+    measured_profiles,
+)
 from wsbench.loadreport import Report
 
 Scenario = str
@@ -220,8 +227,8 @@ class ScenarioSpec:
         windows_per_process: windows per parameter set in each server process when the
             scenario sets it, whatever the sampling plan says (None: the plan's).
         profiled: the full grid's parameter sets also measured in every other deployment
-            profile (:data:`wsbench.deployment.MEASURED_PROFILES`): :meth:`grid` adds each
-            in each profile.
+            profile the runner measures (:func:`wsbench.deployment.measured_profiles`):
+            :meth:`grid` adds each in each profile.
     """
 
     name: Scenario
@@ -250,19 +257,26 @@ class ScenarioSpec:
     windows_per_process: int | None = None
     profiled: ParamSets = ()
 
-    def grid(self, which: Grid = "full") -> list[Params]:
+    def grid(self, which: Grid = "full", profiles: Sequence[Profile] | None = None) -> list[Params]:
         """The parameter sets of the ``which`` grid, as dicts: the full grid's tuned sets,
-        then each of :attr:`profiled` in each other measured profile, profile by profile."""
+        then each of :attr:`profiled` in each other profile of ``profiles``, profile by
+        profile (None: :func:`wsbench.deployment.measured_profiles`, which leaves out the
+        multi-CPU profiles on a runner without a multi-CPU server set).
+
+        Raises:
+            wsbench.cpulist.CpuSetError: ``WSBENCH_MULTI_SERVER_CPUS`` is malformed.
+        """
         if which != "full":
             return [dict(p) for p in self.default]
         tuned = [dict(p) for p in self.full]
-        others = [profile for profile in MEASURED_PROFILES if profile is not TUNED]
+        measured = measured_profiles() if profiles is None else profiles
+        others = [profile for profile in measured if profile is not TUNED]
         return tuned + [in_profile(dict(p), o) for o in others for p in self.profiled]
 
     def asv_axes(self) -> dict[str, tuple[int, ...]]:
         """asv's ``params`` by name: :attr:`axes`, then 0 and 1 of each switch
-        (:data:`SWITCHES`) the full grid sets."""
-        used = {name for p in self.grid("full") for name in p}
+        (:data:`SWITCHES`) the full grid sets in any profile (the same on every runner)."""
+        used = {name for p in self.grid("full", PROFILES) for name in p}
         return {**self.axes, **{name: (0, 1) for name in SWITCHES if name in used}}
 
     def product(self) -> list[Params]:

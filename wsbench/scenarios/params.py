@@ -3,7 +3,7 @@ tables and the CLI, in words in headings), and its stable key."""
 
 from __future__ import annotations
 
-from wsbench.deployment import DEFLATE_PARAM, TLS_PARAM
+from wsbench.deployment import CPU_WORKERS_PARAM, DEFLATE_PARAM, TLS_PARAM, TWO_CPUS_PARAM
 from wsbench.scenarios.base import CORPUS_PARAM, Params
 
 PARAM_DOCS: dict[str, tuple[str, str]] = {
@@ -22,6 +22,12 @@ PARAM_DOCS: dict[str, tuple[str, str]] = {
         "server keeps its default compression (wsbench/deployment.py)",
     ),
     TLS_PARAM: ("", "1: over TLS, terminated in the server's process (wsbench/deployment.py)"),
+    TWO_CPUS_PARAM: ("", "1: the server's one process on two CPUs (wsbench/deployment.py)"),
+    CPU_WORKERS_PARAM: (
+        "",
+        "1: one worker process per CPU of the runner's multi-CPU server set, with the "
+        "framework's workers option (wsbench/deployment.py)",
+    ),
 }
 """Unit and meaning of every parameter of the scenarios (a new parameter is added here)."""
 
@@ -43,6 +49,8 @@ PARAM_WORDS: dict[str, tuple[str, str]] = {
     "load_percent": ("{}% load", "{}% of capacity"),
     DEFLATE_PARAM: ("deflate", "permessage-deflate offered"),
     TLS_PARAM: ("TLS", "over TLS"),
+    TWO_CPUS_PARAM: ("2 CPUs", "the server on 2 CPUs"),
+    CPU_WORKERS_PARAM: ("1 proc/CPU", "a worker process per CPU"),
 }
 """How a parameter reads, short (tables, the CLI) and in words (headings), in the order a
 label puts them."""
@@ -58,6 +66,8 @@ ZERO_WORDS: dict[str, tuple[str, str] | None] = {
     CORPUS_PARAM: None,
     DEFLATE_PARAM: None,
     TLS_PARAM: None,
+    TWO_CPUS_PARAM: None,
+    CPU_WORKERS_PARAM: None,
 }
 """How a parameter whose value 0 means "not used" reads then (None: left out)."""
 

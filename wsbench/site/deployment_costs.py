@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from wsbench.cpulist import cpu_list
 from wsbench.deployment import PROFILES, TUNED, Profile, in_profile
 from wsbench.results import stats
 from wsbench.results.metrics import BY_NAME, Metric
@@ -252,7 +253,7 @@ def _row(env: Sequence[EnvRun], scenario: str, params: dict[str, int]) -> Row | 
 
 
 def _failed(row: Row, profile: Profile) -> str:
-    return f"{profile.title.lower()}: {first_line(row.error or row.status)}"
+    return f"{profile.in_text}: {first_line(row.error or row.status)}"
 
 
 def cost_of(env: Sequence[EnvRun], scenario: str, params: Params, profile: Profile) -> Cost | None:
@@ -283,7 +284,7 @@ def cost_of(env: Sequence[EnvRun], scenario: str, params: Params, profile: Profi
         flagged = [(p, r) for p, r in ((TUNED, tuned), (profile, other)) if checks_fail(r)]
         if flagged:
             which, row = flagged[0]
-            problem = f"{which.title.lower()} flagged: {'; '.join(memory_check(row))}"
+            problem = f"{which.in_text} flagged: {'; '.join(memory_check(row))}"
     if problem or tuned is None:
         return replace(cost, problem=problem)
     ratios = tuple(_ratio(m, tuned, other) for m in figures_of(scenario))
@@ -469,7 +470,7 @@ def _deflate_sentences(chosen: CostSet, memory: CostSet | None) -> list[str]:
         f"**{chosen.profile.title}** ({where}): offered permessage-deflate as a browser "
         f"offers it, {len(agreeing)} of the {len(python)} Python configurations compared "
         f"agree to it with their framework's defaults and {len(declining)} decline it"
-        + (f"; {len(failed)} more failed {chosen.profile.title.lower()}." if failed else ".")
+        + (f"; {len(failed)} more failed {chosen.profile.in_text}." if failed else ".")
     ]
     if agreeing:
         text = f"Those that agree keep {_figures_sentence(agreeing, metrics)}"
@@ -502,12 +503,31 @@ def _deflate_sentences(chosen: CostSet, memory: CostSet | None) -> list[str]:
     return out
 
 
+def server_cpus_words(profile: Profile, costs: Sequence[Cost]) -> str:
+    """Where a multi-CPU profile's servers ran, from the settings of ``costs``' documents
+    (:attr:`wsbench.results.runformat.Settings.multi_server_cpus`), e.g. ``"one process on
+    CPUs 2-3"`` or ``"3 worker processes on CPUs 2-4, one per CPU"`` (several sets: each,
+    joined by "or"); "" for a profile on one CPU or without costs."""
+    if not profile.multi_cpu:
+        return ""
+    found = sorted({profile.cpus_of(c.other_run.doc.settings.multi_server_cpus) for c in costs})
+    if profile.worker_processes:
+        words = [
+            f"{len(cpus)} worker processes on CPUs {cpu_list(cpus)}, one per CPU" for cpus in found
+        ]
+    else:
+        words = [f"one process on CPUs {cpu_list(cpus)}" for cpus in found]
+    return " or ".join(words)
+
+
 def _other_sentences(chosen: CostSet) -> list[str]:
     python = [c for c in chosen.compared if not c.run.impl.reference]
     metrics = figures_of(chosen.scenario)
+    where = server_cpus_words(chosen.profile, chosen.compared)
     return [
-        f"**{chosen.profile.title}** ({cell(chosen.title)}): the {len(python)} Python "
-        f"configurations compared keep {_figures_sentence(python, metrics)}."
+        f"**{chosen.profile.title}** ({cell(chosen.title)}{'; ' + where if where else ''}): "
+        f"the {len(python)} Python configuration{'' if len(python) == 1 else 's'} compared "
+        f"keep{'s' if len(python) == 1 else ''} {_figures_sentence(python, metrics)}."
     ]
 
 
@@ -535,7 +555,15 @@ def answer(sets: Sequence[CostSet], machine: str) -> list[str]:
             out.append("\n\n".join(filter(None, [lead, "\n".join(bullets)])))
         else:
             out.append(" ".join(_other_sentences(chosen)))
-    missing = [p.title for p in PROFILES if p is not TUNED and p not in measured]
-    if missing:
-        out.append(f"Not measured in the shown runs: {and_list(missing)}.")
+    missing = [p for p in PROFILES if p is not TUNED and p not in measured]
+    single = [p.title for p in missing if not p.multi_cpu]
+    multi = [p.title for p in missing if p.multi_cpu]
+    if single:
+        out.append(f"Not measured in the shown runs: {and_list(single)}.")
+    if multi:
+        out.append(
+            f"Not measured on this machine: {and_list(multi)}, which need a runner whose "
+            "layout gives the server two CPUs or more beside the load generator's "
+            "(`./bench system layout`); their figures come from such a runner."
+        )
     return out

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from wsbench.deployment import MEASURED_PROFILES, TUNED
+from wsbench.deployment import MULTI_SERVER_CPUS_ENV, PROFILES, TUNED
 from wsbench.results.metrics import Metric
 from wsbench.scenarios import SPECS
 from wsbench.site import templates
@@ -177,8 +177,8 @@ def set_section(cost_set: CostSet, results: Results, pages: Mapping[str, str], l
     other = table_link(cost_set.scenario, results, cost_set.machine, params)
     board = SCENARIO_TITLES.get(cost_set.scenario, cost_set.scenario)
     out.append(
-        f"Leaderboard tables: [{TUNED.title.lower()}]({tuned}) · "
-        f"[{cost_set.profile.title.lower()}]({other}) ({cell(board)}).\n"
+        f"Leaderboard tables: [{TUNED.in_text}]({tuned}) · "
+        f"[{cost_set.profile.in_text}]({other}) ({cell(board)}).\n"
     )
     if compared:
         names, align = headers(cost_set)
@@ -191,10 +191,11 @@ def set_section(cost_set: CostSet, results: Results, pages: Mapping[str, str], l
 
 
 def statements_table(runs: Sequence[EnvRun], pages: Mapping[str, str]) -> str:
-    """What each configuration's ``meta.toml`` states of compression as shipped and of TLS
-    (:attr:`wsbench.results.runformat.ImplInfo.shipped_compression`, ``tls``), one row per
-    configuration's latest release, by name; "" when none states either."""
-    stated = [r for r in runs if r.impl.shipped_compression or r.impl.tls]
+    """What each configuration's ``meta.toml`` states of compression as shipped, of TLS and
+    of worker processes (:attr:`wsbench.results.runformat.ImplInfo.shipped_compression`,
+    ``tls``, ``workers``), one row per configuration's latest release, by name; "" when
+    none states any."""
+    stated = [r for r in runs if r.impl.shipped_compression or r.impl.tls or r.impl.workers]
     if not stated:
         return ""
     rows = [
@@ -202,10 +203,12 @@ def statements_table(runs: Sequence[EnvRun], pages: Mapping[str, str]) -> str:
             configuration(run, pages),
             cell(run.impl.shipped_compression) or DASH,
             cell(run.impl.tls) or DASH,
+            cell(run.impl.workers) or DASH,
         ]
         for run in stated
     ]
-    return table(["Configuration", "Compression as shipped", "TLS"], rows, "lll")
+    headers = ["Configuration", "Compression as shipped", "TLS", "Worker processes"]
+    return table(headers, rows, "llll")
 
 
 def not_measured() -> str:
@@ -215,12 +218,14 @@ def not_measured() -> str:
         for s, p in profiled_sets()
         if s in SPECS
     )
-    profiles = and_list([p.title for p in MEASURED_PROFILES if p is not TUNED])
+    single = and_list([p.title for p in PROFILES if p is not TUNED and not p.multi_cpu])
+    multi = and_list([p.title for p in PROFILES if p.multi_cpu])
     return (
         '!!! note "Not measured in the shown runs"\n\n'
         "    No shown run measured a set in a deployment profile other than tuned. The full "
-        f"grid (`./bench run --grid full`, the nightly) measures these in the {profiles} "
-        f"profiles as well as in Tuned:\n\n{sets}"
+        f"grid (`./bench run --grid full`, the nightly) measures these in the {single} "
+        f"profiles as well as in Tuned, and in {multi} on a runner that gives the server "
+        f"two CPUs or more (`{MULTI_SERVER_CPUS_ENV}`, `./bench system layout`):\n\n{sets}"
     )
 
 
@@ -254,7 +259,7 @@ def render_deployment(
         not_measured="" if not deployment.empty or results.empty else not_measured(),
         several_machines=several,
         machines=machines,
-        profiles=[(p.title, profile_changes(p)) for p in MEASURED_PROFILES],
+        profiles=[(p.title, profile_changes(p)) for p in PROFILES],
         higher=and_list(higher),
         lower=and_list(lower),
         declined=DECLINED,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from wsbench.cpulist import cpu_list
 from wsbench.results.runformat import SystemCheck
 from wsbench.site import templates
 from wsbench.site.downloads import COLUMNS, DOWNLOADS_DIR, download_links
@@ -78,6 +79,16 @@ def _facts(runs: Sequence[EnvRun], infos: Sequence[RunInfo]) -> str:
         ["Kernel", _distinct(d.machine.kernel for d in docs)],
         ["CPUs used by the server", _distinct([s.server_cpus])],
         ["CPUs used by the load generator", _distinct([s.loadgen_cpus])],
+        [
+            "CPUs of the server in the multi-CPU profiles",
+            _distinct(
+                f"{cpu_list(d.settings.multi_server_cpus)} (2 CPUs on the first two; workers: "
+                f"{len(d.settings.multi_server_cpus)} worker processes)"
+                if d.settings.multi_server_cpus
+                else "none: the 2 CPUs and workers profiles not measured"
+                for d in docs
+            ),
+        ],
         ["Python", _distinct(d.environment.python for d in docs)],
         ["Load generator", _distinct(loadgen_text(d.loadgen) for d in docs)],
         ["Load generator compiler", _distinct(d.loadgen.rustc for d in docs)],

@@ -600,7 +600,7 @@ def deployment_cost_answer(family: Family, deployment: Deployment, machine: str)
     which = "that agreed to compression" if chosen.profile.offers_deflate else ""
     sentence = "\n\n".join(deployment.answer_of(machine)) + (
         f"\n\nEach bar: a Python configuration{' ' if which else ''}{which}, its messages/s "
-        f"{chosen.profile.title.lower()} as a share of its tuned messages/s "
+        f"{chosen.profile.in_text} as a share of its tuned messages/s "
         f"({cell(chosen.title)}), with the {COMPARISON_CONFIDENCE_PERCENT} % interval of the "
         "ratio."
     )

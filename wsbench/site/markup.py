@@ -148,7 +148,8 @@ def profile_changes(profile: Profile) -> str:
     """What ``profile`` runs, in words from its settings (:class:`wsbench.deployment.Profile`),
     e.g. ``"no compression offered, plain TCP"`` (tuned) or ``"the client offers
     permessage-deflate as a browser does and the server keeps its framework's default
-    compression, plain TCP"`` (as shipped)."""
+    compression, plain TCP"`` (as shipped); the multi-CPU profiles add where the server runs
+    (``", the server's one process on 2 CPUs"``)."""
     if profile.offers_deflate:
         words = "the client offers permessage-deflate as a browser does"
     else:
@@ -156,7 +157,13 @@ def profile_changes(profile: Profile) -> str:
     if profile.shipped_compression:
         words += " and the server keeps its framework's default compression"
     tls = "TLS, terminated in the server's process" if profile.tls else "plain TCP"
-    return f"{words}, {tls}"
+    if profile.worker_processes:
+        cpus = ", one worker process per CPU of the server's (its framework's workers option)"
+    elif profile.multi_cpu:
+        cpus = f", the server's one process on {profile.server_cpus} CPUs"
+    else:
+        cpus = ""
+    return f"{words}, {tls}{cpus}"
 
 
 def in_tuned(params: Sequence[tuple[str, object]]) -> bool:

@@ -11,11 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from wsbench.deployment import (
-    MEASURED_PROFILES,
+    MULTI_SERVER_CPUS_ENV,
     PROFILE_PARAMS,
     PROFILES,
     SHIPPED_COMPRESSION_FLAG,
+    WORKER_PROCESSES_FLAG,
+    Profile,
     TlsFiles,
+    measured_profiles,
     server_args,
 )
 from wsbench.policy import MATRIX_PERIOD_DAYS, OPEN_FILES_CAP
@@ -65,8 +68,9 @@ def memory_steps_text() -> str:
 
 def _sets(scenario: str, which: Grid) -> str:
     """A grid's sets in words (:func:`wsbench.site.markup.set_words`: the sets of a profile
-    other than tuned with their profile)."""
-    found = spec(scenario).grid(which)
+    other than tuned with their profile), on a runner that measures every profile (the
+    page is the same wherever it is built)."""
+    found = spec(scenario).grid(which, PROFILES)
     return "; ".join(cell(set_words(tuple(p.items()))) for p in found) or "not measured"
 
 
@@ -270,20 +274,33 @@ def _flags(args: list[str]) -> str:
     return code(" ".join(args)) if args else "none"
 
 
+def _shown_args(profile: Profile, tls: TlsFiles) -> list[str]:
+    """``profile``'s server flags as the table shows them: N for the worker processes."""
+    args = server_args(profile, tls if profile.tls else None, server_cpus=2)
+    return [*args[:-1], "N"] if profile.worker_processes else args
+
+
+def _measured_where(profile: Profile) -> str:
+    """Where the full grid measures ``profile`` (:func:`wsbench.deployment.measured_profiles`)."""
+    if profile in measured_profiles(()):
+        return "yes"
+    return f"on a runner with a multi-CPU server set ({code(MULTI_SERVER_CPUS_ENV)})"
+
+
 def profile_table() -> str:
     """Every deployment profile of :data:`wsbench.deployment.PROFILES` as a table: its
     name on the site and in documents, what it runs (:func:`wsbench.site.markup.
     profile_changes`), its parameters in a set, the flags its server is started with
-    (:func:`wsbench.deployment.server_args`) and whether the full grid measures it
-    (:data:`wsbench.deployment.MEASURED_PROFILES`)."""
+    (:func:`wsbench.deployment.server_args`) and where the full grid measures it
+    (:func:`wsbench.deployment.measured_profiles`)."""
     placeholder = TlsFiles(Path("CERT.pem"), Path("KEY.pem"), Path("CA.pem"))  # the run's
     rows = [
         [
             f"*{cell(p.title)}* ({code(p.name)})",
             cell(profile_changes(p)),
             ", ".join(f"{code(k)} = {v}" for k, v in p.params.items()) or "none (left out)",
-            _flags(server_args(p, placeholder if p.tls else None)),
-            "yes" if p in MEASURED_PROFILES else "not yet",
+            _flags(_shown_args(p, placeholder)),
+            _measured_where(p),
         ]
         for p in PROFILES
     ]
@@ -308,8 +325,10 @@ def render_deployment_profiles() -> str:
             f"A profile's parameters ({switches}) are switches: 1 when on, left out of the set "
             f"when 0. {code(SHIPPED_COMPRESSION_FLAG)} keeps the framework's default "
             "compression (the tuned server turns it off); the TLS profiles' server gets the "
-            "run's certificate and key. The sets measured in every measured profile, besides "
-            "tuned:\n",
+            "run's certificate and key; the workers profile's server gets "
+            f"{code(WORKER_PROCESSES_FLAG + ' N')}, N the CPUs of the runner's multi-CPU "
+            "server set, which the run's settings record. The sets measured in every "
+            "measured profile, besides tuned:\n",
             *(f"- {line}" for line in profiled),
             "",
         ]

@@ -826,7 +826,7 @@ def profile_note(profile: Profile) -> str:
     tuned are."""
     return (
         f'!!! note "{profile.title}"\n\n'
-        f"    The sets below are measured in the *{profile.title.lower()}* deployment profile "
+        f"    The sets below are measured in the *{profile.in_text}* deployment profile "
         f"([Methodology]({METHODOLOGY_PROFILES})): {profile_changes(profile)}. The tuned "
         "profile, the default view, is the yardstick; "
         f"[What your deployment costs]({DEPLOYMENT_LINK}) gives each configuration's "
@@ -841,10 +841,10 @@ def profiles_legend(shown: Sequence[Profile]) -> str:
     if len(shown) <= 1:
         only = shown[0] if shown else TUNED
         return (
-            f"Every table and chart here is in the *{only.title.lower()}* deployment profile "
+            f"Every table and chart here is in the *{only.in_text}* deployment profile "
             f"([Methodology]({METHODOLOGY_PROFILES})): {profile_changes(only)}"
         )
-    others = "; ".join(f"*{p.title.lower()}*: {profile_changes(p)}" for p in shown[1:])
+    others = "; ".join(f"*{p.in_text}*: {profile_changes(p)}" for p in shown[1:])
     return (
         "Each table and chart names its deployment profile "
         f"([Methodology]({METHODOLOGY_PROFILES})). The *tuned* sets ({profile_changes(TUNED)}), "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from wsbench.deployment import MULTI_CPU_PROFILES
 from wsbench.impls import Impl
 from wsbench.site.markup import cell
 from wsbench.site.results import EnvRun
@@ -21,7 +22,9 @@ PER_CORE = (
     "threads has them all on that CPU. "
     f"{MARK} marks a configuration whose worker hands each message between several busy "
     "threads: they take turns on that one CPU, and on more CPUs it could serve more (what "
-    "each does is listed under this legend)."
+    "each does is listed under this legend). Only the "
+    + " and ".join(f"*{p.title}*" for p in MULTI_CPU_PROFILES)
+    + " profiles, where a runner measures them, give the server more CPUs, as their names say."
 )
 """The legend's sentence of every leaderboard (Markdown)."""
 
