@@ -7,7 +7,7 @@ Usage (the ``command`` of an implementation's meta.toml; its configuration's ``a
     python impls/asgi_serve.py --app-dir DIR --app server:app --host HOST --port PORT \
         --server uvicorn|hypercorn|daphne|granian|gunicorn --loop asyncio|uvloop \
         [--ws auto] [--lifespan off] [--interface asgi|rsgi] \
-        [--shipped-compression] [--certfile PEM --keyfile PEM]
+        [--shipped-compression] [--certfile PEM --keyfile PEM] [--worker-processes N]
 
 One source of truth for how each server is started: every framework served by uvicorn gets
 exactly the same uvicorn settings (and so on for the other servers); an implementation's
@@ -18,18 +18,23 @@ the import string ``--app``, with ``--app-dir`` the working directory and first 
 uvicorn runs in this process (``uvicorn.run``). The other servers are started the way their
 own docs deploy them, through their command line: this process is replaced (``os.execv``)
 by ``python -m <server> ...`` with the flags below, so the harness's SIGTERM reaches the
-server itself. Common settings: one worker, one event-loop thread, WebSocket messages up
-to 16 MiB, no keepalive pings, no permessage-deflate (no server here offers it unless the
-client asks, and the load generator never asks), no access log, log level warning, and a
-graceful stop bounded by :data:`STOP_TIMEOUT_S` (the harness kills a server 5 s after
-SIGTERM). What each server runs (processes, threads) is in its function's docstring.
+server itself. Common settings: one worker (N with ``--worker-processes N``), one event-loop
+thread per worker, WebSocket messages up to 16 MiB, no keepalive pings, no permessage-deflate
+(no server here offers it unless the client asks, and the load generator never asks), no
+access log, log level warning, and a graceful stop bounded by :data:`STOP_TIMEOUT_S` (the
+harness kills a server 5 s after SIGTERM). What each server runs (processes, threads) is in
+its function's docstring.
 
-The deployment profiles (wsbench/deployment.py, impls/PROTOCOL.md) add two flags:
-``--shipped-compression`` leaves the server's compression at its default, dropping only the
-setting that turns it off (uvicorn's ``ws_per_message_deflate=False``: the other servers
-have no such setting, and their defaults are what they ship); every other setting stays.
-``--certfile``/``--keyfile`` serve TLS, configured the way each server's documentation
-does. What each server does with them is in impls/asgi_serve.toml.
+The deployment profiles (wsbench/deployment.py, impls/PROTOCOL.md) add three flags, parsed
+by impls/profile_args.py as in every server: ``--shipped-compression`` leaves the server's
+compression at its default, dropping only the setting that turns it off (uvicorn's
+``ws_per_message_deflate=False``: the other servers have no such setting, and their defaults
+are what they ship); every other setting stays. ``--certfile``/``--keyfile`` serve TLS,
+configured the way each server's documentation does. ``--worker-processes N`` serves in N
+worker processes through the server's own workers option (uvicorn's ``workers``, the
+``--workers`` of hypercorn, granian and gunicorn) in place of its one worker, every other
+setting per worker unchanged; daphne has none and refuses it (:data:`NO_WORKERS`). What each
+server does with them is in impls/asgi_serve.toml.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ import argparse
 import os
 import sys
 from importlib.metadata import version
+
+from profile_args import add_profile_flags, check_profile_flags
 
 SERVERS = ("uvicorn", "hypercorn", "daphne", "granian", "gunicorn")
 """The ASGI servers this launcher knows."""
@@ -50,6 +57,11 @@ SIGKILL after 5 s)."""
 DAPHNE_PING_INTERVAL_S = 86400
 """daphne cannot switch its keepalive pings off: one day, as long as daphne's own
 websocket_timeout (default 86400 s), which closes every WebSocket after a day anyway."""
+NO_WORKERS = {
+    "daphne": "daphne has no workers or processes option (Channels' deployment docs run "
+    "several daphne processes under a process manager instead)",
+}
+"""Why a server cannot serve in several worker processes (``--worker-processes``)."""
 
 
 def release(distribution: str) -> tuple[int, ...]:
@@ -64,6 +76,9 @@ def serve_uvicorn(args: argparse.Namespace) -> None:
     ``ws_per_message_deflate=False`` unless ``--shipped-compression`` (uvicorn's default is
     True, on every backend); TLS with ``ssl_certfile`` and ``ssl_keyfile`` (uvicorn's
     ``--ssl-certfile``/``--ssl-keyfile``). One process, one thread running the event loop.
+    ``--worker-processes N``: ``workers=N`` (uvicorn's ``--workers``; the app is an import
+    string already, as it requires): a supervisor process that binds the socket and N
+    worker processes (multiprocessing's spawn), each with one event-loop thread.
     """
     import uvicorn
 
@@ -72,6 +87,8 @@ def serve_uvicorn(args: argparse.Namespace) -> None:
         options["ws_per_message_deflate"] = False  # no permessage-deflate
     if args.certfile:
         options.update(ssl_certfile=args.certfile, ssl_keyfile=args.keyfile)
+    if args.worker_processes:
+        options["workers"] = args.worker_processes
     uvicorn.run(
         args.app,
         app_dir=args.app_dir,
@@ -89,6 +106,11 @@ def serve_uvicorn(args: argparse.Namespace) -> None:
     )
 
 
+def workers(args: argparse.Namespace) -> str:
+    """The value of a server's ``--workers`` flag: ``--worker-processes``'s N, else 1."""
+    return str(args.worker_processes or 1)
+
+
 def hypercorn_argv(args: argparse.Namespace) -> list[str]:
     """``hypercorn --workers 1 --worker-class asyncio|uvloop``, otherwise its defaults.
 
@@ -102,10 +124,11 @@ def hypercorn_argv(args: argparse.Namespace) -> list[str]:
     (multiprocessing "spawn") running the event loop: 2 processes, one event-loop thread.
     ``--shipped-compression`` changes nothing (it has no compression setting); TLS with
     ``--certfile`` and ``--keyfile``, as hypercorn's docs configure it.
+    ``--worker-processes N``: ``--workers N``, N worker processes under the one parent.
     """
     tls = ["--certfile", args.certfile, "--keyfile", args.keyfile] if args.certfile else []
     return [
-        "hypercorn", "--bind", f"{args.host}:{args.port}", "--workers", "1",
+        "hypercorn", "--bind", f"{args.host}:{args.port}", "--workers", workers(args),
         "--worker-class", args.loop, "--graceful-timeout", str(STOP_TIMEOUT_S),
         "--log-level", "warning", *tls, args.app,
     ]  # fmt: skip
@@ -177,6 +200,8 @@ def granian_argv(args: argparse.Namespace) -> list[str]:
     runtime thread and the blocking thread(s). granian has no permessage-deflate:
     ``--shipped-compression`` changes nothing. TLS: ``--ssl-certificate`` and
     ``--ssl-keyfile`` (granian's CLI; the key in PKCS#8), in every release listed here.
+    ``--worker-processes N``: ``--workers N``, N worker processes under the one parent, each
+    with the threads above.
     """
     granian = release("granian")
     interface = args.interface
@@ -184,7 +209,7 @@ def granian_argv(args: argparse.Namespace) -> list[str]:
         interface = "asginl"
     argv = [
         "granian", "--interface", interface, "--host", args.host, "--port", str(args.port),
-        "--workers", "1", "--loop", args.loop, "--log-level", "warning",
+        "--workers", workers(args), "--loop", args.loop, "--log-level", "warning",
     ]  # fmt: skip
     if granian >= (2, 0):
         argv += ["--runtime-threads", "1"]
@@ -212,11 +237,12 @@ def gunicorn_argv(args: argparse.Namespace) -> list[str]:
     in a thread of its own. gunicorn's arbiter is a process of its own: the arbiter and one
     worker process running the event loop, one thread each. The worker has no
     permessage-deflate: ``--shipped-compression`` changes nothing. TLS: ``--certfile`` and
-    ``--keyfile``, as gunicorn's settings document them.
+    ``--keyfile``, as gunicorn's settings document them. ``--worker-processes N``:
+    ``--workers N``, N worker processes under the one arbiter.
     """
     tls = ["--certfile", args.certfile, "--keyfile", args.keyfile] if args.certfile else []
     return [
-        "gunicorn", "--worker-class", "asgi", "--workers", "1",
+        "gunicorn", "--worker-class", "asgi", "--workers", workers(args),
         "--bind", f"{args.host}:{args.port}", "--asgi-loop", args.loop,
         "--asgi-lifespan", args.lifespan,
         "--websocket-max-message-size", str(MAX_MESSAGE_BYTES),
@@ -258,16 +284,12 @@ def main(argv: list[str] | None = None) -> None:
         default="asgi",
         help="granian only: the app's interface (rsgi: granian's native one)",
     )
-    parser.add_argument(
-        "--shipped-compression",
-        action="store_true",
-        help="keep the server's default compression (the tuned setting turns it off)",
+    add_profile_flags(
+        parser,
+        compression="keep the server's default compression (the tuned setting turns it off)",
     )
-    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
-    parser.add_argument("--keyfile", help="the PEM private key of --certfile's certificate")
     args = parser.parse_args(argv)
-    if (args.certfile is None) != (args.keyfile is None):
-        parser.error("--certfile and --keyfile go together")
+    check_profile_flags(parser, args, no_workers=NO_WORKERS.get(args.server, ""))
     if args.certfile:  # absolute: the servers start in the app's folder
         args.certfile, args.keyfile = map(os.path.abspath, (args.certfile, args.keyfile))
     if args.ws is not None and args.server != "uvicorn":

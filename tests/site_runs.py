@@ -146,7 +146,10 @@ protocol = "socketio"
 """
 """A reference server speaking both protocols, as a ``meta.toml`` (tests that write their
 own implementations)."""
-STATED = 'shipped_compression = "declines: (fixture)"\ntls = "not supported: (fixture)"\n'
+STATED = (
+    'shipped_compression = "declines: (fixture)"\ntls = "not supported: (fixture)"\n'
+    'workers = "not supported: (fixture)"\n'
+)
 """The deployment profiles' statements every server's ``meta.toml`` makes (wsbench/impls.py),
 at its top level, for the tests that write their own implementations."""
 MACHINE = Machine(

@@ -52,7 +52,10 @@ def test_every_framework_states_the_fairness_settings(impl: Impl) -> None:
             assert stated, f"{impl.name}:{config.id}: no '{setting}' in [deviations]"
 
 
-STATED = 'shipped_compression = "declines: {0}"\ntls = "not supported: {0}"\n'
+STATED = (
+    'shipped_compression = "declines: {0}"\ntls = "not supported: {0}"\n'
+    'workers = "not supported: {0}"\n'
+)
 """The deployment profiles' statements (top level, a configuration or a server's table),
 ``{0}`` the owner's name."""
 
@@ -294,6 +297,7 @@ def test_a_version_that_is_not_pep_440_or_is_listed_twice_is_refused(tmp_path: P
 FULL_META = """name = "x"
 shipped_compression = "accepts: the default"
 tls = "not supported: no ssl option"
+workers = "supported: workers=N"
 display_name = "X"
 package = "x"
 homepage = "https://x.example/"
@@ -322,6 +326,7 @@ protocol = "socketio"
 server = "hypercorn"
 command = ["{python}", "{dir}/sio.py"]
 shipped_compression = "declines: hypercorn's socketio"
+workers = "not supported: no workers option"
 [deviations]
 compression = "off"
 """
@@ -351,12 +356,13 @@ def test_a_valid_meta_toml_reads_into_the_harness_objects(tmp_path: Path) -> Non
                 args=("--ws", "wsproto"), requires={"wsproto": "1.3.2", "uvloop": "0.23.0"},
                 versions=("2.0",), unsupported={"soak": "too slow", "market": "no"},
                 shipped_compression="accepts: the default", tls="not supported: no ssl option",
+                workers="supported: workers=N",
             ),
             ImplConfig(
                 id="sio", server="hypercorn", event_loop="asyncio", protocol="socketio",
                 command=("{python}", "{dir}/sio.py"), unsupported={"soak": "too slow"},
                 shipped_compression="declines: hypercorn's socketio",
-                tls="not supported: no ssl option",
+                tls="not supported: no ssl option", workers="not supported: no workers option",
             ),
         ),
         slow_subscriber="waits",
@@ -415,6 +421,7 @@ def test_left_out_keys_take_their_defaults(tmp_path: Path) -> None:
         ImplConfig(
             id="default", server="x", event_loop="asyncio",
             shipped_compression="declines: x", tls="not supported: x",
+            workers="not supported: x",
         ),
     )  # fmt: skip
     client = load_impl(_written(tmp_path, 'role = "client"\n'))
@@ -427,22 +434,27 @@ def test_the_profile_statements_come_from_the_configuration_the_top_level_or_the
     folder = _asgi_impl(tmp_path, ASGI_META)
     impl = load_impl(folder)
     # Each server's statements reach the configurations on it, and are not deviations.
-    assert [(c.shipped_compression, c.tls) for c in impl.configs] == [
-        ("declines: u", "not supported: u"), ("declines: h", "not supported: h")
+    assert [(c.shipped_compression, c.tls, c.workers) for c in impl.configs] == [
+        ("declines: u", "not supported: u", "not supported: u"),
+        ("declines: h", "not supported: h", "not supported: h"),
     ]  # fmt: skip
-    assert not {"shipped_compression", "tls"} & set(impl.deviations)
+    assert not {"shipped_compression", "tls", "workers"} & set(impl.deviations)
     # A configuration's own statement wins over its server's, the top level's over both.
     own = ASGI_META.replace(
-        'server = "hypercorn"\n', 'server = "hypercorn"\ntls = "supported: certfile"\n'
+        'server = "hypercorn"\n',
+        'server = "hypercorn"\ntls = "supported: certfile"\nworkers = "supported: --workers"\n',
     )
     (folder / "meta.toml").write_text('shipped_compression = "accepts: app"\n' + own)
     impl = load_impl(folder)
-    assert [(c.shipped_compression, c.tls) for c in impl.configs] == [
-        ("accepts: app", "not supported: u"), ("accepts: app", "supported: certfile")
+    assert [(c.shipped_compression, c.tls, c.workers) for c in impl.configs] == [
+        ("accepts: app", "not supported: u", "not supported: u"),
+        ("accepts: app", "supported: certfile", "supported: --workers"),
     ]  # fmt: skip
-    assert [(c.accepts_shipped_deflate, c.supports_tls) for c in impl.configs] == [
-        (True, False), (True, True)
-    ]  # fmt: skip
+    assert [
+        (c.accepts_shipped_deflate, c.supports_tls, c.supports_workers) for c in impl.configs
+    ] == [(True, False, False), (True, True, True)]
+    (folder / "meta.toml").write_text('workers = "supported: app"\n' + own)
+    assert [c.workers for c in load_impl(folder).configs] == ["supported: app"] * 2
 
 
 @pytest.mark.parametrize(
@@ -460,8 +472,19 @@ def test_the_profile_statements_come_from_the_configuration_the_top_level_or_the
          "shipped_compression 'accepts:  ' must start with"),
         (VERSIONS + 'shipped_compression = "accepts: deflate"\ntls = "maybe: ssl=ctx"\n',
          "tls 'maybe: ssl=ctx' must start with 'supported: ' or 'not supported: '"),
+        (VERSIONS + 'shipped_compression = "accepts: deflate"\ntls = "supported: ssl=ctx"\n',
+         "configuration 'default' states no workers (at the top level, in the configuration, "
+         "or in its ASGI server's table of asgi_serve.toml): 'supported: <how>' or "
+         "'not supported: <why>'"),
+        (VERSIONS + STATED.format("x") + '[[configurations]]\nid = "a"\nworkers = "yes: 4"\n',
+         "configuration 'a': workers 'yes: 4' must start with 'supported: ' or 'not supported: '"),
+        (VERSIONS + 'shipped_compression = "accepts: deflate"\ntls = "supported: ssl=ctx"\n'
+         + 'workers = "not supported:"\n',
+         "workers 'not supported:' must start with 'supported: ' or 'not supported: ' and go on "
+         "with how or why"),
     ],
-    ids=["missing", "empty", "no-answer", "no-reason", "other-answer"],
+    ids=["missing", "empty", "no-answer", "no-reason", "other-answer", "no-workers",
+         "workers-other-answer", "workers-no-reason"],
 )  # fmt: skip
 def test_a_missing_or_malformed_profile_statement_is_refused(
     tmp_path: Path, meta: str, message: str
@@ -487,13 +510,14 @@ def test_clients_state_no_profile_statements_and_the_native_reference_states_the
     tmp_path: Path,
 ) -> None:
     client = load_impl(_written(tmp_path, 'role = "client"\n'))
-    assert [(c.shipped_compression, c.tls) for c in client.configs] == [("", "")]
+    assert [(c.shipped_compression, c.tls, c.workers) for c in client.configs] == [("", "", "")]
     with pytest.raises(ImplError, match="shipped_compression"):
         load_impl(_written(tmp_path, "reference = true\n"))
     native = get_impl("native")
-    assert [(c.id, c.accepts_shipped_deflate, c.supports_tls) for c in native.configs] == [
-        ("websocket", True, True), ("socketio", False, True),
-    ]  # fmt: skip
+    assert [
+        (c.id, c.accepts_shipped_deflate, c.supports_tls, c.supports_workers)
+        for c in native.configs
+    ] == [("websocket", True, True, False), ("socketio", False, True, False)]
 
 
 def test_a_tuned_server_declines_deflate_unless_it_has_no_setting_to(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ repository lists them.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -35,6 +36,10 @@ ASGI_COMMAND = (
 )  # fmt: skip
 """How an implementation with ``asgi_app`` is started (its configurations' ``args``
 follow, e.g. ``--loop uvloop``)."""
+PROFILE_ARGS_MODULE = "profile_args.py"
+"""The module under ``impls/`` that parses the deployment profiles' flags for every server
+(impls/PROTOCOL.md); a server imports it from ``PYTHONPATH`` (:meth:`Impl.env`)."""
+PYTHONPATH_ENV = "PYTHONPATH"
 DEFAULT_CLIENT_COMMAND = ("{python}", "{dir}/client.py")
 """How a client program is started unless its ``meta.toml`` says otherwise; the load
 generator's arguments follow (``clients/README.md``)."""
@@ -89,11 +94,15 @@ browser's offer of permessage-deflate under its defaults
 TLS_KEY = "tls"
 """The meta.toml key (and :data:`ASGI_SETTINGS` key) stating whether a server can terminate
 TLS itself (:attr:`ImplConfig.tls`)."""
+WORKERS_KEY = "workers"
+"""The meta.toml key (and :data:`ASGI_SETTINGS` key) stating whether a server can serve in
+several worker processes through its framework's own option (:attr:`ImplConfig.workers`)."""
 ACCEPTS, DECLINES = "accepts", "declines"
 SUPPORTED, NOT_SUPPORTED = "supported", "not supported"
 STATEMENT_ANSWERS: dict[str, tuple[str, ...]] = {
     SHIPPED_COMPRESSION_KEY: (ACCEPTS, DECLINES),
     TLS_KEY: (SUPPORTED, NOT_SUPPORTED),
+    WORKERS_KEY: (SUPPORTED, NOT_SUPPORTED),
 }
 """The deployment profiles' statements (issue 44) and the answers each may start with: the
 text is ``"<answer>: <how or why>"``."""
@@ -142,6 +151,12 @@ class ImplConfig:
             ``"supported: <how its documentation configures it>"`` or
             ``"not supported: <why>"``. meta.toml's ``tls``, resolved like
             :attr:`shared_cpu`; "" only where it need not be stated.
+        workers: whether the server can serve in N worker processes (the profile *N workers
+            on N CPUs*, the server started with ``--worker-processes N``, N >= 2):
+            ``"supported: <the framework's documented workers or processes option, and how
+            --worker-processes N maps to it>"`` or ``"not supported: <why>"``. meta.toml's
+            ``workers``, resolved like :attr:`shared_cpu`; "" only where it need not be
+            stated.
     """
 
     id: str
@@ -158,6 +173,7 @@ class ImplConfig:
     shared_cpu: str = ""
     shipped_compression: str = ""
     tls: str = ""
+    workers: str = ""
 
     def supports(self, version: str | None) -> bool:
         """True when this configuration exists at package version ``version``."""
@@ -173,6 +189,12 @@ class ImplConfig:
     def supports_tls(self) -> bool:
         """True when its :attr:`tls` says the server can terminate TLS itself."""
         return self.tls.startswith(f"{SUPPORTED}:")
+
+    @property
+    def supports_workers(self) -> bool:
+        """True when its :attr:`workers` says the server can serve in several worker
+        processes (``--worker-processes N``)."""
+        return self.workers.startswith(f"{SUPPORTED}:")
 
 
 @dataclass(frozen=True)
@@ -317,6 +339,18 @@ class Impl:
         }
         return [part.format(**values) for part in template] + list(profile_args)
 
+    def env(self, inherited: str | None = None) -> dict[str, str]:
+        """The environment variables the command of :meth:`argv` needs beside those the
+        harness passes on: ``PYTHONPATH`` with the implementation's parent folder
+        (``impls/``) first, so that a server imports :data:`PROFILE_ARGS_MODULE` from there
+        whatever its own folder, then ``inherited`` (default: this process's
+        ``PYTHONPATH``), if any. The one place that says how a server finds the module:
+        everything that starts a server from its command passes these on."""
+        if inherited is None:
+            inherited = os.environ.get(PYTHONPATH_ENV, "")
+        folders = [str(self.directory.parent), *([inherited] if inherited else [])]
+        return {PYTHONPATH_ENV: os.pathsep.join(folders)}
+
     def row_name(self, config: ImplConfig, version: ImplVersion | None = None) -> str:
         """The name of one (configuration, version) row wherever results are shown.
 
@@ -391,6 +425,7 @@ class MetaConfiguration(msgspec.Struct, forbid_unknown_fields=True, frozen=True)
     shared_cpu: str | None = None
     shipped_compression: str | None = None
     tls: str | None = None
+    workers: str | None = None
 
 
 class MetaToml(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -415,6 +450,7 @@ class MetaToml(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     shared_cpu: str = ""
     shipped_compression: str = ""
     tls: str = ""
+    workers: str = ""
     versions: tuple[MetaVersion, ...] = ()
     configurations: tuple[MetaConfiguration, ...] = ()
     deviations: dict[str, str] = {}
@@ -524,6 +560,11 @@ def _config(
             else _statement(entry.shipped_compression, SHIPPED_COMPRESSION_KEY, where)
         ),
         tls=defaults.tls if entry.tls is None else _statement(entry.tls, TLS_KEY, where),
+        workers=(
+            defaults.workers
+            if entry.workers is None
+            else _statement(entry.workers, WORKERS_KEY, where)
+        ),
     )
 
 
@@ -548,7 +589,7 @@ def _statement(text: str, key: str, where: str) -> str:
 SHARED_CPU_KEY = "shared_cpu"
 """The key of a server's table in :data:`ASGI_SETTINGS` that is not a deviation: its worker's
 busy threads (:attr:`ImplConfig.shared_cpu`) on every configuration it serves."""
-SERVER_STATEMENTS = (SHARED_CPU_KEY, SHIPPED_COMPRESSION_KEY, TLS_KEY)
+SERVER_STATEMENTS = (SHARED_CPU_KEY, SHIPPED_COMPRESSION_KEY, TLS_KEY, WORKERS_KEY)
 """The keys of a server's table in :data:`ASGI_SETTINGS` that are not deviations but
 statements of every configuration it serves, the :class:`ImplConfig` attributes of the same
 names (unless the configuration or the implementation's top level states its own)."""
@@ -620,6 +661,7 @@ def _server_statements(config: ImplConfig, meta: MetaToml, settings: AsgiSetting
         shared_cpu=text(SHARED_CPU_KEY),
         shipped_compression=text(SHIPPED_COMPRESSION_KEY),
         tls=text(TLS_KEY),
+        workers=text(WORKERS_KEY),
     )
 
 
@@ -710,6 +752,7 @@ def load_impl(directory: Path) -> Impl:
         shipped_compression=meta.shipped_compression
         and _statement(meta.shipped_compression, SHIPPED_COMPRESSION_KEY, str(path)),
         tls=meta.tls and _statement(meta.tls, TLS_KEY, str(path)),
+        workers=meta.workers and _statement(meta.workers, WORKERS_KEY, str(path)),
     )
     configs = tuple(_config(entry, path, defaults, listed) for entry in meta.configurations)
     configs = configs or (defaults,)

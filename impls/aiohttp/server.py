@@ -11,10 +11,10 @@ import argparse
 import asyncio
 import contextlib
 import json
-import ssl
 import weakref
 
 from aiohttp import WSCloseCode, WSMsgType, web
+from profile_args import parse_profile_args, tls_context
 
 WS_OPTIONS = dict(compress=False, heartbeat=None, max_msg_size=2**24)
 # Deployment profile as shipped (--shipped-compression): compress=False is left out, so
@@ -174,22 +174,15 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
-    parser.add_argument(
-        "--shipped-compression",
-        action="store_true",
-        help="keep WebSocketResponse's default compression (compress=True), not turn it off",
+    args = parse_profile_args(
+        parser,
+        compression="keep WebSocketResponse's default compression (compress=True), not turn it off",
+        no_workers="aiohttp's web.run_app() has no workers or processes option",
     )
-    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
-    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
-    args = parser.parse_args()
-    if (args.certfile is None) != (args.keyfile is None):
-        parser.error("--certfile and --keyfile go together")
     if args.shipped_compression:
         del WS_OPTIONS["compress"]
-    ssl_context = None
-    if args.certfile:  # as aiohttp's docs show: an SSLContext passed as run_app(ssl_context=...)
-        ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        ssl_context.load_cert_chain(args.certfile, args.keyfile)
+    # as aiohttp's docs show: an SSLContext passed as run_app(ssl_context=...)
+    ssl_context = tls_context(args)
     if args.loop == "uvloop":
         import uvloop
 

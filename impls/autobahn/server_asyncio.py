@@ -16,12 +16,12 @@ import asyncio
 import contextlib
 import json
 import signal
-import ssl
 
 import txaio
 from autobahn.asyncio.websocket import WebSocketServerFactory, WebSocketServerProtocol
 from autobahn.exception import Disconnected
 from autobahn.websocket.types import ConnectionDeny
+from profile_args import parse_profile_args, plain_tls_context, tls_context
 
 
 class BenchFactory(WebSocketServerFactory):
@@ -170,20 +170,12 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
-    parser.add_argument(
-        "--shipped-compression",
-        action="store_true",
-        help="keep autobahn's default compression setting (it accepts no offer) unchanged",
+    args = parse_profile_args(
+        parser,
+        compression="keep autobahn's default compression setting (it accepts no offer) unchanged",
+        no_workers="autobahn has no workers or processes option",
     )
-    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
-    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
-    args = parser.parse_args()
-    if (args.certfile is None) != (args.keyfile is None):
-        parser.error("--certfile and --keyfile go together")
-    ssl_context = None
-    if args.certfile:
-        ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ssl_context.load_cert_chain(args.certfile, args.keyfile)
+    ssl_context = tls_context(args, plain_tls_context)  # asyncio's own TLS
     loop_factory = None
     if args.loop == "uvloop":
         import uvloop

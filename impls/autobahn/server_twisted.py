@@ -19,6 +19,7 @@ from collections import deque
 from autobahn.exception import Disconnected
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
 from autobahn.websocket.types import ConnectionDeny
+from profile_args import parse_profile_args
 from twisted.internet import reactor
 from twisted.internet.interfaces import IPushProducer
 from zope.interface import implementer
@@ -160,16 +161,11 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument(
-        "--shipped-compression",
-        action="store_true",
-        help="keep autobahn's default compression setting (it accepts no offer) unchanged",
+    args = parse_profile_args(
+        parser,
+        compression="keep autobahn's default compression setting (it accepts no offer) unchanged",
+        no_workers="autobahn has no workers or processes option, nor Twisted's reactor",
     )
-    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
-    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
-    args = parser.parse_args()
-    if (args.certfile is None) != (args.keyfile is None):
-        parser.error("--certfile and --keyfile go together")
     context_factory = None
     if args.certfile:
         try:  # Twisted's TLS is pyOpenSSL's (the twisted[tls] extra)

@@ -21,21 +21,19 @@ queue) and returns; each connection's writer thread or greenlet sends from its q
 
 import argparse
 
+from profile_args import parse_profile_args
+
 MODES = ("threading", "eventlet", "gevent")
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--host", default="127.0.0.1")
 parser.add_argument("--port", type=int, default=8000)
 parser.add_argument("--mode", choices=MODES, required=True, help="Flask-SocketIO async_mode")
-parser.add_argument(
-    "--shipped-compression",
-    action="store_true",
-    help="accepted for every server; nothing turns compression off here, so nothing changes",
+args = parse_profile_args(
+    parser,
+    compression="accepted for every server; nothing turns compression off here, so nothing "
+    "changes",
+    no_workers="Flask-SocketIO's socketio.run() has no workers or processes option",
 )
-parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
-parser.add_argument("--keyfile", help="the PEM private key of --certfile")
-args = parser.parse_args()
-if (args.certfile is None) != (args.keyfile is None):
-    parser.error("--certfile and --keyfile go together")
 
 # eventlet's and gevent's docs: monkey-patch as early as possible, before other imports.
 if args.mode == "eventlet":

@@ -26,9 +26,9 @@ import inspect
 import json
 import logging
 import signal
-import ssl
 
 from picows import WSCloseCode, WSListener, WSMsgType, ws_create_server
+from profile_args import parse_profile_args, tls_context
 
 DATA_FRAMES = (WSMsgType.TEXT, WSMsgType.BINARY, WSMsgType.CONTINUATION)
 open_transports = set()
@@ -226,17 +226,12 @@ def parse_args():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
-    parser.add_argument(
-        "--shipped-compression",
-        action="store_true",
-        help="accepted for every server; picows has no permessage-deflate, so nothing changes",
+    return parse_profile_args(
+        parser,
+        compression="accepted for every server; picows has no permessage-deflate, so nothing "
+        "changes",
+        no_workers="picows's ws_create_server() has no workers or processes option",
     )
-    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
-    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
-    args = parser.parse_args()
-    if (args.certfile is None) != (args.keyfile is None):
-        parser.error("--certfile and --keyfile go together")
-    return args
 
 
 if __name__ == "__main__":
@@ -249,9 +244,6 @@ if __name__ == "__main__":
     # picows < 1.20 logs a WARNING on every pause_writing()/resume_writing() (two lines per
     # write-buffer cycle of a push); errors are still logged.
     logging.getLogger("picows").setLevel(logging.ERROR)
-    ssl_context = None
-    if args.certfile:
-        ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        ssl_context.load_cert_chain(args.certfile, args.keyfile)
+    ssl_context = tls_context(args)  # as picows's examples/echo_server_ssl.py creates it
     with asyncio.Runner(loop_factory=loop_factory) as runner:
         runner.run(main(args.host, args.port, ssl_context))

@@ -12,6 +12,11 @@ Fan-out uses Socket.IO rooms: `subscribe` enters the client in a room ("broadcas
 the sender). emit() puts the packet on each recipient's Engine.IO queue (an unbounded
 asyncio.Queue) and returns; each connection's writer task sends from its queue, so a slow
 subscriber's queue grows while the others go on.
+
+--worker-processes N: uvicorn's own workers option, uvicorn.run("server:app", workers=N)
+(uvicorn needs the app as an import string for it): a supervisor process and N spawned
+worker processes, each importing this module and serving its own AsyncServer. Without a
+client manager (a message queue) a worker's rooms hold its own clients only.
 """
 
 import argparse
@@ -20,6 +25,7 @@ from importlib.metadata import version
 
 import socketio
 import uvicorn
+from profile_args import parse_profile_args
 
 UVICORN_VERSION = tuple(int(part) for part in uvicorn.__version__.split(".")[:2])
 WS_BACKEND = "websockets-sansio" if UVICORN_VERSION >= (0, 50) else "websockets"
@@ -104,22 +110,18 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
-    parser.add_argument(
-        "--shipped-compression",
-        action="store_true",
-        help="keep uvicorn's default WebSocket compression (ws_per_message_deflate=True)",
+    args = parse_profile_args(
+        parser,
+        compression="keep uvicorn's default WebSocket compression (ws_per_message_deflate=True)",
     )
-    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
-    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
-    args = parser.parse_args()
-    if (args.certfile is None) != (args.keyfile is None):
-        parser.error("--certfile and --keyfile go together")
     # Tuned: no permessage-deflate; as shipped: uvicorn's default, ws_per_message_deflate=True
     options = {} if args.shipped_compression else {"ws_per_message_deflate": False}
     if args.certfile:  # TLS as uvicorn's docs deploy it: its ssl_certfile/ssl_keyfile settings
         options.update(ssl_certfile=args.certfile, ssl_keyfile=args.keyfile)
+    if args.worker_processes:  # uvicorn's workers take the app as an import string
+        options["workers"] = args.worker_processes
     uvicorn.run(
-        app,
+        "server:app" if args.worker_processes else app,
         host=args.host,
         port=args.port,
         loop=args.loop,

@@ -5,7 +5,9 @@ actix-web-actors for WebSockets) and calls the Python handlers on an asyncio eve
 its own: uvloop, which Robyn installs itself on Linux (robyn/processpool.py,
 initialize_event_loop). The server is started as Robyn's docs deploy it: ``app.start(host,
 port)``, with Robyn's own command-line flags ``--processes 1 --workers 1 --log-level WARN``
-(meta.toml's command), one process.
+(meta.toml's command), one process. With --worker-processes N, Robyn's --processes N
+instead: Robyn binds the socket and forks N server processes (multiprocess.Process), each
+with its own event loop and one actix worker thread, and the first process waits for them.
 
 Two WebSocket APIs, one per Robyn generation (see meta.toml's configurations):
 
@@ -38,9 +40,36 @@ import asyncio
 import json
 import os
 import signal
+import sys
 
-from robyn import Robyn
-from robyn import ws as robyn_ws
+from profile_args import parse_profile_args
+
+
+def parse_args():
+    """This server's flags; the others (--processes, --workers, --log-level) are Robyn's."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    return parse_profile_args(
+        parser,
+        compression="accepted for every server; Robyn has no WebSocket compression, so "
+        "nothing changes",
+        no_tls="Robyn's app.start() and command line have no TLS option and its actix-web "
+        "server is built without a TLS library",
+        known=True,
+    )
+
+
+if __name__ == "__main__":
+    ARGS = parse_args()
+    # Robyn reads its own flags from sys.argv when it is imported (robyn/argument_parser.py,
+    # Config): --worker-processes N becomes its --processes N, after the command's
+    # --processes 1, which it overrides (argparse keeps the last)
+    if ARGS.worker_processes:
+        sys.argv += ["--processes", str(ARGS.worker_processes)]
+
+from robyn import Robyn  # noqa: E402
+from robyn import ws as robyn_ws  # noqa: E402
 
 app = Robyn(__file__)
 
@@ -204,28 +233,10 @@ else:
 
 
 if __name__ == "__main__":
-    # Robyn parses its own flags (--processes, --workers, --log-level) from sys.argv
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument(
-        "--shipped-compression",
-        action="store_true",
-        help="accepted for every server; Robyn has no WebSocket compression, so nothing changes",
-    )
-    parser.add_argument("--certfile", help="TLS: not supported by Robyn (exits with status 2)")
-    parser.add_argument("--keyfile", help="TLS: not supported by Robyn (exits with status 2)")
-    args, _ = parser.parse_known_args()
-    if args.certfile or args.keyfile:
-        parser.exit(
-            2,
-            f"{parser.prog}: TLS not supported: Robyn's app.start() and command line have no TLS"
-            " option and its actix-web server is built without a TLS library\n",
-        )
     # 16 MiB messages (Robyn >= 0.79 reads it at start; older ones: actix's 64 KiB frames)
     os.environ["ROBYN_MAX_PAYLOAD_SIZE"] = str(2**24)
     # SIGTERM as Ctrl+C: KeyboardInterrupt ends Robyn's event loop, which runs its shutdown
     # handlers and exits 0. With one process Robyn installs no SIGTERM handler of its own
     # (actix's only stops the Rust server: the process would run on).
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    app.start(host=args.host, port=args.port)
+    app.start(host=ARGS.host, port=ARGS.port)

@@ -11,6 +11,10 @@ Underneath, Sanic drives the websockets library's Sans-I/O ServerProtocol itself
 awaits Sanic's protocol send(), which waits while the transport is paused (write buffer
 above 64 KiB). Sanic has no broadcast helper: /broadcast and /market keep a set of their
 open connections and relay a message by awaiting each subscriber's send in turn.
+
+--worker-processes N: Sanic's worker manager instead, app.run(workers=N) (Sanic's documented
+workers option): a main process that manages N worker processes (multiprocessing's spawn),
+each importing this module and serving on the socket bound here.
 """
 
 import argparse
@@ -19,11 +23,30 @@ import json
 import logging
 import socket
 
+from profile_args import parse_profile_args
 from sanic import Sanic
 from sanic import log as sanic_log
 from sanic.exceptions import RequestCancelled, SanicException
 
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--loop", choices=["asyncio", "uvloop"], required=True)
+    return parse_profile_args(
+        parser,
+        compression="accepted for every server; Sanic never negotiates compression, so "
+        "nothing changes",
+    )
+
+
+# Parsed when the module is imported: Sanic's worker processes (--worker-processes) import it
+# again (multiprocessing's spawn, with this process's sys.argv), and the app is configured
+# here, the same in every process.
+ARGS = parse_args()
 app = Sanic("wsbench")
+app.config.USE_UVLOOP = ARGS.loop == "uvloop"
 app.config.WEBSOCKET_MAX_SIZE = 2**24  # 16 MiB (default 1 MiB)
 app.config.WEBSOCKET_PING_INTERVAL = None  # no keepalive pings (default every 20 s)
 app.config.WEBSOCKET_PING_TIMEOUT = None
@@ -138,37 +161,20 @@ async def market(request, ws):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--loop", choices=["asyncio", "uvloop"], required=True)
-    parser.add_argument(
-        "--shipped-compression",
-        action="store_true",
-        help="accepted for every server; Sanic never negotiates compression, so nothing changes",
-    )
-    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
-    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
-    args = parser.parse_args()
-    if (args.certfile is None) != (args.keyfile is None):
-        parser.error("--certfile and --keyfile go together")
     # TLS as Sanic's TLS guide shows: app.run(ssl={"cert": ..., "key": ...}), from which Sanic
     # builds its own SSLContext (sanic.http.tls CertSimple); None: plain TCP
-    tls = {"cert": args.certfile, "key": args.keyfile} if args.certfile else None
-    app.config.USE_UVLOOP = args.loop == "uvloop"
+    tls = {"cert": ARGS.certfile, "key": ARGS.keyfile} if ARGS.certfile else None
+    # One process (no worker manager), or Sanic's worker manager with N worker processes
+    if ARGS.worker_processes:
+        processes = {"workers": ARGS.worker_processes}
+    else:
+        processes = {"single_process": True}
     # The listening socket, bound here as Sanic's bind_socket() binds it (SO_REUSEADDR,
     # backlog 100) but created with proto=IPPROTO_TCP: asyncio's transports set TCP_NODELAY
     # only on sockets whose proto is IPPROTO_TCP, and Sanic's socket.socket(AF_INET) has
     # proto 0, so on asyncio Sanic would leave Nagle's algorithm on (see meta.toml).
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((args.host, args.port))
+    sock.bind((ARGS.host, ARGS.port))
     sock.listen(100)
-    app.run(
-        sock=sock,
-        single_process=True,  # no worker manager: this process serves (one event loop)
-        debug=False,
-        auto_reload=False,
-        access_log=False,
-        ssl=tls,
-    )
+    app.run(sock=sock, debug=False, auto_reload=False, access_log=False, ssl=tls, **processes)

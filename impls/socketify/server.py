@@ -23,13 +23,21 @@ uws_ws_publish_with_options, through socketify's CFFI library. uWebSockets queue
 and writes it to each subscriber at the end of the loop iteration; a subscriber with more
 than max_backpressure bytes buffered (socketify's default, 64 KiB, on these two routes) is
 skipped: the message is dropped for it.
+
+--worker-processes N: N processes as socketify's CLI runs its --workers (socketify/cli.py)
+and its examples/forks.py do: N - 1 os.fork() before any App exists, then every process,
+the first too, creates its own App and listens on the same port (uSockets sets SO_REUSEPORT
+on its listening sockets, so the kernel spreads the connections over them). Each process has
+its own pub/sub topics: a publish reaches the subscribers of its own process only.
 """
 
 import argparse
 import asyncio
 import json
+import os
 import signal
 
+from profile_args import parse_profile_args
 from socketify import App, AppListenOptions, AppOptions, CompressOptions, OpCode, SendStatus
 from socketify.native import lib  # socketify's CFFI binding of uWebSockets' C API
 
@@ -172,19 +180,31 @@ def main(host, port, certfile, keyfile):
     app.run()
 
 
+def fork_workers(processes):
+    """Fork ``processes - 1`` workers, as socketify's CLI does for --workers: returns their
+    process ids in the first process, [] in each worker."""
+    workers = []
+    for _ in range(1, processes):
+        pid = os.fork()
+        if pid == 0:
+            return []
+        workers.append(pid)
+    return workers
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument(
-        "--shipped-compression",
-        action="store_true",
-        help="keep App.ws()'s default compression (CompressOptions.DISABLED) instead of setting it",
+    args = parse_profile_args(
+        parser,
+        compression="keep App.ws()'s default compression (CompressOptions.DISABLED) instead of "
+        "setting it",
     )
-    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
-    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
-    args = parser.parse_args()
-    if (args.certfile is None) != (args.keyfile is None):
-        parser.error("--certfile and --keyfile go together")
     SHIPPED_COMPRESSION = args.shipped_compression
+    workers = fork_workers(args.worker_processes or 1)
     main(args.host, args.port, args.certfile, args.keyfile)
+    # The first process, stopped, waits for its workers: the SIGTERM that stopped it stops
+    # them too (the harness signals the server's whole process group, as a terminal does)
+    for pid in workers:
+        os.waitpid(pid, 0)

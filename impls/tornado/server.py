@@ -7,6 +7,11 @@ data is flushed: that is tornado's backpressure. /broadcast and /market relay as
 websocket chat demo does: a class-level set of open handlers, write_message() on each, not
 awaited (so a slow subscriber's messages queue in its stream's write buffer). Every handler
 turns Nagle's algorithm off (set_nodelay(True)).
+
+One process (Application.listen), or with --worker-processes N the multi-process pattern of
+tornado's HTTPServer docstring: bind_sockets() in the parent, tornado.process.fork_processes(N),
+then in each forked worker an HTTPServer on those sockets (add_sockets) and its own event
+loop. The parent only waits for its workers (and restarts one that exits abnormally).
 """
 
 import argparse
@@ -14,11 +19,14 @@ import asyncio
 import contextlib
 import json
 import signal
-import ssl
 from typing import ClassVar
 
+import tornado.httpserver
+import tornado.netutil
+import tornado.process
 import tornado.web
 import tornado.websocket
+from profile_args import parse_profile_args, tls_context
 from tornado.websocket import WebSocketClosedError
 
 
@@ -164,14 +172,18 @@ HANDLERS = [
 ]
 
 
-async def main(host, port, ssl_context):
+async def main(host, port, ssl_context, sockets=None):
     app = tornado.web.Application(
         HANDLERS,
         websocket_max_message_size=2**24,  # 16 MiB
         # no websocket_ping_interval: tornado sends no keepalive pings
     )
     # TLS as tornado's HTTPServer docs show: an SSLContext as ssl_options (None: plain TCP)
-    server = app.listen(port, address=host, ssl_options=ssl_context)
+    if sockets is None:
+        server = app.listen(port, address=host, ssl_options=ssl_context)
+    else:  # a worker forked by fork_processes: the parent's sockets (HTTPServer docstring)
+        server = tornado.httpserver.HTTPServer(app, ssl_options=ssl_context)
+        server.add_sockets(sockets)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(ignore_closed_writes)
@@ -187,28 +199,28 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
-    parser.add_argument(
-        "--shipped-compression",
-        action="store_true",
-        help="keep tornado's default get_compression_options() (it returns None: no compression)",
+    args = parse_profile_args(
+        parser,
+        compression="keep tornado's default get_compression_options() (it returns None: no "
+        "compression)",
     )
-    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
-    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
-    args = parser.parse_args()
-    if (args.certfile is None) != (args.keyfile is None):
-        parser.error("--certfile and --keyfile go together")
     if args.shipped_compression:
         # Drop the handlers' get_compression_options() overrides: WebSocketHandler's own
         # applies, which returns None too (tornado ships compression off)
         for _, handler in HANDLERS:
             if "get_compression_options" in vars(handler):  # MarketHandler inherits it
                 del handler.get_compression_options
-    ssl_context = None
-    if args.certfile:
-        ssl_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        ssl_context.load_cert_chain(args.certfile, args.keyfile)
+    ssl_context = tls_context(args)  # as tornado's HTTPServer docstring creates it
+    sockets = None
+    if args.worker_processes:
+        # tornado's multi-process pattern (HTTPServer docstring, "add_sockets: multi-process"):
+        # bind, then fork before any event loop exists; fork_processes returns in each of the
+        # N workers, while the parent waits for them (it never returns: sys.exit once all
+        # have exited normally; a worker that exits abnormally is restarted, up to 100 times)
+        sockets = tornado.netutil.bind_sockets(args.port, address=args.host)
+        tornado.process.fork_processes(args.worker_processes)
     if args.loop == "uvloop":
         import uvloop
 
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    asyncio.run(main(args.host, args.port, ssl_context))
+    asyncio.run(main(args.host, args.port, ssl_context, sockets))

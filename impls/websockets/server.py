@@ -13,8 +13,8 @@ import argparse
 import asyncio
 import json
 import signal
-import ssl
 
+from profile_args import parse_profile_args, plain_tls_context, tls_context
 from websockets.exceptions import ConnectionClosed
 
 try:  # websockets >= 13.0
@@ -162,20 +162,13 @@ if __name__ == "__main__":
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], default="asyncio")
-    parser.add_argument(
-        "--shipped-compression",
-        action="store_true",
-        help="keep serve()'s default compression (permessage-deflate) instead of turning it off",
+    args = parse_profile_args(
+        parser,
+        compression="keep serve()'s default compression (permessage-deflate), not turn it off",
+        no_workers="websockets' serve() has no workers or processes option",
     )
-    parser.add_argument("--certfile", help="serve TLS with this PEM certificate chain")
-    parser.add_argument("--keyfile", help="the PEM private key of --certfile")
-    args = parser.parse_args()
-    if (args.certfile is None) != (args.keyfile is None):
-        parser.error("--certfile and --keyfile go together")
-    ssl_context = None
-    if args.certfile:  # as websockets' docs show: an SSLContext passed as serve(ssl=...)
-        ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ssl_context.load_cert_chain(args.certfile, args.keyfile)
+    # as websockets' docs show: an SSLContext(PROTOCOL_TLS_SERVER) passed as serve(ssl=...)
+    ssl_context = tls_context(args, plain_tls_context)
     if args.loop == "uvloop":
         import uvloop
 

@@ -307,6 +307,7 @@ def test_the_native_references_two_protocols_pair_in_the_repository_metadata() -
 PLAIN = """
 shipped_compression = "declines: (fixture)"
 tls = "not supported: (fixture)"
+workers = "not supported: (fixture)"
 name = "{name}"
 package = "{name}"
 protocol = "{protocol}"

@@ -200,6 +200,7 @@ def test_the_cost_of_socketio_is_against_the_plain_app_on_the_same_stack() -> No
 META = """
 shipped_compression = "declines: (fixture)"
 tls = "not supported: (fixture)"
+workers = "not supported: (fixture)"
 name = "{name}"
 package = "{name}"
 protocol = "{protocol}"
