@@ -55,9 +55,7 @@ def add_profile_flags(
     """
     parser.add_argument(SHIPPED_COMPRESSION_FLAG, action="store_true", help=compression)
     refused = f"not supported (exits with status 2): {no_tls}" if no_tls else ""
-    parser.add_argument(
-        CERTFILE_FLAG, help=refused or "serve TLS with this PEM certificate chain"
-    )
+    parser.add_argument(CERTFILE_FLAG, help=refused or "serve TLS with this PEM certificate chain")
     parser.add_argument(KEYFILE_FLAG, help=refused or "the PEM private key of --certfile")
     parser.add_argument(
         WORKER_PROCESSES_FLAG,

@@ -30,8 +30,7 @@ parser.add_argument("--port", type=int, default=8000)
 parser.add_argument("--mode", choices=MODES, required=True, help="Flask-SocketIO async_mode")
 args = parse_profile_args(
     parser,
-    compression="accepted for every server; nothing turns compression off here, so nothing "
-    "changes",
+    compression="accepted for every server; nothing turns compression off here, so nothing changes",
     no_workers="Flask-SocketIO's socketio.run() has no workers or processes option",
 )
 

@@ -51,8 +51,9 @@ def section(page: str, title: str) -> str:
 
 def test_the_answer_comes_first_from_the_same_costs(page: str, deployment: Deployment) -> None:
     body = page.split("# What your deployment costs\n", 1)[1]
-    first, second = deployment.answer_of("wsbench-ci")
-    assert body.lstrip().startswith(first + "\n\n" + second)
+    first, second, multi = deployment.answer_of("wsbench-ci")
+    assert body.lstrip().startswith(first + "\n\n" + second + "\n\n" + multi)
+    assert multi.startswith("Not measured on this machine: 2 CPUs and Workers, one per CPU")
     assert "\n- The most costly: websockets · asyncio 15.0.1, 0.40×.\n" in first  # a list
     assert body.index(second) < body.index("How to read the tables")
     assert "- *As shipped*: the client offers permessage-deflate as a browser does and" in page
@@ -136,13 +137,14 @@ def test_memory_shows_its_figure_and_no_cpu(page: str) -> None:
 
 
 def test_what_each_configuration_states(page: str) -> None:
-    rows = markdown_table(section(page, "What each server does with compression and TLS"))
+    rows = markdown_table(section(page, "What each server does with compression, TLS and workers"))
     by_name = {r["Configuration"]: r for r in rows}
     assert len(rows) == 7
     assert by_name["Starlette · uvicorn 0.54 · wsproto · asyncio 1.10.0"] == {
         "Configuration": "Starlette · uvicorn 0.54 · wsproto · asyncio 1.10.0",
         "Compression as shipped": "declines: compression is off unless configured",
         "TLS": "supported: ssl\\_context",
+        "Worker processes": "supported: uvicorn's workers \\(fixture\\)",
     }
 
 
@@ -159,13 +161,17 @@ def test_the_page_links_and_ids(page: str) -> None:
 
 def test_without_figures_in_another_profile_the_page_says_where_they_come_from() -> None:
     tuned = document("aiohttp", "default", "3.13.2", [echo(ECHO_X64, 50_000)], "")
-    tuned = msgspec.structs.replace(tuned, impl=msgspec.structs.replace(tuned.impl, tls=""))
+    tuned = msgspec.structs.replace(
+        tuned, impl=msgspec.structs.replace(tuned.impl, tls="", workers="")
+    )
     results = select([tuned])
     page = render_deployment(deployment_of(results), results)
     assert '!!! note "Not measured in the shown runs"' in page
     assert (
         "The full grid (`./bench run --grid full`, the nightly) measures these in the As "
-        "shipped, TLS and Browser profiles as well as in Tuned:"
+        "shipped, TLS and Browser profiles as well as in Tuned, and in 2 CPUs and Workers, one "
+        "per CPU on a runner that gives the server two CPUs or more "
+        "(`WSBENCH_MULTI_SERVER_CPUS`, `./bench system layout`):"
     ) in page
     assert "    - Echo: 1,024 B messages, the JSON corpus, 1 in flight per connection\n" in page
     assert "    - Memory per connection: 1,000 connections\n" in page
