@@ -35,9 +35,9 @@ from wsbench.commands import (
     system,
     test,
 )
+from wsbench.cpulist import CpuSetError
 from wsbench.impls import ImplError
 from wsbench.instrument.autobahn import NoSuiteError, SuiteError
-from wsbench.instrument.cpus import CpuSetError
 from wsbench.instrument.lifetime import (
     INTERRUPTED_EXIT_CODE,
     TERMINATED_EXIT_CODE,
