@@ -24,6 +24,7 @@ from tests.deployment_runs import (
     echo,
     shipped,
 )
+from tests.runs import failed
 from wsbench.deployment import AS_SHIPPED, TWO_CPUS, WORKERS, in_profile
 from wsbench.results import stats
 from wsbench.results.metrics import BY_NAME
@@ -249,3 +250,15 @@ def test_the_multi_cpu_profiles_say_where_the_server_ran() -> None:
         "messages/s, at 0.56× the server CPU per message and 0.56× the round trip p99.",
         "Not measured in the shown runs: As shipped, TLS and Browser.",
     )
+
+
+def test_a_set_that_failed_tuned_too_is_not_counted_as_failed_in_the_profile() -> None:
+    ok = document("aiohttp", "default", "3.13.2", both(ECHO_X64, 50_000, 30_000, "x", 3.0), ACCEPTS)
+    never = document(
+        "websockets", "default", "15.0.1",
+        [failed("echo", p, "not supported: x") for p in (ECHO_X64, shipped(ECHO_X64))],
+        ACCEPTS,
+    )  # fmt: skip
+    (lead, *_) = deployment_of(select([ok, never])).answer_of(MACHINE)
+    assert lead.startswith(f"**As shipped** ({ECHO_TITLE}): offered permessage-deflate as a ")
+    assert "1 of the 1 Python configurations compared agree" in lead and "failed" not in lead

@@ -465,7 +465,11 @@ def _deflate_sentences(chosen: CostSet, memory: CostSet | None) -> list[str]:
     declining = [c for c in python if c.declined]
     metrics = figures_of(chosen.scenario)
     where = cell(chosen.title)
-    failed = [c for c in chosen.costs if not c.run.impl.reference and not c.other.ok and c.tuned]
+    failed = [
+        c
+        for c in chosen.costs
+        if not c.run.impl.reference and not c.other.ok and c.tuned and c.tuned.ok
+    ]  # not those that could not run tuned either (e.g. a scenario not supported)
     out = [
         f"**{chosen.profile.title}** ({where}): offered permessage-deflate as a browser "
         f"offers it, {len(agreeing)} of the {len(python)} Python configurations compared "
