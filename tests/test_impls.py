@@ -454,7 +454,10 @@ def test_the_profile_statements_come_from_the_configuration_the_top_level_or_the
         (c.accepts_shipped_deflate, c.supports_tls, c.supports_workers) for c in impl.configs
     ] == [(True, False, False), (True, True, True)]
     (folder / "meta.toml").write_text('workers = "supported: app"\n' + own)
-    assert [c.workers for c in load_impl(folder).configs] == ["supported: app"] * 2
+    assert [c.workers for c in load_impl(folder).configs] == [
+        "supported: app",
+        "supported: --workers",
+    ]
 
 
 @pytest.mark.parametrize(
