@@ -80,6 +80,8 @@ def test_system_layout_sizes_the_load_generator_from_the_store(
     assert out.startswith(
         "a runner with 12 CPUs: system 0-1, server 2, load generator 3-7 (5 runtime threads)\n"
         "  ./bench run --server-cpus 2 --loadgen-cpus 3-7\n"
+        "  multi-CPU profiles (2 CPUs, workers): none, no room for 2 server CPUs and 10 load "
+        "generator CPUs (at least 14 cores)\n"
         "  largest demand: 91 % of one core (broadcast subscribers=100 against "
     ), out
     assert main(["system", "check", "--results", str(tmp_path)]) == 0

@@ -165,7 +165,12 @@ def test_a_server_stating_workers_serves_in_that_many_processes(
         assert not left, f"{label}: {left} still running {STOP_GRACE_S:g} s after SIGTERM"
     code = session.exit_code
     tail = session.server.log_tail()
-    assert code in (0, -signal.SIGTERM), f"{label}: exit code {code}\n{tail}"
+    # Sanic's worker manager, whose workers get the group's SIGTERM at the same moment as
+    # itself, exits with status 1 in some stops (seen once in 2 runs with uvloop, CI of
+    # 2026-11-28; impls/sanic/meta.toml's workers statement says so): every process still
+    # exits within the grace period, which is what is checked above.
+    clean = (0, -signal.SIGTERM, 1) if name == "sanic" else (0, -signal.SIGTERM)
+    assert code in clean, f"{label}: exit code {code}\n{tail}"
 
 
 @pytest.mark.parametrize("impl_config", NOT_SUPPORTED)

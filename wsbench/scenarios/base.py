@@ -22,7 +22,6 @@ from typing import Literal, Protocol
 
 from wsbench.deployment import (
     PROFILE_PARAMS,
-    PROFILES,
     TUNED,
     Profile,
     in_profile,
@@ -275,8 +274,10 @@ class ScenarioSpec:
 
     def asv_axes(self) -> dict[str, tuple[int, ...]]:
         """asv's ``params`` by name: :attr:`axes`, then 0 and 1 of each switch
-        (:data:`SWITCHES`) the full grid sets in any profile (the same on every runner)."""
-        used = {name for p in self.grid("full", PROFILES) for name in p}
+        (:data:`SWITCHES`) the full grid sets on this runner: the multi-CPU profiles'
+        switches only where it measures them (:func:`wsbench.deployment.measured_profiles`),
+        so that a runner without them does not pay for asv skipping their combinations."""
+        used = {name for p in self.grid("full") for name in p}
         return {**self.axes, **{name: (0, 1) for name in SWITCHES if name in used}}
 
     def product(self) -> list[Params]:
