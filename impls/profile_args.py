@@ -9,12 +9,13 @@ profiles"), parsed and checked in one place for every ``server.py`` and for asgi
   workers or processes option; a server whose framework documents none refuses it with
   status 2 and says why.
 
-The harness starts every server with this folder (``impls/``) on ``PYTHONPATH``
-(wsbench/impls.py, ``Impl.env``), so that ``import profile_args`` finds this module from
-each implementation's own folder; by hand: ``PYTHONPATH=impls python impls/NAME/server.py``.
-It runs in every implementation's environment: the standard library only, and ``ssl`` only
-once a context is made (Flask-SocketIO's server parses its flags before gevent's
-monkey-patching, which warns about an ssl module imported before it).
+Each server finds this module by appending its parent folder (``impls/``) to ``sys.path``
+before importing it: at the end, so that no other import of the server ever looks there
+(``PYTHONPATH`` would put the folder ahead of the standard library and site-packages, and
+that changed the instructions counted per message of a test server). It runs in every
+implementation's environment: the standard library only, and ``ssl`` only once a context is
+made (Flask-SocketIO's server parses its flags before gevent's monkey-patching, which warns
+about an ssl module imported before it).
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ repository lists them.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -36,10 +35,6 @@ ASGI_COMMAND = (
 )  # fmt: skip
 """How an implementation with ``asgi_app`` is started (its configurations' ``args``
 follow, e.g. ``--loop uvloop``)."""
-PROFILE_ARGS_MODULE = "profile_args.py"
-"""The module under ``impls/`` that parses the deployment profiles' flags for every server
-(impls/PROTOCOL.md); a server imports it from ``PYTHONPATH`` (:meth:`Impl.env`)."""
-PYTHONPATH_ENV = "PYTHONPATH"
 DEFAULT_CLIENT_COMMAND = ("{python}", "{dir}/client.py")
 """How a client program is started unless its ``meta.toml`` says otherwise; the load
 generator's arguments follow (``clients/README.md``)."""
@@ -338,18 +333,6 @@ class Impl:
             "port": str(port),
         }
         return [part.format(**values) for part in template] + list(profile_args)
-
-    def env(self, inherited: str | None = None) -> dict[str, str]:
-        """The environment variables the command of :meth:`argv` needs beside those the
-        harness passes on: ``PYTHONPATH`` with the implementation's parent folder
-        (``impls/``) first, so that a server imports :data:`PROFILE_ARGS_MODULE` from there
-        whatever its own folder, then ``inherited`` (default: this process's
-        ``PYTHONPATH``), if any. The one place that says how a server finds the module:
-        everything that starts a server from its command passes these on."""
-        if inherited is None:
-            inherited = os.environ.get(PYTHONPATH_ENV, "")
-        folders = [str(self.directory.parent), *([inherited] if inherited else [])]
-        return {PYTHONPATH_ENV: os.pathsep.join(folders)}
 
     def row_name(self, config: ImplConfig, version: ImplVersion | None = None) -> str:
         """The name of one (configuration, version) row wherever results are shown.

@@ -11,8 +11,11 @@ import argparse
 import asyncio
 import contextlib
 import json
+import sys
 import weakref
+from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # impls/, for profile_args
 from aiohttp import WSCloseCode, WSMsgType, web
 from profile_args import parse_profile_args, tls_context
 

@@ -16,7 +16,10 @@ import asyncio
 import contextlib
 import json
 import signal
+import sys
+from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # impls/, for profile_args
 import txaio
 from autobahn.asyncio.websocket import WebSocketServerFactory, WebSocketServerProtocol
 from autobahn.exception import Disconnected

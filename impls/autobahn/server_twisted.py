@@ -14,8 +14,11 @@ reactor after every 64 messages (reactor.callLater(0)).
 import argparse
 import contextlib
 import json
+import sys
 from collections import deque
+from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # impls/, for profile_args
 from autobahn.exception import Disconnected
 from autobahn.twisted.websocket import WebSocketServerFactory, WebSocketServerProtocol
 from autobahn.websocket.types import ConnectionDeny

@@ -20,7 +20,10 @@ queue) and returns; each connection's writer thread or greenlet sends from its q
 """
 
 import argparse
+import sys
+from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # impls/, for profile_args
 from profile_args import parse_profile_args
 
 MODES = ("threading", "eventlet", "gevent")

@@ -26,7 +26,10 @@ import inspect
 import json
 import logging
 import signal
+import sys
+from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # impls/, for profile_args
 from picows import WSCloseCode, WSListener, WSMsgType, ws_create_server
 from profile_args import parse_profile_args, tls_context
 

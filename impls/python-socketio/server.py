@@ -21,8 +21,11 @@ client manager (a message queue) a worker's rooms hold its own clients only.
 
 import argparse
 import asyncio
+import sys
 from importlib.metadata import version
+from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # impls/, for profile_args
 import socketio
 import uvicorn
 from profile_args import parse_profile_args

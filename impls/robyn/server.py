@@ -41,7 +41,9 @@ import json
 import os
 import signal
 import sys
+from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # impls/, for profile_args
 from profile_args import parse_profile_args
 
 

@@ -21,8 +21,12 @@ import argparse
 import asyncio
 import json
 import logging
+import signal
 import socket
+import sys
+from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # impls/, for profile_args
 from profile_args import parse_profile_args
 from sanic import Sanic
 from sanic import log as sanic_log
@@ -167,6 +171,14 @@ if __name__ == "__main__":
     # One process (no worker manager), or Sanic's worker manager with N worker processes
     if ARGS.worker_processes:
         processes = {"workers": ARGS.worker_processes}
+        # The harness stops a server with SIGTERM to its whole process group, and Sanic's
+        # main process then stops its workers, reading their states from multiprocessing's
+        # manager process (started by app.run): killed by that SIGTERM first, the manager
+        # left the main process failing (BrokenPipeError, exit status 1; seen with 25.12.1).
+        # So it starts with SIGTERM ignored (an ignored signal stays ignored in a spawned
+        # process); Sanic's worker manager then installs the main process's own handler,
+        # and the main process shuts the manager down once its workers have stopped.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     else:
         processes = {"single_process": True}
     # The listening socket, bound here as Sanic's bind_socket() binds it (SO_REUSEADDR,

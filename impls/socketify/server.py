@@ -36,7 +36,10 @@ import asyncio
 import json
 import os
 import signal
+import sys
+from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # impls/, for profile_args
 from profile_args import parse_profile_args
 from socketify import App, AppListenOptions, AppOptions, CompressOptions, OpCode, SendStatus
 from socketify.native import lib  # socketify's CFFI binding of uWebSockets' C API

@@ -19,8 +19,11 @@ import asyncio
 import contextlib
 import json
 import signal
+import sys
+from pathlib import Path
 from typing import ClassVar
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # impls/, for profile_args
 import tornado.httpserver
 import tornado.netutil
 import tornado.process

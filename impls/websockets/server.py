@@ -13,7 +13,10 @@ import argparse
 import asyncio
 import json
 import signal
+import sys
+from pathlib import Path
 
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # impls/, for profile_args
 from profile_args import parse_profile_args, plain_tls_context, tls_context
 from websockets.exceptions import ConnectionClosed
 

@@ -1,6 +1,6 @@
 """impls/profile_args.py, the deployment profiles' flags that every server parses with it
-(impls/PROTOCOL.md, "Deployment profiles"), in this process: it is loaded from its file, as
-the servers import it from ``PYTHONPATH`` (:meth:`wsbench.impls.Impl.env`)."""
+(impls/PROTOCOL.md, "Deployment profiles"), in this process: loaded from its file (each
+server appends its folder, ``impls/``, to ``sys.path`` and imports it)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,13 @@ from types import ModuleType
 import pytest
 
 from wsbench.deployment import TlsFiles
-from wsbench.impls import PROFILE_ARGS_MODULE, PYTHONPATH_ENV, get_impl
 from wsbench.instrument.certs import make_tls_files
 from wsbench.paths import IMPLS_DIR
 
 
 def load_module() -> ModuleType:
     """impls/profile_args.py as a module of its own."""
-    spec = importlib.util.spec_from_file_location("profile_args", IMPLS_DIR / PROFILE_ARGS_MODULE)
+    spec = importlib.util.spec_from_file_location("profile_args", IMPLS_DIR / "profile_args.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -89,12 +88,3 @@ def test_the_tls_context_loads_the_certificate_chain(tmp_path: Path) -> None:
     assert context.verify_mode == ssl.CERT_NONE  # a server's: it asks for no client certificate
     plain = profile_args.tls_context(args, profile_args.plain_tls_context)
     assert isinstance(plain, ssl.SSLContext)
-
-
-def test_every_server_finds_the_module_on_its_pythonpath() -> None:
-    """The harness passes :meth:`wsbench.impls.Impl.env` to every server it starts: the
-    implementations' folder first on ``PYTHONPATH``, an inherited one after it."""
-    impl = get_impl("websockets")
-    assert impl.env(inherited="") == {PYTHONPATH_ENV: str(IMPLS_DIR)}
-    assert impl.env(inherited="/a:/b") == {PYTHONPATH_ENV: f"{IMPLS_DIR}:/a:/b"}
-    assert (Path(impl.env(inherited="")[PYTHONPATH_ENV]) / PROFILE_ARGS_MODULE).is_file()

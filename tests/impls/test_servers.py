@@ -395,8 +395,7 @@ def test_the_deployment_profile_serves_what_the_metadata_states(
     context = ssl.create_default_context(cafile=tls_files.cafile) if profile.tls else None
     path = SOCKETIO_PATH if config.protocol == "socketio" else "/echo"
     url = f"{'wss' if profile.tls else 'ws'}://{HOST}:{port}{path}"
-    server_cpus = default_placement().server
-    with ServerProcess(argv, cpus=server_cpus, name=label, env=impl.env()) as process:
+    with ServerProcess(argv, cpus=default_placement().server, name=label) as process:
         # The load generator's probe: bounded however the server fails (a Python client's
         # TLS handshake to a server still starting once hung past its open timeout).
         tls_ca = tls_files.cafile if profile.tls else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -96,6 +97,24 @@ def test_server_exiting_at_start_is_reported() -> None:
     assert m.error is not None
     assert "exited with code 3 before it became ready" in m.error
     assert "ImportError on purpose" in m.error
+
+
+def test_a_server_does_not_inherit_the_harness_pythonpath(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server sees the same ``sys.path`` however the harness was started: this process's
+    ``PYTHONPATH`` is not passed on (the pull-request comparison sets one), one given to the
+    server is."""
+    monkeypatch.setenv("PYTHONPATH", "/harness/tree")
+    monkeypatch.setenv("WSBENCH_TEST_INHERITED", "yes")
+    with contextlib.ExitStack() as never_started:  # its __exit__ removes its log folder
+        server = never_started.push(ServerProcess(["true"], cpus=[0], name="env"))
+        assert "PYTHONPATH" not in server.env
+        assert server.env["WSBENCH_TEST_INHERITED"] == "yes"
+        given = never_started.push(
+            ServerProcess(["true"], cpus=[0], name="env", env={"PYTHONPATH": "/given"})
+        )
+        assert given.env["PYTHONPATH"] == "/given"
 
 
 @pytest.mark.parametrize(

@@ -373,8 +373,7 @@ class ServerSession:
             only); None: the load generator.
         wrapper: a command the server's command line is prefixed with (e.g. valgrind's,
             :mod:`wsbench.instrument.instructions`).
-        env: extra environment variables of the server, beside those its command needs
-            (:meth:`wsbench.impls.Impl.env`, which these override).
+        env: extra environment variables of the server.
         stop_grace_s: seconds the server has to exit after SIGTERM
             (:class:`~wsbench.instrument.server.ServerProcess`).
         profile: the deployment profile the server is started in: its flags
@@ -426,7 +425,7 @@ class ServerSession:
             [*wrapper, *argv],
             cpus=self.placement.server,
             name=label or impl.name,
-            env={**impl.env(), **(env or {})},
+            env=env,
             stop_grace_s=stop_grace_s,
         )
         self.start_error: str | None = None

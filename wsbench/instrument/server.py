@@ -30,6 +30,12 @@ SERVER_TAG_ENV = "WSBENCH_SERVER_TAG"
 """An environment variable set to a fresh value for each server: every process the server
 starts inherits it, so that :meth:`ServerProcess.stop` finds those that left its process
 group and were orphaned by its exit."""
+UNINHERITED_ENV = ("PYTHONPATH",)
+"""Environment variables of this process that a server does not inherit: the pull-request
+comparison runs each commit's harness with its tree on ``PYTHONPATH``
+(:mod:`wsbench.jobs.commits`), and a folder there, ahead of the standard library and
+site-packages, changed the instructions counted per message of a test server
+(impls/PROTOCOL.md); a server sees the same ``sys.path`` however the harness was started."""
 
 
 class ServerError(RuntimeError):
@@ -73,7 +79,8 @@ class ServerProcess:
         argv: the command line.
         cpus: CPU numbers the server is pinned to.
         name: a label for error messages (e.g. ``"websockets 15.0.1"``).
-        env: extra environment variables.
+        env: extra environment variables, beside this process's (less
+            :data:`UNINHERITED_ENV`).
         stop_grace_s: seconds it has to exit after SIGTERM before it is killed (default
             :data:`STOP_GRACE_S`; longer under valgrind, which writes its counts at exit).
     """
@@ -91,7 +98,8 @@ class ServerProcess:
         self.stop_grace_s = stop_grace_s
         self.cpus = tuple(cpus)
         self.name = name
-        self.env = {**os.environ, **(env or {}), SERVER_TAG_ENV: uuid.uuid4().hex}
+        inherited = {k: v for k, v in os.environ.items() if k not in UNINHERITED_ENV}
+        self.env = {**inherited, **(env or {}), SERVER_TAG_ENV: uuid.uuid4().hex}
         self._log_dir = tempfile.TemporaryDirectory(prefix="wsbench-server-")
         self.log_path = Path(self._log_dir.name) / "server.log"
         self.proc: subprocess.Popen[bytes] | None = None
