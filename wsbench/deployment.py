@@ -52,6 +52,10 @@ worker each): a runner's layout (``./bench system layout``), set once in the env
 every job (the workflows take it from the repository variable of the same name). Unset or
 empty, the full grid leaves the multi-CPU profiles out."""
 
+MIN_MULTI_SERVER_CPUS = 2
+"""The fewest CPUs of a multi-CPU server set: the *2 CPUs* profile takes two, and one worker
+process per CPU is a single process on fewer."""
+
 SHIPPED_COMPRESSION_FLAG = "--shipped-compression"
 """Keep the framework's default compression instead of turning it off (the tuned setting)."""
 CERTFILE_FLAG = "--certfile"
@@ -127,10 +131,11 @@ class Profile:
         if not self.multi_cpu:
             raise ValueError(f"profile {self.name!r} runs the server on one CPU")
         wanted = self.server_cpus or len(multi_server)
-        if len(multi_server) < max(2, wanted):
+        least = max(MIN_MULTI_SERVER_CPUS, wanted)
+        if len(multi_server) < least:
             raise ValueError(
                 f"profile {self.name!r} needs a multi-CPU server set of at least "
-                f"{max(2, wanted)} CPUs, not {list(multi_server)} ({MULTI_SERVER_CPUS_ENV}; "
+                f"{least} CPUs, not {list(multi_server)} ({MULTI_SERVER_CPUS_ENV}; "
                 "./bench system layout sizes it)"
             )
         return tuple(multi_server[:wanted])
@@ -195,7 +200,9 @@ def measured_profiles(multi_server: Sequence[int] | None = None) -> tuple[Profil
         ValueError: :data:`MULTI_SERVER_CPUS_ENV` is malformed.
     """
     cpus = multi_server_cpus() if multi_server is None else multi_server
-    return PROFILES if len(cpus) >= 2 else tuple(p for p in PROFILES if not p.multi_cpu)
+    if len(cpus) >= MIN_MULTI_SERVER_CPUS:
+        return PROFILES
+    return tuple(p for p in PROFILES if not p.multi_cpu)
 
 
 def get_profile(name: str) -> Profile:

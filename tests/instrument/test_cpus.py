@@ -46,7 +46,7 @@ def test_the_multi_cpu_server_set_places_the_multi_cpu_profiles(
         monkeypatch.setenv(MULTI_SERVER_CPUS_ENV, both)
         assert placement_from(None, None).multi_server == usable[:2]
     monkeypatch.setenv(MULTI_SERVER_CPUS_ENV, str(usable[0]))
-    with pytest.raises(CpuSetError, match="a multi-CPU server set has at least two CPUs"):
+    with pytest.raises(CpuSetError, match="a multi-CPU server set has at least 2 CPUs"):
         placement_from(None, None)
     placement = CpuPlacement(server=(2,), loadgen=(5, 6), multi_server=(2, 3, 4))
     assert placement.for_profile(TLS) is placement

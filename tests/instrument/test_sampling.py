@@ -32,6 +32,29 @@ from wsbench.scenarios import Params, Scenario, spec
 PLAN = SamplingPlan(max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED)
 
 
+def quick_plan(processes: int, windows_per_process: int, window_s: float) -> SamplingPlan:
+    """A plan of short windows (0.05 s of warm-up) that no other work disturbs."""
+    return SamplingPlan(
+        processes=processes, windows_per_process=windows_per_process, warmup_s=0.05,
+        window_s=window_s, max_other_cpu_percent=NEVER_DISTURBED,
+        max_steal_percent=NEVER_DISTURBED,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def sessions(monkeypatch: pytest.MonkeyPatch) -> list[ServerSession]:
+    """Every server session :mod:`wsbench.instrument.sampling` enters, in order."""
+    entered: list[ServerSession] = []
+
+    class Recorded(ServerSession):
+        def __enter__(self) -> ServerSession:
+            entered.append(self)
+            return super().__enter__()
+
+    monkeypatch.setattr(sampling, "ServerSession", Recorded)
+    return entered
+
+
 def _measurement(busy_s: float, steal_s: float = 0.0) -> Measurement:
     config = MeasureConfig(impl="native", scenario="echo")
     report = fake_report(
@@ -152,10 +175,7 @@ def test_the_real_cpu_times_have_one_entry_per_online_cpu_and_never_decrease() -
 
 
 def test_every_parameter_set_gets_its_windows_in_every_process() -> None:
-    plan = SamplingPlan(
-        processes=2, windows_per_process=2, warmup_s=0.05, window_s=0.2,
-        max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED,
-    )  # fmt: skip
+    plan = quick_plan(processes=2, windows_per_process=2, window_s=0.2)
     grid = [{"size_bytes": 16, "in_flight": 1}, {"size_bytes": 1024, "in_flight": 8}]
     benchmarks = sample_scenario(
         get_impl("native"), "websocket", "echo", grid, plan, placement=default_placement()
@@ -176,7 +196,7 @@ def test_every_parameter_set_gets_its_windows_in_every_process() -> None:
 
 
 def test_one_server_process_serves_every_scenario_but_memory(
-    monkeypatch: pytest.MonkeyPatch,
+    sessions: list[ServerSession],
 ) -> None:
     light: tuple[Scenario, ...] = ("clients", "echo", "memory", "broadcast")
     default = {s: spec(s).grid("default") for s in light}
@@ -185,18 +205,7 @@ def test_one_server_process_serves_every_scenario_but_memory(
     heavy: tuple[Scenario, ...] = ("connect", "clients", "stream", "soak")
     full = {s: spec(s).grid("full") for s in heavy}
     assert process_groups(full) == [["stream", "soak", "clients", "connect"]]
-    started: list[int] = []
-
-    class Counted(ServerSession):
-        def __enter__(self) -> ServerSession:
-            started.append(1)
-            return super().__enter__()
-
-    monkeypatch.setattr(sampling, "ServerSession", Counted)
-    plan = SamplingPlan(
-        processes=2, windows_per_process=1, warmup_s=0.05, window_s=0.1,
-        max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED,
-    )  # fmt: skip
+    plan = quick_plan(processes=2, windows_per_process=1, window_s=0.1)
     grids: dict[Scenario, list[Params]] = {
         "echo": [{"size_bytes": 16, "in_flight": 1}],
         "stream": [{"size_bytes": 16}],
@@ -206,7 +215,7 @@ def test_one_server_process_serves_every_scenario_but_memory(
         get_impl("native"), "websocket", grids, plan, placement=default_placement()
     )
     assert list(found) == ["echo", "stream", "memory"]  # the order asked for
-    assert len(started) == 4  # per process: one server for memory, one for echo and stream
+    assert len(sessions) == 4  # per process: one server for memory, one for echo and stream
     for scenario, (bench,) in found.items():
         assert bench.status == "ok", (scenario, bench.error)
         assert [s.process for s in bench.samples] == [0, 1]
@@ -214,27 +223,17 @@ def test_one_server_process_serves_every_scenario_but_memory(
 
 
 def test_a_profile_gets_a_server_of_its_own_started_with_the_profiles_flags(
-    monkeypatch: pytest.MonkeyPatch,
+    sessions: list[ServerSession],
 ) -> None:
     """Tuned and as shipped (wsbench/deployment.py): one server each, the second given
     --shipped-compression (the reference server then accepts permessage-deflate); the
     as-shipped sample records the agreement and the corpus's compression."""
-    started: list[list[str]] = []
-
-    class Recorded(ServerSession):
-        def __enter__(self) -> ServerSession:
-            started.append(list(self.server.argv))
-            return super().__enter__()
-
-    monkeypatch.setattr(sampling, "ServerSession", Recorded)
-    plan = SamplingPlan(
-        processes=1, windows_per_process=1, warmup_s=0.05, window_s=0.2,
-        max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED,
-    )  # fmt: skip
+    plan = quick_plan(processes=1, windows_per_process=1, window_s=0.2)
     tuned = {"size_bytes": 1024, "in_flight": 8, "corpus": 1}
     grids: dict[Scenario, list[Params]] = {"echo": [tuned, {**tuned, "deflate": 1}]}
     found = sample_scenarios(get_impl("native"), "websocket", grids, plan,
                              placement=default_placement())  # fmt: skip
+    started = [session.server.argv for session in sessions]
     assert [argv[-1] for argv in started] == [started[0][-1], "--shipped-compression"]
     assert "--shipped-compression" not in started[0]
     plain, shipped = found["echo"]
@@ -246,23 +245,12 @@ def test_a_profile_gets_a_server_of_its_own_started_with_the_profiles_flags(
 
 
 def test_the_multi_cpu_profiles_run_on_the_runners_set_or_say_why_not(
-    monkeypatch: pytest.MonkeyPatch,
+    sessions: list[ServerSession],
 ) -> None:
     """*2 CPUs*: the reference server's one process pinned to the multi-CPU server set's
     first two CPUs (recorded in the settings); *workers*: recorded as not supported with
     the reason its meta.toml gives; without a multi-CPU server set, not measured here."""
-    placed: list[tuple[int, ...]] = []
-
-    class Recorded(ServerSession):
-        def __enter__(self) -> ServerSession:
-            placed.append(self.placement.server)
-            return super().__enter__()
-
-    monkeypatch.setattr(sampling, "ServerSession", Recorded)
-    plan = SamplingPlan(
-        processes=1, windows_per_process=1, warmup_s=0.05, window_s=0.2,
-        max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED,
-    )  # fmt: skip
+    plan = quick_plan(processes=1, windows_per_process=1, window_s=0.2)
     tuned = {"size_bytes": 16, "in_flight": 1}
     grids: dict[Scenario, list[Params]] = {
         "echo": [tuned, {**tuned, "two_cpus": 1}, {**tuned, "cpu_workers": 1}]
@@ -273,15 +261,16 @@ def test_the_multi_cpu_profiles_run_on_the_runners_set_or_say_why_not(
         found = sample_scenarios(get_impl("native"), "websocket", grids, plan, placement=multi)
         plain, two, workers = found["echo"]
         assert plain.status == two.status == "ok", (plain.error, two.error)
-        assert placed == [cpus[:1], cpus]
+        assert [session.placement.server for session in sessions] == [cpus[:1], cpus]
         assert workers.status == "failed"
         assert (workers.error or "").startswith("not supported: worker processes: ")
         assert plan.settings(multi, 1).multi_server_cpus == cpus
-    placed.clear()
+    sessions.clear()
     single = CpuPlacement(server=cpus[:1], loadgen=cpus[-1:])
     found = sample_scenarios(get_impl("native"), "websocket", grids, plan, placement=single)
     plain, two, _ = found["echo"]
-    assert plain.status == "ok" and placed == [cpus[:1]]
+    assert plain.status == "ok"
+    assert [session.placement.server for session in sessions] == [cpus[:1]]
     assert two.error == (
         "not measured on this runner: profile 'two-cpus' needs a multi-CPU server set of at "
         "least 2 CPUs, not [] (WSBENCH_MULTI_SERVER_CPUS; ./bench system layout sizes it)"

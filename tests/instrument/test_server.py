@@ -14,7 +14,13 @@ import pytest
 from tests.conftest import SERVERS, fixture_impl
 from wsbench.instrument import loadgen
 from wsbench.instrument.measure import HOST, ConfigError, MeasureConfig, measure
-from wsbench.instrument.server import ServerProcess, free_port
+from wsbench.instrument.server import (
+    LAYOUT_BLOCK_BYTES,
+    LAYOUT_PAD_ENV,
+    ServerProcess,
+    free_port,
+    padded_env,
+)
 
 
 def _gone(pid: int | None) -> bool:
@@ -115,6 +121,30 @@ def test_a_server_does_not_inherit_the_harness_pythonpath(
             ServerProcess(["true"], cpus=[0], name="env", env={"PYTHONPATH": "/given"})
         )
         assert given.env["PYTHONPATH"] == "/given"
+
+
+def _first_stack(argv: list[str], env: dict[str, str]) -> int:
+    """Where the stack of a process started with ``argv`` and ``env`` began (the address of
+    its ``argc``, ``/proc/PID/stat``'s startstack), its address space not randomised."""
+    done = subprocess.run(["setarch", "-R", *argv], env=env, capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    return int(done.stdout)
+
+
+def test_a_fixed_layout_starts_the_stack_at_one_address_whatever_the_lengths() -> None:
+    """Padded (:func:`padded_env`), command lines and environments of other lengths start
+    the process's stack at the same address; unpadded, they do not."""
+    show = [sys.executable, "-c", "print(open('/proc/self/stat').read().split()[27])"]
+    cases = [
+        (show, {"PATH": "/usr/bin"}),
+        ([*show, "--block-ms", "5"], {"PATH": "/usr/bin"}),
+        (show, {"PATH": "/usr/bin", "PYTEST_CURRENT_TEST": "t.py::a_longer_name (call)"}),
+    ]
+    padded = {_first_stack(argv, padded_env(argv, env)) for argv, env in cases}
+    assert len(padded) == 1
+    assert len({_first_stack(argv, env) for argv, env in cases}) == len(cases)
+    assert all(len(padded_env(argv, env)[LAYOUT_PAD_ENV]) < LAYOUT_BLOCK_BYTES
+               for argv, env in cases)  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from wsbench.cpulist import CpuSetError, cpu_numbers
-from wsbench.deployment import MULTI_SERVER_CPUS_ENV, Profile
+from wsbench.deployment import MIN_MULTI_SERVER_CPUS, MULTI_SERVER_CPUS_ENV, Profile
 from wsbench.instrument.lifetime import set_parent_death_signal
 from wsbench.policy import OPEN_FILES_CAP
 
@@ -108,10 +108,10 @@ def placement_from(server: str | None, loadgen: str | None) -> CpuPlacement:
     multi_server = os.environ.get(MULTI_SERVER_CPUS_ENV) or None
     default = default_placement()
     multi = parse_cpu_list(multi_server) if multi_server else ()
-    if len(multi) == 1:
+    if 0 < len(multi) < MIN_MULTI_SERVER_CPUS:
         raise CpuSetError(
-            f"a multi-CPU server set has at least two CPUs, not {multi_server!r} "
-            f"({MULTI_SERVER_CPUS_ENV})"
+            f"a multi-CPU server set has at least {MIN_MULTI_SERVER_CPUS} CPUs, "
+            f"not {multi_server!r} ({MULTI_SERVER_CPUS_ENV})"
         )
     return CpuPlacement(
         server=parse_cpu_list(server) if server else default.server,

@@ -362,6 +362,7 @@ class CountingSession:
             wrapper=wrapper(self.out_dir),
             env={"PYTHONHASHSEED": str(HASH_SEED)},
             stop_grace_s=STOP_GRACE_S,
+            fixed_layout=True,
         )
         self._dumps: dict[int, int] = {}
 

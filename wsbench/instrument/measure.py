@@ -380,6 +380,8 @@ class ServerSession:
             (:func:`wsbench.deployment.server_args`) follow its command line; every
             :meth:`run` must ask for the same profile.
         tls: the run's TLS files, for the profiles over TLS.
+        fixed_layout: start the server with the same stack layout whatever the lengths of
+            its command line and environment (:func:`wsbench.instrument.server.padded_env`).
 
     In a profile that starts worker processes, the server gets one per CPU of
     ``placement.server`` (:func:`wsbench.deployment.server_args`).
@@ -406,6 +408,7 @@ class ServerSession:
         stop_grace_s: float = STOP_GRACE_S,
         profile: Profile = TUNED,
         tls: TlsFiles | None = None,
+        fixed_layout: bool = False,
     ) -> None:
         self.impl = impl
         self.profile = profile
@@ -427,6 +430,7 @@ class ServerSession:
             name=label or impl.name,
             env=env,
             stop_grace_s=stop_grace_s,
+            fixed_layout=fixed_layout,
         )
         self.start_error: str | None = None
         self.exit_code: int | None = None

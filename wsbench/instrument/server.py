@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -36,6 +36,32 @@ comparison runs each commit's harness with its tree on ``PYTHONPATH``
 (:mod:`wsbench.jobs.commits`), and a folder there, ahead of the standard library and
 site-packages, changed the instructions counted per message of a test server
 (impls/PROTOCOL.md); a server sees the same ``sys.path`` however the harness was started."""
+LAYOUT_PAD_ENV = "WSBENCH_LAYOUT_PAD"
+"""The environment variable that pads a server's command line and environment to a whole
+number of :data:`LAYOUT_BLOCK_BYTES` (:func:`padded_env`)."""
+LAYOUT_BLOCK_BYTES = 4096
+"""What the command line and environment of a server with a fixed layout add up to a multiple
+of, in bytes: a page."""
+POINTER_BYTES = 8
+"""The size of one pointer of the argv and envp arrays on the process's first stack (64-bit)."""
+
+
+def padded_env(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` and :data:`LAYOUT_PAD_ENV`, whose value makes what the kernel copies to a new
+    process's stack from ``argv`` and the environment (each string with its NUL, and the
+    argv and envp pointer arrays, each ended by a null pointer) a whole number of
+    :data:`LAYOUT_BLOCK_BYTES`, so that the process's stack, and the addresses that follow from
+    it, do not move with the length of a path or of an environment variable.
+
+    Without it, the instructions a server counts per message moved by 1 % with the length of
+    an environment variable (the name of the running test in ``PYTEST_CURRENT_TEST``) and
+    with its arguments, as the size of the environment moves the time a program takes
+    (Mytkowicz et al., "Producing wrong data without doing anything obviously wrong!",
+    ASPLOS 2009)."""
+    strings = [*argv, *(f"{k}={v}" for k, v in env.items() if k != LAYOUT_PAD_ENV)]
+    used = sum(len(os.fsencode(s)) + 1 for s in strings) + len(f"{LAYOUT_PAD_ENV}=") + 1
+    used += POINTER_BYTES * (len(strings) + 1 + 2)  # the pad's pointer, two null pointers
+    return {**env, LAYOUT_PAD_ENV: "x" * (-used % LAYOUT_BLOCK_BYTES)}
 
 
 class ServerError(RuntimeError):
@@ -83,6 +109,9 @@ class ServerProcess:
             :data:`UNINHERITED_ENV`).
         stop_grace_s: seconds it has to exit after SIGTERM before it is killed (default
             :data:`STOP_GRACE_S`; longer under valgrind, which writes its counts at exit).
+        fixed_layout: pad the environment so that the process's first stack has the same
+            layout whatever the lengths of its arguments and environment
+            (:func:`padded_env`; for instruction counts).
     """
 
     def __init__(
@@ -93,6 +122,7 @@ class ServerProcess:
         name: str,
         env: dict[str, str] | None = None,
         stop_grace_s: float = STOP_GRACE_S,
+        fixed_layout: bool = False,
     ) -> None:
         self.argv = list(argv)
         self.stop_grace_s = stop_grace_s
@@ -100,6 +130,8 @@ class ServerProcess:
         self.name = name
         inherited = {k: v for k, v in os.environ.items() if k not in UNINHERITED_ENV}
         self.env = {**inherited, **(env or {}), SERVER_TAG_ENV: uuid.uuid4().hex}
+        if fixed_layout:
+            self.env = padded_env(self.argv, self.env)
         self._log_dir = tempfile.TemporaryDirectory(prefix="wsbench-server-")
         self.log_path = Path(self._log_dir.name) / "server.log"
         self.proc: subprocess.Popen[bytes] | None = None

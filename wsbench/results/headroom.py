@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wsbench.cpulist import cpu_list
-from wsbench.deployment import MULTI_SERVER_CPUS_ENV
+from wsbench.deployment import MIN_MULTI_SERVER_CPUS, MULTI_SERVER_CPUS_ENV
 from wsbench.results import metrics
 from wsbench.results.runformat import Run
 from wsbench.results.stats import median
@@ -176,11 +176,11 @@ def layout(cores: int, largest_demand_percent: float | None) -> Layout:
         kept = min(SYSTEM_CPUS, cores - SERVER_CPUS - 1)
         system = tuple(range(kept))
         multi = (cores - kept) // (1 + needed)  # N + N x needed CPUs fit
-        width = multi if multi >= 2 else SERVER_CPUS
+        width = multi if multi >= MIN_MULTI_SERVER_CPUS else SERVER_CPUS
         first = kept + width
         server = tuple(range(kept, kept + SERVER_CPUS))
         loadgen = tuple(range(first, min(cores, first + needed * width)))
-        if multi >= 2:
+        if multi >= MIN_MULTI_SERVER_CPUS:
             multi_server = tuple(range(kept, first))
     headroom = None
     if largest_demand_percent:
@@ -234,10 +234,11 @@ def _multi_line(plan: Layout) -> str:
     """The layout's line on the multi-CPU profiles: the environment variable that applies
     its server set, or why it has none."""
     if not plan.multi_server:
-        least = min(SYSTEM_CPUS, 2) + 2 * (1 + plan.needed)
+        n = MIN_MULTI_SERVER_CPUS
         return (
-            f"  multi-CPU profiles (2 CPUs, workers): none, no room for 2 server CPUs and "
-            f"{2 * plan.needed} load generator CPUs (at least {least} cores)"
+            f"  multi-CPU profiles (2 CPUs, workers): none, no room for {n} server CPUs and "
+            f"{n * plan.needed} load generator CPUs (at least {SYSTEM_CPUS + n * (1 + plan.needed)}"
+            " cores)"
         )
     n = len(plan.multi_server)
     return (
