@@ -32,6 +32,7 @@ from wsbench.instrument.instructions import (
 )
 from wsbench.instrument.interleave import Arm, measure_interleaved
 from wsbench.instrument.sampling import SamplingPlan
+from wsbench.instrument.server import LAYOUT_BLOCK_BYTES
 from wsbench.results.compare import compare_runs, to_text
 from wsbench.results.count_sets import SETS, CountSet
 from wsbench.results.instruction_verdicts import compare_counts
@@ -213,6 +214,7 @@ def _count(*args: str, count_set: CountSet = ECHO) -> InstructionSet:
                                    python=sys.executable)  # fmt: skip
     (counted,) = found.instructions
     assert counted.status == "ok", counted.error
+    assert found.counting is not None and found.counting.layout_bytes == LAYOUT_BLOCK_BYTES
     assert [c.messages for c in counted.counts] == [count_set.lo, count_set.hi, count_set.hi]
     return counted
 

@@ -5,6 +5,7 @@ are not compared; under a slower set, the functions that grew most."""
 from __future__ import annotations
 
 import msgspec
+import pytest
 
 from tests.runs import impl, run
 from wsbench.results.instruction_verdicts import (
@@ -85,8 +86,14 @@ def test_a_count_that_spreads_needs_a_larger_change() -> None:
     assert verdict(noisy, counted(1040)) == "slower"
 
 
-def test_counts_made_differently_are_not_compared() -> None:
-    other = Counting("valgrind-3.22.0 callgrind", 0)
+@pytest.mark.parametrize(
+    "other",
+    [
+        Counting("valgrind-3.22.0 callgrind", 0),
+        Counting("valgrind-3.19.0 callgrind", 0, layout_bytes=4096),  # padded, unlike before
+    ],
+)
+def test_counts_made_differently_are_not_compared(other: Counting) -> None:
     (line,) = compare_counts([counted(82_000)], [counted(90_000, counting=other)],
                              match="environment")  # fmt: skip
     assert line.verdict == "not compared"

@@ -58,6 +58,7 @@ import psutil
 from wsbench.impls import Impl
 from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.measure import MeasureConfig, ServerSession
+from wsbench.instrument.server import LAYOUT_BLOCK_BYTES
 from wsbench.loadreport import Report
 from wsbench.results.count_sets import SETS, CountSet
 from wsbench.results.runformat import (
@@ -505,7 +506,7 @@ def count_all(
     """Count ``sets`` (:func:`count_sets`); when valgrind is missing, every set failed with
     that reason. Never raises for a server, load generator or valgrind failure."""
     try:
-        counting = Counting(tool(), HASH_SEED)
+        counting = Counting(tool(), HASH_SEED, layout_bytes=LAYOUT_BLOCK_BYTES)
     except CountError as exc:
         failed = [InstructionSet(s.scenario, s.params, "failed", str(exc), []) for s in sets]
         return Counted(None, failed)

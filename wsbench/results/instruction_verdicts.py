@@ -131,7 +131,10 @@ def compare_counts(base: Sequence[Run], head: Sequence[Run], *, match: Match) ->
             continue
         differ = None
         if counting_key(b_run) != counting_key(h_run):
-            differ = "counted differently (tool, hash seed, CPU model or load generator build)"
+            differ = (
+                "counted differently (tool, hash seed, stack layout, CPU model or load "
+                "generator build)"
+            )
         found = {(s.scenario, tuple(sorted(s.params.items()))): s for s in h_run.instructions}
         for b in b_run.instructions:
             h = found.get((b.scenario, tuple(sorted(b.params.items()))))

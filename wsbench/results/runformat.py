@@ -664,11 +664,16 @@ class Counting(msgspec.Struct, frozen=True):
         tool: e.g. ``"valgrind-3.19.0 callgrind"``.
         hash_seed: ``PYTHONHASHSEED`` of the server.
         aslr: whether the server's address space was randomised (never: ``setarch -R``).
+        layout_bytes: what the server's command line and environment were padded to a
+            multiple of, bytes, so that its stack starts at one address whatever their
+            lengths (:func:`wsbench.instrument.server.padded_env`); 0: not padded (documents
+            from before, whose counts moved by up to 1 % with those lengths).
     """
 
     tool: str
     hash_seed: int
     aslr: bool = False
+    layout_bytes: int = 0
 
 
 class ConformanceCase(msgspec.Struct, frozen=True):
