@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 import time
@@ -15,8 +16,10 @@ from tests.conftest import SERVERS, fixture_impl
 from wsbench.instrument import loadgen
 from wsbench.instrument.measure import HOST, ConfigError, MeasureConfig, measure
 from wsbench.instrument.server import (
+    FIXED_ENV_KEPT,
     LAYOUT_BLOCK_BYTES,
     LAYOUT_PAD_ENV,
+    SERVER_TAG_ENV,
     ServerProcess,
     free_port,
     padded_env,
@@ -121,6 +124,24 @@ def test_a_server_does_not_inherit_the_harness_pythonpath(
             ServerProcess(["true"], cpus=[0], name="env", env={"PYTHONPATH": "/given"})
         )
         assert given.env["PYTHONPATH"] == "/given"
+
+
+def test_a_fixed_layout_server_inherits_only_the_kept_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """For instruction counts: the running test's name and other variables of this process
+    are not passed on, ``PATH`` and those given to the server are, and the whole pads to
+    whole pages."""
+    monkeypatch.setenv("WSBENCH_TEST_INHERITED", "yes")
+    with contextlib.ExitStack() as never_started:
+        server = never_started.push(
+            ServerProcess(["true"], cpus=[0], name="env", env={"GIVEN": "1"}, fixed_layout=True)
+        )
+        assert "PYTEST_CURRENT_TEST" in os.environ
+        kept = {k for k in os.environ if k in FIXED_ENV_KEPT}
+        assert "PATH" in kept
+        assert set(server.env) == kept | {"GIVEN", SERVER_TAG_ENV, LAYOUT_PAD_ENV}
+        assert padded_env(server.argv, server.env) == server.env
 
 
 def _first_stack(argv: list[str], env: dict[str, str]) -> int:
