@@ -13,8 +13,9 @@ the direction):
 - the core: :mod:`wsbench.scenarios` (one module per scenario and their registry),
   :mod:`wsbench.impls` (the implementations under ``impls/`` and their metadata),
   :mod:`wsbench.loadreport` (the load generator's report, its contract),
-  :mod:`wsbench.policy` (standing policies the layers share), :mod:`wsbench.paths` and
-  :mod:`wsbench.digest`.
+  :mod:`wsbench.policy` (standing policies the layers share), :mod:`wsbench.deployment`
+  (the deployment profiles), :mod:`wsbench.pythons` (the Python versions' names),
+  :mod:`wsbench.cpulist`, :mod:`wsbench.paths` and :mod:`wsbench.digest`.
 
 :mod:`wsbench.site` builds the published site from the results layer and the core only.
 """

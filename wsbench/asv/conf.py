@@ -18,9 +18,8 @@ from typing import Any
 
 from wsbench.impls import Impl, ImplConfig, ImplVersion, all_impls
 from wsbench.paths import REPO_ROOT
+from wsbench.pythons import DEFAULT_PYTHON
 
-PYTHON = "3.11"
-"""The Python version of every benchmark environment."""
 ENV_TYPE = "uvpip"
 """The environment type of :mod:`wsbench.asv.uv`."""
 CONF_PATH = REPO_ROOT / "asv.conf.json"
@@ -73,12 +72,12 @@ class BenchEnv:
         from asv.environment import get_env_name
 
         tagged = {("build", k): v for k, v in self.env_vars.items()}
-        name: str = get_env_name(ENV_TYPE, PYTHON, self.requirements, tagged)
+        name: str = get_env_name(ENV_TYPE, DEFAULT_PYTHON, self.requirements, tagged)
         return name
 
     def include_entry(self) -> dict[str, Any]:
         """The entry of asv.conf.json's ``include`` list."""
-        entry: dict[str, Any] = {"python": PYTHON}
+        entry: dict[str, Any] = {"python": DEFAULT_PYTHON}
         if self.requirements:
             entry["req"] = self.requirements
         # "env", not "env_nobuild": build variables are part of the environment's folder

@@ -8,9 +8,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from wsbench.asv.conf import PYTHON, BenchEnv
+from wsbench.asv.conf import BenchEnv
 from wsbench.asv.requirements import install_failure_summary, requirement_spec
 from wsbench.paths import REPO_ROOT
+from wsbench.pythons import DEFAULT_PYTHON
 
 ENVS_DIR = REPO_ROOT / ".wsbench" / "envs"
 """Where the environments live (ignored by git); each is reused while it installed fine."""
@@ -38,7 +39,8 @@ def ensure(env: BenchEnv, root: Path = ENVS_DIR) -> Path:
         return python
     specs = [requirement_spec(k, v) for k, v in sorted(env.requirements.items())]
     # --clear: a folder without the DONE mark is what an interrupted or failed install left.
-    steps = [[uv, "venv", "--quiet", "--clear", f"--python={PYTHON}", "--no-project", str(path)]]
+    venv = [uv, "venv", "--quiet", "--clear", f"--python={DEFAULT_PYTHON}", "--no-project"]
+    steps = [[*venv, str(path)]]
     if specs:  # the native reference's environment needs no package
         steps.append([uv, "pip", "install", "--quiet", "--python", str(python), *specs])
     for argv in steps:

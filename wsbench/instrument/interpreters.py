@@ -1,0 +1,178 @@
+"""The interpreter that answers to a Python name on this machine, and what it is.
+
+An interpreter is looked for along three routes, in this order (:func:`find_python`):
+
+1. on ``PATH``, by its executable's name (``python3.12``, ``python3.14t``), as
+   ``actions/setup-python`` installs it on a runner;
+2. in pyenv (``$PYENV_ROOT/versions/3.12.*/bin/python3.12``, the newest patch release
+   first), as on the development machine, where only one version is pyenv's global and the
+   others' shims on PATH refuse to run;
+3. named by :data:`PYTHONS_ENV`, a list of interpreter paths (for one installed anywhere
+   else).
+
+Each candidate is run once (:func:`probe`) and taken only if it is the version and build
+asked for: a shim that refuses, or a ``python3.13`` that is really 3.12, is passed over and
+said so when nothing matches. The harness never lets uv download an interpreter
+(:data:`NO_DOWNLOADS`): a Python the machine does not have is *not found*, with the routes
+tried.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from wsbench.pythons import PythonName
+
+PYTHONS_ENV = "WSBENCH_PYTHONS"
+"""Environment variable with interpreter paths, separated by ``os.pathsep``, for Pythons
+that are neither on PATH nor in pyenv."""
+NO_DOWNLOADS = {"UV_PYTHON_DOWNLOADS": "never"}
+"""The environment that keeps uv from downloading a Python it does not find."""
+PROBE_TIMEOUT_S = 20.0
+"""Seconds an interpreter has to describe itself (a cold start of a debug build is slow)."""
+PROBE = """\
+import json, platform, sys, sysconfig
+jit = getattr(sys, "_jit", None)
+print(json.dumps({
+    "version": platform.python_version(),
+    "implementation": platform.python_implementation(),
+    "free_threaded": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+    "gil_enabled": sys._is_gil_enabled() if hasattr(sys, "_is_gil_enabled") else True,
+    "jit": ("on" if jit.is_enabled() else "off") if jit and jit.is_available() else "none",
+    "compiler": platform.python_compiler(),
+    "executable": sys.executable,
+}))
+"""
+"""What :func:`probe` runs in the interpreter: its own account of itself, as JSON."""
+
+
+class InterpreterNotFound(RuntimeError):
+    """No interpreter of the Python asked for on this machine; the message names every route
+    tried and what each found."""
+
+
+@dataclass(frozen=True)
+class PythonBuild:
+    """What an interpreter is, in its own words (:data:`PROBE`).
+
+    Attributes:
+        version: the full version, e.g. ``"3.12.1"``.
+        implementation: ``"CPython"``, ``"PyPy"``...
+        free_threaded: built without the GIL (``Py_GIL_DISABLED``, PEP 703).
+        gil_enabled: whether the GIL was on when it ran (a free-threaded build turns it
+            back on for an extension that does not declare itself safe without it, or with
+            ``PYTHON_GIL=1``); True for every other build.
+        jit: the experimental JIT (3.13+, PEP 744): ``"on"``, ``"off"`` (built with it, not
+            enabled), or ``"none"`` (not built with it).
+        compiler: the C compiler that built it, e.g. ``"GCC 12.2.0"``.
+        executable: the interpreter's path.
+    """
+
+    version: str
+    implementation: str
+    free_threaded: bool
+    gil_enabled: bool
+    jit: str
+    compiler: str
+    executable: str
+
+    @property
+    def name(self) -> PythonName:
+        """The :class:`~wsbench.pythons.PythonName` it answers to."""
+        major, minor = (int(part) for part in self.version.split(".")[:2])
+        return PythonName(major, minor, self.free_threaded)
+
+
+def probe(python: str | Path) -> PythonBuild:
+    """Run ``python`` once and read its :data:`PROBE`.
+
+    Raises:
+        InterpreterNotFound: it does not run, or its answer cannot be read (the message
+            says why, with the end of its error output).
+    """
+    try:
+        done = subprocess.run(
+            [str(python), "-I", "-c", PROBE], capture_output=True, text=True, check=False,
+            timeout=PROBE_TIMEOUT_S,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise InterpreterNotFound(f"{python}: does not run: {exc}") from exc
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["(no output)"])[0]
+        raise InterpreterNotFound(f"{python}: exits {done.returncode}: {last}")
+    try:
+        return PythonBuild(**json.loads(done.stdout))
+    except (ValueError, TypeError) as exc:
+        raise InterpreterNotFound(f"{python}: unreadable answer {done.stdout[:200]!r}") from exc
+
+
+def _patch_key(folder: Path) -> tuple[int, ...]:
+    """Sort key of a pyenv version folder by its numbers (``3.12.10`` after ``3.12.9``)."""
+    return tuple(int(n) for n in re.findall(r"\d+", folder.name))
+
+
+def candidates(name: PythonName, environ: Mapping[str, str]) -> list[tuple[str, Path]]:
+    """Where an interpreter of ``name`` may be, route by route (see the module): pairs of
+    the route's description and a path, in the order they are tried."""
+    found: list[tuple[str, Path]] = []
+    on_path = shutil.which(name.executable, path=environ.get("PATH", ""))
+    if on_path:
+        found.append(("on PATH", Path(on_path)))
+    root = Path(environ.get("PYENV_ROOT") or Path(environ.get("HOME", "~")) / ".pyenv")
+    suffix = "t" if name.free_threaded else ""
+    folders = [
+        f
+        for f in (root / "versions").glob(f"{name.major}.{name.minor}*")
+        if re.fullmatch(rf"{name.major}\.{name.minor}(\.\d+)?{suffix}(-dev)?", f.name)
+    ]
+    for folder in sorted(folders, key=_patch_key, reverse=True):
+        found.append(("in pyenv", folder / "bin" / name.executable))
+    for entry in environ.get(PYTHONS_ENV, "").split(os.pathsep):
+        if entry.strip():
+            found.append((f"in {PYTHONS_ENV}", Path(entry.strip())))
+    return found
+
+
+def find_python(name: PythonName, environ: Mapping[str, str] | None = None) -> PythonBuild:
+    """The first interpreter along the routes (see the module) that is ``name``: its
+    version's major and minor, and the free-threaded build for a ``t`` name.
+
+    Args:
+        name: the Python asked for.
+        environ: where ``PATH``, ``PYENV_ROOT``, ``HOME`` and :data:`PYTHONS_ENV` are read
+            (default: this process's environment).
+
+    Raises:
+        InterpreterNotFound: none is; the message names each route and what it found.
+    """
+    environ = os.environ if environ is None else environ
+    tried: list[str] = []
+    for route, path in candidates(name, environ):
+        try:
+            build = probe(path)
+        except InterpreterNotFound as exc:
+            tried.append(f"{route}: {exc}")
+            continue
+        if build.name == name:
+            return build
+        tried.append(f"{route}: {path} is Python {build.name} ({build.version})")
+    detail = "".join(f"\n  {line}" for line in tried) or " (no candidate on any route)"
+    raise InterpreterNotFound(
+        f"no Python {name} on this machine: looked for {routes(name)}{detail}"
+    )
+
+
+def routes(name: PythonName) -> str:
+    """The routes :func:`find_python` takes for ``name``, in words."""
+    return (
+        f"{name.executable} on PATH, $PYENV_ROOT/versions/{name.major}.{name.minor}.*"
+        f"{'t' if name.free_threaded else ''}/bin/{name.executable} (pyenv), or its path in "
+        f"{PYTHONS_ENV}"
+    )
