@@ -5,6 +5,7 @@ is the Python asked for."""
 from __future__ import annotations
 
 import os
+import platform
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from wsbench.instrument.interpreters import (
     InterpreterNotFound,
     find_python,
     probe,
+    this_interpreter,
 )
 from wsbench.pythons import PythonName
 
@@ -34,13 +36,16 @@ def _environ(tmp_path: Path, **more: str) -> dict[str, str]:
     return {"PATH": str(tmp_path / "path"), "PYENV_ROOT": str(tmp_path / "pyenv"), **more}
 
 
-def test_this_interpreter_describes_itself() -> None:
-    assert THIS.version.startswith(f"{sys.version_info.major}.{sys.version_info.minor}.")
-    assert THIS.implementation == "CPython"
+def test_this_interpreter_describes_itself_the_same_in_process_and_out() -> None:
+    build = THIS.interpreter
+    assert build.version == platform.python_version()
+    assert build.implementation == "CPython"
     assert THIS.name == PythonName(sys.version_info.major, sys.version_info.minor)
-    assert THIS.compiler and Path(THIS.executable).exists()
-    assert THIS.jit in ("on", "off", "none")
-    assert THIS.gil_enabled or THIS.free_threaded
+    assert build.python == f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert build.compiler and Path(THIS.executable).exists()
+    assert build.jit in ("on", "off", "none")
+    assert build.gil_enabled or build.free_threaded
+    assert this_interpreter() == build
 
 
 def test_each_route_finds_it_in_order(tmp_path: Path) -> None:
@@ -49,7 +54,7 @@ def test_each_route_finds_it_in_order(tmp_path: Path) -> None:
     pyenv = _link(tmp_path / "pyenv" / "versions" / f"{THIS.version}" / "bin", name.executable)
     _link(tmp_path / "pyenv" / "versions" / f"{name}.0" / "bin", name.executable, "/bin/false")
     found = find_python(name, environ)  # pyenv's newest patch release first
-    assert (found.executable, found.version) == (str(pyenv), THIS.version)
+    assert (found.executable, found.interpreter) == (str(pyenv), THIS.interpreter)
     on_path = _link(tmp_path / "path", name.executable)
     assert find_python(name, environ).executable == str(on_path)  # PATH before pyenv
     pyenv.unlink()

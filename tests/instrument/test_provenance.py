@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import platform
+import sys
+
+import msgspec
+
 from wsbench.impls import get_impl
-from wsbench.instrument.provenance import impl_info
+from wsbench.instrument.cpus import default_placement
+from wsbench.instrument.interpreters import this_interpreter
+from wsbench.instrument.provenance import impl_info, new_run
+from wsbench.instrument.sampling import SamplingPlan
+from wsbench.results.runformat import Run
 
 
 def test_a_document_names_the_websocket_backend_its_version_runs() -> None:
@@ -22,3 +31,18 @@ def test_a_configurations_own_backend_wins() -> None:
     latest = impl.versions[-1].version
     info = impl_info(impl, config, latest)
     assert (info.ws_backend, info.server, info.event_loop) == ("wsproto", "uvicorn", "asyncio")
+
+
+def test_a_document_records_its_interpreters_build() -> None:
+    impl = get_impl("native")
+    settings = SamplingPlan().settings(default_placement(), 1)
+    doc = new_run(run_id="r", machine_name="m", settings=settings, impl=impl,
+                  config=impl.config(None), env_name="env")  # fmt: skip
+    assert doc.environment.python == platform.python_version()
+    assert doc.environment.interpreter == this_interpreter()
+    assert doc.environment.interpreter is not None
+    assert doc.environment.interpreter.python == f"{sys.version_info[0]}.{sys.version_info[1]}"
+    # older documents, without it, still read
+    raw = msgspec.json.decode(msgspec.json.encode(doc))
+    del raw["environment"]["interpreter"]
+    assert msgspec.convert(raw, Run).environment.interpreter is None

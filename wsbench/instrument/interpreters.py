@@ -19,6 +19,7 @@ tried.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -28,7 +29,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from wsbench.pythons import PythonName
+import msgspec
+
+from wsbench.pythons import PythonName, parse_python
+from wsbench.results.runformat import Interpreter
 
 PYTHONS_ENV = "WSBENCH_PYTHONS"
 """Environment variable with interpreter paths, separated by ``os.pathsep``, for Pythons
@@ -37,20 +41,34 @@ NO_DOWNLOADS = {"UV_PYTHON_DOWNLOADS": "never"}
 """The environment that keeps uv from downloading a Python it does not find."""
 PROBE_TIMEOUT_S = 20.0
 """Seconds an interpreter has to describe itself (a cold start of a debug build is slow)."""
-PROBE = """\
-import json, platform, sys, sysconfig
-jit = getattr(sys, "_jit", None)
-print(json.dumps({
-    "version": platform.python_version(),
-    "implementation": platform.python_implementation(),
-    "free_threaded": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
-    "gil_enabled": sys._is_gil_enabled() if hasattr(sys, "_is_gil_enabled") else True,
-    "jit": ("on" if jit.is_enabled() else "off") if jit and jit.is_available() else "none",
-    "compiler": platform.python_compiler(),
-    "executable": sys.executable,
-}))
-"""
-"""What :func:`probe` runs in the interpreter: its own account of itself, as JSON."""
+
+
+def describe() -> dict[str, object]:
+    """This interpreter's account of itself: :class:`~wsbench.results.runformat.Interpreter`'s
+    fields and ``executable``. Self-contained: :data:`PROBE` runs its source in another
+    interpreter (any Python 3)."""
+    import platform
+    import sys
+    import sysconfig
+
+    jit = getattr(sys, "_jit", None)
+    gil = getattr(sys, "_is_gil_enabled", None)
+    return {
+        "version": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "free_threaded": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+        "gil_enabled": gil() if gil is not None else True,
+        "jit": ("on" if jit.is_enabled() else "off") if jit and jit.is_available() else "none",
+        "compiler": platform.python_compiler(),
+        "executable": sys.executable,
+    }
+
+
+PROBE = (
+    "from __future__ import annotations\n"
+    f"{inspect.getsource(describe)}\nimport json\nprint(json.dumps(describe()))\n"
+)
+"""What :func:`probe` runs in an interpreter: :func:`describe`, printed as JSON."""
 
 
 class InterpreterNotFound(RuntimeError):
@@ -60,34 +78,33 @@ class InterpreterNotFound(RuntimeError):
 
 @dataclass(frozen=True)
 class PythonBuild:
-    """What an interpreter is, in its own words (:data:`PROBE`).
+    """An interpreter found on this machine.
 
     Attributes:
-        version: the full version, e.g. ``"3.12.1"``.
-        implementation: ``"CPython"``, ``"PyPy"``...
-        free_threaded: built without the GIL (``Py_GIL_DISABLED``, PEP 703).
-        gil_enabled: whether the GIL was on when it ran (a free-threaded build turns it
-            back on for an extension that does not declare itself safe without it, or with
-            ``PYTHON_GIL=1``); True for every other build.
-        jit: the experimental JIT (3.13+, PEP 744): ``"on"``, ``"off"`` (built with it, not
-            enabled), or ``"none"`` (not built with it).
-        compiler: the C compiler that built it, e.g. ``"GCC 12.2.0"``.
-        executable: the interpreter's path.
+        executable: its path (as found: a link is not resolved).
+        interpreter: its build, in its own words (:func:`describe`), as run documents
+            record it.
     """
 
-    version: str
-    implementation: str
-    free_threaded: bool
-    gil_enabled: bool
-    jit: str
-    compiler: str
     executable: str
+    interpreter: Interpreter
+
+    @property
+    def version(self) -> str:
+        """Its full version, e.g. ``"3.12.1"``."""
+        return self.interpreter.version
 
     @property
     def name(self) -> PythonName:
         """The :class:`~wsbench.pythons.PythonName` it answers to."""
-        major, minor = (int(part) for part in self.version.split(".")[:2])
-        return PythonName(major, minor, self.free_threaded)
+        return parse_python(self.interpreter.python)
+
+
+def this_interpreter() -> Interpreter:
+    """The build of the interpreter running this process (:func:`describe`)."""
+    fields = describe()
+    fields.pop("executable")
+    return msgspec.convert(fields, Interpreter)
 
 
 def probe(python: str | Path) -> PythonBuild:
@@ -108,8 +125,10 @@ def probe(python: str | Path) -> PythonBuild:
         last = (done.stderr.strip().splitlines() or ["(no output)"])[0]
         raise InterpreterNotFound(f"{python}: exits {done.returncode}: {last}")
     try:
-        return PythonBuild(**json.loads(done.stdout))
-    except (ValueError, TypeError) as exc:
+        fields = json.loads(done.stdout)
+        executable = str(fields.pop("executable"))
+        return PythonBuild(executable, msgspec.convert(fields, Interpreter))
+    except (ValueError, TypeError, KeyError, msgspec.ValidationError) as exc:
         raise InterpreterNotFound(f"{python}: unreadable answer {done.stdout[:200]!r}") from exc
 
 

@@ -16,6 +16,7 @@ from wsbench.digest import files_sha256, tree_files
 from wsbench.impls import Impl, ImplConfig
 from wsbench.instrument import loadgen, machine, system
 from wsbench.instrument.cpus import CpuPlacement
+from wsbench.instrument.interpreters import this_interpreter
 from wsbench.paths import REPO_ROOT
 from wsbench.results.runformat import (
     Benchmark,
@@ -128,7 +129,10 @@ def new_run(
         settings=settings,
         impl=impl_info(impl, config, version),
         environment=Environment(
-            env_name=env_name, python=platform.python_version(), install_error=install_error
+            env_name=env_name,
+            python=platform.python_version(),
+            install_error=install_error,
+            interpreter=this_interpreter(),
         ),
         benchmarks=benchmarks or [],
         system=system_check or system.recorded(placement),

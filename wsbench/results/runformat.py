@@ -23,7 +23,9 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
      "impl": {"name", "display_name", "package", "version", "config", "row_name", "server",
               "ws_backend", "event_loop", "protocol", "reference", "deviations",
               "slow_subscriber", "role", "api"},
-     "environment": {"env_name", "python", "install_error"},
+     "environment": {"env_name", "python", "install_error",
+                     "interpreter": {"version", "implementation", "free_threaded",
+                                     "gil_enabled", "jit", "compiler"}},
      "benchmarks": [
        {"scenario": "echo", "params": {"size_bytes": 16, "in_flight": 64},
         "status": "ok" | "failed", "error": text or null,
@@ -94,6 +96,10 @@ measured without waits (0, 0.0 and null), which they were. ``settings.wait_budge
 a benchmark's ``waits_skipped`` (the run's budget for those waits,
 :mod:`wsbench.instrument.waitbudget`) were added within version 2 too: null and 0 in earlier
 documents, whose waits had only the per-set bound.
+
+``environment.interpreter`` (added within version 2; null in earlier documents, all measured
+on CPython 3.11 with the GIL and no JIT) is what the environment's interpreter says of its
+build (:mod:`wsbench.instrument.interpreters`).
 
 ``system`` (added within version 1; null in earlier documents) is the machine's tuning
 check (:mod:`wsbench.instrument.system`) when the run started. The many-connection fields of a
@@ -287,12 +293,45 @@ class ImplInfo(msgspec.Struct, frozen=True):
     workers: str = ""
 
 
+class Interpreter(msgspec.Struct, frozen=True):
+    """An interpreter's build, in its own words (:mod:`wsbench.instrument.interpreters`).
+
+    Attributes:
+        version: the full version, e.g. ``"3.12.1"``.
+        implementation: ``"CPython"``, ``"PyPy"``...
+        free_threaded: built without the GIL (``Py_GIL_DISABLED``, PEP 703).
+        gil_enabled: whether the GIL was on in the process that answered, before any
+            framework was imported (a free-threaded build turns it back on for an extension
+            that does not declare itself safe without it, or with ``PYTHON_GIL=1``); True
+            for every other build.
+        jit: the experimental JIT (PEP 744): ``"on"``, ``"off"`` (built with it, not
+            enabled) or ``"none"`` (not built with it).
+        compiler: the C compiler that built it, e.g. ``"GCC 12.2.0"``.
+    """
+
+    version: str
+    implementation: str
+    free_threaded: bool
+    gil_enabled: bool
+    jit: str
+    compiler: str
+
+    @property
+    def python(self) -> str:
+        """The Python it is as wsbench names it (:mod:`wsbench.pythons`): ``"3.12"``,
+        ``"3.14t"``."""
+        major, minor = self.version.split(".")[:2]
+        return f"{major}.{minor}{'t' if self.free_threaded else ''}"
+
+
 class Environment(msgspec.Struct, frozen=True):
-    """The asv environment: its name, its Python, and why it did not install (or null)."""
+    """The asv environment: its name, its Python (``python``: the full version), why it did
+    not install (or null), and its interpreter's build (null in documents from before)."""
 
     env_name: str
     python: str
     install_error: str | None = None
+    interpreter: Interpreter | None = None
 
 
 class Latency(msgspec.Struct, frozen=True):
