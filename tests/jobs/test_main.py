@@ -21,9 +21,18 @@ from tests.conftest import clean_clone_env
 from wsbench.commands.cli import main
 from wsbench.commands.run import add_arguments, plan_of
 from wsbench.impls import get_impl
+from wsbench.instrument.interpreters import PYTHONS_ENV, probe
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import MainJobError, check_commits, commit_refs, run_envs, select_envs
+from wsbench.jobs.main import (
+    MainJobError,
+    check_commits,
+    commit_refs,
+    run_envs,
+    run_pythons,
+    select_envs,
+)
 from wsbench.paths import REPO_ROOT
+from wsbench.pythons import PYTHONS
 from wsbench.results.runformat import load
 from wsbench.results.stats import median
 from wsbench.scenarios import (
@@ -170,3 +179,41 @@ def test_the_runs_environments_are_the_selection_its_new_releases_and_its_shard(
     assert all(halves)
     with pytest.raises(MainJobError, match="expected I/N"):
         run_envs(None, "latest", shard="3")
+
+
+def test_on_another_python_a_run_measures_the_latest_releases_in_environments_of_their_own() -> (
+    None
+):
+    every = run_envs(["websockets"], "all", ["asyncio"], pythons=["3.11", "3.13"])
+    on_default = select_envs(["websockets"], "all", ["asyncio"])
+    assert every[: len(on_default)] == on_default  # the default Python's, as selected
+    (latest,) = every[len(on_default) :]  # older versions stay on the Python of their time
+    assert latest.python == "3.13" and latest.is_default
+    assert latest.version == on_default[-1].version
+    assert latest.name == on_default[-1].name.replace("-py3.11-", "-py3.13-")
+    assert latest.include_entry()["python"] == "3.13"
+    assert [e.python for e in run_envs(["websockets"], "latest", pythons=["3.14t"])] == [
+        "3.14t"
+    ] * len(select_envs(["websockets"], "latest"))
+
+
+def test_a_python_named_must_be_on_the_machine_and_all_takes_those_that_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    this = probe(sys.executable).name
+    (tmp_path / this.executable).symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "no-pyenv"))
+    monkeypatch.delenv(PYTHONS_ENV, raising=False)
+    assert run_pythons([str(this)]) == [str(this)]
+    said: list[str] = []
+    assert run_pythons(["all"], log=said.append) == [str(this)]
+    assert len(said) == len(PYTHONS) - 1
+    assert said[-1] == (
+        "Python 3.14t is not on this machine: not measured (looked for python3.14t on PATH, "
+        "$PYENV_ROOT/versions/3.14.*t/bin/python3.14t (pyenv), or its path in WSBENCH_PYTHONS)"
+    )
+    with pytest.raises(MainJobError, match=r"^no Python 3\.14t on this machine: looked for"):
+        run_pythons(["all", "3.14t"])
+    with pytest.raises(MainJobError, match="bad Python version 'latest'"):
+        run_pythons(["latest"])

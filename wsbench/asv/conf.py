@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +35,17 @@ class BenchEnv:
         version: the version (None for the native reference, which has no package).
         is_default: True at the newest version the configuration exists at (and for the
             reference): what the quick run measures.
+        python: the Python it runs on (:mod:`wsbench.pythons`): :data:`DEFAULT_PYTHON` for
+            every environment of asv.conf.json; another for the latest releases measured on
+            it (:func:`on_python`), whose environments a run adds to its own configuration,
+            as it does new releases'.
     """
 
     impl: Impl
     config: ImplConfig
     version: ImplVersion | None
     is_default: bool = True
+    python: str = DEFAULT_PYTHON
 
     @property
     def requirements(self) -> dict[str, str]:
@@ -72,12 +77,12 @@ class BenchEnv:
         from asv.environment import get_env_name
 
         tagged = {("build", k): v for k, v in self.env_vars.items()}
-        name: str = get_env_name(ENV_TYPE, DEFAULT_PYTHON, self.requirements, tagged)
+        name: str = get_env_name(ENV_TYPE, self.python, self.requirements, tagged)
         return name
 
     def include_entry(self) -> dict[str, Any]:
         """The entry of asv.conf.json's ``include`` list."""
-        entry: dict[str, Any] = {"python": DEFAULT_PYTHON}
+        entry: dict[str, Any] = {"python": self.python}
         if self.requirements:
             entry["req"] = self.requirements
         # "env", not "env_nobuild": build variables are part of the environment's folder
@@ -102,6 +107,12 @@ def bench_envs(impls: list[Impl] | None = None) -> list[BenchEnv]:
                     BenchEnv(impl, config, v, is_default=v is versions[-1]) for v in versions
                 )
     return envs
+
+
+def on_python(env: BenchEnv, python: str) -> BenchEnv:
+    """``env`` on Python ``python`` (e.g. ``"3.13"``): the same requirements in an
+    environment of that interpreter, named ``uvpip-py3.13-...``."""
+    return replace(env, python=python)
 
 
 def listed_env(impl: Impl, config_id: str, version: str) -> BenchEnv | None:

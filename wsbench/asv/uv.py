@@ -36,7 +36,9 @@ from asv import environment, util
 from asv.console import log
 
 from wsbench.asv.requirements import install_failure_summary, requirement_spec
+from wsbench.instrument.interpreters import NO_DOWNLOADS, InterpreterNotFound, find_python
 from wsbench.paths import INSTALL_ERROR_FILE, PROJECT_IN_ENV
+from wsbench.pythons import parse_python
 
 HARNESS_REQUIREMENTS = ("asv_runner", "psutil", "msgspec", "packaging", "trustme", "cryptography")
 """Installed in every environment besides its framework: asv's runner, the sampler's psutil,
@@ -84,14 +86,19 @@ class UvPip(environment.Environment):  # type: ignore[misc]
 
     @classmethod
     def matches(cls, python: str) -> bool:
-        """True for a plain ``MAJOR.MINOR`` Python version when uv is installed."""
-        return bool(re.match(r"^[0-9]+\.[0-9]+$", python)) and shutil.which("uv") is not None
+        """True for a Python as wsbench names it (``MAJOR.MINOR``, ``t`` for the
+        free-threaded build) when uv is installed."""
+        return bool(re.match(r"^[0-9]+\.[0-9]+t?$", python)) and shutil.which("uv") is not None
 
     def _setup(self) -> None:
-        env = {**os.environ, **self.build_env_vars}
-        log.info(f"Creating {self.name} with uv")
+        env = {**os.environ, **self.build_env_vars, **NO_DOWNLOADS}
+        try:  # the machine's interpreter (PATH, pyenv, WSBENCH_PYTHONS), never a download
+            interpreter = find_python(parse_python(self._python)).executable
+        except InterpreterNotFound as exc:
+            raise environment.EnvironmentUnavailable(str(exc)) from exc
+        log.info(f"Creating {self.name} with uv and {interpreter}")
         util.check_call(
-            [self._uv, "venv", "--quiet", f"--python={self._python}", "--no-project", self._path],
+            [self._uv, "venv", "--quiet", f"--python={interpreter}", "--no-project", self._path],
             env=env,
         )
         specs = [requirement_spec(k, v) for k, v in sorted(self._requirements.items())]

@@ -4,14 +4,16 @@ one virtual environment per asv environment name, made with ``uv venv`` and one
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from wsbench.asv.conf import BenchEnv
 from wsbench.asv.requirements import install_failure_summary, requirement_spec
+from wsbench.instrument.interpreters import NO_DOWNLOADS, InterpreterNotFound, find_python
 from wsbench.paths import REPO_ROOT
-from wsbench.pythons import DEFAULT_PYTHON
+from wsbench.pythons import parse_python
 
 ENVS_DIR = REPO_ROOT / ".wsbench" / "envs"
 """Where the environments live (ignored by git); each is reused while it installed fine."""
@@ -28,7 +30,7 @@ def ensure(env: BenchEnv, root: Path = ENVS_DIR) -> Path:
     again over what an unfinished earlier attempt left).
 
     Raises:
-        VenvError: see the class.
+        VenvError: see the class, or the environment's Python is not on this machine.
     """
     uv = shutil.which("uv")
     if uv is None:
@@ -37,14 +39,20 @@ def ensure(env: BenchEnv, root: Path = ENVS_DIR) -> Path:
     python = path / "bin" / "python"
     if (path / DONE).exists():
         return python
+    try:  # the machine's interpreter of the environment's Python, never a download
+        interpreter = find_python(parse_python(env.python)).executable
+    except InterpreterNotFound as exc:
+        raise VenvError(f"{env.row_name}: {exc}") from exc
     specs = [requirement_spec(k, v) for k, v in sorted(env.requirements.items())]
     # --clear: a folder without the DONE mark is what an interrupted or failed install left.
-    venv = [uv, "venv", "--quiet", "--clear", f"--python={DEFAULT_PYTHON}", "--no-project"]
+    venv = [uv, "venv", "--quiet", "--clear", f"--python={interpreter}", "--no-project"]
     steps = [[*venv, str(path)]]
     if specs:  # the native reference's environment needs no package
         steps.append([uv, "pip", "install", "--quiet", "--python", str(python), *specs])
     for argv in steps:
-        proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            argv, capture_output=True, text=True, check=False, env={**os.environ, **NO_DOWNLOADS}
+        )
         if proc.returncode != 0:
             output = (proc.stdout + proc.stderr).strip()
             raise VenvError(

@@ -8,6 +8,7 @@ from wsbench.commands.options import add_env_arguments, add_plan_arguments, plan
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import main as mainjob
 from wsbench.jobs.main import MainJobError, MainJobOptions, grid_processes, grid_windows
+from wsbench.pythons import DEFAULT_PYTHON, PYTHONS
 from wsbench.scenarios import (
     DEFAULT_GRID_PROCESSES,
     DEFAULT_GRID_WINDOWS_PER_PROCESS,
@@ -64,6 +65,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "meta.toml, pinned like that version (the nightly)",
     )
     parser.add_argument(
+        "--python",
+        action="append",
+        metavar="VERSION",
+        help=f"the Python to measure on (repeatable; default {DEFAULT_PYTHON}): e.g. 3.13 or "
+        "3.14t (free-threaded), or all: every one of "
+        f"{', '.join(PYTHONS)} this machine has; on a Python other than {DEFAULT_PYTHON}, the "
+        "latest releases only. An interpreter is found on PATH, in pyenv, or in "
+        "WSBENCH_PYTHONS (./bench list shows them), never downloaded",
+    )
+    parser.add_argument(
         "--shard", metavar="I/N", help="only shard I of N of the environments (wsbench.jobs.shards)"
     )
     parser.add_argument("--run-id", help="the run's id (default: a new one; shards share one)")
@@ -103,7 +114,8 @@ def options_of(args: argparse.Namespace) -> MainJobOptions:
         environment=args.environment, scenario=args.scenario, grid=args.grid,
         param=tuple(args.param), plan=plan_of(args), server_cpus=args.server_cpus,
         loadgen_cpus=args.loadgen_cpus, machine=args.machine, commits=args.commits,
-        new_releases=args.new_releases, shard=args.shard, run_id=args.run_id,
+        new_releases=args.new_releases, python=tuple(args.python or (DEFAULT_PYTHON,)),
+        shard=args.shard, run_id=args.run_id,
         instructions=args.instructions, no_site=args.no_site,
     )  # fmt: skip
 

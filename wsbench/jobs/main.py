@@ -30,7 +30,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,12 +48,14 @@ from wsbench.cpulist import cpu_list
 from wsbench.impls import ImplError, get_impl
 from wsbench.instrument import lifetime, loadgen, machine, system, waitbudget
 from wsbench.instrument.cpus import LOADGEN_CPUS_ENV, SERVER_CPUS_ENV, placement_from
+from wsbench.instrument.interpreters import InterpreterNotFound, find_python, routes
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.instrument.waitbudget import WaitBudget, waits_spent
 from wsbench.jobs import releases, shards
 from wsbench.jobs.commits import resolve
 from wsbench.jobs.written import unwritten
 from wsbench.paths import REPO_ROOT, SITE_DIR
+from wsbench.pythons import DEFAULT_PYTHON, parse_python, pythons_of
 from wsbench.results import store
 from wsbench.results.compare import CompareError
 from wsbench.scenarios import (
@@ -92,6 +94,10 @@ class MainJobOptions:
         machine: asv's machine name.
         commits: the commits, as asv run takes them.
         new_releases: also every release newer than the last listed (the nightly).
+        python: the Pythons (``"3.12"``, ``"3.14t"``, or ``"all"``: every one of
+            :data:`wsbench.pythons.PYTHONS` this machine has): the default Python's
+            environments as selected, each other's with the latest releases only
+            (:func:`run_pythons`).
         shard: ``"I/N"``: only shard I of N of the environments.
         run_id: the run's id (None: a new one).
         instructions: also count instructions per message under valgrind.
@@ -111,6 +117,7 @@ class MainJobOptions:
     machine: str = "wsbench-local"
     commits: str = "HEAD^!"
     new_releases: bool = False
+    python: Sequence[str] = (DEFAULT_PYTHON,)
     shard: str | None = None
     run_id: str | None = None
     instructions: bool = False
@@ -209,6 +216,47 @@ def select_envs(
     return envs if versions == "all" else [e for e in envs if e.is_default]
 
 
+def run_pythons(texts: Sequence[str], log: Callable[[str], None] | None = None) -> list[str]:
+    """The Pythons a run measures on, of ``--python`` values (:func:`wsbench.pythons.
+    pythons_of`): each one named must be on this machine; of ``"all"``, those that are not
+    are skipped and said so (``log``, default stderr).
+
+    Raises:
+        MainJobError: a malformed value, or a Python named that this machine does not have
+            (the message names the routes looked along).
+    """
+    say = log or (lambda line: print(f"wsbench: {line}", file=sys.stderr))
+    try:
+        names = pythons_of(list(texts))
+    except ValueError as exc:
+        raise MainJobError(str(exc)) from exc
+    named = {parse_python(t) for t in texts if t != "all"}
+    found: list[str] = []
+    for name in names:
+        try:
+            find_python(name)
+        except InterpreterNotFound as exc:
+            if name in named:
+                raise MainJobError(str(exc)) from exc
+            say(f"Python {name} is not on this machine: not measured (looked for {routes(name)})")
+            continue
+        found.append(str(name))
+    return found
+
+
+def on_pythons(envs: Sequence[BenchEnv], pythons: Sequence[str]) -> list[BenchEnv]:
+    """``envs`` on each of ``pythons``: on the default Python as they are, on every other
+    the latest releases' (``is_default``) only; older versions stay on the Python of their
+    time, the default."""
+    out: list[BenchEnv] = []
+    for python in pythons:
+        if python == DEFAULT_PYTHON:
+            out += envs
+        else:
+            out += [asvconf.on_python(e, python) for e in envs if e.is_default]
+    return out
+
+
 def run_envs(
     impls: Sequence[str] | None,
     versions: str,
@@ -218,11 +266,13 @@ def run_envs(
     new_releases: bool = False,
     shard: str | None = None,
     fetch: releases.Fetch = releases.fetch_project,
+    pythons: Sequence[str] = (DEFAULT_PYTHON,),
 ) -> list[BenchEnv]:
     """The environments of a run (``./bench run``'s, and ``./bench conformance``'s with the
     same options): :func:`select_envs`, then with ``new_releases`` every release newer than
     the last listed in the configurations selected (:func:`wsbench.jobs.releases.
     new_release_envs`; an index that cannot be read is named on stderr and skipped), then
+    on each of ``pythons`` (:func:`on_pythons`; not with ``names``, which are exact), then
     with ``shard`` (``"I/N"``) only that shard's (:func:`wsbench.jobs.shards.select`; it may
     be empty).
 
@@ -237,6 +287,8 @@ def run_envs(
             print(f"wsbench: new releases not looked up: {problem}", file=sys.stderr)
         wanted = {(e.impl.name, e.config.id) for e in envs}
         envs += [e for e in found.envs if (e.impl.name, e.config.id) in wanted]
+    if not names:
+        envs = on_pythons(envs, pythons)
     if shard:
         try:
             envs = shards.select(envs, shard)
@@ -328,9 +380,10 @@ def run(options: MainJobOptions) -> int:
         store.check_writable(results, options.machine)
     except store.StoreError as exc:
         raise store.StoreError(f"the results store {results}: {exc}", exc.errno) from exc
+    pythons = run_pythons(options.python)
     envs = run_envs(
         options.impl, options.versions, options.config, options.environment,
-        new_releases=options.new_releases, shard=options.shard,
+        new_releases=options.new_releases, shard=options.shard, pythons=pythons,
     )  # fmt: skip
     if options.shard and not envs:
         print(f"wsbench: shard {options.shard} has no environment: nothing to measure")
@@ -340,7 +393,8 @@ def run(options: MainJobOptions) -> int:
     listed = {e.name for e in asvconf.bench_envs()}
     extra = [e for e in envs if e.name not in listed]
     if extra:
-        print(f"  new releases: {', '.join(e.row_name for e in extra)}")
+        added = ", ".join(f"{e.row_name} on Python {e.python}" for e in extra)
+        print(f"  not in asv.conf.json (new releases, other Pythons): {added}")
 
     _step(1, "building the load generator")
     binary = loadgen.ensure_built()
