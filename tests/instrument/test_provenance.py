@@ -6,8 +6,10 @@ import platform
 import sys
 
 import msgspec
+import pytest
 
 from wsbench.impls import get_impl
+from wsbench.instrument import provenance
 from wsbench.instrument.cpus import default_placement
 from wsbench.instrument.interpreters import this_interpreter
 from wsbench.instrument.provenance import impl_info, new_run
@@ -46,3 +48,17 @@ def test_a_document_records_its_interpreters_build() -> None:
     raw = msgspec.json.decode(msgspec.json.encode(doc))
     del raw["environment"]["interpreter"]
     assert msgspec.convert(raw, Run).environment.interpreter is None
+
+
+def test_a_document_of_another_python_is_another_row_named_with_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    impl = get_impl("websockets")
+    config = impl.config("asyncio")
+    settings = SamplingPlan().settings(default_placement(), 1)
+    other = msgspec.structs.replace(this_interpreter(), version="3.13.0", free_threaded=False)
+    monkeypatch.setattr(provenance, "this_interpreter", lambda: other)
+    doc = new_run(run_id="r", machine_name="m", settings=settings, impl=impl, config=config,
+                  env_name="env", version="17.4")  # fmt: skip
+    assert doc.impl.row_name == f"{impl_info(impl, config, '17.4').row_name} · Python 3.13"
+    assert doc.python == "3.13" and doc.environment.interpreter == other

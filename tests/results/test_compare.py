@@ -29,7 +29,7 @@ from wsbench.results.compare import (
     to_markdown,
     to_text,
 )
-from wsbench.results.runformat import Run
+from wsbench.results.runformat import Interpreter, Run
 from wsbench.scenarios import Params, Scenario
 
 
@@ -63,6 +63,22 @@ def test_versions_pair_by_configuration() -> None:
     text, markdown = to_text(lines, "t"), to_markdown(lines, "t")
     assert "1 faster" in text and "| faster |" in markdown and "Welch's" in markdown
     assert lines[0].result is not None and lines[0].result.method == "welch"
+
+
+def _on_python(doc: Run, version: str, free_threaded: bool = False) -> Run:
+    build = Interpreter(version, "CPython", free_threaded, not free_threaded, "none", "GCC")
+    env = msgspec.structs.replace(doc.environment, python=version, interpreter=build)
+    return msgspec.structs.replace(doc, environment=env)
+
+
+def test_documents_of_two_pythons_are_never_one_figures_two_sides() -> None:
+    base, head = run(_rates(1000, 1)), _on_python(run(_rates(1200, 2)), "3.13.0")
+    assert (base.python, head.python) == ("3.11", "3.13")
+    assert _on_python(base, "3.14.0", free_threaded=True).python == "3.14t"
+    for match in ("environment", "configuration"):
+        with pytest.raises(CompareError, match="no benchmark in common"):
+            compare_runs([base], [head], match=match)
+    assert compare_runs([_on_python(base, "3.13.1")], [head])  # the same Python pairs
 
 
 def test_the_two_sides_of_an_interleaved_measurement_are_compared_as_independent() -> None:

@@ -10,6 +10,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
+import msgspec
 import psutil
 
 from wsbench.digest import files_sha256, tree_files
@@ -18,6 +19,7 @@ from wsbench.instrument import loadgen, machine, system
 from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.interpreters import this_interpreter
 from wsbench.paths import REPO_ROOT
+from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.results.runformat import (
     Benchmark,
     Environment,
@@ -117,8 +119,16 @@ def new_run(
 ) -> Run:
     """A run document for ``impl`` in ``config`` measured here now, with this machine's,
     harness's and load generator's facts (``version``: see :func:`impl_info`) and the
-    machine's tuning check (default: the run's, :func:`wsbench.instrument.system.recorded`)."""
+    machine's tuning check (default: the run's, :func:`wsbench.instrument.system.recorded`).
+    On a Python other than :data:`~wsbench.pythons.DEFAULT_PYTHON` its row is named with
+    it (``"websockets · asyncio 17.4 · Python 3.13"``): another row wherever results are
+    shown."""
     placement = CpuPlacement(server=settings.server_cpus, loadgen=settings.loadgen_cpus)
+    interpreter = this_interpreter()
+    info = impl_info(impl, config, version)
+    if interpreter.python != DEFAULT_PYTHON:  # another row than the default Python's
+        row_name = f"{info.row_name} · Python {interpreter.python}"
+        info = msgspec.structs.replace(info, row_name=row_name)
     return Run(
         run_id=run_id,
         started_at=now_iso(),
@@ -127,12 +137,12 @@ def new_run(
         harness=harness_info(),
         loadgen=loadgen_build(),
         settings=settings,
-        impl=impl_info(impl, config, version),
+        impl=info,
         environment=Environment(
             env_name=env_name,
             python=platform.python_version(),
             install_error=install_error,
-            interpreter=this_interpreter(),
+            interpreter=interpreter,
         ),
         benchmarks=benchmarks or [],
         system=system_check or system.recorded(placement),

@@ -86,8 +86,9 @@ class Line:
 
 
 def pair_key(run: Run, match: Match) -> tuple[str, ...]:
-    """What pairs a base document with a head document (see :data:`Match`)."""
-    base = (run.machine.name, run.impl.name, run.impl.config)
+    """What pairs a base document with a head document (see :data:`Match`), on the same
+    Python: documents of two Pythons are never one figure's two sides."""
+    base = (run.machine.name, run.impl.name, run.impl.config, run.python)
     return base if match == "configuration" else (*base, run.impl.version or "")
 
 

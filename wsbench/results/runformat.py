@@ -864,6 +864,15 @@ class Run(msgspec.Struct, frozen=True):
     profiling: Profiling | None = None
     profiles: list[ProfileSet] = msgspec.field(default_factory=list)
 
+    @property
+    def python(self) -> str:
+        """The Python its environment ran, as wsbench names it (:mod:`wsbench.pythons`):
+        ``"3.12"``, ``"3.14t"``; from the full version for documents without
+        ``environment.interpreter`` (none of which ran a free-threaded build)."""
+        if self.environment.interpreter is not None:
+            return self.environment.interpreter.python
+        return ".".join(self.environment.python.split(".")[:2])
+
     def comparable_key(self) -> tuple[object, ...]:
         """What must be equal for two runs' figures to share a table or a chart: the
         machine, the load generator build and the settings (:meth:`Settings.comparable`)."""
