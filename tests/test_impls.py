@@ -20,6 +20,7 @@ from wsbench.impls import (
     load_impl,
 )
 from wsbench.paths import REPO_ROOT
+from wsbench.pythons import DEFAULT_PYTHON
 
 FAIRNESS = ("compression", "keepalive_pings", "max_message_size")
 PYTHON_IMPLS = [impl for impl in all_impls() if not impl.reference]
@@ -532,3 +533,21 @@ def test_a_tuned_server_declines_deflate_unless_it_has_no_setting_to(tmp_path: P
     impl = load_impl(folder)
     assert impl.deviation(impl.config("hypercorn"), "compression") == "not offered: no setting"
     assert [impl.tuned_declines_deflate(c) for c in impl.configs] == [True, False]
+
+
+def test_an_older_version_is_measured_on_the_python_of_its_time(tmp_path: Path) -> None:
+    """meta.toml's ``python`` of a version (default 3.11): its environment's Python when it
+    is not the latest release; the latest is on the default Python (and on any other a run
+    asks for)."""
+    meta = FULL_META.replace('{ version = "1.0", ', '{ version = "1.0", python = "3.12", ')
+    impl = load_impl(_written(tmp_path, meta))
+    assert [(v.version, v.python) for v in impl.versions] == [("1.0", "3.12"), ("2.0", "3.11")]
+    envs = [e for e in asvconf.bench_envs([impl]) if e.config.id == impl.configs[-1].id]
+    assert [(e.version and e.version.version, e.python, e.is_default) for e in envs] == [
+        ("1.0", "3.12", False), ("2.0", DEFAULT_PYTHON, True),
+    ]  # fmt: skip
+    assert "-py3.12-" in envs[0].name and f"-py{DEFAULT_PYTHON}-" in envs[1].name
+    _written(tmp_path, 'package = "x"\nversions = [{ version = "1.0", python = "2.7" }]\n')
+    with pytest.raises(ImplError, match=r"version '1\.0': python '2\.7' is not one of 3\.11, "):
+        load_impl(tmp_path / "x")
+    assert {v.python for i in all_impls() for v in i.versions} == {DEFAULT_PYTHON}  # today

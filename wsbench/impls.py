@@ -19,6 +19,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from wsbench.paths import IMPLS_DIR
+from wsbench.pythons import DEFAULT_PYTHON, PYTHONS
 from wsbench.scenarios import SCENARIOS, Scenario
 
 DEFAULT_COMMAND = ("{python}", "{dir}/server.py", "--host", "{host}", "--port", "{port}")
@@ -65,6 +66,10 @@ class ImplVersion:
             own ``ws_backend`` wins; :meth:`Impl.ws_backend`), e.g. python-socketio's
             ``"websockets-sansio"``, uvicorn's default from 0.50 that its server.py selects;
             "" when not stated (the server's only or default backend, unnamed).
+        python: the Python of its time, which it is measured on as an older version
+            (:mod:`wsbench.pythons`; default :data:`~wsbench.pythons.DEFAULT_PYTHON`): the
+            latest release is measured on every Python the run asks for, an older one on
+            this one only.
     """
 
     version: str
@@ -72,6 +77,7 @@ class ImplVersion:
     api: str = ""
     speedups: str = ""
     ws_backend: str = ""
+    python: str = DEFAULT_PYTHON
 
 
 DEFAULT_CONFIG = "default"
@@ -378,6 +384,7 @@ class MetaVersion(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
         speedups: the package's optional accelerations at this version (autobahn's NVX).
         ws_backend: the WebSocket backend of the top-level server at this version, for the
             configurations on it that name none (:attr:`ImplVersion.ws_backend`).
+        python: the Python of its time (:attr:`ImplVersion.python`).
     """
 
     version: str
@@ -385,6 +392,7 @@ class MetaVersion(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     api: str = ""
     speedups: str = ""
     ws_backend: str = ""
+    python: str = DEFAULT_PYTHON
 
 
 class MetaConfiguration(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -474,6 +482,19 @@ def _version(text: str, path: Path) -> str:
         Version(text)
     except InvalidVersion as exc:
         raise ImplError(f"{path}: version {text!r} is not a PEP 440 version") from exc
+    return text
+
+
+def _python(text: str, path: Path, version: str) -> str:
+    """``text`` once checked to be one of :data:`wsbench.pythons.PYTHONS`.
+
+    Raises:
+        ImplError: any other.
+    """
+    if text not in PYTHONS:
+        raise ImplError(
+            f"{path}: version {version!r}: python {text!r} is not one of {', '.join(PYTHONS)}"
+        )
     return text
 
 
@@ -713,6 +734,7 @@ def load_impl(directory: Path) -> Impl:
             api=v.api,
             speedups=v.speedups,
             ws_backend=v.ws_backend,
+            python=_python(v.python, path, v.version),
         )
         for v in meta.versions
     )

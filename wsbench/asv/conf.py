@@ -35,10 +35,11 @@ class BenchEnv:
         version: the version (None for the native reference, which has no package).
         is_default: True at the newest version the configuration exists at (and for the
             reference): what the quick run measures.
-        python: the Python it runs on (:mod:`wsbench.pythons`): :data:`DEFAULT_PYTHON` for
-            every environment of asv.conf.json; another for the latest releases measured on
-            it (:func:`on_python`), whose environments a run adds to its own configuration,
-            as it does new releases'.
+        python: the Python it runs on (:mod:`wsbench.pythons`): in asv.conf.json,
+            :data:`DEFAULT_PYTHON` for the latest release and the Python of its time for an
+            older version (:attr:`wsbench.impls.ImplVersion.python`, 3.11 for all today);
+            another for the latest releases measured on it (:func:`on_python`), whose
+            environments a run adds to its own configuration, as it does new releases'.
     """
 
     impl: Impl
@@ -95,7 +96,9 @@ class BenchEnv:
 
 def bench_envs(impls: list[Impl] | None = None) -> list[BenchEnv]:
     """Every environment: each implementation in each configuration at each version that
-    configuration exists at (the reference once per configuration)."""
+    configuration exists at (the reference once per configuration), the latest on
+    :data:`DEFAULT_PYTHON` and every older one on the Python of its time
+    (:attr:`wsbench.impls.ImplVersion.python`)."""
     envs: list[BenchEnv] = []
     for impl in impls if impls is not None else all_impls():
         for config in impl.configs:
@@ -104,8 +107,12 @@ def bench_envs(impls: list[Impl] | None = None) -> list[BenchEnv]:
             else:
                 versions = [v for v in impl.versions if config.supports(v.version)]
                 envs.extend(
-                    BenchEnv(impl, config, v, is_default=v is versions[-1]) for v in versions
-                )
+                    BenchEnv(
+                        impl, config, v, is_default=v is versions[-1],
+                        python=DEFAULT_PYTHON if v is versions[-1] else v.python,
+                    )
+                    for v in versions
+                )  # fmt: skip
     return envs
 
 
