@@ -6,9 +6,12 @@ import json
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from wsbench.asv import suite
+from wsbench.instrument import provenance
+from wsbench.instrument.interpreters import this_interpreter
 from wsbench.paths import INSTALL_ERROR_FILE
 from wsbench.results.runformat import load
 
@@ -79,3 +82,26 @@ def test_a_file_in_the_way_is_not_overwritten(
     with pytest.raises(suite.SuiteError, match="not overwriting"):
         suite.run_scenarios({"stream": [{"size_bytes": 16}]})
     assert path.read_text() == "earlier results"
+
+
+def test_on_another_python_a_release_that_does_not_install_is_not_supported_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    error = {"requirements": {"websockets": "17.4"}, "error": REASON}
+    (tmp_path / INSTALL_ERROR_FILE).write_text(json.dumps(error))
+    other = msgspec.structs.replace(this_interpreter(), version="3.14.0", free_threaded=True)
+    monkeypatch.setattr(provenance, "this_interpreter", lambda: other)
+    monkeypatch.setattr(sys, "prefix", str(tmp_path))
+    for name, value in {
+        "WSBENCH_IMPL": "websockets", "WSBENCH_CONFIG": "asyncio", "WSBENCH_MACHINE": "m",
+        "WSBENCH_RESULTS": str(tmp_path / "results"), "WSBENCH_RUN_ID": "20261123T190000Z-abcdef",
+        "ASV_ENV_NAME": "env-t", "ASV_COMMIT": "c0ffee00" + "0" * 32,
+    }.items():  # fmt: skip
+        monkeypatch.setenv(name, value)
+
+    figures = suite.run_scenarios({"echo": [{"size_bytes": 16, "in_flight": 1}]})["echo"]
+
+    expected = f"not supported on Python 3.14t: does not install: {REASON}"
+    assert [f["error"] for f in figures.values()] == [expected]
+    run = load(tmp_path / "results" / "m" / "20261123T190000Z-abcdef" / "c0ffee00-env-t.json")
+    assert run.python == "3.14t" and run.impl.row_name == "websockets · asyncio · Python 3.14t"

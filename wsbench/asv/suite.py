@@ -56,6 +56,7 @@ from wsbench.instrument.cpus import CpuPlacement, placement_from
 from wsbench.instrument.sampling import SamplingPlan, sample_scenarios
 from wsbench.instrument.waitbudget import WaitBudget
 from wsbench.paths import INSTALL_ERROR_FILE
+from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.results import metrics, store
 from wsbench.results.runformat import Benchmark, FormatError, Run, all_disturbed, load
 from wsbench.results.stats import median
@@ -289,6 +290,8 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
 
     if not_installed:
         reason = f"does not install: {not_installed['error']}"
+        if run.python != DEFAULT_PYTHON:  # a release that this Python cannot take
+            reason = f"not supported on Python {run.python}: {reason}"
         found = {
             scenario: [Benchmark(scenario, params, "failed", reason, []) for params in grid]
             for scenario, grid in grids.items()
