@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from importlib.metadata import version
 
@@ -302,6 +303,16 @@ def main(argv: list[str] | None = None) -> None:
     if args.server == "uvicorn":
         serve_uvicorn(args)
         return
+    if args.server == "hypercorn" and args.worker_processes:
+        # The harness stops a server with SIGTERM to its whole process group. hypercorn's
+        # workers install no handler of their own (hypercorn/asyncio/run.py: they stop on
+        # the parent's shutdown event), so that SIGTERM killed them at once, ungracefully;
+        # the parent (hypercorn/run.py) exits 0 when it reaps both dead workers at once and
+        # sys.exit(-15), status 241, when it reaps them one after the other (seen once with
+        # 0.18.0). An ignored signal stays ignored through exec and in spawned processes:
+        # the workers keep serving until the parent, which installs its own SIGTERM handler
+        # after starting them, sets the shutdown event, and they stop gracefully.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     # ``python -m`` puts the working directory (the app's folder) first on sys.path.
     command = [sys.executable, "-m", *COMMAND_LINES[args.server](args)]
     os.execv(sys.executable, command)
