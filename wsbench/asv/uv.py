@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,7 @@ from asv import environment, util
 from asv.console import log
 
 from wsbench.asv.requirements import install_failure_summary, requirement_spec
-from wsbench.instrument.interpreters import NO_DOWNLOADS, InterpreterNotFound, find_python
+from wsbench.instrument.interpreters import NO_DOWNLOADS, InterpreterNotFound, executable_of
 from wsbench.paths import INSTALL_ERROR_FILE, PROJECT_IN_ENV
 from wsbench.pythons import parse_python
 
@@ -88,12 +87,16 @@ class UvPip(environment.Environment):  # type: ignore[misc]
     def matches(cls, python: str) -> bool:
         """True for a Python as wsbench names it (``MAJOR.MINOR``, ``t`` for the
         free-threaded build) when uv is installed."""
-        return bool(re.match(r"^[0-9]+\.[0-9]+t?$", python)) and shutil.which("uv") is not None
+        try:
+            parse_python(python)
+        except ValueError:
+            return False
+        return shutil.which("uv") is not None
 
     def _setup(self) -> None:
         env = {**os.environ, **self.build_env_vars, **NO_DOWNLOADS}
         try:  # the machine's interpreter (PATH, pyenv, WSBENCH_PYTHONS), never a download
-            interpreter = find_python(parse_python(self._python)).executable
+            interpreter = executable_of(self._python)
         except InterpreterNotFound as exc:
             raise environment.EnvironmentUnavailable(str(exc)) from exc
         log.info(f"Creating {self.name} with uv and {interpreter}")

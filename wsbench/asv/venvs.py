@@ -11,9 +11,8 @@ from pathlib import Path
 
 from wsbench.asv.conf import BenchEnv
 from wsbench.asv.requirements import install_failure_summary, requirement_spec
-from wsbench.instrument.interpreters import NO_DOWNLOADS, InterpreterNotFound, find_python
+from wsbench.instrument.interpreters import NO_DOWNLOADS, InterpreterNotFound, executable_of
 from wsbench.paths import REPO_ROOT
-from wsbench.pythons import parse_python
 
 ENVS_DIR = REPO_ROOT / ".wsbench" / "envs"
 """Where the environments live (ignored by git); each is reused while it installed fine."""
@@ -40,7 +39,7 @@ def ensure(env: BenchEnv, root: Path = ENVS_DIR) -> Path:
     if (path / DONE).exists():
         return python
     try:  # the machine's interpreter of the environment's Python, never a download
-        interpreter = find_python(parse_python(env.python)).executable
+        interpreter = executable_of(env.python)
     except InterpreterNotFound as exc:
         raise VenvError(f"{env.row_name}: {exc}") from exc
     specs = [requirement_spec(k, v) for k, v in sorted(env.requirements.items())]

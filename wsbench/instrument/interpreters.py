@@ -195,3 +195,17 @@ def routes(name: PythonName) -> str:
         f"{'t' if name.free_threaded else ''}/bin/{name.executable} (pyenv), or its path in "
         f"{PYTHONS_ENV}"
     )
+
+
+def executable_of(python: str) -> str:
+    """The path of this machine's interpreter of Python ``python`` (``"3.13"``,
+    ``"3.14t"``; :func:`find_python`), for ``uv venv --python``.
+
+    Raises:
+        InterpreterNotFound: none, or ``python`` is not a Python name.
+    """
+    try:
+        name = parse_python(python)
+    except ValueError as exc:
+        raise InterpreterNotFound(str(exc)) from exc
+    return find_python(name).executable
