@@ -34,7 +34,7 @@ from wsbench.instrument.interleave import Arm, measure_interleaved
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.instrument.server import LAYOUT_BLOCK_BYTES
 from wsbench.results.compare import compare_runs, to_text
-from wsbench.results.count_sets import SETS, CountSet
+from wsbench.results.count_sets import LAYOUTS, SETS, CountSet
 from wsbench.results.instruction_verdicts import compare_counts
 from wsbench.results.instruction_verdicts import to_text as to_text_counts
 from wsbench.results.runformat import FUNCTIONS_KEPT, Counting, FunctionCount, InstructionSet, Run
@@ -215,6 +215,7 @@ def _count(*args: str, count_set: CountSet = ECHO) -> InstructionSet:
     (counted,) = found.instructions
     assert counted.status == "ok", counted.error
     assert found.counting is not None and found.counting.layout_bytes == LAYOUT_BLOCK_BYTES
+    assert found.counting.layouts == LAYOUTS == len(counted.layouts)
     assert [c.messages for c in counted.counts] == [count_set.lo, count_set.hi, count_set.hi]
     return counted
 
@@ -308,6 +309,28 @@ def test_calibration_waiting_longer_is_slower_by_the_clock_and_not_by_the_count(
     )  # fmt: skip
     lines = compare_runs(*timed, metric_names=["messages_per_s", "latency_p50"])
     assert [line.verdict for line in lines] == ["slower", "slower"], to_text(lines, "")
+
+
+def test_each_layout_after_the_first_starts_with_a_longer_variable() -> None:
+    envs = [instructions.layout_env(layout) for layout in range(3)]
+    assert envs[0] == {}
+    assert [len(e[instructions.LAYOUT_SHIFT_ENV]) for e in envs[1:]] == [
+        instructions.LAYOUT_SHIFT_BYTES,
+        2 * instructions.LAYOUT_SHIFT_BYTES,
+    ]
+
+
+def test_a_set_merged_over_layouts_keeps_the_first_counts_and_every_figure() -> None:
+    from tests.runs import counted_set
+
+    first, second = counted_set(10_000), counted_set(10_300)
+    both = instructions.merged([first, second])
+    assert both.counts == first.counts and both.functions == first.functions
+    assert both.layouts == [first.per_message, second.per_message]
+    failed = InstructionSet("echo", {"size_bytes": 16}, "failed", "the server died", [])
+    assert instructions.merged([first, failed]).error == "layout 2 of 2: the server died"
+    assert instructions.merged([failed, second]).error == "the server died"
+    assert instructions.merged([first, failed]).status == "failed"
 
 
 def test_a_count_run_gets_the_longer_time_limit() -> None:

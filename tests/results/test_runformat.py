@@ -70,6 +70,22 @@ def test_instruction_counts_read_back_with_their_figures() -> None:
     assert failed.per_message is None and failed.spread is None
 
 
+def test_a_set_counted_in_several_layouts_is_their_mean_and_spreads_over_their_range() -> None:
+    from wsbench.results.runformat import InstructionCount, InstructionSet
+
+    counts = [InstructionCount(1000, 1000, 10_000_000), InstructionCount(5000, 5000, 50_000_000),
+              InstructionCount(5000, 5000, 50_004_000)]  # fmt: skip
+    one = InstructionSet("echo", {"size_bytes": 16}, "ok", None, counts)
+    two = msgspec.structs.replace(one, layouts=[10_000.0, 10_200.0])
+    assert one.per_message == two.first_per_message == 10_000.0
+    assert two.per_message == 10_100.0
+    assert one.spread == pytest.approx(0.0001)  # the repeated high run only
+    assert two.spread == pytest.approx(200 / 10_100)  # the layouts' range is larger
+    assert decode(encode(msgspec.structs.replace(run([1.0]), instructions=[two]))).instructions == [
+        two
+    ]
+
+
 def test_a_sets_functions_read_back_and_a_document_from_before_them_reads_without() -> None:
     from tests.runs import counted_set
     from wsbench.results.runformat import Counting, FunctionCount, InstructionSet

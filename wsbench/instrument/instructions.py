@@ -8,8 +8,11 @@ fixed (:data:`HASH_SEED`), so that two runs execute the same instructions. The l
 generator runs natively, in count mode (an exact number of messages).
 
 One server process serves every parameter set of :data:`SETS` in turn (a
-:class:`CountingSession`). For each set the load generator runs three times, each run
-followed by a dump of the counters (``callgrind_control --dump``, which also zeroes them):
+:class:`CountingSession`), and :data:`LAYOUTS` such processes, each started with its own
+memory layout, count them all: where a server's objects lie can move its count by 1 %, a
+start-up luck no rerun of one process sees. For each set the load generator runs three
+times, each run followed by a dump of the counters (``callgrind_control --dump``, which also
+zeroes them):
 
 1. a warm-up run at the low count (first-use costs: imports, caches, a room created);
 2. the low count ``lo``;
@@ -18,7 +21,8 @@ followed by a dump of the counters (``callgrind_control --dump``, which also zer
    (:attr:`~wsbench.results.runformat.InstructionSet.spread`), which tells a deterministic count
    (0-0.2 % measured) from one that depends on time (threads, polling).
 
-The instructions per message are ``(I_hi - I_lo) / (M_hi - M_lo)``: ``I`` the instructions
+The instructions per message are the mean over the layouts of ``(I_hi - I_lo) /
+(M_hi - M_lo)``: ``I`` the instructions
 the server's process tree executed during the run, ``M`` the messages the load generator
 received (a fan-out scenario's priming messages added, each to every subscriber). What every
 run costs alike (connections, handshakes, closes) cancels in the difference. A message is the
@@ -54,13 +58,14 @@ from pathlib import Path
 
 import msgspec
 import psutil
+from msgspec.structs import replace as replace_struct
 
 from wsbench.impls import Impl
 from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.measure import MeasureConfig, ServerSession
 from wsbench.instrument.server import LAYOUT_BLOCK_BYTES
 from wsbench.loadreport import Report
-from wsbench.results.count_sets import SETS, CountSet
+from wsbench.results.count_sets import LAYOUTS, SETS, CountSet
 from wsbench.results.runformat import (
     FUNCTIONS_KEPT,
     Counting,
@@ -69,6 +74,13 @@ from wsbench.results.runformat import (
     InstructionSet,
 )
 
+LAYOUT_SHIFT_ENV = "WSBENCH_LAYOUT_SHIFT"
+"""The environment variable whose length gives each layout after the first its own heap:
+Python copies the environment into ``os.environ`` at start-up, so a small string of another
+length moves every object allocated after it."""
+LAYOUT_SHIFT_BYTES = 24
+"""How many bytes longer :data:`LAYOUT_SHIFT_ENV` is in each layout than in the one before
+(absent in the first)."""
 HASH_SEED = 0
 """``PYTHONHASHSEED`` of a counted server: string hashes, and so the order of sets and
 dictionaries' collisions, are the same in every run."""
@@ -338,6 +350,8 @@ class CountingSession:
         python: the interpreter of a Python server.
         placement: CPUs of the server and of the load generator.
         label: the server's name in error messages.
+        layout: which memory layout the server starts with (0 to :data:`LAYOUTS` - 1;
+            :func:`layout_env`).
     """
 
     def __init__(
@@ -348,6 +362,7 @@ class CountingSession:
         python: str,
         placement: CpuPlacement | None = None,
         label: str | None = None,
+        layout: int = 0,
     ) -> None:
         self.impl = impl
         self.config_id = config_id
@@ -361,7 +376,7 @@ class CountingSession:
             label=label,
             startup_timeout_s=STARTUP_TIMEOUT_S,
             wrapper=wrapper(self.out_dir),
-            env={"PYTHONHASHSEED": str(HASH_SEED)},
+            env={"PYTHONHASHSEED": str(HASH_SEED), **layout_env(layout)},
             stop_grace_s=STOP_GRACE_S,
             fixed_layout=True,
         )
@@ -472,6 +487,25 @@ class CountingSession:
         return InstructionSet(wanted.scenario, wanted.params, "ok", None, counts, kept)
 
 
+def layout_env(layout: int) -> dict[str, str]:
+    """The variables that start a counted server in memory layout ``layout`` (0: none;
+    else :data:`LAYOUT_SHIFT_ENV`, ``layout`` times :data:`LAYOUT_SHIFT_BYTES` long)."""
+    return {LAYOUT_SHIFT_ENV: "s" * (layout * LAYOUT_SHIFT_BYTES)} if layout else {}
+
+
+def merged(per_layout: Sequence[InstructionSet]) -> InstructionSet:
+    """One set counted in several layouts, as one: the first layout's counts and functions
+    with every layout's instructions per message (:attr:`InstructionSet.layouts`); the first
+    failure, its error naming the layout, when one failed."""
+    for layout, counted in enumerate(per_layout):
+        if counted.per_message is None:
+            error = counted.error or "no messages between the two counts"
+            why = f"layout {layout + 1} of {len(per_layout)}: {error}" if layout else error
+            return replace_struct(counted, status="failed", error=why)
+    figures = [c.per_message for c in per_layout if c.per_message is not None]
+    return replace_struct(per_layout[0], layouts=figures)
+
+
 def count_run(impl: str, config_id: str | None, wanted: CountSet) -> MeasureConfig:
     """The load generator run of ``wanted``'s low count (the high count: the same with
     ``count=wanted.hi``): count mode, no warm-up, :data:`COUNT_RUN_LIMIT_S` to finish."""
@@ -502,15 +536,17 @@ def count_all(
     *,
     python: str,
     placement: CpuPlacement | None = None,
+    layouts: int = LAYOUTS,
 ) -> Counted:
     """Count ``sets`` (:func:`count_sets`); when valgrind is missing, every set failed with
     that reason. Never raises for a server, load generator or valgrind failure."""
     try:
-        counting = Counting(tool(), HASH_SEED, layout_bytes=LAYOUT_BLOCK_BYTES)
+        counting = Counting(tool(), HASH_SEED, layout_bytes=LAYOUT_BLOCK_BYTES, layouts=layouts)
     except CountError as exc:
         failed = [InstructionSet(s.scenario, s.params, "failed", str(exc), []) for s in sets]
         return Counted(None, failed)
-    counted = count_sets(impl, config_id, sets, python=python, placement=placement)
+    counted = count_sets(impl, config_id, sets, python=python, placement=placement,
+                         layouts=layouts)  # fmt: skip
     return Counted(counting, counted)
 
 
@@ -522,9 +558,18 @@ def count_sets(
     python: str,
     placement: CpuPlacement | None = None,
     label: str | None = None,
+    layouts: int = LAYOUTS,
 ) -> list[InstructionSet]:
-    """Count every set of ``sets`` in one server process under callgrind; a failed set is
-    recorded with its reason and the next one counted. Never raises for a server or load
-    generator failure."""
-    with CountingSession(impl, config_id, python=python, placement=placement, label=label) as c:
-        return [c.count(s) for s in sets]
+    """Count every set of ``sets`` in ``layouts`` server processes under callgrind, one after
+    the other, each in its own memory layout (:data:`LAYOUTS`), and merge each set's counts
+    (:func:`merged`); a failed set is recorded with its reason and the next one counted, and
+    when every set failed in one layout the others are not tried. Never raises for a server
+    or load generator failure."""
+    per_layout: list[list[InstructionSet]] = []
+    for layout in range(layouts):
+        with CountingSession(impl, config_id, python=python, placement=placement, label=label,
+                             layout=layout) as c:  # fmt: skip
+            per_layout.append([c.count(s) for s in sets])
+        if not any(counted.status == "ok" for counted in per_layout[-1]):
+            break  # a server that counted nothing (it did not start) is not started again
+    return [merged(counted) for counted in zip(*per_layout, strict=True)]

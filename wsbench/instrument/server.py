@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -49,29 +50,56 @@ counted per message of a test server by 1 % (129,885 to 131,164), whatever its l
 LAYOUT_PAD_ENV = "WSBENCH_LAYOUT_PAD"
 """The environment variable that pads a server's command line and environment to a whole
 number of :data:`LAYOUT_BLOCK_BYTES` (:func:`padded_env`)."""
+LAYOUT_EVEN_ENV = "WSBENCH_LAYOUT_EVEN"
+"""An empty environment variable that :func:`padded_env` adds when the argv and envp pointers
+would otherwise be an odd number (:data:`POINTER_BYTES` short of a 16-byte boundary)."""
 LAYOUT_BLOCK_BYTES = 4096
 """What the command line and environment of a server with a fixed layout add up to a multiple
 of, in bytes: a page."""
 POINTER_BYTES = 8
 """The size of one pointer of the argv and envp arrays on the process's first stack (64-bit)."""
+STACK_ALIGN_BYTES = 16
+"""The boundary the kernel rounds a new process's stack pointer down to (x86-64 and arm64),
+twice: below the strings, and below the pointer arrays."""
 
 
 def padded_env(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, str]:
-    """``env`` and :data:`LAYOUT_PAD_ENV`, whose value makes what the kernel copies to a new
-    process's stack from ``argv`` and the environment (each string with its NUL, and the
-    argv and envp pointer arrays, each ended by a null pointer) a whole number of
-    :data:`LAYOUT_BLOCK_BYTES`, so that the process's stack, and the addresses that follow from
-    it, do not move with the length of a path or of an environment variable.
+    """``env`` with :data:`LAYOUT_PAD_ENV` (and :data:`LAYOUT_EVEN_ENV` when needed), whose
+    value makes what the kernel copies to a new process's stack a whole number of
+    :data:`LAYOUT_BLOCK_BYTES`, so that the process's stack, and the addresses that follow
+    from it, do not move with the length of a path or of an environment variable.
+
+    What is counted (Linux's ``create_elf_tables``): the path of the executed file (the
+    resolved ``argv[0]``, the ``AT_EXECFN`` string), every argument and ``NAME=value``
+    string with its NUL, and the argv and envp pointer arrays, each ended by a null pointer.
+    The pointers (with ``argc``) are made an even number, so that both of the kernel's
+    roundings to :data:`STACK_ALIGN_BYTES` fall alike whatever the split between strings
+    and pointers.
 
     Without it, the instructions a server counts per message moved by 1 % with the length of
     an environment variable (the name of the running test in ``PYTEST_CURRENT_TEST``) and
     with its arguments, as the size of the environment moves the time a program takes
     (Mytkowicz et al., "Producing wrong data without doing anything obviously wrong!",
     ASPLOS 2009)."""
-    strings = [*argv, *(f"{k}={v}" for k, v in env.items() if k != LAYOUT_PAD_ENV)]
+    base = {k: v for k, v in env.items() if k not in (LAYOUT_PAD_ENV, LAYOUT_EVEN_ENV)}
+    pointers = len(argv) + 1 + len(base) + 1 + 1 + 1  # + argc, the pad's pointer
+    if pointers % 2:
+        base[LAYOUT_EVEN_ENV] = ""
+        pointers += 1
+    strings = [_executed(argv, env), *argv, *(f"{k}={v}" for k, v in base.items())]
     used = sum(len(os.fsencode(s)) + 1 for s in strings) + len(f"{LAYOUT_PAD_ENV}=") + 1
-    used += POINTER_BYTES * (len(strings) + 1 + 2)  # the pad's pointer, two null pointers
-    return {**env, LAYOUT_PAD_ENV: "x" * (-used % LAYOUT_BLOCK_BYTES)}
+    used += POINTER_BYTES * pointers
+    return {**base, LAYOUT_PAD_ENV: "x" * (-used % LAYOUT_BLOCK_BYTES)}
+
+
+def _executed(argv: Sequence[str], env: Mapping[str, str]) -> str:
+    """The path the kernel is given for ``argv[0]``: as it is with a slash, else where the
+    child's ``PATH`` finds it (as :mod:`subprocess` looks it up), else as it is."""
+    if not argv:
+        return ""
+    if os.sep in argv[0]:
+        return argv[0]
+    return shutil.which(argv[0], path=env.get("PATH", os.defpath)) or argv[0]
 
 
 class ServerError(RuntimeError):

@@ -32,6 +32,18 @@ class CountSet:
         return f"{self.scenario}/{params_key(self.params)}"
 
 
+LAYOUTS = 2
+"""How many server processes count every set, each started with its own memory layout
+(:data:`wsbench.instrument.instructions.LAYOUT_SHIFT_ENV`): the layout is one of a process's
+start-up lucks. A test server that sleeps 5 ms per message counted 130,677, 131,199 and
+132,074 instructions per message (a 1.1 % range) in three layouts, deterministically in
+each, where its count without the sleep and websockets' echo moved by under 0.1 %; one
+process would have called a head 1.7 % slower where its code adds 0.6 % (Mytkowicz et al.,
+"Producing wrong data without doing anything obviously wrong!", ASPLOS 2009; Curtsinger and
+Berger, "Stabilizer: statistically sound performance evaluation", ASPLOS 2013). The range
+between the layouts is part of the set's spread
+(:attr:`~wsbench.results.runformat.InstructionSet.spread`), which a verdict must exceed
+(:mod:`wsbench.results.instruction_verdicts`)."""
 SETS: tuple[CountSet, ...] = (
     CountSet("echo", {"size_bytes": 16, "in_flight": 1}, 500, 2500),
     CountSet("echo", {"size_bytes": 16, "in_flight": 64}, 1000, 5000),

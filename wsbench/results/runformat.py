@@ -660,6 +660,10 @@ class InstructionSet(msgspec.Struct, frozen=True):
         functions: the functions with the most instructions per message, most first, at most
             :data:`FUNCTIONS_KEPT` (:func:`wsbench.instrument.instructions.functions_per_message`;
             empty in documents from before they were kept, and in a failed set).
+        layouts: the instructions per message in each server process that counted the set,
+            each started with its own memory layout
+            (:data:`wsbench.results.count_sets.LAYOUTS`); ``counts`` and ``functions``
+            are the first process's. Empty in documents from before, counted in one process.
     """
 
     scenario: str
@@ -668,11 +672,21 @@ class InstructionSet(msgspec.Struct, frozen=True):
     error: str | None
     counts: list[InstructionCount]
     functions: list[FunctionCount] = msgspec.field(default_factory=list)
+    layouts: list[float] = msgspec.field(default_factory=list)
 
     @property
     def per_message(self) -> float | None:
-        """Instructions per message: ``(I_hi - I_lo) / (M_hi - M_lo)`` of the first two
-        counts; None when it failed or the messages did not grow."""
+        """Instructions per message: the mean of :attr:`layouts`, or, in a document without
+        them, ``(I_hi - I_lo) / (M_hi - M_lo)`` of the first two counts; None when it failed
+        or the messages did not grow."""
+        if self.status == "ok" and self.layouts:
+            return sum(self.layouts) / len(self.layouts)
+        return self.first_per_message
+
+    @property
+    def first_per_message(self) -> float | None:
+        """The first process's instructions per message: ``(I_hi - I_lo) / (M_hi - M_lo)``
+        of the first two counts; None when it failed or the messages did not grow."""
         if self.status != "ok" or len(self.counts) < 2:
             return None
         lo, hi = self.counts[0], self.counts[1]
@@ -682,18 +696,24 @@ class InstructionSet(msgspec.Struct, frozen=True):
 
     @property
     def spread(self) -> float | None:
-        """How far the repeated high run's per-message figure is from the first's, relative
-        (0.01 = 1 %): ``|I_hi2 - I_hi| / (I_hi - I_lo)`` with the messages' difference
-        accounted for; None without a third count. A deterministic server gives 0-0.2 %; a
-        server whose work depends on time (threads, polling) more."""
-        first = self.per_message
+        """How far the count moves, relative (0.01 = 1 %): the larger of how far the repeated
+        high run's per-message figure is from the first's (``|I_hi2 - I_hi| / (I_hi - I_lo)``
+        with the messages' difference accounted for), and the range of :attr:`layouts` over
+        their mean. None without a third count. A deterministic server gives 0-0.2 % between
+        runs; a server whose work depends on time (threads, polling) more; one whose work
+        depends on where its objects lie in memory moves between layouts."""
+        first = self.first_per_message
         if first is None or len(self.counts) < 3 or not first:
             return None
         lo, again = self.counts[0], self.counts[2]
         if again.messages <= lo.messages:
             return None
         second = (again.instructions - lo.instructions) / (again.messages - lo.messages)
-        return abs(second - first) / first
+        runs = abs(second - first) / first
+        if len(self.layouts) < 2:
+            return runs
+        mean = sum(self.layouts) / len(self.layouts)
+        return max(runs, (max(self.layouts) - min(self.layouts)) / mean)
 
 
 class Counting(msgspec.Struct, frozen=True):
@@ -707,12 +727,16 @@ class Counting(msgspec.Struct, frozen=True):
             multiple of, bytes, so that its stack starts at one address whatever their
             lengths (:func:`wsbench.instrument.server.padded_env`); 0: not padded (documents
             from before, whose counts moved by up to 1 % with those lengths).
+        layouts: how many server processes, each with its own memory layout, counted every
+            set (:data:`wsbench.results.count_sets.LAYOUTS`); 1 in documents from
+            before.
     """
 
     tool: str
     hash_seed: int
     aslr: bool = False
     layout_bytes: int = 0
+    layouts: int = 1
 
 
 class ConformanceCase(msgspec.Struct, frozen=True):

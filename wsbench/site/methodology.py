@@ -22,7 +22,7 @@ from wsbench.deployment import (
     server_args,
 )
 from wsbench.policy import MATRIX_PERIOD_DAYS, OPEN_FILES_CAP
-from wsbench.results.count_sets import SETS
+from wsbench.results.count_sets import LAYOUTS, SETS
 from wsbench.results.function_diff import GROWERS_SHOWN
 from wsbench.results.instruction_verdicts import SPREAD_FACTOR, THRESHOLD
 from wsbench.results.memoryfit import FLOOR_BYTES, LINEARITY_TOLERANCE
@@ -224,11 +224,13 @@ def render_count_verdicts() -> str:
     functions named under a *slower* one (:data:`~wsbench.results.runformat.FUNCTIONS_KEPT`,
     :data:`~wsbench.results.function_diff.GROWERS_SHOWN`)."""
     return (
+        f"Each set is counted in {LAYOUTS} server processes, each with its own memory layout. "
         f"A comparison calls a set *slower* or *faster* when the two sides differ by at "
         f"least {THRESHOLD:.0%} in instructions per message, or by {SPREAD_FACTOR:g} times "
         "the set's spread where that is larger; no statistical test is needed, because the "
         "counts do not vary with the machine's noise. Counts made with another valgrind, "
-        "hash seed, stack layout, CPU model or load generator build are never compared. A "
+        "hash seed, stack layout, number of layouts, CPU model or load generator build are "
+        "never compared. A "
         "new release whose count rose is reported at once, without the confirmation run a "
         "wall-clock regression needs. Under a *slower* set, the comparison "
         "(`./bench compare`, the pull request's comment, the nightly's report) names the "
