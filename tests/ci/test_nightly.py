@@ -13,7 +13,9 @@ import pytest
 
 from tests.runs import impl, newer_version, run, truncated, with_grade
 from wsbench.asv.conf import bench_envs
+from wsbench.ci import nightly
 from wsbench.ci.confirm import CONFIRMATIONS
+from wsbench.ci.matrix import NEW_GROUP
 from wsbench.ci.nightly import (
     AllOptions,
     MeasureOptions,
@@ -21,15 +23,20 @@ from wsbench.ci.nightly import (
     confirm_shard,
     file_issues,
     older_versions_due,
+    other_pythons_due,
     plan_outputs,
     publish,
+    split_pythons,
     without_selection,
     write_reports,
 )
 from wsbench.commands.cli import parser
 from wsbench.commands.nightly import all_options_of, given_plan_options, measure_options_of
 from wsbench.impls import get_impl
+from wsbench.instrument.interpreters import InterpreterNotFound
 from wsbench.instrument.sampling import SamplingPlan
+from wsbench.jobs import main as jobs_main
+from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.results import store
 from wsbench.results.regressions import Regression
 from wsbench.results.runformat import CheckItem, ProfileSet, Profiling, Run, SystemCheck
@@ -183,9 +190,13 @@ def test_confirm_refuses_a_store_it_cannot_read(tmp_path: Path) -> None:
 
 
 def test_plan_gives_a_run_id_and_the_shards() -> None:
-    lines = dict(line.split("=", 1) for line in plan_outputs(3).splitlines())
+    text = plan_outputs(3)
+    head, pythons = text.split("pythons<<WSBENCH_PYTHONS_END\n")
+    lines = dict(line.split("=", 1) for line in head.splitlines())
     assert store.RUN_ID_PATTERN.fullmatch(lines["run_id"])
     assert json.loads(lines["shards"]) == [1, 2, 3] and lines["count"] == "3"
+    assert lines["python"] == DEFAULT_PYTHON
+    assert pythons == "3.12\n3.13\n3.14\n3.14t\nWSBENCH_PYTHONS_END\n"
     with pytest.raises(NightlyError):
         plan_outputs(0)
 
@@ -272,6 +283,80 @@ def test_older_versions_of_the_configurations_measured_tonight_by_mode() -> None
     assert [d.env for d in older_versions_due(tonight, "always", None)] == older
     assert older_versions_due(tonight, "never", None) == []
     assert [d.env for d in older_versions_due(tonight, "auto", [])] == older  # none published
+
+
+def test_the_pythons_are_taken_out_of_the_run_options() -> None:
+    assert split_pythons(["--machine", "m", "--python", "3.12", "--python=3.14t"]) == (
+        ["3.12", "3.14t"],
+        ["--machine", "m"],
+    )
+    assert split_pythons(["--machine", "m"]) == (["all"], ["--machine", "m"])
+
+
+def _pythons_here(monkeypatch: pytest.MonkeyPatch, here: set[str]) -> None:
+    def find(name: object) -> object:
+        if str(name) not in here:
+            raise InterpreterNotFound(f"no Python {name}: looked on PATH")
+        return name
+
+    monkeypatch.setattr(jobs_main, "find_python", find)
+
+
+def test_the_latest_releases_on_the_other_pythons_here_by_mode(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _pythons_here(monkeypatch, {"3.11", "3.12", "3.13"})
+    tonight = [run([1.0], run_id="20261126T022300Z-cccccc", impl_info=impl("websockets", "17.4"))]
+    (latest,) = [e for e in bench_envs() if e.is_default
+                 and (e.impl.name, e.config.id) == ("websockets", "asyncio")]  # fmt: skip
+    due = other_pythons_due(tonight, "auto", [], ["all"])
+    assert [(d.env.python, d.env.requirements) for d in due] == [
+        ("3.12", latest.requirements),
+        ("3.13", latest.requirements),
+    ]
+    assert {d.reason for d in due} == {NEW_GROUP}  # a Python new to the runner: due at once
+    assert "Python 3.14t is not on this machine: not measured" in capsys.readouterr().out
+    assert other_pythons_due(tonight, "never", [], ["all"]) == []
+    assert other_pythons_due(tonight, "auto", [], ["all"], limit=1) == due[:1]
+    assert "2 due, 1 tonight" in capsys.readouterr().out
+    assert [d.env.python for d in other_pythons_due(tonight, "always", None, ["3.13"])] == ["3.13"]
+    with pytest.raises(NightlyError, match=r"no Python 3\.14"):
+        other_pythons_due(tonight, "auto", [], ["3.14"])
+    # measured on this night's group two days ago: not due again before the period
+    measured = [
+        msgspec.structs.replace(
+            run([1.0], run_id="20261124T022300Z-aaaaaa", impl_info=impl("websockets", "17.4")),
+            environment=msgspec.structs.replace(tonight[0].environment, env_name=d.env.name),
+        )
+        for d in due
+    ]
+    assert other_pythons_due(tonight, "auto", measured, ["all"]) == []
+
+
+def test_a_shard_measures_the_older_versions_then_the_other_pythons_with_their_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _pythons_here(monkeypatch, {"3.11", "3.13"})
+    runs: list[list[str]] = []
+    run_id = "20261126T022300Z-cccccc"
+
+    def bench_run(argv: list[str], shard_store: Path, what: str) -> None:
+        runs.append(list(argv))
+        if len(runs) == 1:
+            store.save(run([1.0], run_id=run_id, impl_info=impl("websockets", "17.4")),
+                       shard_store)  # fmt: skip
+
+    monkeypatch.setattr(nightly, "_bench_run", bench_run)
+    found = nightly.measure_shard("1/1", run_id, tmp_path, ["--instructions", "--python", "all",
+                                  "--machine", "m"], mode="always")  # fmt: skip
+    first, older, pythons = runs
+    assert "--python" not in first and "--instructions" in first
+    assert "--instructions" not in older
+    assert "--instructions" in pythons and "--machine" in pythons
+    names = [pythons[i + 1] for i, t in enumerate(pythons) if t == "--environment"]
+    assert names == [d.env.name for d in found if d.env.python == "3.13"]
+    assert len(names) == 1 and "py3.13" in names[0]
+    assert nightly.due_name(found[-1].env).endswith(" on Python 3.13")
 
 
 def test_a_release_that_newly_fails_a_case_is_reported_and_its_grades_published(

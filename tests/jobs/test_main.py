@@ -197,6 +197,15 @@ def test_on_another_python_a_run_measures_the_latest_releases_in_environments_of
     ] * len(select_envs(["websockets"], "latest"))
 
 
+def test_a_latest_release_on_another_python_is_named_like_any_environment() -> None:
+    """What the nightly asks for (``--environment``) when another Python is due."""
+    (latest,) = run_envs(["websockets"], "latest", ["asyncio"], pythons=["3.13"])
+    assert select_envs(None, "latest", names=[latest.name]) == [latest]
+    older = select_envs(["websockets"], "all", ["asyncio"])[0]
+    with pytest.raises(MainJobError, match="unknown environment"):  # only the latest moves
+        select_envs(None, "latest", names=[older.name.replace("-py3.11-", "-py3.13-")])
+
+
 def test_a_python_named_must_be_on_the_machine_and_all_takes_those_that_are(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,7 +6,9 @@ as it runs on the runners (``.github/workflows/nightly.yml`` calls them in this 
   ``./bench run --new-releases --grid full`` of the shard's implementations into a store of
   its own, then ``./bench run`` of their older versions that are due (:mod:`wsbench.ci.matrix`:
   none in the comparison group of the night's documents on the results branch, or measured
-  a week ago or more) on the default grid with the same settings; then
+  a week ago or more) on the default grid with the same settings, then by the same rule the
+  latest releases on every other Python the runner has (``--python`` among the run options,
+  default ``all``), their instructions counted too; then
   ``confirm STORE --run-id ID``: every new release flagged slower is measured again,
   interleaved with the previous release (:mod:`wsbench.ci.confirm`); then
   ``grade --shard I/N --run-id ID --store STORE --remote R``: the shard's new releases, and
@@ -43,15 +45,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from wsbench.asv.conf import bench_envs
+from wsbench.asv.conf import BenchEnv, bench_envs
 from wsbench.ci import confirm, github, matrix, nightly_grades, nightly_profiles
 from wsbench.ci import results_branch as resultsbranch
 from wsbench.impls import all_impls
 from wsbench.instrument.autobahn import SuiteError
 from wsbench.instrument.profile import ProfileError
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import MainJobError, grid_processes, grid_windows
+from wsbench.jobs.main import MainJobError, grid_processes, grid_windows, on_pythons, run_pythons
 from wsbench.paths import REPO_ROOT
+from wsbench.policy import OTHER_PYTHONS_PER_SHARD
+from wsbench.pythons import DEFAULT_PYTHON, PYTHONS
 from wsbench.results import compare, instruction_verdicts, profile_diff, regressions, store
 from wsbench.results.runformat import Run
 
@@ -132,9 +136,16 @@ class AllOptions:
     confirm_args: Sequence[str] = ()
 
 
+PYTHONS_DELIMITER = "WSBENCH_PYTHONS_END"
+"""What ends the multi-line ``pythons`` output of :func:`plan_outputs`."""
+
+
 def plan_outputs(shards: int) -> str:
-    """``run_id=...``, ``shards=[1, ..., N]`` and ``count=N`` lines (``$GITHUB_OUTPUT``'s
-    format).
+    """``run_id=...``, ``shards=[1, ..., N]`` and ``count=N`` lines, ``python``: the default
+    Python, and ``pythons``: every other Python of :data:`wsbench.pythons.PYTHONS`, one a
+    line (a multi-line value between delimiters), in ``$GITHUB_OUTPUT``'s format. The
+    nightly workflow sets up the others (where the runner can) and then the default, which
+    ``./bench`` itself runs on.
 
     Raises:
         NightlyError: fewer than one shard.
@@ -142,7 +153,11 @@ def plan_outputs(shards: int) -> str:
     if shards < 1:
         raise NightlyError("--shards must be at least 1")
     shard_list = json.dumps(list(range(1, shards + 1)))
-    return f"run_id={store.new_run_id()}\nshards={shard_list}\ncount={shards}\n"
+    others = "".join(f"{p}\n" for p in PYTHONS if p != DEFAULT_PYTHON)
+    return (
+        f"run_id={store.new_run_id()}\nshards={shard_list}\ncount={shards}\n"
+        f"python={DEFAULT_PYTHON}\npythons<<{PYTHONS_DELIMITER}\n{others}{PYTHONS_DELIMITER}\n"
+    )
 
 
 def untuned(docs: Sequence[Run]) -> list[str]:
@@ -351,8 +366,9 @@ SELECTION_OPTIONS = ("--impl", "--config", "--versions", "--environment", "--gri
 them itself for the older versions."""
 SELECTION_FLAGS = ("--new-releases", "--no-site", "--instructions")
 """Flags of the first run only: the older versions are measured without new releases, site
-or instruction counts (about 2 minutes per environment: the latest releases' are counted
-every night, README: Instructions per message)."""
+or instruction counts (about 2 minutes per environment and layout: the latest releases'
+are counted every night, README: Instructions per message); the other Pythons' latest
+releases keep ``--instructions``."""
 
 
 def without_selection(argv: Sequence[str]) -> list[str]:
@@ -411,6 +427,65 @@ def published_runs(remote: str, branch: str, folder: str = "") -> list[Run]:
     return loaded.runs
 
 
+PYTHON_OPTION = "--python"
+"""The ``./bench run`` option, among the nightly's run options, that names the Pythons the
+latest releases are kept measured on (repeatable, or ``all``; default ``all``): the nightly
+takes it out of every run and measures the other Pythons itself (:func:`other_pythons_due`)."""
+
+
+def split_pythons(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The :data:`PYTHON_OPTION` values of ``argv`` (as ``--python V`` or ``--python=V``;
+    ``["all"]`` when there are none) and ``argv`` without them."""
+    pythons: list[str] = []
+    rest: list[str] = []
+    tokens = iter(argv)
+    for token in tokens:
+        if token == PYTHON_OPTION:
+            pythons.append(next(tokens, ""))
+        elif token.startswith(f"{PYTHON_OPTION}="):
+            pythons.append(token.split("=", 1)[1])
+        else:
+            rest.append(token)
+    return pythons or ["all"], rest
+
+
+def other_pythons_due(
+    tonight: Sequence[Run],
+    mode: str,
+    published: Sequence[Run] | None,
+    pythons: Sequence[str],
+    *,
+    limit: int = OTHER_PYTHONS_PER_SHARD,
+) -> list[matrix.Due]:
+    """The latest releases of the configurations measured in ``tonight`` on every Python of
+    ``pythons`` (``--python`` values) other than the default that this machine has: all of
+    them (``mode`` "always"), none ("never"), or those due against ``published`` ("auto",
+    :func:`wsbench.ci.matrix.due`: a Python new to the runner has no document in the
+    comparison group, so it is due on its first night, as a new version is), at most
+    ``limit`` of them, in the order of the Pythons and the configurations (the rest stay
+    due: the next night takes them first, as these are then measured).
+
+    Raises:
+        NightlyError: a Python named (not ``all``) that this machine does not have.
+    """
+    if mode == "never":
+        return []
+    try:
+        found = run_pythons(pythons, log=lambda line: print(f"nightly: {line}", flush=True))
+    except MainJobError as exc:
+        raise NightlyError(str(exc)) from exc
+    measured = {(d.impl.name, d.impl.config) for d in tonight}
+    latest = [e for e in bench_envs() if e.is_default and (e.impl.name, e.config.id) in measured]
+    envs = on_pythons(latest, [p for p in found if p != DEFAULT_PYTHON])
+    if mode == "always":
+        return [matrix.Due(e, "every Python (--matrix always)") for e in envs]
+    due = matrix.due(envs, published or [], tonight)
+    if len(due) > limit:
+        print(f"nightly: other Pythons: {len(due)} due, {limit} tonight "
+              f"(OTHER_PYTHONS_PER_SHARD), the rest on the next nights", flush=True)  # fmt: skip
+    return due[:limit]
+
+
 def older_versions_due(
     tonight: Sequence[Run], mode: str, published: Sequence[Run] | None
 ) -> list[matrix.Due]:
@@ -437,36 +512,31 @@ def measure_shard(
     published: Sequence[Run] | None = None,
 ) -> list[matrix.Due]:
     """The ``measure`` step: shard ``shard`` (``"I/N"``) of run ``run_id`` into
-    ``shard_store``: the latest and new releases on the full grid, then the older versions
-    due (:func:`older_versions_due`) on the default grid with the full grid's windows per
+    ``shard_store``: the latest and new releases on the full grid (on the default Python),
+    then the older versions due (:func:`older_versions_due`), then the latest releases due
+    on the other Pythons (:func:`other_pythons_due`; instructions counted when
+    ``run_args`` ask for them), each on the default grid with the full grid's windows per
     process, so that their documents share the night's comparison group. ``run_args``:
-    more ``./bench run`` options for both (e.g. ``--machine``), passed on as given.
+    more ``./bench run`` options for every run (e.g. ``--machine``), passed on as given but
+    for :data:`PYTHON_OPTION` (:func:`split_pythons`).
 
     Returns:
-        The older versions measured, with why.
+        The older versions and other Pythons measured, with why.
 
     Raises:
         NightlyError: a ``./bench run`` failed, the store holds a file this wsbench cannot
-            read, or ``mode`` is "auto" and ``published`` is None.
+            read, ``mode`` is "auto" and ``published`` is None, or a Python named is not on
+            this machine.
     """
     if mode == "auto" and published is None:
         raise NightlyError("--matrix auto reads the results branch: give --remote")
-    extra = list(run_args)
+    pythons, extra = split_pythons(run_args)
     _bench_run(["--new-releases", "--no-site", "--grid", "full", "--shard", shard,
                 "--run-id", run_id, *extra], shard_store, f"shard {shard}")  # fmt: skip
     loaded = store.load_store(shard_store)
     if loaded.problems:
         raise NightlyError("unreadable documents: " + "; ".join(loaded.problems))
     tonight = [d for d in loaded.runs if d.run_id == run_id]
-    found = older_versions_due(tonight, mode, published)
-    if not found:
-        why = "none due" if mode == "auto" else f"--matrix {mode}"
-        print(f"nightly: shard {shard}: older versions: {why}", flush=True)
-        return []
-    print(f"nightly: shard {shard}: {len(found)} older version(s) due:", flush=True)
-    for d in found:
-        version = f" {d.env.version.version}" if d.env.version else ""
-        print(f"nightly:   {d.env.row_name}{version}: {d.reason}", flush=True)
     rest = without_selection(extra)
 
     def given(flag: str) -> bool:
@@ -474,10 +544,35 @@ def measure_shard(
 
     windows = [] if given("--windows") else ["--windows", str(grid_windows("full"))]
     windows += [] if given("--processes") else ["--processes", str(grid_processes("full"))]
-    names = [token for d in found for token in ("--environment", d.env.name)]
-    _bench_run(["--no-site", "--grid", "default", *windows, "--run-id", run_id, *names, *rest],
-               shard_store, f"shard {shard}: older versions")  # fmt: skip
-    return found
+    steps = [
+        ("older versions", older_versions_due(tonight, mode, published), []),
+        # counted when the latest releases are: the interpreter's own change, without noise
+        ("other Pythons", other_pythons_due(tonight, mode, published, pythons),
+         [f for f in SELECTION_FLAGS if f == "--instructions" and f in extra]),
+    ]  # fmt: skip
+    measured: list[matrix.Due] = []
+    for what, found, flags in steps:
+        if not found:
+            why = "none due" if mode == "auto" else f"--matrix {mode}"
+            print(f"nightly: shard {shard}: {what}: {why}", flush=True)
+            continue
+        print(f"nightly: shard {shard}: {what} due: {len(found)}", flush=True)
+        for d in found:
+            print(f"nightly:   {due_name(d.env)}: {d.reason}", flush=True)
+        names = [token for d in found for token in ("--environment", d.env.name)]
+        _bench_run(["--no-site", "--grid", "default", *windows, "--run-id", run_id, *names,
+                    *flags, *rest], shard_store, f"shard {shard}: {what}")  # fmt: skip
+        measured += found
+    return measured
+
+
+def due_name(env: BenchEnv) -> str:
+    """How the nightly names an environment it measures: the configuration's row, its
+    version, and its Python when not the default (``websockets · asyncio 16.0 on Python
+    3.13``)."""
+    version = f" {env.version.version}" if env.version else ""
+    python = "" if env.python == DEFAULT_PYTHON else f" on Python {env.python}"
+    return f"{env.row_name}{version}{python}"
 
 
 def measure(options: MeasureOptions) -> list[matrix.Due]:

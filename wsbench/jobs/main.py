@@ -55,7 +55,7 @@ from wsbench.jobs import releases, shards
 from wsbench.jobs.commits import resolve
 from wsbench.jobs.written import unwritten
 from wsbench.paths import REPO_ROOT, SITE_DIR
-from wsbench.pythons import DEFAULT_PYTHON, parse_python, pythons_of
+from wsbench.pythons import DEFAULT_PYTHON, PYTHONS, parse_python, pythons_of
 from wsbench.results import store
 from wsbench.results.compare import CompareError
 from wsbench.scenarios import (
@@ -187,7 +187,7 @@ def select_envs(
     """The environments to run: the given implementations (default all) in the given
     configurations (default all), at the latest or all versions; or, when ``names`` are
     given, exactly the environments of those asv names (the nightly's older versions,
-    :mod:`wsbench.ci.matrix`).
+    :mod:`wsbench.ci.matrix`, and latest releases on other Pythons, :func:`other_python_envs`).
 
     Raises:
         MainJobError: an implementation name or an environment name is unknown, a
@@ -197,7 +197,7 @@ def select_envs(
     if names:
         if impls or configs:
             raise MainJobError("--environment selects environments by itself: no --impl/--config")
-        by_name = {e.name: e for e in asvconf.bench_envs()}
+        by_name = {e.name: e for e in [*asvconf.bench_envs(), *other_python_envs()]}
         missing = [n for n in names if n not in by_name]
         if missing:
             raise MainJobError(f"unknown environment(s) {missing} (see asv.conf.json)")
@@ -242,6 +242,13 @@ def run_pythons(texts: Sequence[str], log: Callable[[str], None] | None = None) 
             continue
         found.append(str(name))
     return found
+
+
+def other_python_envs() -> list[BenchEnv]:
+    """The latest release of every configuration on every Python of
+    :data:`wsbench.pythons.PYTHONS` but the default: the environments ``--environment`` can
+    name beside those of asv.conf.json (the nightly's, :mod:`wsbench.ci.nightly`)."""
+    return on_pythons(asvconf.bench_envs(), [p for p in PYTHONS if p != DEFAULT_PYTHON])
 
 
 def on_pythons(envs: Sequence[BenchEnv], pythons: Sequence[str]) -> list[BenchEnv]:
