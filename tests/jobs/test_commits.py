@@ -143,7 +143,7 @@ def test_a_commit_that_slows_one_server_is_slower_there_and_nowhere_else(tmp_pat
     sides = measure_commits(
         "HEAD~1", "HEAD", impls=["aiohttp", "websockets"], configs=["asyncio"],
         grid={"echo": [{"size_bytes": 16, "in_flight": 64}]},
-        plan=SamplingPlan(processes=PROCESSES, windows_per_process=2, warmup_s=0.2, window_s=0.4,
+        plan=SamplingPlan(processes=PROCESSES, windows_per_process=1, warmup_s=0.2, window_s=0.4,
                           max_steal_percent=NEVER_DISTURBED),
         machine_name="t", repo=clone, trees=tmp_path / "trees",
     )  # fmt: skip
