@@ -30,9 +30,9 @@ from wsbench.instrument.provenance import impl_info
 from wsbench.results import stats
 from wsbench.results.runformat import ProfileSet, Profiling, Run
 from wsbench.site.findings import Findings, ServerBuild, findings_of, unshared
-from wsbench.site.findings_page import FOLD_TIED, p_text, ratio_text, render_findings
+from wsbench.site.findings_page import FOLD_TIED, p_text, render_findings
 from wsbench.site.frameworks import load_frameworks
-from wsbench.site.markup import cell, spread
+from wsbench.site.markup import cell, ratio_text, spread
 from wsbench.site.render import render_leaderboard, table_link
 from wsbench.site.results import Results, select
 

@@ -19,6 +19,7 @@ import pytest
 from pytest import approx
 
 from tests.deployment_runs import deployment_runs
+from tests.python_runs import BASE, FASTER, on, python_results
 from tests.runs import ECHO_16_64, benchmark, failed, run
 from tests.site_runs import IMPLS, conformance_runs, site_runs
 from wsbench.impls import load_impl
@@ -33,6 +34,7 @@ from wsbench.site.home import (
     DEPLOYMENT_COST,
     FAMILIES,
     HOME_PAGE,
+    NEWER_PYTHON,
     SOCKETIO_COST,
     Family,
     answers,
@@ -405,3 +407,31 @@ def test_without_another_profile_the_cost_of_compression_is_not_answered() -> No
     assert DEPLOYMENT_COST not in {a.family.slug for a in answers(results, findings)}
     page = str(render_home(results, findings)[HOME_PAGE])
     assert "The cost of compression and TLS" in page.split("Not answered here", 1)[1]
+
+
+CRASHED = failed("echo", ECHO_16_64, "the server crashed")
+
+
+def test_the_home_page_asks_whether_a_newer_python_is_faster() -> None:
+    results = python_results(on("3.11", BASE), on("3.13", FASTER),
+                       on("3.11", BASE, name="aiohttp"), on("3.13", BASE, name="aiohttp"),
+                       on("3.11", BASE, name="picows"),
+                       on("3.13", [], name="picows", benchmarks=[CRASHED]))  # fmt: skip
+    (answer,) = [a for a in answers(results, Findings()) if a.family.slug == NEWER_PYTHON]
+    assert answer.family.question == "Does a newer Python make it faster?"
+    assert [s.label for s in answer.chart.series] == ["websockets · asyncio 17.4",
+                                                      "aiohttp · asyncio 17.4"]  # fmt: skip
+    (point,) = answer.chart.series[0].points
+    assert point.value == pytest.approx(130.0)
+    assert point.interval is not None and point.interval[0] < 130.0 < point.interval[1]
+    assert "On Python **3.13**, of the 2 configurations" in answer.sentence
+    assert "**1** answer significantly more" in answer.sentence
+    assert "**0** significantly fewer" in answer.sentence
+    assert "Not compared: picows · asyncio (on Python 3.13: the server crashed)" in answer.sentence
+    home = render_home(results, Findings())["index.md"]
+    assert isinstance(home, str) and "Does a newer Python make it faster?" in home
+
+
+def test_without_another_python_the_home_page_does_not_answer_it() -> None:
+    found = answers(python_results(on("3.11", BASE)), Findings())
+    assert NEWER_PYTHON not in {a.family.slug for a in found}

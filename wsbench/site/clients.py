@@ -90,11 +90,11 @@ def row_for(run: EnvRun, scenario: str, params: dict[str, int]) -> Row | None:
 
 
 def latest_runs(results: Results) -> list[EnvRun]:
-    """Per machine and (library, configuration), the environment of its newest version:
-    every EnvRun of it (its figures may come from several runs)."""
-    newest: dict[tuple[str, str, str], EnvRun] = {}
+    """Per machine, (library, configuration) and Python, the environment of its newest
+    version: every EnvRun of it (its figures may come from several runs)."""
+    newest: dict[tuple[str, str, str, str], EnvRun] = {}
     for run in results.runs:
-        key = (run.machine, run.impl.name, run.impl.config)
+        key = (run.machine, run.impl.name, run.impl.config, run.doc.python)
         known = newest.get(key)
         if known is None or natural_key(run.impl.version or "") > natural_key(
             known.impl.version or ""

@@ -43,6 +43,7 @@ from wsbench.site.markup import EN_DASH, TIMES, cell, first_line, params_title
 from wsbench.site.render import SCENARIO_TITLES, checks_fail, memory_check
 from wsbench.site.results import EnvRun, Results, by_environment, natural_key
 from wsbench.site.rows import Params, Row, headline_of
+from wsbench.site.sweeps import KIB
 
 
 def _cpu_per(rate: str) -> Callable[[Sample], float | None]:
@@ -77,6 +78,17 @@ CPU_PER: dict[str, Metric] = {
     "connections_per_s": CPU_PER_CONNECTION,
 }
 """The CPU figure of a scenario ranked by a rate, by the rate's metric name."""
+FIGURE_WORDS: dict[str, tuple[str, str, float]] = {
+    "messages_per_s": ("Messages/s", ",.0f", 1.0),
+    "connections_per_s": ("Connections/s", ",.0f", 1.0),
+    "memory_slope_bytes": ("Memory per connection (KiB)", ",.1f", KIB),
+    "server_cpu_per_message": ("Server CPU per message", ",.1f", 1e-6),
+    "server_cpu_per_connection": ("Server CPU per connection", ",.1f", 1e-6),
+    "latency_p99": ("p99 latency", ",.1f", 1e-6),
+    "handshake_p99": ("Handshake p99", ",.1f", 1e-6),
+}
+"""A figure's column words, number format and the unit its value is divided by, by metric
+name (others: their label, capitalized)."""
 LATENCIES = ("latency_p99", "handshake_p99")
 """The p99 latency a scenario's costs show: of its round trips, else of its handshakes."""
 ANSWER_SET: tuple[str, Params] = ("echo", (("size_bytes", 1024), ("in_flight", 64), ("corpus", 1)))
@@ -130,7 +142,10 @@ class Ratio:
         return self.comparison.head_over_base if self.comparison else None
 
 
-def _ratio(metric: Metric, tuned: Row, other: Row) -> Ratio:
+def ratio_of(metric: Metric, tuned: Row, other: Row) -> Ratio:
+    """``metric`` of ``other`` over ``tuned`` (any two rows: the head over the base), with
+    its interval and verdict over their server processes; a problem instead where a side
+    has no figure or one not above 0."""
     base, head = tuned.groups(metric), other.groups(metric)
     if not any(base) or not any(head):
         return Ratio(metric, None, f"no {metric.label} recorded")
@@ -287,7 +302,7 @@ def cost_of(env: Sequence[EnvRun], scenario: str, params: Params, profile: Profi
             problem = f"{which.in_text} flagged: {'; '.join(memory_check(row))}"
     if problem or tuned is None:
         return replace(cost, problem=problem)
-    ratios = tuple(_ratio(m, tuned, other) for m in figures_of(scenario))
+    ratios = tuple(ratio_of(m, tuned, other) for m in figures_of(scenario))
     return replace(cost, ratios=ratios)
 
 

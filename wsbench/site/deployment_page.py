@@ -25,6 +25,7 @@ from wsbench.results.metrics import Metric
 from wsbench.scenarios import SPECS
 from wsbench.site import templates
 from wsbench.site.deployment_costs import (
+    FIGURE_WORDS,
     Cost,
     CostSet,
     Deployment,
@@ -33,7 +34,6 @@ from wsbench.site.deployment_costs import (
     figures_of,
     profiled_sets,
 )
-from wsbench.site.findings_page import ratio_text
 from wsbench.site.interactive import COSTS_TABLE, rows_script
 from wsbench.site.markup import (
     DASH,
@@ -44,6 +44,7 @@ from wsbench.site.markup import (
     heading,
     params_title,
     profile_changes,
+    ratio_text,
     spread,
     table,
     tagged,
@@ -52,24 +53,12 @@ from wsbench.site.render import NO_RESULTS, SCENARIO_TITLES, table_link
 from wsbench.site.results import EnvRun, Results
 from wsbench.site.rows import headline_of
 from wsbench.site.sources import source_line
-from wsbench.site.sweeps import KIB
 
 DEPLOYMENT_PAGE = "deployment.md"
 """The page, relative to the docs dir (at its root: links from it need no prefix)."""
 TITLE = "What your deployment costs"
 RUNS_PAGE = "environment.md"
 """The Runs and environment page, relative to this page."""
-FIGURE_WORDS: dict[str, tuple[str, str, float]] = {
-    "messages_per_s": ("Messages/s", ",.0f", 1.0),
-    "connections_per_s": ("Connections/s", ",.0f", 1.0),
-    "memory_slope_bytes": ("Memory per connection (KiB)", ",.1f", KIB),
-    "server_cpu_per_message": ("Server CPU per message", ",.1f", 1e-6),
-    "server_cpu_per_connection": ("Server CPU per connection", ",.1f", 1e-6),
-    "latency_p99": ("p99 latency", ",.1f", 1e-6),
-    "handshake_p99": ("Handshake p99", ",.1f", 1e-6),
-}
-"""A figure's column words, number format and the unit its value is divided by, by metric
-name (others: their label, capitalized)."""
 DECLINED = "declined: uncompressed"
 """The Agreed cell of a server that declined the offer of compression."""
 MISMATCH = "⚠"

@@ -38,7 +38,6 @@ from wsbench.site.markup import (
     COMPARISON_CONFIDENCE_PERCENT,
     CONFIDENCE_PERCENT,
     DASH,
-    EN_DASH,
     NOWRAP,
     SOCKETIO_TAG,
     TIMES,
@@ -46,6 +45,7 @@ from wsbench.site.markup import (
     cell,
     code,
     params_title,
+    ratio_text,
     short_reason,
     spread,
     table,
@@ -63,21 +63,6 @@ from wsbench.site.rows import Row
 FINDINGS_PAGE = "findings.md"
 """The Findings page, relative to the docs dir (at its root: links from it need no prefix)."""
 TITLE = "Findings"
-
-
-def ratio_text(comparison: Comparison) -> str:
-    """The ratio of the two figures (geometric means over the server processes) with the
-    comparison's 99 % interval (:data:`wsbench.results.stats.COMPARISON_CONFIDENCE`), e.g.
-    ``"1.25x (1.23-1.28)"`` with a multiplication sign and an en dash: two decimals, three
-    when a value is below 0.1 (no interval with a single server process on a side)."""
-    interval = comparison.head_over_base_interval
-    values = [comparison.head_over_base, *(interval or ())]
-    fmt = ".2f" if min(values) >= 0.1 else ".3f"
-    text = f"{comparison.head_over_base:{fmt}}{TIMES}"
-    if interval is not None:
-        low, high = (format(v, fmt) for v in interval)
-        text += " " + NOWRAP.format(f"({low}{EN_DASH}{high})")
-    return text
 
 
 def p_text(comparison: Comparison) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from wsbench.results.conformance import newly_failed
 from wsbench.results.count_sets import SETS
 from wsbench.scenarios import params_key, params_words
-from wsbench.site import templates
+from wsbench.site import python_page, templates
 from wsbench.site.charts import night_labels, render_history_svg, render_svg, render_sweep_svg
 from wsbench.site.conformance import (
     CONFORMANCE_PAGE,
@@ -68,6 +68,7 @@ from wsbench.site.markup import (
 from wsbench.site.profiles import Profiles
 from wsbench.site.profiles_page import profiles_fact
 from wsbench.site.profiles_page import render_section as profiles_section
+from wsbench.site.python_costs import on_pythons
 from wsbench.site.render import SCENARIO_TITLES, chart_block
 from wsbench.site.render import unflagged as render_unflagged
 from wsbench.site.results import EnvRun, Results, by_environment, natural_key
@@ -863,6 +864,7 @@ def render_page(
     f = framework
     runs = _runs(f, results)
     machines = framework_machines(f, results)
+    pythons = [o for o in on_pythons(results) if o.pythons[0].run.impl.name == f.name]
     files: dict[str, bytes] = {}
     sections = []
     for machine in machines:
@@ -877,6 +879,7 @@ def render_page(
                 "heading": f"### Machine `{machine}`\n" if len(machines) > 1 else "",
                 "table": _results_table(f, mine),
                 "counts": _counts_table(f, mine, level),
+                "pythons": python_page.section(pythons, f.name, machine, level),
                 "charts": charts,
             }
         )

@@ -27,15 +27,19 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from wsbench.pythons import DEFAULT_PYTHON
+from wsbench.results import stats
 from wsbench.results.metrics import CLIENT_BOUND_CPU_PERCENT, Metric
 from wsbench.results.stats import CONFIDENCE, compare
 from wsbench.site import templates
 from wsbench.site.charts import render_bars_svg
 from wsbench.site.conformance import CONFORMANCE_PAGE, Grades, fastest_grades, graded_of
+from wsbench.site.counts import REASON_CHARS
 from wsbench.site.deployment_costs import ANSWER_SET, Deployment, deployment_of, headline_set
 from wsbench.site.deployment_page import DEPLOYMENT_PAGE, set_anchor
 from wsbench.site.deployment_page import TITLE as DEPLOYMENT_TITLE
 from wsbench.site.findings import Findings, PairFigure, Pairing, unshared
+from wsbench.site.framework_pages import INDEX_PAGE
 from wsbench.site.interactive import TOOLTIP_NUMBERS, chart_script
 from wsbench.site.markup import (
     COMPARISON_CONFIDENCE_PERCENT,
@@ -45,7 +49,17 @@ from wsbench.site.markup import (
     params_title,
     safe_name,
     short_number,
+    short_reason,
     table,
+)
+from wsbench.site.python_costs import (
+    NOT_COMPARED_ON,
+    PYTHON_SETS,
+    OnPython,
+    OnPythons,
+    headline_metric,
+    newest_python,
+    on_pythons,
 )
 from wsbench.site.render import (
     LEADERBOARD_PAGES,
@@ -127,6 +141,10 @@ DEPLOYMENT_COST = "deployment-cost"
 """The family drawn from the costs of the deployment profiles
 (:mod:`wsbench.site.deployment_costs`: each configuration's messages/s in a profile over its
 tuned messages/s), not from one leaderboard's rows."""
+NEWER_PYTHON = "newer-python"
+"""The family drawn from each configuration's latest release on the newest Python measured
+against the default Python (:mod:`wsbench.site.python_costs`), not from one leaderboard's
+rows."""
 SOCKETIO_COST = "socketio-cost"
 """The family drawn from the Socket.IO configurations and their baselines, the plain
 WebSocket app on the same server build, WebSocket backend and event loop
@@ -167,6 +185,15 @@ FAMILIES = (
         IN_FLIGHT,
         ANSWER_SET[1],
         unit="% of tuned messages/s",
+    ),
+    Family(
+        NEWER_PYTHON,
+        "Newer Pythons",
+        "Does a newer Python make it faster?",
+        PYTHON_SETS[0][0],
+        IN_FLIGHT,
+        PYTHON_SETS[0][1],
+        unit=f"% of Python {DEFAULT_PYTHON} messages/s",
     ),
     Family(
         "memory",
@@ -617,6 +644,89 @@ def deployment_cost_answer(family: Family, deployment: Deployment, machine: str)
     )
 
 
+ON_PYTHON = Metric(
+    "python_share",
+    f"share of Python {DEFAULT_PYTHON} messages/s",
+    "%",
+    True,
+    lambda _sample: None,
+)
+"""Newer Pythons' figure: a configuration's messages/s on the newest Python measured over its
+messages/s on the default Python (:func:`wsbench.site.python_costs.OnPythons.ratio`), in per
+cent, with the 99 % interval of Welch's t test over the server processes."""
+
+
+def newer_python_answer(family: Family, found: Sequence[OnPythons], machine: str) -> Answer | None:
+    """Newer Pythons on ``machine``: a bar per configuration measured on both the newest
+    Python (:func:`wsbench.site.python_costs.newest_python`) and the default, of its
+    messages/s at the family's set on the newest as a share of the default's (:data:`ON_PYTHON`),
+    with the 99 % interval, the largest first; the sentence counts the significant changes
+    and names the configurations that ran on the default and not on the newest. None when
+    no configuration was measured on another Python."""
+    python = newest_python(found, machine)
+    if python is None:
+        return None
+    scenario, params = family.scenario, family.prefer
+    metric = headline_metric(scenario)
+    bars: list[tuple[OnPythons, OnPython, stats.Comparison]] = []
+    failed: list[str] = []
+    for o in found:
+        on = next((p for p in o.pythons if p.python == python), None)
+        if o.machine != machine or o.default is None or on is None:
+            continue
+        ratio = o.ratio(on, metric, scenario, params)
+        if ratio is not None and ratio.comparison is not None:
+            bars.append((o, on, ratio.comparison))
+        elif ratio is not None and ratio.problem.startswith(NOT_COMPARED_ON):
+            failed.append(f"{cell(o.label)} ({cell(short_reason(ratio.problem, REASON_CHARS))})")
+    if not bars:
+        return None
+    bars.sort(key=lambda item: -item[2].head_over_base)
+    where = family.axis.at(params)
+    x = float(dict(params).get(family.axis.name, 0))
+    series = []
+    for o, on, c in bars:
+        interval = c.head_over_base_interval
+        point = SweepPoint(
+            x, where, c.head_over_base * 100, "ok",
+            interval=(interval[0] * 100, interval[1] * 100) if interval else None,
+            run_id=on.run.run_id,
+        )  # fmt: skip
+        run = on.run
+        label = f"{o.label} {run.impl.version or ''}".strip()
+        series.append(Series(label, run.impl.config, run.impl.version, run.socketio,
+                             run.impl.reference, (point,)))  # fmt: skip
+    title = f"Python {python}: {ON_PYTHON.label}"
+    figure = replace(family.figure, metric=ON_PYTHON, title=title)
+    chart = replace(_chart(family, machine, params, series), figure=figure)
+    faster = sum(c.significant and c.head_over_base > 1 for *_, c in bars)
+    slower = sum(c.significant and c.head_over_base < 1 for *_, c in bars)
+    median = stats.median([c.head_over_base for *_, c in bars])
+    configurations = f"{len(bars)} configuration" + ("s" if len(bars) > 1 else "")
+    sentence = (
+        f"On Python **{python}**, of the {configurations} measured on it and on "
+        f"Python {DEFAULT_PYTHON} ({params_title(params)}), **{faster}** answer "
+        f"significantly more messages per second, **{slower}** significantly fewer, and "
+        f"{len(bars) - faster - slower} no significant change; the median keeps "
+        f"**{median * 100:.0f} %** of its Python {DEFAULT_PYTHON} messages/s. Each bar: a "
+        f"configuration's latest release, its messages/s on Python {python} as a share of "
+        f"its messages/s on Python {DEFAULT_PYTHON}, with the "
+        f"{COMPARISON_CONFIDENCE_PERCENT} % interval of the ratio over the server processes."
+    )
+    if failed:
+        sentence += f" Not compared: {_and(failed)}."
+    return Answer(
+        family,
+        machine,
+        params,
+        chart,
+        sentence,
+        INDEX_PAGE,
+        confidence_percent=COMPARISON_CONFIDENCE_PERCENT,
+        link_text="Every configuration by Python version: its framework page",
+    )
+
+
 def answers(
     results: Results, findings: Findings, deployment: Deployment | None = None
 ) -> list[Answer]:
@@ -625,10 +735,13 @@ def answers(
     cost of Socket.IO); ``deployment``: the costs of the deployment profiles (the cost of
     compression and TLS; default: computed from ``results``)."""
     deployment = deployment_of(results) if deployment is None else deployment
+    pythons = on_pythons(results)
     out = []
     for family in FAMILIES:
         for machine in results.machines:
-            if family.slug == SOCKETIO_COST:
+            if family.slug == NEWER_PYTHON:
+                found = newer_python_answer(family, pythons, machine)
+            elif family.slug == SOCKETIO_COST:
                 found = socketio_cost_answer(family, results, machine, findings)
             elif family.slug == DEPLOYMENT_COST:
                 found = deployment_cost_answer(family, deployment, machine)

@@ -19,6 +19,7 @@ from wsbench.results.stats import (
     MIN_PROCESSES,
     TOO_FEW,
     UNSTABLE_CV,
+    Comparison,
     Summary,
 )
 from wsbench.scenarios import PARAM_WORDS, params_words
@@ -268,3 +269,18 @@ def first_line(text: str, limit: int = 160) -> str:
     line = " ".join((text.strip().splitlines() or [""])[0].split())
     clipped = _clip(line, limit)
     return clipped if clipped == line and "\n" not in text.strip() else clipped + " …"
+
+
+def ratio_text(comparison: Comparison) -> str:
+    """The ratio of the two figures (geometric means over the server processes) with the
+    comparison's 99 % interval (:data:`wsbench.results.stats.COMPARISON_CONFIDENCE`), e.g.
+    ``"1.25x (1.23-1.28)"`` with a multiplication sign and an en dash: two decimals, three
+    when a value is below 0.1 (no interval with a single server process on a side)."""
+    interval = comparison.head_over_base_interval
+    values = [comparison.head_over_base, *(interval or ())]
+    fmt = ".2f" if min(values) >= 0.1 else ".3f"
+    text = f"{comparison.head_over_base:{fmt}}{TIMES}"
+    if interval is not None:
+        low, high = (format(v, fmt) for v in interval)
+        text += " " + NOWRAP.format(f"({low}{EN_DASH}{high})")
+    return text

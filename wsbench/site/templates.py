@@ -17,6 +17,7 @@ from typing import Any
 
 import jinja2
 
+from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.site.markup import STATISTICS
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -27,7 +28,9 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 def environment() -> jinja2.Environment:
     """The Jinja2 environment of :data:`TEMPLATES` (Markdown: no autoescape; strict
     undefined; trailing newlines kept; block tags trimmed of their line), with
-    :data:`wsbench.site.markup.STATISTICS` as globals."""
+    :data:`wsbench.site.markup.STATISTICS` and ``default_python``
+    (:data:`wsbench.pythons.DEFAULT_PYTHON`: the Python of every figure whose row names no
+    other) as globals."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         autoescape=False,  # Markdown, escaped cell by cell (wsbench.site.markup.cell)
@@ -35,7 +38,7 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
     )
-    env.globals.update(STATISTICS)
+    env.globals.update(STATISTICS, default_python=DEFAULT_PYTHON)
     return env
 
 
