@@ -11,6 +11,8 @@ import pytest
 from asv_runner.benchmarks._base import get_setup_cache_key  # type: ignore[import-untyped]
 
 import benchmarks
+from tests.runs import ECHO_16_64, benchmark, failed
+from wsbench.asv import suite
 from wsbench.asv.suite import (
     GRID_ENV,
     PARAMS_ENV,
@@ -22,6 +24,7 @@ from wsbench.asv.suite import (
 )
 from wsbench.instrument import waitbudget
 from wsbench.instrument.sampling import SamplingPlan
+from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.scenarios import SCENARIOS, spec
 
 MODULES = [
@@ -99,3 +102,15 @@ def test_the_runs_wait_budget_comes_from_the_environment(monkeypatch: pytest.Mon
     monkeypatch.setenv(waitbudget.BUDGET_ENV, "-1")
     with pytest.raises(SuiteError, match="wait budget must be >= 0 s"):
         SuiteSettings.from_env()
+
+
+def test_a_server_that_runs_no_window_on_another_python_is_not_supported_there() -> None:
+    crashed = {"echo": [failed("echo", ECHO_16_64, "websockets: the server exited with 1")]}
+    (refused,) = suite.refused_by_python(crashed, "3.13")["echo"]
+    assert refused.error == (
+        "not supported on Python 3.13: does not run: websockets: the server exited with 1"
+    )
+    assert suite.refused_by_python(crashed, DEFAULT_PYTHON) is crashed  # a failure, as before
+    ran = {"echo": [benchmark("echo", ECHO_16_64, [1000.0]),
+                    failed("echo", {"size_bytes": 16, "in_flight": 1}, "timeout")]}  # fmt: skip
+    assert suite.refused_by_python(ran, "3.13") is ran  # one set ran: the server runs there

@@ -309,12 +309,38 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
             budget=WaitBudget.from_env(settings.plan.wait_budget_s),
             log=lambda line: print(f"wsbench: {impl.name}:{run_config.id} {line}", file=sys.stderr),
         )
+        refused = refused_by_python(found, run.python)
+        if refused is not found:
+            found = refused
+            save(found)
     if settings.instructions and not not_installed:
         run = count_instructions(run, impl, run_config.id, placement)
         save(found)
     return {
         scenario: {params_key(b.params): figures_of(b) for b in benchmarks}
         for scenario, benchmarks in found.items()
+    }
+
+
+def refused_by_python(
+    found: dict[Scenario, list[Benchmark]], python: str
+) -> dict[Scenario, list[Benchmark]]:
+    """``found`` with every set's reason prefixed ``"not supported on Python X: does not
+    run: "`` when on a Python other than the default not one window of any set ran (the
+    server installed but did not start, or died at once, on that Python); ``found`` itself
+    otherwise."""
+    benchmarks = [b for group in found.values() for b in group]
+    ran = any(s.status == "ok" for b in benchmarks for s in b.samples)
+    if python == DEFAULT_PYTHON or not benchmarks or ran:
+        return found
+    if any(b.status != "failed" for b in benchmarks):
+        return found
+    prefix = f"not supported on Python {python}: does not run: "
+    return {
+        scenario: [
+            msgspec.structs.replace(b, error=prefix + (b.error or "no window ran")) for b in group
+        ]
+        for scenario, group in found.items()
     }
 
 
