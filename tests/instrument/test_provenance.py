@@ -62,3 +62,16 @@ def test_a_document_of_another_python_is_another_row_named_with_it(
                   env_name="env", version="17.4")  # fmt: skip
     assert doc.impl.row_name == f"{impl_info(impl, config, '17.4').row_name} · Python 3.13"
     assert doc.python == "3.13" and doc.environment.interpreter == other
+
+
+def test_a_comparisons_document_records_its_arms_interpreter_not_the_harness() -> None:
+    """An interleaved comparison runs in the harness's Python; its arm's server may not."""
+    impl = get_impl("websockets")
+    config = impl.config("asyncio")
+    settings = SamplingPlan().settings(default_placement(), 1)
+    arm = msgspec.structs.replace(this_interpreter(), version="3.14.0", free_threaded=True,
+                                  gil_enabled=False)  # fmt: skip
+    doc = new_run(run_id="r", machine_name="m", settings=settings, impl=impl, config=config,
+                  env_name="env", version="17.4", interpreter=arm)  # fmt: skip
+    assert doc.environment.interpreter == arm and doc.environment.python == "3.14.0"
+    assert doc.python == "3.14t" and doc.impl.row_name.endswith(" · Python 3.14t")

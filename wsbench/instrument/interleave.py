@@ -19,6 +19,7 @@ import msgspec
 from wsbench.impls import Impl
 from wsbench.instrument import provenance, system
 from wsbench.instrument.cpus import CpuPlacement
+from wsbench.instrument.interpreters import probe
 from wsbench.instrument.sampling import SamplingPlan, sample_scenario
 from wsbench.instrument.waitbudget import WaitBudget
 from wsbench.results import store
@@ -116,12 +117,18 @@ def measure_interleaved(
 
     Returns:
         Per side, one run document per arm, with ``plan.processes`` processes of samples.
+
+    Raises:
+        InterpreterNotFound: an arm's interpreter does not run (read before measuring).
     """
     plan.validate()
     run_id = run_id or store.new_run_id()
     one = replace(plan, processes=1)
     budget = WaitBudget(plan.wait_budget_s)  # one for the session, as for a main job's run
     tuning = system.recorded(placement)  # before the session loads the machine
+    # Each arm's interpreter as its documents record it: read before measuring, so that one
+    # that does not run stops the comparison at once (InterpreterNotFound).
+    builds = {arm.python: probe(arm.python).interpreter for arms in sides for arm in arms}
 
     def grid_of(scenario: Scenario) -> list[Params]:
         return (grids or {}).get(scenario) or spec(scenario).grid("full")
@@ -154,6 +161,7 @@ def measure_interleaved(
                 version=version,
                 benchmarks=found[k][i],
                 system_check=tuning,
+                interpreter=builds[arm.python],
             )
             side.append(msgspec.structs.replace(doc, finished_at=store.now_iso()))
         runs.append(side)

@@ -5,7 +5,6 @@ never typed by hand."""
 from __future__ import annotations
 
 import os
-import platform
 import subprocess
 from importlib import metadata
 from pathlib import Path
@@ -25,6 +24,7 @@ from wsbench.results.runformat import (
     Environment,
     Harness,
     ImplInfo,
+    Interpreter,
     LoadgenBuild,
     Machine,
     Run,
@@ -116,15 +116,18 @@ def new_run(
     install_error: str | None = None,
     benchmarks: list[Benchmark] | None = None,
     system_check: SystemCheck | None = None,
+    interpreter: Interpreter | None = None,
 ) -> Run:
     """A run document for ``impl`` in ``config`` measured here now, with this machine's,
-    harness's and load generator's facts (``version``: see :func:`impl_info`) and the
-    machine's tuning check (default: the run's, :func:`wsbench.instrument.system.recorded`).
-    On a Python other than :data:`~wsbench.pythons.DEFAULT_PYTHON` its row is named with
-    it (``"websockets · asyncio 17.4 · Python 3.13"``): another row wherever results are
+    harness's and load generator's facts (``version``: see :func:`impl_info`), the
+    machine's tuning check (default: the run's, :func:`wsbench.instrument.system.recorded`)
+    and the server's interpreter (default: this process's, as in an asv environment; a
+    comparison gives its arm's, :func:`wsbench.instrument.interpreters.probe`). On a Python
+    other than :data:`~wsbench.pythons.DEFAULT_PYTHON` its row is named with it
+    (``"websockets · asyncio 17.4 · Python 3.13"``): another row wherever results are
     shown."""
     placement = CpuPlacement(server=settings.server_cpus, loadgen=settings.loadgen_cpus)
-    interpreter = this_interpreter()
+    interpreter = interpreter or this_interpreter()
     info = impl_info(impl, config, version)
     if interpreter.python != DEFAULT_PYTHON:  # another row than the default Python's
         row_name = f"{info.row_name} · Python {interpreter.python}"
@@ -140,7 +143,7 @@ def new_run(
         impl=info,
         environment=Environment(
             env_name=env_name,
-            python=platform.python_version(),
+            python=interpreter.version,
             install_error=install_error,
             interpreter=interpreter,
         ),
