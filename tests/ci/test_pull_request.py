@@ -71,13 +71,17 @@ def test_instructions_only_counts_what_changed_and_writes_its_own_comment(
     monkeypatch.setattr(commitcompare, "git", git)
     monkeypatch.setenv("WSBENCH_RESULTS", str(tmp_path / "store"))
     out = tmp_path / "instructions.md"
+    monkeypatch.setattr(prcompare, "run_pythons", lambda names, log: ["3.11", "3.13"])
     args = parser().parse_args(["pr-compare", "--base", "b", "--head", "h",
-                                "--instructions-only", "--markdown", str(out)])  # fmt: skip
+                                "--instructions-only", "--python", "all",
+                                "--markdown", str(out)])  # fmt: skip
     options = options_of(args)
     assert options == PrCompareOptions(base="b", head="h", markdown=out, plan=SamplingPlan(),
-                                       instructions_only=True)  # fmt: skip
+                                       instructions_only=True, pythons=("all",))  # fmt: skip
     assert prcompare.run(options) == 0
     assert asked["impls"] == impls and asked["count"] == count
+    # every configuration (a harness change) is counted on the default Python only
+    assert asked["pythons"] == (["3.11"] if count else ["3.11", "3.13"])
     assert asked["wall_clock"] is False and asked["base"] == "m" * 40
     text = out.read_text()
     assert text.startswith(COUNTS_MARKER + "\n### wsbench: hhhhhhhh against its merge base")

@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import NEVER_DISTURBED, VERDICT_RETRY
+from wsbench.asv import venvs
 from wsbench.asv.conf import bench_envs
 from wsbench.asv.venvs import ensure
 from wsbench.impls import get_impl
 from wsbench.instrument.measure import MeasureConfig, measure
 from wsbench.instrument.sampling import SamplingPlan
+from wsbench.jobs import commit_worker
 from wsbench.jobs.commits import _pair, _worker, measure_commits, resolve
 from wsbench.jobs.compare import select_grids
 from wsbench.paths import REPO_ROOT
@@ -71,6 +73,22 @@ def test_configurations_on_one_side_only_or_not_installing_are_listed_not_compar
         "b (x): does not install (head: no such version)",
         "d (x): not in base",
     ]
+
+
+def test_each_python_is_an_arm_of_its_own_paired_across_the_commits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(venvs, "ensure", lambda env, _dir: Path(f"/envs/{env.name}/bin/python"))
+    listed = commit_worker.arms(["websockets"], ["asyncio"], tmp_path, ["3.13"])
+    assert [(e["python_name"], e["version"]) for e in listed] == [
+        ("3.11", listed[0]["version"]),
+        ("3.13", listed[0]["version"]),
+    ]
+    assert "py3.13" in listed[1]["env_name"] and listed[1]["python"].startswith("/envs/")
+    older = [{**e, "python_name": "3.11"} for e in listed[:1]]  # a commit without 3.13
+    sides, skipped = _pair([older, listed])
+    assert [[e["python_name"] for e in side] for side in sides] == [["3.11"], ["3.11"]]
+    assert skipped == ["websockets (asyncio, Python 3.13): not in base"]
 
 
 def test_param_selects_parameter_sets_and_rejects_what_no_scenario_has() -> None:

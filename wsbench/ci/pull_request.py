@@ -45,6 +45,8 @@ from wsbench.instrument.profile import ProfileError
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
 from wsbench.jobs.compare import COMPARISONS, select_grids
+from wsbench.jobs.main import MainJobError, run_pythons
+from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.results import compare, instruction_verdicts, store
 from wsbench.scenarios import in_grid
 
@@ -107,6 +109,9 @@ class PrCompareOptions:
         machine: the machine's name in the documents.
         instructions_only: count instructions per message under valgrind instead of
             timing (any runner).
+        pythons: ``--python`` values: the Pythons each configuration's latest release is
+            compared on (names, or ``all``: every one this machine has;
+            :func:`wsbench.jobs.main.run_pythons`); default the default Python only.
     """
 
     base: str
@@ -115,6 +120,7 @@ class PrCompareOptions:
     plan: SamplingPlan = field(default_factory=SamplingPlan)
     machine: str = "wsbench-local"
     instructions_only: bool = False
+    pythons: Sequence[str] = (DEFAULT_PYTHON,)
 
 
 def run(options: PrCompareOptions) -> int:
@@ -143,15 +149,25 @@ def run(options: PrCompareOptions) -> int:
         options.plan.validate()
     except ValueError as exc:
         raise compare.CompareError(str(exc)) from exc
+    try:
+        pythons = run_pythons(options.pythons, log=lambda line: print(f"pr-compare: {line}"))
+    except MainJobError as exc:
+        raise compare.CompareError(str(exc)) from exc
+    if chosen.everything and pythons != [DEFAULT_PYTHON]:
+        # every configuration on every Python would multiply the longest comparison
+        header.append(f"Every configuration: on Python {DEFAULT_PYTHON} only.")
+        pythons = [DEFAULT_PYTHON]
+    elif pythons != [DEFAULT_PYTHON]:
+        header.append(f"On Python {', '.join(pythons)}.")
     if options.instructions_only:
-        return _count(options, chosen, (merge_base, head), header, title)
+        return _count(options, chosen, (merge_base, head), header, title, pythons)
     grids = select_grids(in_grid("default"), REDUCED_PARAMS if chosen.everything else (), "full")
     if chosen.everything:
         header.append(f"Every configuration at a reduced scale: {', '.join(REDUCED_PARAMS)}.")
     sides = commitcompare.measure_commits(
         merge_base, head, impls=chosen.impls, configs=[], grid=grids, plan=options.plan,
         machine_name=options.machine,
-        log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
+        log=lambda line: print(f"pr-compare: {line}", file=sys.stderr), pythons=pythons,
     )  # fmt: skip
     root = store.root_from_env()
     for doc in [*sides.base, *sides.head]:
@@ -214,16 +230,17 @@ def _count(
     commits: tuple[str, str],
     header: list[str],
     title: str,
+    pythons: Sequence[str],
 ) -> int:
-    """The ``--instructions-only`` comparison: both commits counted once (no rounds), the
-    instruction verdicts written to ``options.markdown``."""
+    """The ``--instructions-only`` comparison: both commits counted once (no rounds) on each
+    of ``pythons``, the instruction verdicts written to ``options.markdown``."""
     if chosen.everything:
         header.append(f"Every configuration, counted at: {', '.join(REDUCED_SETS)}.")
     sides = commitcompare.measure_commits(
         commits[0], commits[1], impls=chosen.impls, configs=[], grid={},
         plan=options.plan, machine_name=options.machine,
         log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
-        count=REDUCED_SETS if chosen.everything else (), wall_clock=False,
+        count=REDUCED_SETS if chosen.everything else (), wall_clock=False, pythons=pythons,
     )  # fmt: skip
     root = store.root_from_env()
     for doc in [*sides.base, *sides.head]:

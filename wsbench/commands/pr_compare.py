@@ -9,6 +9,7 @@ from pathlib import Path
 from wsbench.ci import pull_request
 from wsbench.ci.pull_request import PrCompareOptions
 from wsbench.commands.options import add_plan_arguments, plan_from_args
+from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.results.compare import CompareError
 
 NAME = "pr-compare"
@@ -26,6 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--instructions-only", action="store_true",
         help="count instructions per message under valgrind instead of timing (any runner)",
     )  # fmt: skip
+    parser.add_argument(
+        "--python", action="append", default=[], metavar="VERSION",
+        help=f"compare on this Python too (repeatable; all: every one found; default "
+        f"{DEFAULT_PYTHON} only)",
+    )  # fmt: skip
 
 
 def options_of(args: argparse.Namespace) -> PrCompareOptions:
@@ -41,6 +47,7 @@ def options_of(args: argparse.Namespace) -> PrCompareOptions:
     return PrCompareOptions(
         base=args.base, head=args.head, markdown=args.markdown, plan=plan,
         machine=args.machine, instructions_only=args.instructions_only,
+        pythons=tuple(args.python) or (DEFAULT_PYTHON,),
     )  # fmt: skip
 
 

@@ -41,17 +41,22 @@ from typing import Any
 
 import msgspec
 
-from wsbench.asv.conf import bench_envs
+from wsbench.asv.conf import bench_envs, on_python
 from wsbench.impls import ImplError, all_impls
 from wsbench.instrument import instructions, provenance, system
 from wsbench.instrument.cpus import placement_from
 from wsbench.instrument.interleave import Arm, measure_interleaved
+from wsbench.instrument.interpreters import probe
 from wsbench.instrument.sampling import SamplingPlan
+from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.results import runformat, store
 
 
 def arms(
-    impl_names: Sequence[str], config_ids: Sequence[str], envs_dir: Path
+    impl_names: Sequence[str],
+    config_ids: Sequence[str],
+    envs_dir: Path,
+    pythons: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """The environments to measure in this commit (see the module's ``arms`` command).
 
@@ -59,6 +64,8 @@ def arms(
         impl_names: implementations to include (empty: all).
         config_ids: configurations to include (empty: all).
         envs_dir: where environments are installed (:func:`wsbench.asv.venvs.ensure`).
+        pythons: other Pythons the latest releases are also measured on (e.g. ``["3.13"]``;
+            :func:`wsbench.asv.conf.on_python`), beside the default.
 
     Returns:
         One JSON-ready mapping per environment, sorted by implementation and configuration.
@@ -66,22 +73,25 @@ def arms(
     from wsbench.asv import venvs
 
     impls = [i for i in all_impls() if not impl_names or i.name in impl_names]
+    latest = [env for env in bench_envs(impls) if env.is_default
+              and (not config_ids or env.config.id in config_ids)]  # fmt: skip
+    envs = [*latest, *(on_python(e, p) for p in pythons if p != DEFAULT_PYTHON for e in latest
+                       if e.version)]  # fmt: skip
     found: list[dict[str, Any]] = []
-    for env in bench_envs(impls):
-        if not env.is_default or (config_ids and env.config.id not in config_ids):
-            continue
+    for env in envs:
         entry: dict[str, Any] = {
             "impl": env.impl.name,
             "config_id": env.config.id,
             "env_name": env.name,
             "version": env.version.version if env.version else None,
+            "python_name": env.python,
         }
         try:
             entry["python"] = str(venvs.ensure(env, envs_dir)) if env.version else sys.executable
         except venvs.VenvError as exc:
             entry["error"] = str(exc)
         found.append(entry)
-    return sorted(found, key=lambda e: (e["impl"], e["config_id"]))
+    return sorted(found, key=lambda e: (e["impl"], e["config_id"], e["python_name"]))
 
 
 def measure_round(
@@ -162,6 +172,7 @@ def count_arms(
             env_name=arm.env_name,
             version=version,
             system_check=tuning,
+            interpreter=probe(arm.python).interpreter,
         )
         docs.append(
             msgspec.structs.replace(
@@ -182,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     a.add_argument("--impl", action="append", default=[])
     a.add_argument("--config", action="append", default=[])
     a.add_argument("--envs-dir", type=Path, required=True)
+    a.add_argument("--python", action="append", default=[])
     r = sub.add_parser("round")
     r.add_argument("--arms", type=Path, required=True)
     r.add_argument("--grid", type=Path, required=True)
@@ -205,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "arms":
-            print(json.dumps(arms(args.impl, args.config, args.envs_dir)))
+            print(json.dumps(arms(args.impl, args.config, args.envs_dir, args.python)))
             return 0
         if args.command == "count":
             docs = count_arms(

@@ -32,6 +32,7 @@ from wsbench.instrument.cpus import placement_from
 from wsbench.instrument.interleave import merge_round, side_order
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.paths import REPO_ROOT
+from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.results import store
 from wsbench.results.compare import SIDE_LABELS, CompareError
 from wsbench.results.runformat import Benchmark, FormatError, Run, SystemCheck, load
@@ -164,12 +165,16 @@ class CommitSides:
 
 def _pair(listed: Sequence[list[dict[str, Any]]]) -> tuple[list[list[dict[str, Any]]], list[str]]:
     """Arms present and installed on both sides, in the same order; the others, with why."""
-    keyed = [{(e["impl"], e["config_id"]): e for e in side} for side in listed]
+    keyed = [
+        {(e["impl"], e["config_id"], e.get("python_name", DEFAULT_PYTHON)): e for e in side}
+        for side in listed
+    ]
     sides: list[list[dict[str, Any]]] = [[], []]
     skipped = []
     for key in sorted(keyed[0].keys() | keyed[1].keys()):
         entries = [side.get(key) for side in keyed]
-        name = f"{key[0]} ({key[1]})"
+        python = "" if key[2] == DEFAULT_PYTHON else f", Python {key[2]}"
+        name = f"{key[0]} ({key[1]}{python})"
         missing = [label for label, e in zip(LABELS, entries, strict=True) if e is None]
         errors = [f"{label}: {e['error']}" for label, e in zip(LABELS, entries, strict=True)
                   if e is not None and "error" in e]  # fmt: skip
@@ -199,6 +204,7 @@ def measure_commits(
     log: Callable[[str], None] = lambda _: None,
     count: Sequence[str] | None = None,
     wall_clock: bool = True,
+    pythons: Sequence[str] = (),
 ) -> CommitSides:
     """Measure two commits interleaved: ``plan.processes`` rounds, base then head in even
     rounds and head then base in odd ones (:func:`wsbench.instrument.interleave.side_order`).
@@ -220,6 +226,8 @@ def measure_commits(
             (:mod:`wsbench.instrument.instructions`; empty: every set), each side once (the counts
             are deterministic: no rounds); None: no counting.
         wall_clock: measure the rounds (False: the documents hold only the counts).
+        pythons: other Pythons each configuration's latest release is also measured on
+            (the commit worker's ``arms --python``), each an arm of its own.
 
     Raises:
         CompareError: a commit does not exist or cannot run the worker, no configuration
@@ -236,6 +244,8 @@ def measure_commits(
         log(f"{label} {sha[:12]}: preparing environments")
         selection = [a for i in impls for a in ("--impl", i)]
         selection += [a for c in configs for a in ("--config", c)]
+        # only the other Pythons: a commit from before them takes no --python
+        selection += [a for p in pythons if p != DEFAULT_PYTHON for a in ("--python", p)]
         out = _worker(tree, "arms", *selection, "--envs-dir", str(envs_dir), capture=True)
         listed.append(json.loads(out))
     arms, sides.skipped = _pair(listed)

@@ -1,4 +1,5 @@
-"""The nightly workflow sets up the Pythons the plan names and hands them to the harness."""
+"""The nightly and pull-request workflows set up the Pythons of wsbench/pythons.py and hand
+them to the harness."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from typing import Any
 import yaml
 
 from wsbench.paths import REPO_ROOT
+from wsbench.pythons import DEFAULT_PYTHON, PYTHONS
 
-WORKFLOW = REPO_ROOT / ".github" / "workflows" / "nightly.yml"
+WORKFLOWS = REPO_ROOT / ".github" / "workflows"
 
 
-def _jobs() -> dict[str, Any]:
-    jobs: dict[str, Any] = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]
+def _jobs(name: str = "nightly.yml") -> dict[str, Any]:
+    jobs: dict[str, Any] = yaml.safe_load((WORKFLOWS / name).read_text(encoding="utf-8"))["jobs"]
     return jobs
 
 
@@ -31,3 +33,13 @@ def test_the_measure_job_sets_up_the_plans_pythons_then_the_default_and_measures
     (measure,) = [s for s in steps if "./bench nightly measure" in str(s.get("run", ""))]
     assert measure["run"].rstrip().endswith("--python all")
     assert steps.index(setups[1]) < steps.index(measure)
+
+
+def test_the_pull_requests_counts_are_made_on_every_python_the_runner_sets_up() -> None:
+    steps = _jobs("pr-instructions.yml")["count"]["steps"]
+    setups = [s for s in steps if str(s.get("uses", "")).startswith("actions/setup-python@")]
+    others, default = (str(s["with"]["python-version"]).split() for s in setups)
+    assert others == [p for p in PYTHONS if p != DEFAULT_PYTHON] and default == [DEFAULT_PYTHON]
+    assert setups[0].get("continue-on-error") is True
+    (count,) = [s for s in steps if "./bench pr-compare" in str(s.get("run", ""))]
+    assert "--instructions-only" in count["run"] and "--python all" in count["run"]
