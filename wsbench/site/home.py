@@ -715,16 +715,9 @@ def newer_python_answer(family: Family, found: Sequence[OnPythons], machine: str
     )
     if failed:
         sentence += f" Not compared: {_and(failed)}."
-    return Answer(
-        family,
-        machine,
-        params,
-        chart,
-        sentence,
-        INDEX_PAGE,
-        confidence_percent=COMPARISON_CONFIDENCE_PERCENT,
-        link_text="Every configuration by Python version: its framework page",
-    )
+    link_text = "Every configuration by Python version: its framework page"
+    return Answer(family, machine, params, chart, sentence, link=INDEX_PAGE, link_text=link_text,
+                  confidence_percent=COMPARISON_CONFIDENCE_PERCENT)  # fmt: skip
 
 
 def answers(
