@@ -259,7 +259,9 @@ def _compression(samples: Sequence[Sample]) -> float | None:
     return stats.median(found) if found else None
 
 
-def _row(env: Sequence[EnvRun], scenario: str, params: dict[str, int]) -> Row | None:
+def row_in(env: Sequence[EnvRun], scenario: str, params: dict[str, int]) -> Row | None:
+    """The row of ``scenario`` at ``params`` among one environment's shown documents
+    ``env`` (the first that has it), None when not measured."""
     for run in env:
         for row in run.rows:
             if row.scenario == scenario and dict(row.params) == params:
@@ -276,10 +278,10 @@ def cost_of(env: Sequence[EnvRun], scenario: str, params: Params, profile: Profi
     set ``params`` (in tuned); None when the environment did not measure that set in that
     profile."""
     wanted = dict(params)
-    other = _row(env, scenario, in_profile(wanted, profile))
+    other = row_in(env, scenario, in_profile(wanted, profile))
     if other is None:
         return None
-    tuned = _row(env, scenario, wanted)
+    tuned = row_in(env, scenario, wanted)
     samples = other.samples
     agreed = tuple(dict.fromkeys(s.deflate for s in samples if s.deflate))
     cost = Cost(

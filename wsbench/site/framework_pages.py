@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from wsbench.results.conformance import newly_failed
 from wsbench.results.count_sets import SETS
-from wsbench.scenarios import params_key, params_words
+from wsbench.scenarios import params_key
 from wsbench.site import python_page, templates
 from wsbench.site.charts import night_labels, render_history_svg, render_svg, render_sweep_svg
 from wsbench.site.conformance import (
@@ -61,6 +61,7 @@ from wsbench.site.markup import (
     link,
     params_title,
     safe_name,
+    short_set_title,
     spread,
     table,
     tagged,
@@ -363,11 +364,6 @@ COUNTS_INTRO = (
 )
 
 
-def count_header(scenario: str, params: dict[str, int]) -> str:
-    """A counted set's short column header, e.g. ``"echo 16 B x64"``."""
-    return " ".join([scenario, *params_words(params, short=True)])
-
-
 def _counts_table(framework: Framework, runs: Sequence[EnvRun], level: str) -> str:
     """The :data:`COUNTS_TITLE` section: one row per environment with counts, one column
     per counted set (in :data:`wsbench.results.count_sets.SETS` order); "" when no shown run of
@@ -399,7 +395,7 @@ def _counts_table(framework: Framework, runs: Sequence[EnvRun], level: str) -> s
             )
             cells.append(count_text(got))
         rows.append([_row_label(env[0]), cell(env[0].impl.version or DASH), *cells])
-    headers = ["Row", "Version", *(count_header(s.scenario, s.params) for s in sets)]
+    headers = ["Row", "Version", *(short_set_title(s.scenario, s.params) for s in sets)]
     return (
         heading(level, COUNTS_TITLE, anchor(COUNTS_TITLE))
         + COUNTS_INTRO

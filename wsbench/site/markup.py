@@ -284,3 +284,9 @@ def ratio_text(comparison: Comparison) -> str:
         low, high = (format(v, fmt) for v in interval)
         text += " " + NOWRAP.format(f"({low}{EN_DASH}{high})")
     return text
+
+
+def short_set_title(scenario: str, params: dict[str, int]) -> str:
+    """A parameter set in a column header, short: ``"echo 16 B x64"`` (a counted set, a
+    figure of *By Python version*)."""
+    return " ".join([scenario, *params_words(params, short=True)])

@@ -22,7 +22,7 @@ from wsbench.pythons import DEFAULT_PYTHON, parse_python
 from wsbench.results.metrics import Metric
 from wsbench.results.runformat import InstructionSet
 from wsbench.site.clients import latest_runs
-from wsbench.site.deployment_costs import Ratio, figures_of, ratio_of
+from wsbench.site.deployment_costs import Ratio, figures_of, ratio_of, row_in
 from wsbench.site.markup import first_line
 from wsbench.site.results import EnvRun, Results, by_environment, natural_key
 from wsbench.site.rows import Params, Row
@@ -73,12 +73,7 @@ class OnPython:
 
     def row(self, scenario: str, params: Params) -> Row | None:
         """The row of ``scenario`` at ``params``, None when not measured."""
-        wanted = dict(params)
-        for run in self.env:
-            for row in run.rows:
-                if row.scenario == scenario and dict(row.params) == wanted:
-                    return row
-        return None
+        return row_in(self.env, scenario, dict(params))
 
     def count(self, scenario: str, params: Params) -> InstructionSet | None:
         """The newest shown count of ``scenario`` at ``params``, None when not counted."""

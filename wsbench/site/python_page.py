@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.results.metrics import Metric
 from wsbench.results.stats import COMPARISON_CONFIDENCE
-from wsbench.scenarios import params_words
 from wsbench.site.counts import REASON_CHARS, count_text
 from wsbench.site.deployment_costs import CPU_PER_MESSAGE, FIGURE_WORDS, Ratio
 from wsbench.site.markup import (
@@ -23,6 +22,7 @@ from wsbench.site.markup import (
     heading,
     ratio_text,
     short_reason,
+    short_set_title,
     spread,
     table,
 )
@@ -81,11 +81,6 @@ def count_cell(o: OnPythons, on: OnPython) -> str:
     return text if ratio is None else f"{text} · {ratio:.3f}{TIMES}"
 
 
-def set_words(scenario: str, params: Params) -> str:
-    """A set in a column header, short: ``"echo 16 B x64"``, ``"memory 1,000 connections"``."""
-    return " ".join([scenario, *params_words(dict(params), short=True)])
-
-
 def headers() -> list[str]:
     """The table's column headers: the configuration and its Python first, then each
     figure with its set."""
@@ -93,8 +88,10 @@ def headers() -> list[str]:
     for scenario, params, metric in COLUMNS:
         words = FIGURE_WORDS.get(metric.name, (metric.label.capitalize(), "", 1.0))[0]
         unit = " (µs)" if metric is CPU_PER_MESSAGE else ""
-        names.append(f"{words}{unit}, {cell(set_words(scenario, params))}")
-    names.append(f"Instructions per message, {set_words(*COUNTED_SET)}")
+        names.append(f"{words}{unit}, {cell(short_set_title(scenario, dict(params)))}")
+    names.append(
+        f"Instructions per message, {short_set_title(COUNTED_SET[0], dict(COUNTED_SET[1]))}"
+    )
     return names
 
 
