@@ -19,8 +19,10 @@ and TLS, as the load generator does not yet.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import ssl
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -297,6 +299,10 @@ RECV_TIMEOUT_S = 10.0
 """Seconds the profile test's client waits for a handshake answer or a message (beside the
 parallel suite, whose servers share this one's CPU, daphne once took more than 5 s to
 answer a TLS handshake)."""
+STUCK_AFTER_S = 60.0
+"""Seconds after which the profile test stops a server its client is still talking to
+(:func:`stopped_if_stuck`): a bound, far above the seconds a server takes, on a test that
+must end."""
 
 
 @pytest.fixture(scope="session")
@@ -316,6 +322,24 @@ def connect_offering_deflate(url: str, context: ssl.SSLContext | None) -> Client
     assert ws.request is not None
     assert ws.request.headers.get("Sec-WebSocket-Extensions") == BROWSER_OFFER
     return ws
+
+
+@contextlib.contextmanager
+def stopped_if_stuck(process: ServerProcess) -> Iterator[None]:
+    """Stops ``process`` when the block has not ended within :data:`STUCK_AFTER_S`, so that
+    a client blocked on its connection ends (with an error) when the server goes.
+
+    websockets' sync client, when a server leaves its handshake unanswered over TLS, raises
+    its open timeout only after joining its reading thread, which can sit in a TLS read that
+    no timeout bounds: one CI run waited 20 minutes there (uvicorn's legacy websockets
+    protocol, in the parallel suite)."""
+    watchdog = threading.Timer(STUCK_AFTER_S, process.stop)
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        yield
+    finally:
+        watchdog.cancel()
 
 
 def extensions_answer(ws: ClientConnection) -> str | None:
@@ -404,7 +428,7 @@ def test_the_deployment_profile_serves_what_the_metadata_states(
             timeout_s=STARTUP_TIMEOUT_S,
         )
         try:
-            with connect_offering_deflate(url, context) as ws:
+            with stopped_if_stuck(process), connect_offering_deflate(url, context) as ws:
                 answer = extensions_answer(ws)
                 assert agreed_deflate(answer) == config.accepts_shipped_deflate, (
                     f"{label}: answered a browser's offer with {answer!r}; its statement: "

@@ -346,8 +346,12 @@ def refused_by_python(
 
 def count_instructions(run: Run, impl: Impl, config_id: str, placement: CpuPlacement) -> Run:
     """``run`` with the server's instruction counts (:mod:`wsbench.instrument.instructions`) of the
-    sets whose scenario ``WSBENCH_SCENARIOS`` names (every set when it names none)."""
-    sets = instructions.sets_of([n for n in os.environ.get(SCENARIOS_ENV, "").split(",") if n])
+    sets whose scenario ``WSBENCH_SCENARIOS`` names (every set when it names none) that the
+    filters of ``WSBENCH_PARAMS`` keep."""
+    sets = instructions.sets_of(
+        [n for n in os.environ.get(SCENARIOS_ENV, "").split(",") if n],
+        [i for i in os.environ.get(PARAMS_ENV, "").split(";") if i],
+    )
     print(f"wsbench: {impl.name}:{config_id} counting instructions ({len(sets)} sets)",
           file=sys.stderr)  # fmt: skip
     found = instructions.count_all(impl, config_id, sets, python=sys.executable,

@@ -73,6 +73,7 @@ from wsbench.results.runformat import (
     InstructionCount,
     InstructionSet,
 )
+from wsbench.scenarios import selection
 
 LAYOUT_SHIFT_ENV = "WSBENCH_LAYOUT_SHIFT"
 """The environment variable whose length gives each layout after the first its own heap:
@@ -523,10 +524,24 @@ class Counted(msgspec.Struct, frozen=True):
     instructions: list[InstructionSet]
 
 
-def sets_of(scenarios: Sequence[str] = ()) -> list[CountSet]:
+def sets_of(scenarios: Sequence[str] = (), params: Sequence[str] = ()) -> list[CountSet]:
     """The sets of :data:`SETS` whose scenario or :attr:`~CountSet.key` is in ``scenarios``
-    (e.g. ``["echo"]``, ``["stream/size_bytes=16"]``; empty: every set)."""
-    return [s for s in SETS if not scenarios or s.scenario in scenarios or s.key in scenarios]
+    (e.g. ``["echo"]``, ``["stream/size_bytes=16"]``; empty: every set), narrowed by the
+    ``--param`` filters ``params`` (``NAME=V[,V...]``) by the rule the measured sets follow
+    (:func:`wsbench.scenarios.selection.narrowed`): ``["size_bytes=16", "in_flight=64"]``
+    keeps echo 16 B x64 and not echo 16 B x1, and leaves broadcast, which has no
+    ``in_flight``, to its size.
+
+    Raises:
+        ParamError: a malformed filter (:func:`wsbench.scenarios.selection.parse_params`).
+    """
+    wanted = selection.parse_params(params)
+    return [
+        s
+        for s in SETS
+        if (not scenarios or s.scenario in scenarios or s.key in scenarios)
+        and selection.narrowed([s.params], wanted, selection.switches_of(s.scenario))
+    ]
 
 
 def count_all(

@@ -38,6 +38,7 @@ from wsbench.instrument.interleave import Arm, measure_interleaved
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
 from wsbench.results import compare, instruction_verdicts, store
+from wsbench.results.count_sets import CountSet
 from wsbench.results.runformat import FormatError, Run, load
 from wsbench.scenarios import Grid, Params, Scenario, selection
 
@@ -204,8 +205,9 @@ def run(options: CompareOptions) -> int:
                 grids=grids, log=_progress,
             )  # fmt: skip
             if options.instructions:
-                base = _counted(base, base_arms, options.scenario or [])
-                head = _counted(head, head_arms, options.scenario or [])
+                sets = instructions.sets_of(options.scenario or [], options.param)
+                base = _counted(base, base_arms, sets)
+                head = _counted(head, head_arms, sets)
             assert options.impl is not None  # _version_arms: exactly one
             title = f"{options.impl[0]} {options.versions[0]} → {options.versions[1]} (interleaved)"
         else:
@@ -269,9 +271,9 @@ def run(options: CompareOptions) -> int:
     return 1 if options.fail_on_slower and slower else 0
 
 
-def _counted(docs: list[Run], arms: list[Arm], scenarios: Sequence[str]) -> list[Run]:
-    """``docs`` (one per arm, in the arms' order) with each arm's instruction counts."""
-    sets = instructions.sets_of(scenarios)
+def _counted(docs: list[Run], arms: list[Arm], sets: Sequence[CountSet]) -> list[Run]:
+    """``docs`` (one per arm, in the arms' order) with each arm's instruction counts of
+    ``sets``."""
     placement = placement_from(None, None)
     out = []
     for doc, arm in zip(docs, arms, strict=True):

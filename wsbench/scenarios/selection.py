@@ -83,8 +83,8 @@ def narrowed(
     ]
 
 
-def _switches(scenario: Scenario) -> list[str]:
-    """The switches of ``scenario`` (those its full grid sets)."""
+def switches_of(scenario: Scenario) -> list[str]:
+    """The switches of ``scenario`` (those its full grid sets), for :func:`narrowed`."""
     return [name for name in SWITCHES if name in spec(scenario).asv_axes()]
 
 
@@ -122,7 +122,7 @@ def select(
         for value in sorted(values):
             if value not in _values(which, chosen, name):
                 raise ParamError(_missing_value(which, names, name, value))
-    grids = {s: narrowed(spec(s).grid(which), wanted, _switches(s)) for s in chosen}
+    grids = {s: narrowed(spec(s).grid(which), wanted, switches_of(s)) for s in chosen}
     for scenario, grid in grids.items():
         if names and not grid:
             raise ParamError(_none_left(which, scenario, wanted))
@@ -161,7 +161,7 @@ def _narrowed_by(scenarios: Sequence[Scenario], wanted: dict[str, set[int]]) -> 
 def _keeps(which: Grid, names: Sequence[Scenario], wanted: dict[str, set[int]]) -> bool:
     """Whether the filters keep a set of the ``which`` grid among the scenarios they narrow."""
     chosen = _narrowed_by(_chosen(which, names), wanted)
-    return any(narrowed(spec(s).grid(which), wanted, _switches(s)) for s in chosen)
+    return any(narrowed(spec(s).grid(which), wanted, switches_of(s)) for s in chosen)
 
 
 def _listed(scenarios: Sequence[Scenario], conjunction: str) -> str:
@@ -195,7 +195,7 @@ def _none_left(which: Grid, scenario: Scenario, wanted: dict[str, set[int]]) -> 
     others = [
         g
         for g in GRIDS
-        if g != which and narrowed(spec(scenario).grid(g), own, _switches(scenario))
+        if g != which and narrowed(spec(scenario).grid(g), own, switches_of(scenario))
     ]
     if not spec(scenario).grid(which):
         hint = f" (it is in the {others[0]} grid: --grid {others[0]})" if others else ""
