@@ -16,9 +16,11 @@ NOT_SUPPORTED = "not supported on Python 3.13: does not install: no wheel for cp
 
 
 def on(python: str, rates: list[float], *, name: str = "websockets", version: str = "17.4",
-       count: int | None = None, benchmarks: list[Benchmark] | None = None) -> Run:  # fmt: skip
+       count: int | None = None, benchmarks: list[Benchmark] | None = None,
+       optimizations: tuple[str, ...] | None = None) -> Run:  # fmt: skip
     """``name``'s asyncio configuration measured on ``python`` at echo 16 B x64 (``rates``,
-    two windows a process) and memory, counted at ``count`` instructions per message."""
+    two windows a process) and memory, counted at ``count`` instructions per message, on an
+    interpreter built with ``optimizations`` (None: not recorded)."""
     info = impl(name, version, "asyncio")
     if python != "3.11":
         info = msgspec.structs.replace(info, row_name=f"{info.row_name} · Python {python}")
@@ -27,7 +29,8 @@ def on(python: str, rates: list[float], *, name: str = "websockets", version: st
     doc = run([], impl_info=info, benchmarks=found,
               env_name=f"uvpip-py{python}-{name}{version}-asyncio")  # fmt: skip
     free = python.endswith("t")
-    interpreter = Interpreter(f"{python.rstrip('t')}.0", "CPython", free, not free, "none", "GCC")
+    interpreter = Interpreter(f"{python.rstrip('t')}.0", "CPython", free, not free, "none", "GCC",
+                              optimizations)  # fmt: skip
     doc = msgspec.structs.replace(
         doc, environment=msgspec.structs.replace(doc.environment, interpreter=interpreter)
     )

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import platform
+import shlex
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -46,6 +48,13 @@ def test_this_interpreter_describes_itself_the_same_in_process_and_out() -> None
     assert build.jit in ("on", "off", "none")
     assert build.gil_enabled or build.free_threaded
     assert this_interpreter() == build
+    # The optimizations, read from the configure options the build records.
+    configured = shlex.split(sysconfig.get_config_var("CONFIG_ARGS") or "")
+    assert build.optimizations == tuple(
+        name
+        for name, option in (("pgo", "--enable-optimizations"), ("lto", "--with-lto"))
+        if any(o.split("=")[0] == option and o != "--with-lto=no" for o in configured)
+    )
 
 
 def test_each_route_finds_it_in_order(tmp_path: Path) -> None:

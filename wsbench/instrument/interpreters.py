@@ -48,11 +48,16 @@ def describe() -> dict[str, object]:
     fields and ``executable``. Self-contained: :data:`PROBE` runs its source in another
     interpreter (any Python 3)."""
     import platform
+    import shlex
     import sys
     import sysconfig
 
     jit = getattr(sys, "_jit", None)
     gil = getattr(sys, "_is_gil_enabled", None)
+    options = shlex.split(sysconfig.get_config_var("CONFIG_ARGS") or "")
+    pgo = "--enable-optimizations" in options
+    lto = any(o == "--with-lto" or (o.startswith("--with-lto=") and o != "--with-lto=no")
+              for o in options)  # fmt: skip
     return {
         "version": platform.python_version(),
         "implementation": platform.python_implementation(),
@@ -60,6 +65,7 @@ def describe() -> dict[str, object]:
         "gil_enabled": gil() if gil is not None else True,
         "jit": ("on" if jit.is_enabled() else "off") if jit and jit.is_available() else "none",
         "compiler": platform.python_compiler(),
+        "optimizations": [name for name, on in (("pgo", pgo), ("lto", lto)) if on],
         "executable": sys.executable,
     }
 

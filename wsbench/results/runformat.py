@@ -25,7 +25,7 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
               "slow_subscriber", "role", "api"},
      "environment": {"env_name", "python", "install_error",
                      "interpreter": {"version", "implementation", "free_threaded",
-                                     "gil_enabled", "jit", "compiler"}},
+                                     "gil_enabled", "jit", "compiler", "optimizations"}},
      "benchmarks": [
        {"scenario": "echo", "params": {"size_bytes": 16, "in_flight": 64},
         "status": "ok" | "failed", "error": text or null,
@@ -307,6 +307,13 @@ class Interpreter(msgspec.Struct, frozen=True):
         jit: the experimental JIT (PEP 744): ``"on"``, ``"off"`` (built with it, not
             enabled) or ``"none"`` (not built with it).
         compiler: the C compiler that built it, e.g. ``"GCC 12.2.0"``.
+        optimizations: the build's optimizations from its ``configure`` options
+            (``sysconfig``'s ``CONFIG_ARGS``): ``"pgo"`` (``--enable-optimizations``,
+            profile-guided) and ``"lto"`` (``--with-lto``, link-time), in that order: both
+            are what CPython's README calls an optimized build; empty for a build with
+            neither (pyenv's default, this development machine's 3.11, 3.12 and 3.13), None
+            in documents from before. Two Pythons' figures differ by their builds as well as
+            by their versions.
     """
 
     version: str
@@ -315,6 +322,7 @@ class Interpreter(msgspec.Struct, frozen=True):
     gil_enabled: bool
     jit: str
     compiler: str
+    optimizations: tuple[str, ...] | None = None
 
     @property
     def python(self) -> str:

@@ -42,11 +42,18 @@ instructions per message at :data:`wsbench.site.python_costs.COUNTED_SET`."""
 
 def python_cell(on: OnPython) -> str:
     """The Python as the table names it: ``"3.13"``; a free-threaded build with whether its
-    GIL was on (``"3.14t, GIL off"``) when the document records it."""
+    GIL was on (``"3.14t, GIL off"``), and the build's optimizations (``"3.13, PGO and
+    LTO"``, ``"3.13, no PGO or LTO"``), when the document records them."""
     interpreter = on.run.doc.environment.interpreter
-    if interpreter is None or not interpreter.free_threaded:
+    if interpreter is None:
         return on.python
-    return f"{on.python}, GIL {'on' if interpreter.gil_enabled else 'off'}"
+    parts = [on.python]
+    if interpreter.free_threaded:
+        parts.append(f"GIL {'on' if interpreter.gil_enabled else 'off'}")
+    if interpreter.optimizations is not None:
+        names = [name.upper() for name in interpreter.optimizations]
+        parts.append(" and ".join(names) if names else "no PGO or LTO")
+    return ", ".join(parts)
 
 
 def _ratio_cell(found: Ratio | None) -> str:
@@ -121,7 +128,11 @@ def section(found: Sequence[OnPythons], name: str, machine: str, level: str) -> 
         f"the {confidence} interval of Welch's t test over the server processes, bold where "
         "the change is significant; instructions per message, which do not vary with the "
         "machine's noise, as a plain ratio. Figures are geometric means over the server "
-        "processes with their 95 % interval. Every other table on this page is of Python "
+        "processes with their 95 % interval. Beside each Python, its build's optimizations "
+        "when recorded: a build without profile-guided (PGO) and link-time (LTO) "
+        "optimization, pyenv's default, is not what CPython calls an optimized build, so "
+        "its figures differ from a distribution's of the same version. Every other table "
+        "on this page is of Python "
         f"{DEFAULT_PYTHON} unless its row names another Python.\n\n"
     )
     return (
