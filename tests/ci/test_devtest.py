@@ -17,15 +17,15 @@ def test_bytecode_goes_to_the_cache_when_it_may_not_go_beside_the_sources(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(paths.CACHE_ENV, str(tmp_path))
-    env = devtest.bytecode_env({"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/bin"})
+    env = paths.bytecode_env({"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/bin"})
     assert env == {"PATH": "/bin", "PYTHONPYCACHEPREFIX": str(tmp_path / "pycache")}
 
 
 def test_an_environment_that_writes_bytecode_or_names_its_folder_is_kept() -> None:
-    assert devtest.bytecode_env({"PATH": "/bin"}) is None
-    assert devtest.bytecode_env({"PYTHONDONTWRITEBYTECODE": ""}) is None
+    assert paths.bytecode_env({"PATH": "/bin"}) is None
+    assert paths.bytecode_env({"PYTHONDONTWRITEBYTECODE": ""}) is None
     chosen = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/elsewhere"}
-    assert devtest.bytecode_env(chosen) is None
+    assert paths.bytecode_env(chosen) is None
 
 
 def test_mypy_keeps_its_cache_in_the_build_cache_unless_told_otherwise(

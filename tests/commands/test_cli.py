@@ -311,3 +311,21 @@ def test_the_command_line_starts_without_the_heavy_libraries() -> None:
         [sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_the_processes_a_command_starts_read_and_write_bytecode_in_the_build_cache(
+    tmp_path: Path,
+) -> None:
+    # A command started where bytecode may not be written beside the sources (as on the
+    # development machine) passes the build cache's bytecode folder to what it starts.
+    code = ("import os, sys; from wsbench.commands import cli; "
+            "cli.main = lambda argv: print(os.environ.get('PYTHONDONTWRITEBYTECODE'), "
+            "os.environ.get('PYTHONPYCACHEPREFIX')) or 0; sys.exit(cli.console([]))")  # fmt: skip
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "WSBENCH_CACHE": str(tmp_path)}
+    quiet = {**env, "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True,
+                         text=True, check=True, env=quiet)  # fmt: skip
+    assert out.stdout.split() == ["None", str(tmp_path / "pycache")]
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True,
+                         text=True, check=True, env=env)  # fmt: skip
+    assert out.stdout.split() == ["None", "None"]  # bytecode beside the sources: left alone

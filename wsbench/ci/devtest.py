@@ -45,27 +45,11 @@ STEPS: list[tuple[str, list[str] | Callable[[], int]]] = [
 order; either gives an exit code."""
 
 
-def bytecode_env(environ: dict[str, str]) -> dict[str, str] | None:
-    """The steps' environment when ``environ`` forbids writing bytecode
-    (``PYTHONDONTWRITEBYTECODE``) and names no bytecode folder: the same with bytecode
-    written under the build cache instead (``PYTHONPYCACHEPREFIX``, ``~/.cache/wsbench/pycache``),
-    never beside the sources; else None (``environ`` as it is). Without bytecode every Python
-    process compiles every module it imports, and the tests start hundreds of them (servers,
-    clients, asv's benchmark processes, mkdocs builds, each importing the same frameworks,
-    matplotlib or scipy): tests/clients/test_clientlibs.py took 102 s without, 77 s with an empty
-    bytecode folder on a 2-core machine."""
-    if not environ.get("PYTHONDONTWRITEBYTECODE") or environ.get("PYTHONPYCACHEPREFIX"):
-        return None
-    env = {k: v for k, v in environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(paths.cache_dir() / "pycache")
-    return env
-
-
 def steps_env(environ: dict[str, str]) -> dict[str, str]:
-    """The steps' environment: :func:`bytecode_env`'s (or ``environ``), with mypy's cache
-    in the build cache (``MYPY_CACHE_DIR``, ``~/.cache/wsbench/mypy``) unless ``environ``
-    names one, so that a clean clone does not check every module from scratch."""
-    env = bytecode_env(environ) or dict(environ)
+    """The steps' environment: :func:`wsbench.paths.bytecode_env`'s (or ``environ``), with
+    mypy's cache in the build cache (``MYPY_CACHE_DIR``, ``~/.cache/wsbench/mypy``) unless
+    ``environ`` names one, so that a clean clone does not check every module from scratch."""
+    env = paths.bytecode_env(environ) or dict(environ)
     env.setdefault("MYPY_CACHE_DIR", str(paths.cache_dir() / "mypy"))
     return env
 

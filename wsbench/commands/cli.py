@@ -6,10 +6,12 @@ naming the problem."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
+from wsbench import paths
 from wsbench.asv.venvs import VenvError
 from wsbench.ci.github import GitHubError
 from wsbench.ci.nightly import NightlyError
@@ -119,6 +121,10 @@ def console(argv: Sequence[str] | None = None) -> int:
     ignored, as a shell starts a background job
     (:func:`~wsbench.instrument.lifetime.unwind_on_signals`). Call it from the main thread."""
     unwind_on_signals()
+    bytecode = paths.bytecode_env(os.environ)
+    if bytecode is not None:  # for every process it starts: the servers, asv's, the tests'
+        os.environ.pop("PYTHONDONTWRITEBYTECODE")
+        os.environ.update(bytecode)
     return main(argv)
 
 

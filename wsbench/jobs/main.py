@@ -3,7 +3,7 @@
 Steps, each announced as ``[i/n]``:
 
 1. build the load generator (``cargo build --release``) when missing or stale;
-2. register this machine with asv under clean names (``asv machine --yes``);
+2. register this machine with asv under clean names (:mod:`wsbench.asv.machines`);
 3. write asv.conf.json from the metadata if it is stale (never needed on a clean clone);
 4. ``asv run HEAD^!`` (or the ``--commits`` given) over the selected environments
    (default: the latest version of each implementation and the native reference) with the
@@ -37,6 +37,7 @@ from pathlib import Path
 import psutil
 
 from wsbench.asv import conf as asvconf
+from wsbench.asv import machines
 from wsbench.asv.conf import BenchEnv
 from wsbench.asv.suite import (
     GRID_ENV,
@@ -304,25 +305,30 @@ def run_envs(
     return envs
 
 
-def register_machine(name: str) -> None:
-    """``asv machine --yes`` with values read from this machine (no spaces in the OS string)."""
+def machine_info(name: str) -> dict[str, str]:
+    """asv's description of this machine under ``name`` (:data:`wsbench.asv.machines.FIELDS`),
+    read from the machine, with no spaces in the OS and CPU strings."""
     ram_gib = round(psutil.virtual_memory().total / 2**30)
-    argv = [
-        *ASV, "machine", "--yes", "--machine", name,
-        "--os", re.sub(r"\s+", "_", machine.kernel()),
-        "--arch", platform.machine(),
-        "--cpu", re.sub(r"\s+", "_", machine.cpu_model()),
-        "--num_cpu", str(machine.cpu_count()),
-        "--ram", f"{ram_gib}GiB",
-    ]  # fmt: skip
-    _check(argv, "registering the asv machine")
+    return {
+        "machine": name,
+        "os": re.sub(r"\s+", "_", machine.kernel()),
+        "arch": platform.machine(),
+        "cpu": re.sub(r"\s+", "_", machine.cpu_model()),
+        "num_cpu": str(machine.cpu_count()),
+        "ram": f"{ram_gib}GiB",
+    }
 
 
-def _check(argv: list[str], what: str, env: dict[str, str] | None = None) -> int:
-    code = subprocess.run(argv, cwd=REPO_ROOT, env=env, check=False).returncode
-    if code != 0:
-        raise MainJobError(f"{what} failed (asv {argv[len(ASV)]} exited {code})")
-    return code
+def register_machine(name: str) -> None:
+    """Record this machine with asv as ``name`` (:func:`wsbench.asv.machines.register`).
+
+    Raises:
+        MainJobError: asv's machine file cannot be read or written.
+    """
+    try:
+        machines.register(machine_info(name))
+    except machines.MachineFileError as exc:
+        raise MainJobError(f"registering the asv machine: {exc}") from exc
 
 
 EXTRA_CONF = REPO_ROOT / ".asv.new-releases.conf.json"
