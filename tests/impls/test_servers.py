@@ -19,19 +19,20 @@ and TLS, as the load generator does not yet.
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import json
 import ssl
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import ClientConnection as AsyncClientConnection
+from websockets.asyncio.client import connect as async_connect
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import ClientConnection, connect
 
 from wsbench.deployment import AS_SHIPPED, BROWSER, TlsFiles, server_args
-from wsbench.impls import all_impls, get_impl
+from wsbench.impls import ImplConfig, all_impls, get_impl
 from wsbench.instrument import loadgen
 from wsbench.instrument.certs import make_tls_files
 from wsbench.instrument.cpus import default_placement
@@ -299,10 +300,6 @@ RECV_TIMEOUT_S = 10.0
 """Seconds the profile test's client waits for a handshake answer or a message (beside the
 parallel suite, whose servers share this one's CPU, daphne once took more than 5 s to
 answer a TLS handshake)."""
-STUCK_AFTER_S = 60.0
-"""Seconds after which the profile test stops a server its client is still talking to
-(:func:`stopped_if_stuck`): a bound, far above the seconds a server takes, on a test that
-must end."""
 
 
 @pytest.fixture(scope="session")
@@ -324,25 +321,20 @@ def connect_offering_deflate(url: str, context: ssl.SSLContext | None) -> Client
     return ws
 
 
-@contextlib.contextmanager
-def stopped_if_stuck(process: ServerProcess) -> Iterator[None]:
-    """Stops ``process`` when the block has not ended within :data:`STUCK_AFTER_S`, so that
-    a client blocked on its connection ends (with an error) when the server goes.
-
-    websockets' sync client, when a server leaves its handshake unanswered over TLS, raises
-    its open timeout only after joining its reading thread, which can sit in a TLS read that
-    no timeout bounds: one CI run waited 20 minutes there (uvicorn's legacy websockets
-    protocol, in the parallel suite)."""
-    watchdog = threading.Timer(STUCK_AFTER_S, process.stop)
-    watchdog.daemon = True
-    watchdog.start()
-    try:
-        yield
-    finally:
-        watchdog.cancel()
+def connect_async_offering_deflate(url: str, context: ssl.SSLContext | None) -> async_connect:
+    """:func:`connect_offering_deflate` with websockets' asyncio client: over TLS, the
+    profile test's client. The sync client reads in a thread of its own with a blocking TLS
+    socket, and twice in the parallel suite (uvicorn's websockets and websockets-sansio
+    protocols, each passing in every other run) its handshake went unanswered and its open
+    timeout waited on that thread's read until the server was stopped; this client reads in
+    its event loop, so its open timeout holds."""
+    return async_connect(
+        url, ssl=context, compression="deflate", proxy=None, open_timeout=RECV_TIMEOUT_S,
+        close_timeout=2, ping_interval=None, max_size=2**24,
+    )  # fmt: skip
 
 
-def extensions_answer(ws: ClientConnection) -> str | None:
+def extensions_answer(ws: ClientConnection | AsyncClientConnection) -> str | None:
     """The ``Sec-WebSocket-Extensions`` header of the server's handshake answer, if any."""
     assert ws.response is not None
     return ws.response.headers.get("Sec-WebSocket-Extensions")
@@ -354,47 +346,76 @@ def agreed_deflate(answer: str | None) -> bool:
     return answer is not None and answer.split(";")[0].strip() == "permessage-deflate"
 
 
-def echo_websocket(ws: ClientConnection) -> None:
+async def recv_within(ws: AsyncClientConnection) -> str | bytes:
+    """The next message on ``ws``, within :data:`RECV_TIMEOUT_S`.
+
+    Raises:
+        TimeoutError: none came in time.
+    """
+    async with asyncio.timeout(RECV_TIMEOUT_S):
+        return await ws.recv()
+
+
+async def echo_websocket(ws: AsyncClientConnection) -> None:
     """Each message of :data:`PROFILE_TEXTS` and :data:`PROFILE_BINARIES` on ``/echo`` comes
     back exactly, with its frame type."""
     messages: list[str | bytes] = [*PROFILE_TEXTS, *PROFILE_BINARIES]
     for message in messages:
-        ws.send(message)
-        reply = ws.recv(timeout=RECV_TIMEOUT_S)
+        await ws.send(message)
+        reply = await recv_within(ws)
         assert reply == message, f"echo of {len(message)} {type(message).__name__}: {reply!r:.80}"
 
 
-def recv_socketio(ws: ClientConnection) -> str | bytes:
+async def recv_socketio(ws: AsyncClientConnection) -> str | bytes:
     """The next message that is not an Engine.IO ping (each ping answered with a pong)."""
     while True:
-        message = ws.recv(timeout=RECV_TIMEOUT_S)
+        message = await recv_within(ws)
         if message != "2":
             return message
-        ws.send("3")
+        await ws.send("3")
 
 
-def echo_socketio(ws: ClientConnection) -> None:
+async def echo_socketio(ws: AsyncClientConnection) -> None:
     """Connect to the main namespace, then each message of :data:`PROFILE_TEXTS` (a string
     argument) and :data:`PROFILE_BINARIES` (a binary attachment) emitted as event ``echo``
     comes back exactly as the argument of event ``echo`` (impls/PROTOCOL.md)."""
-    opened = recv_socketio(ws)
+    opened = await recv_socketio(ws)
     assert isinstance(opened, str) and opened.startswith("0{"), f"Engine.IO open: {opened!r:.80}"
-    ws.send("40")
-    connected = recv_socketio(ws)
+    await ws.send("40")
+    connected = await recv_socketio(ws)
     assert isinstance(connected, str) and connected.startswith("40"), f"{connected!r:.80}"
     placeholder = ["echo", {"_placeholder": True, "num": 0}]
     for text in PROFILE_TEXTS:
-        ws.send("42" + json.dumps(["echo", text]))
-        reply = recv_socketio(ws)
+        await ws.send("42" + json.dumps(["echo", text]))
+        reply = await recv_socketio(ws)
         assert isinstance(reply, str) and reply.startswith("42"), f"{reply!r:.80}"
         assert json.loads(reply[2:]) == ["echo", text]
     for data in PROFILE_BINARIES:
-        ws.send("451-" + json.dumps(placeholder))
-        ws.send(data)
-        header = recv_socketio(ws)
+        await ws.send("451-" + json.dumps(placeholder))
+        await ws.send(data)
+        header = await recv_socketio(ws)
         assert isinstance(header, str) and header.startswith("451-"), f"{header!r:.80}"
         assert json.loads(header[4:]) == placeholder
-        assert recv_socketio(ws) == data, f"echo of {len(data)} bytes"
+        assert await recv_socketio(ws) == data, f"echo of {len(data)} bytes"
+
+
+async def serves_the_profile(
+    url: str, context: ssl.SSLContext | None, config: ImplConfig, label: str
+) -> None:
+    """The profile test's client side: the handshake answer to a browser's offer agrees
+    with ``config``'s ``shipped_compression`` statement, and the messages echo back."""
+    async with connect_async_offering_deflate(url, context) as ws:
+        assert ws.request is not None
+        assert ws.request.headers.get("Sec-WebSocket-Extensions") == BROWSER_OFFER
+        answer = extensions_answer(ws)
+        assert agreed_deflate(answer) == config.accepts_shipped_deflate, (
+            f"{label}: answered a browser's offer with {answer!r}; its statement: "
+            f"{config.shipped_compression!r}"
+        )
+        if config.protocol == "socketio":
+            await echo_socketio(ws)
+        else:
+            await echo_websocket(ws)
 
 
 @pytest.mark.parametrize("impl_config", CONFIGS)
@@ -428,16 +449,7 @@ def test_the_deployment_profile_serves_what_the_metadata_states(
             timeout_s=STARTUP_TIMEOUT_S,
         )
         try:
-            with stopped_if_stuck(process), connect_offering_deflate(url, context) as ws:
-                answer = extensions_answer(ws)
-                assert agreed_deflate(answer) == config.accepts_shipped_deflate, (
-                    f"{label}: answered a browser's offer with {answer!r}; its statement: "
-                    f"{config.shipped_compression!r}"
-                )
-                if config.protocol == "socketio":
-                    echo_socketio(ws)
-                else:
-                    echo_websocket(ws)
+            asyncio.run(serves_the_profile(url, context, config, label))
         except (OSError, WebSocketException) as exc:  # TimeoutError is an OSError
             pytest.fail(f"{label}: {exc!r}\n--- server log (tail) ---\n{process.log_tail()}")
         code = process.stop()
