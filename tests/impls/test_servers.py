@@ -20,16 +20,15 @@ and TLS, as the load generator does not yet.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import ssl
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from websockets.asyncio.client import ClientConnection as AsyncClientConnection
-from websockets.asyncio.client import connect as async_connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
-from websockets.sync.client import ClientConnection, connect
 
 from wsbench.deployment import AS_SHIPPED, BROWSER, TlsFiles, server_args
 from wsbench.impls import ImplConfig, all_impls, get_impl
@@ -308,33 +307,35 @@ def tls_files(tmp_path_factory: pytest.TempPathFactory) -> TlsFiles:
     return make_tls_files(tmp_path_factory.mktemp("tls"))
 
 
-def connect_offering_deflate(url: str, context: ssl.SSLContext | None) -> ClientConnection:
+@contextlib.asynccontextmanager
+async def connected_offering_deflate(
+    url: str, context: ssl.SSLContext | None
+) -> AsyncIterator[ClientConnection]:
     """A WebSocket connection to ``url`` (TLS with ``context`` for ``wss://``) that offered
     permessage-deflate as a browser does (:data:`BROWSER_OFFER`) and compresses what it
-    sends when the server agreed; no keepalive pings, messages up to 16 MiB."""
-    ws = connect(
+    sends when the server agreed; no keepalive pings, messages up to 16 MiB, the opening
+    handshake within :data:`RECV_TIMEOUT_S`.
+
+    websockets' asyncio client, not its sync one: the sync client reads in a thread of its
+    own with a blocking TLS socket, and twice in the parallel suite (uvicorn's websockets and
+    websockets-sansio protocols, each passing in every other run) its handshake went
+    unanswered and its open timeout waited on that thread's read until the server was
+    stopped; this client reads in its event loop, so its open timeout holds.
+
+    Raises:
+        TimeoutError: no handshake answer within :data:`RECV_TIMEOUT_S`.
+        websockets.exceptions.WebSocketException: the handshake was refused or malformed.
+    """
+    async with connect(
         url, ssl=context, compression="deflate", proxy=None, open_timeout=RECV_TIMEOUT_S,
         close_timeout=2, ping_interval=None, max_size=2**24,
-    )  # fmt: skip
-    assert ws.request is not None
-    assert ws.request.headers.get("Sec-WebSocket-Extensions") == BROWSER_OFFER
-    return ws
+    ) as ws:  # fmt: skip
+        assert ws.request is not None
+        assert ws.request.headers.get("Sec-WebSocket-Extensions") == BROWSER_OFFER
+        yield ws
 
 
-def connect_async_offering_deflate(url: str, context: ssl.SSLContext | None) -> async_connect:
-    """:func:`connect_offering_deflate` with websockets' asyncio client: over TLS, the
-    profile test's client. The sync client reads in a thread of its own with a blocking TLS
-    socket, and twice in the parallel suite (uvicorn's websockets and websockets-sansio
-    protocols, each passing in every other run) its handshake went unanswered and its open
-    timeout waited on that thread's read until the server was stopped; this client reads in
-    its event loop, so its open timeout holds."""
-    return async_connect(
-        url, ssl=context, compression="deflate", proxy=None, open_timeout=RECV_TIMEOUT_S,
-        close_timeout=2, ping_interval=None, max_size=2**24,
-    )  # fmt: skip
-
-
-def extensions_answer(ws: ClientConnection | AsyncClientConnection) -> str | None:
+def extensions_answer(ws: ClientConnection) -> str | None:
     """The ``Sec-WebSocket-Extensions`` header of the server's handshake answer, if any."""
     assert ws.response is not None
     return ws.response.headers.get("Sec-WebSocket-Extensions")
@@ -346,7 +347,7 @@ def agreed_deflate(answer: str | None) -> bool:
     return answer is not None and answer.split(";")[0].strip() == "permessage-deflate"
 
 
-async def recv_within(ws: AsyncClientConnection) -> str | bytes:
+async def recv_within(ws: ClientConnection) -> str | bytes:
     """The next message on ``ws``, within :data:`RECV_TIMEOUT_S`.
 
     Raises:
@@ -356,7 +357,7 @@ async def recv_within(ws: AsyncClientConnection) -> str | bytes:
         return await ws.recv()
 
 
-async def echo_websocket(ws: AsyncClientConnection) -> None:
+async def echo_websocket(ws: ClientConnection) -> None:
     """Each message of :data:`PROFILE_TEXTS` and :data:`PROFILE_BINARIES` on ``/echo`` comes
     back exactly, with its frame type."""
     messages: list[str | bytes] = [*PROFILE_TEXTS, *PROFILE_BINARIES]
@@ -366,7 +367,7 @@ async def echo_websocket(ws: AsyncClientConnection) -> None:
         assert reply == message, f"echo of {len(message)} {type(message).__name__}: {reply!r:.80}"
 
 
-async def recv_socketio(ws: AsyncClientConnection) -> str | bytes:
+async def recv_socketio(ws: ClientConnection) -> str | bytes:
     """The next message that is not an Engine.IO ping (each ping answered with a pong)."""
     while True:
         message = await recv_within(ws)
@@ -375,7 +376,7 @@ async def recv_socketio(ws: AsyncClientConnection) -> str | bytes:
         await ws.send("3")
 
 
-async def echo_socketio(ws: AsyncClientConnection) -> None:
+async def echo_socketio(ws: ClientConnection) -> None:
     """Connect to the main namespace, then each message of :data:`PROFILE_TEXTS` (a string
     argument) and :data:`PROFILE_BINARIES` (a binary attachment) emitted as event ``echo``
     comes back exactly as the argument of event ``echo`` (impls/PROTOCOL.md)."""
@@ -404,9 +405,7 @@ async def serves_the_profile(
 ) -> None:
     """The profile test's client side: the handshake answer to a browser's offer agrees
     with ``config``'s ``shipped_compression`` statement, and the messages echo back."""
-    async with connect_async_offering_deflate(url, context) as ws:
-        assert ws.request is not None
-        assert ws.request.headers.get("Sec-WebSocket-Extensions") == BROWSER_OFFER
+    async with connected_offering_deflate(url, context) as ws:
         answer = extensions_answer(ws)
         assert agreed_deflate(answer) == config.accepts_shipped_deflate, (
             f"{label}: answered a browser's offer with {answer!r}; its statement: "
@@ -456,6 +455,13 @@ def test_the_deployment_profile_serves_what_the_metadata_states(
         assert code in (0, -15), f"{label}: exit code {code}\n{process.log_tail()}"
 
 
+async def answer_to_an_offer(url: str) -> str | None:
+    """The ``Sec-WebSocket-Extensions`` answer to a browser's offer at ``url``, without
+    TLS."""
+    async with connected_offering_deflate(url, None) as ws:
+        return extensions_answer(ws)
+
+
 def test_an_offer_of_deflate_gets_the_tuned_answer(server: ConfigServer) -> None:
     """A browser's offer of permessage-deflate to the tuned server: declined where its
     ``compression`` deviation says ``off:``, else (no setting to decline it) answered as its
@@ -464,8 +470,7 @@ def test_an_offer_of_deflate_gets_the_tuned_answer(server: ConfigServer) -> None
         pytest.fail(f"{server.label}: the server is not running: {server.session.start_error}")
     impl = get_impl(server.impl)
     config = impl.config(server.config_id)
-    with connect_offering_deflate(server.session.url("echo"), None) as ws:
-        answer = extensions_answer(ws)
+    answer = asyncio.run(answer_to_an_offer(server.session.url("echo")))
     declines = impl.tuned_declines_deflate(config)
     assert agreed_deflate(answer) != declines, (
         f"{server.label}, tuned: answered the offer with {answer!r}; its compression "
