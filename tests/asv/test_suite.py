@@ -8,7 +8,7 @@ import inspect
 import pkgutil
 
 import pytest
-from asv_runner.benchmarks._base import get_setup_cache_key  # type: ignore[import-untyped]
+from asv_runner.benchmarks._base import get_setup_cache_key
 
 import benchmarks
 from tests.runs import ECHO_16_64, benchmark, failed

@@ -9,22 +9,28 @@ a temporary HOME so that the user's ``~/.asv-machine.json`` is left alone.
 from __future__ import annotations
 
 import argparse
+import io
 import itertools
 import json
+import math
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import clean_clone_env
+from wsbench.asv.suite import asv_params, combination_key
 from wsbench.commands.cli import main
 from wsbench.commands.run import add_arguments, plan_of
 from wsbench.impls import get_impl
 from wsbench.instrument.interpreters import PYTHONS_ENV, probe
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.main import (
+    THIS_COMMIT,
     MainJobError,
+    bench_patterns,
     check_commits,
     commit_refs,
     run_envs,
@@ -41,6 +47,7 @@ from wsbench.scenarios import (
     canonical,
     in_grid,
     params_key,
+    selection,
     spec,
 )
 
@@ -147,6 +154,56 @@ def test_the_default_grid_takes_its_plan_and_the_full_grid_the_sampling_plans() 
     )
     with pytest.raises(MainJobError, match="windows per process must be at least 1"):
         _plan("--windows", "0")
+
+
+def _asv_selection(patterns: list[str]) -> dict[str, list[str]]:
+    """What asv runs of the suite for ``--bench`` ``patterns``: the keys of the parameter
+    sets of each benchmark's selected combinations (asv's own selection, its ``Benchmarks``
+    class, over the suite as ``asv_runner`` lists it for asv)."""
+    from asv.benchmarks import Benchmarks
+    from asv_runner.discovery import list_benchmarks
+
+    listed = io.StringIO()
+    list_benchmarks(str(REPO_ROOT / "benchmarks"), listed)
+    suite = json.loads(listed.getvalue())
+    conf = types.SimpleNamespace(benchmark_dir=str(REPO_ROOT / "benchmarks"))
+    chosen = Benchmarks(conf, suite, regex=patterns)
+    by_name = {b["name"]: b for b in suite}
+    return {
+        name: [
+            combination_key(by_name[name]["param_names"], [int(v) for v in values])
+            for i, values in enumerate(itertools.product(*by_name[name]["params"]))
+            if i in indices
+        ]
+        for name, indices in chosen.benchmark_selection.items()
+        if name in chosen and indices
+    }
+
+
+@pytest.mark.parametrize(
+    ("scenarios", "params"),
+    [((), ()), (("echo", "broadcast"), ("size_bytes=16", "in_flight=64"))],
+    ids=["default grid", "narrowed"],
+)
+def test_asv_runs_exactly_the_combinations_that_are_the_runs_sets(
+    scenarios: tuple[str, ...], params: tuple[str, ...]
+) -> None:
+    grids = selection.select("default", scenarios, params)
+    chosen = _asv_selection(bench_patterns(grids, THIS_COMMIT))
+    wanted = {s: sorted(params_key(canonical(p)) for p in sets) for s, sets in grids.items()}
+    assert {name.split(".")[0] for name in chosen} == set(wanted)
+    for name, keys in chosen.items():
+        assert sorted(keys) == wanted[name.split(".")[0]], name
+    # Every track_* method of each scenario, none left out.
+    assert set(chosen) == set(_asv_selection([r"^(" + "|".join(grids) + r")\."]))
+
+
+def test_at_another_commit_asv_runs_every_combination_of_the_scenarios() -> None:
+    grids = selection.select("default", ("echo",), ("size_bytes=16",))
+    chosen = _asv_selection(bench_patterns(grids, "HEAD~2..HEAD"))
+    assert chosen and all(name.startswith("echo.") for name in chosen)
+    params, _ = asv_params("echo")
+    assert {len(keys) for keys in chosen.values()} == {math.prod(len(p) for p in params)}
 
 
 def test_commits_name_what_asv_will_run() -> None:

@@ -39,6 +39,7 @@ run`` directly) can choose them:
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import platform
@@ -471,7 +472,7 @@ class ScenarioSuite:
 
     def setup(self, figures: dict[str, dict[str, Figures]], *params: int) -> None:
         """Skip a combination that was not measured (raises ``NotImplementedError``)."""
-        key = params_key(canonical(dict(zip(self.param_names, params, strict=True))))
+        key = combination_key(self.param_names, params)
         if key not in figures.get(self.scenario, {}):
             raise NotImplementedError(f"{key} is not in this run's grid")
 
@@ -490,6 +491,24 @@ class MessagingSuite(WindowedSuite):
     throughput)."""
 
     track_seconds_per_message = tracker("seconds_per_message", "seconds")
+
+
+def combination_key(param_names: Sequence[str], values: Sequence[int]) -> str:
+    """The key (:func:`wsbench.scenarios.params_key`) of the parameter set an asv
+    combination is: ``values`` named by ``param_names``, switches at 0 left out
+    (:func:`wsbench.scenarios.canonical`). A combination runs when its key is a measured
+    set's (:meth:`ScenarioSuite.setup`)."""
+    return params_key(canonical(dict(zip(param_names, values, strict=True))))
+
+
+def grid_combinations(scenario: Scenario, sets: Sequence[Params]) -> list[tuple[int, ...]]:
+    """The combinations of ``scenario``'s asv ``params`` (:func:`asv_params`, values in
+    ``param_names`` order) that are the parameter sets ``sets``: those
+    :meth:`ScenarioSuite.setup` lets run when ``sets`` were measured, every other one it
+    skips. ``./bench run`` selects these alone (:func:`wsbench.jobs.main.bench_patterns`)."""
+    params, names = asv_params(scenario)
+    wanted = {params_key(canonical(s)) for s in sets}
+    return [c for c in itertools.product(*params) if combination_key(names, c) in wanted]
 
 
 def asv_params(scenario: Scenario) -> tuple[list[list[int]], list[str]]:

@@ -53,10 +53,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--machine", default="wsbench-local", help="asv machine name")
     parser.add_argument(
         "--commits",
-        default="HEAD^!",
-        help="the commits to measure, as asv run takes them (default HEAD^!: the last "
-        "commit; e.g. HEAD~3..HEAD: each commit's own harness, implementations and load "
-        "generator)",
+        default=mainjob.THIS_COMMIT,
+        help=f"the commits to measure, as asv run takes them (default {mainjob.THIS_COMMIT}: "
+        "the last commit; e.g. HEAD~3..HEAD: each commit's own harness, implementations and "
+        "load generator)",
     )
     parser.add_argument(
         "--new-releases",

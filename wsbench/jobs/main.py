@@ -30,7 +30,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +44,7 @@ from wsbench.asv.suite import (
     INSTRUCTIONS_ENV,
     PARAMS_ENV,
     SCENARIOS_ENV,
+    grid_combinations,
 )
 from wsbench.cpulist import cpu_list
 from wsbench.impls import ImplError, get_impl
@@ -62,8 +63,9 @@ from wsbench.results.compare import CompareError
 from wsbench.scenarios import (
     DEFAULT_GRID_PROCESSES,
     DEFAULT_GRID_WINDOWS_PER_PROCESS,
-    SCENARIOS,
     Grid,
+    Params,
+    Scenario,
     selection,
 )
 
@@ -72,6 +74,8 @@ ASV = (sys.executable, "-m", "wsbench.asv.main")
 """asv's command line, run as :mod:`wsbench.asv.main` (its configuration read faster)."""
 ASV_DONE_CODES = (0, 2)
 """asv run's exit codes when it ran: 0 all passed, 2 some benchmark failed (recorded as such)."""
+THIS_COMMIT = "HEAD^!"
+"""``asv run``'s commit argument for the checked-out commit alone (the default)."""
 
 
 class MainJobError(RuntimeError):
@@ -116,7 +120,7 @@ class MainJobOptions:
     server_cpus: str | None = None
     loadgen_cpus: str | None = None
     machine: str = "wsbench-local"
-    commits: str = "HEAD^!"
+    commits: str = THIS_COMMIT
     new_releases: bool = False
     python: Sequence[str] = (DEFAULT_PYTHON,)
     shard: str | None = None
@@ -338,15 +342,44 @@ its configuration file's folder (``asv/main.py``), so the relative paths in it (
 repository ``"."``, the plugin, the benchmark and result folders) must mean the same."""
 
 
+def bench_patterns(grids: Mapping[Scenario, Sequence[Params]], commits: str) -> list[str]:
+    r"""asv's ``--bench`` regular expressions for a run of ``grids`` over ``commits``.
+
+    asv matches a parameterized benchmark's ``name(v1, v2, ...)`` against them and runs
+    only the combinations that match, recording the others as skipped without a process.
+    Every combination it runs is a process forked for each ``track_*`` method, whether
+    ``setup`` then skips it or not; asv's ``params`` are every value of every axis (echo:
+    48 combinations, clients: 160), so over the default grid an environment forked 1,012
+    processes, 38 of them for a measured set. At :data:`THIS_COMMIT` the suite is this
+    checkout's, so each scenario's pattern names exactly the combinations of its sets
+    (:func:`wsbench.asv.suite.grid_combinations`). Another commit's suite may have other
+    ``params``: its patterns name the scenarios only (``^(echo|stream)\.``), as every run did
+    before.
+
+    Returns:
+        One pattern a scenario at :data:`THIS_COMMIT`; else one naming every scenario.
+    """
+    if commits != THIS_COMMIT:
+        return ["^(" + "|".join(re.escape(s) for s in grids) + r")\."]
+    patterns = []
+    for scenario, sets in grids.items():
+        combinations = "|".join(
+            re.escape(", ".join(str(v) for v in c)) for c in grid_combinations(scenario, sets)
+        )
+        patterns.append(rf"^{re.escape(scenario)}\.\w+\.track_\w+\(({combinations})\)$")
+    return patterns
+
+
 def asv_command(
     envs: list[BenchEnv],
-    scenarios: Sequence[str] | None,
+    patterns: Sequence[str],
     machine_name: str,
-    commits: str = "HEAD^!",
+    commits: str = THIS_COMMIT,
     config: Path | None = None,
 ) -> list[str]:
-    """The ``asv run`` command line for these environments, scenarios and commits (with
-    ``config`` instead of ``asv.conf.json`` when given).
+    """The ``asv run`` command line for these environments, benchmark patterns
+    (:func:`bench_patterns`) and commits (with ``config`` instead of ``asv.conf.json`` when
+    given).
 
     ``--launch-method forkserver``: asv imports the benchmark suite once per environment
     and forks a process for each ``track_*`` method, instead of starting a Python
@@ -356,13 +389,12 @@ def asv_command(
     ``setup_cache``, in a fresh fork either way.
     """
     argv = [*ASV, "run", commits, "--machine", machine_name, "--launch-method", "forkserver"]
-    scenarios = [s for s in scenarios or () if s]
     if config is not None:
         argv += ["--config", str(config)]
     for env in envs:
         argv += ["--environment", env.name]
-    if scenarios:
-        argv += ["--bench", "^(" + "|".join(re.escape(s) for s in scenarios) + r")\."]
+    for pattern in patterns:
+        argv += ["--bench", pattern]
     return argv
 
 
@@ -457,10 +489,7 @@ def run(options: MainJobOptions) -> int:
         PARAMS_ENV: ";".join(options.param),
         INSTRUCTIONS_ENV: "1" if options.instructions else "",
     }
-    scenarios: list[str] = list(grids)  # those the filters left a set
-    env[SCENARIOS_ENV] = ",".join(scenarios)  # measured together by the shared setup_cache
-    if scenarios == list(SCENARIOS):
-        scenarios = []  # every benchmark: no --bench
+    env[SCENARIOS_ENV] = ",".join(grids)  # measured together by the shared setup_cache
     holder = f"run {run_id} ({options.machine}), pid {os.getpid()}, since {store.now_iso()}"
     with (
         store.held(results, holder, lambda other: print(f"  waiting for {other}", flush=True)),
@@ -469,8 +498,9 @@ def run(options: MainJobOptions) -> int:
         env[store.FAULTS_ENV] = str(Path(scratch) / "faults.txt")
         budget = WaitBudget(plan.wait_budget_s, Path(scratch) / "waits.txt")
         env[waitbudget.ACCOUNT_ENV] = str(budget.account)
+        patterns = bench_patterns(grids, options.commits)
         code = subprocess.run(
-            asv_command(envs, scenarios, options.machine, options.commits, conf_path),
+            asv_command(envs, patterns, options.machine, options.commits, conf_path),
             cwd=REPO_ROOT,
             env=env,
             check=False,
