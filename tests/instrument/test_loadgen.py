@@ -107,7 +107,8 @@ def test_cargo_test_cleans_the_crate_in_the_shared_target_with_the_tests_profile
         f"clean --profile tests --quiet -p wsbench-loadgen --manifest-path {manifest} "
         f"target={target}",
         "test --profile tests --config profile.tests.opt-level=0 --config "
-        f'profile.tests.package."*".opt-level=3 --manifest-path {manifest} target={target}',
+        f'profile.tests.package."*".opt-level=3 --manifest-path {manifest} -- --test-threads '
+        f"{loadgen.TEST_THREADS} target={target}",
     ]
     # The benchmarks' binary is the release build, not the tested one.
     built = loadgen.ensure_built(quiet=True, root=root)

@@ -112,15 +112,20 @@ machine the crate compiled in 8 s against 40 s with the release optimisations, a
 tests ran in 14 s against 12 s. Given here rather than in Cargo.toml, whose bytes are part
 of the load generator build's identity (:data:`SOURCE_PATTERNS`), which a test-only setting
 must not change."""
+TEST_THREADS = 8
+"""Threads ``cargo test`` runs the tests in (``--test-threads``; the default is one per
+CPU). The integration tests mostly wait, on a server's answer or a timeout, not on a CPU:
+on this 2-core machine they took 20.0 s with 2 threads, 11.6 s with 4 and 8.2-8.5 s with 8
+(and less CPU: 16.0-16.8 s against 27.2 s)."""
 
 
 def cargo_test(root: Path = LOADGEN_DIR) -> int:
     """``cargo test --profile tests`` of the load generator in ``root`` (``./bench test``'s
-    step; with :data:`TEST_PROFILE_CONFIG`), in the same shared cargo target folder as
-    :func:`ensure_built`, so that the dependencies are compiled once per profile for every
-    tree. The crate is cleaned first,
-    for the reason :func:`ensure_built` gives, and the target folder's lock is held until
-    the tests are done (they run the binary from the target folder).
+    step; with :data:`TEST_PROFILE_CONFIG`, in :data:`TEST_THREADS` threads), in the same
+    shared cargo target folder as :func:`ensure_built`, so that the dependencies are compiled
+    once per profile for every tree. The crate is cleaned first, for the reason
+    :func:`ensure_built` gives, and the target folder's lock is held until the tests are done
+    (they run the binary from the target folder).
 
     Returns:
         cargo's exit code.
@@ -129,8 +134,10 @@ def cargo_test(root: Path = LOADGEN_DIR) -> int:
         LoadgenError: cargo is not installed.
     """
     overrides = [arg for setting in TEST_PROFILE_CONFIG for arg in ("--config", setting)]
-    return _cargo_on_clean_crate(root, TEST_PROFILE, ["test", "--profile", TEST_PROFILE,
-                                                      *overrides])  # fmt: skip
+    return _cargo_on_clean_crate(
+        root, TEST_PROFILE, ["test", "--profile", TEST_PROFILE, *overrides],
+        after=["--", "--test-threads", str(TEST_THREADS)],
+    )  # fmt: skip
 
 
 def cargo_fmt_check(root: Path = LOADGEN_DIR) -> int:
