@@ -9,5 +9,5 @@ this many days old (the weekly matrix; README "The version matrix")."""
 OTHER_PYTHONS_PER_SHARD = 12
 """At most this many latest releases on Pythons other than the default are measured (and
 counted) by one nightly shard; those due beyond it stay due, the first of them measured the
-next night. Each costs about 40 s on the default grid and 4 minutes of instruction counts,
-so 12 add about 56 minutes to a shard (README "The version matrix")."""
+next night. Each costs about 25 s on the default grid and 4 minutes of instruction counts,
+so 12 add about 53 minutes to a shard (README "The version matrix")."""

@@ -109,8 +109,9 @@ class SamplingPlan:
         wait_budget_s: seconds the waited retries of a whole run may take together, each
             costing its wait plus ``warmup_s + window_s``
             (:mod:`wsbench.instrument.waitbudget`). 90 s: an undisturbed main job takes
-            about 27.5 min here (1,647 to 1,693 s from a clean clone), and its budget is
-            30 min.
+            about 23 min here (1,373 s from a clean clone on 2026-11-29; 1,647 to 1,693 s
+            before asv stopped forking a process for each combination outside the grid),
+            and its budget is 30 min.
     """
 
     processes: int = 6
