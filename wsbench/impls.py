@@ -180,6 +180,13 @@ class ImplConfig:
         """True when this configuration exists at package version ``version``."""
         return self.versions is None or version is None or version in self.versions
 
+    def refuses(self, scenario: str) -> str | None:
+        """The error recorded for a parameter set of ``scenario`` (measured or counted) when
+        this configuration cannot run it: ``"not supported: <why>"`` from :attr:`unsupported`;
+        None when it can."""
+        why = self.unsupported.get(scenario)
+        return None if why is None else f"{NOT_SUPPORTED}: {why}"
+
     @property
     def accepts_shipped_deflate(self) -> bool:
         """True when its :attr:`shipped_compression` says the server accepts a browser's

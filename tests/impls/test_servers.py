@@ -13,8 +13,11 @@ later cases of that configuration fail too, with the server-died message and log
 
 The deployment profiles (wsbench/deployment.py) take one more server per configuration
 (:func:`test_the_deployment_profile_serves_what_the_metadata_states`), started with the
-profile's flags, and a Python client (the websockets library) that speaks permessage-deflate
-and TLS, as the load generator does not yet.
+profile's flags, probed ready by the load generator, then checked by a Python client (the
+websockets library), which offers permessage-deflate as a browser does and shows the
+server's answer header by header: the answer is what the configuration's metadata states,
+and messages echo back exactly through the negotiated connection (compressed, over TLS, where
+the profile has them).
 """
 
 from __future__ import annotations

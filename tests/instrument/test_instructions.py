@@ -7,6 +7,7 @@ not, with its extra work's functions on top of the growers, and one that only wa
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import sysconfig
@@ -19,6 +20,7 @@ from tests.conftest import NEVER_DISTURBED, fixture_impl
 from tests.reports import report
 from tests.runs import impl as impl_info
 from tests.runs import run
+from wsbench.impls import ImplConfig
 from wsbench.instrument import instructions
 from wsbench.instrument.cpus import default_placement
 from wsbench.instrument.instructions import (
@@ -227,6 +229,55 @@ def test_without_valgrind_every_set_fails_with_the_reason(
     (failed,) = found.instructions
     assert failed.status == "failed"
     assert "valgrind is not installed (Debian package valgrind)" in (failed.error or "")
+
+
+def test_a_set_the_configuration_does_not_support_is_refused_and_never_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As a measured set is: Robyn's WebSocket class echoes binary frames in Rust, so its
+    echo count would be Rust's, not its Python handler's."""
+    from tests.runs import counted_set
+
+    started: list[int] = []
+    run: list[str] = []
+
+    class Session:
+        """A counting session that records what it counts and counts 1,000 per message."""
+
+        def __init__(self, *args: object, layout: int, **kwargs: object) -> None:
+            started.append(layout)
+
+        def __enter__(self) -> Session:
+            return self
+
+        def __exit__(self, *exc_info: object) -> None:
+            return None
+
+        def count(self, wanted: CountSet) -> InstructionSet:
+            run.append(wanted.key)
+            return msgspec.structs.replace(counted_set(1000), scenario=wanted.scenario,
+                                           params=dict(wanted.params))  # fmt: skip
+
+    monkeypatch.setattr(instructions, "CountingSession", Session)
+    why = "binary frames are echoed in Rust"
+    config = ImplConfig("legacy", "test fixture", "asyncio", unsupported={"echo": why})
+    impl = dataclasses.replace(fixture_impl("counted_echo"), configurations=(config,))
+    text = CountSet("text", {"size_bytes": 16, "in_flight": 64}, 100, 500)
+    json = CountSet("json", {"in_flight": 64}, 100, 500)
+
+    found = instructions.count_sets(impl, "legacy", [text, ECHO, json], python=sys.executable,
+                                    layouts=2)  # fmt: skip
+    assert [(s.scenario, s.status, s.error) for s in found] == [
+        ("text", "ok", None), ("echo", "failed", f"not supported: {why}"), ("json", "ok", None)
+    ]  # fmt: skip
+    assert [s.per_message for s in found] == [1000, None, 1000]
+    assert started == [0, 1] and run == [text.key, json.key] * 2
+
+    started.clear()
+    run.clear()
+    (refused,) = instructions.count_sets(impl, "legacy", [ECHO], python=sys.executable)
+    assert refused.error == f"not supported: {why}" and refused.params == ECHO.params
+    assert started == [] and run == []  # no server started for nothing to count
 
 
 def _count(*args: str, count_set: CountSet = ECHO, layouts: int = LAYOUTS) -> InstructionSet:

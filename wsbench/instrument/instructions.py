@@ -578,13 +578,28 @@ def count_sets(
     """Count every set of ``sets`` in ``layouts`` server processes under callgrind, one after
     the other, each in its own memory layout (:data:`LAYOUTS`), and merge each set's counts
     (:func:`merged`); a failed set is recorded with its reason and the next one counted, and
-    when every set failed in one layout the others are not tried. Never raises for a server
-    or load generator failure."""
+    when every set failed in one layout the others are not tried. A set of a scenario the
+    configuration does not support (:meth:`~wsbench.impls.ImplConfig.refuses`) is recorded
+    as failed with that reason, as a measured one is, and never run: no server starts when
+    no other set is left. Never raises for a server or load generator failure.
+
+    Raises:
+        ImplError: ``impl`` has no configuration ``config_id``.
+    """
+    config = impl.config(config_id)
+    refused = {s.key: why for s in sets if (why := config.refuses(s.scenario)) is not None}
+    runnable = [s for s in sets if s.key not in refused]
     per_layout: list[list[InstructionSet]] = []
-    for layout in range(layouts):
+    for layout in range(layouts if runnable else 0):
         with CountingSession(impl, config_id, python=python, placement=placement, label=label,
                              layout=layout) as c:  # fmt: skip
-            per_layout.append([c.count(s) for s in sets])
+            per_layout.append([c.count(s) for s in runnable])
         if not any(counted.status == "ok" for counted in per_layout[-1]):
             break  # a server that counted nothing (it did not start) is not started again
-    return [merged(counted) for counted in zip(*per_layout, strict=True)]
+    counted = iter([merged(each) for each in zip(*per_layout, strict=True)])
+    return [
+        InstructionSet(s.scenario, dict(s.params), "failed", refused[s.key], [])
+        if s.key in refused
+        else next(counted)
+        for s in sets
+    ]

@@ -416,18 +416,17 @@ def sample_scenarios(
         scenario: [_Collected(params) for params in grid] for scenario, grid in grids.items()
     }
     run_config = impl.config(config_id)
-    unsupported = run_config.unsupported
 
     def progress() -> None:
         if on_progress is not None:
             on_progress({s: [c.benchmark(s) for c in entries] for s, entries in collected.items()})
 
     for scenario, entries in collected.items():
-        why = unsupported.get(scenario)
-        if why is not None:
+        refused = run_config.refuses(scenario)
+        if refused is not None:
             for entry in entries:
-                entry.samples.append(Sample(0, 0, "failed", error=f"not supported: {why}"))
-    supported = {s: grids[s] for s in collected if s not in unsupported}
+                entry.samples.append(Sample(0, 0, "failed", error=refused))
+    supported = {s: grids[s] for s in collected if run_config.refuses(s) is None}
     unserved = {p: why for p in PROFILES if (why := _unserved(p, run_config, placement))}
     served_profiles = [p for p in PROFILES if p not in unserved]
     for scenario in supported:
