@@ -106,11 +106,28 @@ def test_the_runs_wait_budget_comes_from_the_environment(monkeypatch: pytest.Mon
 
 def test_a_server_that_runs_no_window_on_another_python_is_not_supported_there() -> None:
     crashed = {"echo": [failed("echo", ECHO_16_64, "websockets: the server exited with 1")]}
-    (refused,) = suite.refused_by_python(crashed, "3.13")["echo"]
+    (refused,) = suite.refused_by_python(crashed, "3.13", lambda s, p: None)["echo"]
     assert refused.error == (
         "not supported on Python 3.13: does not run: websockets: the server exited with 1"
     )
-    assert suite.refused_by_python(crashed, DEFAULT_PYTHON) is crashed  # a failure, as before
+    assert suite.refused_by_python(crashed, DEFAULT_PYTHON, lambda s, p: None) is crashed
     ran = {"echo": [benchmark("echo", ECHO_16_64, [1000.0]),
                     failed("echo", {"size_bytes": 16, "in_flight": 1}, "timeout")]}  # fmt: skip
-    assert suite.refused_by_python(ran, "3.13") is ran  # one set ran: the server runs there
+    assert suite.refused_by_python(ran, "3.13", lambda s, p: None) is ran  # the server runs
+
+
+def test_a_set_never_run_says_nothing_of_the_python() -> None:
+    """A scenario the configuration does not support fails on every Python with its own
+    reason; only the sets that were run tell whether the server runs on a Python."""
+    why = "not supported: binary frames are echoed in Rust"
+    refusal = {"echo": why}.get
+    unsupported = failed("echo", ECHO_16_64, why)
+    only_refused = {"echo": [unsupported]}
+    assert suite.refused_by_python(only_refused, "3.13", lambda s, p: refusal(s)) is only_refused
+    crashed = failed("text", ECHO_16_64, "robyn: the server exited with 1")
+    both = {"echo": [unsupported], "text": [crashed]}
+    found = suite.refused_by_python(both, "3.13", lambda s, p: refusal(s))
+    assert found["echo"] == [unsupported]
+    assert [b.error for b in found["text"]] == [
+        "not supported on Python 3.13: does not run: robyn: the server exited with 1"
+    ]

@@ -44,7 +44,7 @@ import json
 import os
 import platform
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -54,7 +54,7 @@ import msgspec
 from wsbench.impls import Impl, get_impl
 from wsbench.instrument import instructions, lifetime, provenance, waitbudget
 from wsbench.instrument.cpus import CpuPlacement, placement_from
-from wsbench.instrument.sampling import SamplingPlan, sample_scenarios
+from wsbench.instrument.sampling import SamplingPlan, refusal, sample_scenarios
 from wsbench.instrument.waitbudget import WaitBudget
 from wsbench.paths import INSTALL_ERROR_FILE
 from wsbench.pythons import DEFAULT_PYTHON
@@ -310,7 +310,9 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
             budget=WaitBudget.from_env(settings.plan.wait_budget_s),
             log=lambda line: print(f"wsbench: {impl.name}:{run_config.id} {line}", file=sys.stderr),
         )
-        refused = refused_by_python(found, run.python)
+        refused = refused_by_python(
+            found, run.python, lambda s, p: refusal(run_config, placement, s, p)
+        )
         if refused is not found:
             found = refused
             save(found)
@@ -324,22 +326,30 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
 
 
 def refused_by_python(
-    found: dict[Scenario, list[Benchmark]], python: str
+    found: dict[Scenario, list[Benchmark]],
+    python: str,
+    refusal: Callable[[Scenario, Params], str | None],
 ) -> dict[Scenario, list[Benchmark]]:
-    """``found`` with every set's reason prefixed ``"not supported on Python X: does not
-    run: "`` when on a Python other than the default not one window of any set ran (the
-    server installed but did not start, or died at once, on that Python); ``found`` itself
-    otherwise."""
-    benchmarks = [b for group in found.values() for b in group]
-    ran = any(s.status == "ok" for b in benchmarks for s in b.samples)
-    if python == DEFAULT_PYTHON or not benchmarks or ran:
+    """``found`` with the reason of every set that was run prefixed ``"not supported on
+    Python X: does not run: "`` when on a Python other than the default not one window of
+    them ran (the server installed but did not start, or died at once, on that Python);
+    ``found`` itself otherwise. ``refusal`` says why a set was never run (a scenario or
+    profile the configuration does not support: :func:`wsbench.instrument.sampling.refusal`,
+    None for a set that was run): such a set says nothing of the Python and keeps its
+    reason, and a run of only such sets is ``found`` itself."""
+    run = [b for group in found.values() for b in group if refusal(b.scenario, b.params) is None]
+    ran = any(s.status == "ok" for b in run for s in b.samples)
+    if python == DEFAULT_PYTHON or not run or ran:
         return found
-    if any(b.status != "failed" for b in benchmarks):
+    if any(b.status != "failed" for b in run):
         return found
     prefix = f"not supported on Python {python}: does not run: "
     return {
         scenario: [
-            msgspec.structs.replace(b, error=prefix + (b.error or "no window ran")) for b in group
+            b
+            if refusal(b.scenario, b.params) is not None
+            else msgspec.structs.replace(b, error=prefix + (b.error or "no window ran"))
+            for b in group
         ]
         for scenario, group in found.items()
     }

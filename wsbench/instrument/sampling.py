@@ -422,18 +422,12 @@ def sample_scenarios(
             on_progress({s: [c.benchmark(s) for c in entries] for s, entries in collected.items()})
 
     for scenario, entries in collected.items():
-        refused = run_config.refuses(scenario)
-        if refused is not None:
-            for entry in entries:
-                entry.samples.append(Sample(0, 0, "failed", error=refused))
-    supported = {s: grids[s] for s in collected if run_config.refuses(s) is None}
-    unserved = {p: why for p in PROFILES if (why := _unserved(p, run_config, placement))}
-    served_profiles = [p for p in PROFILES if p not in unserved]
-    for scenario in supported:
-        for entry in collected[scenario]:
-            why = unserved.get(profile_of(entry.params))
+        for entry in entries:
+            why = refusal(run_config, placement, scenario, entry.params)
             if why is not None:
                 entry.samples.append(Sample(0, 0, "failed", error=why))
+    supported = {s: grids[s] for s in collected if run_config.refuses(s) is None}
+    served_profiles = [p for p in PROFILES if _unserved(p, run_config, placement) is None]
     groups = [
         (profile, members)
         for group in process_groups(supported)
@@ -456,6 +450,16 @@ def sample_scenarios(
         _sample_groups(impl, config_id, groups, plan, placement, python, client, tls, connections,
                        progress, log, sleep, budget)  # fmt: skip
     return {s: [c.benchmark(s) for c in entries] for s, entries in collected.items()}
+
+
+def refusal(
+    config: ImplConfig, placement: CpuPlacement, scenario: Scenario, params: Params
+) -> str | None:
+    """Why :func:`sample_scenarios` never runs ``scenario``'s set ``params`` in ``config``
+    with ``placement``, as its one sample's error: a scenario the configuration does not
+    support (:meth:`~wsbench.impls.ImplConfig.refuses`), or a profile it cannot serve or this
+    runner cannot place; None when the set is run."""
+    return config.refuses(scenario) or _unserved(profile_of(params), config, placement)
 
 
 def _unserved(profile: Profile, config: ImplConfig, placement: CpuPlacement) -> str | None:
