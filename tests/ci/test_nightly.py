@@ -13,7 +13,7 @@ import pytest
 
 from tests.runs import impl, newer_version, run, truncated, with_grade
 from wsbench.asv.conf import bench_envs
-from wsbench.ci import nightly
+from wsbench.ci import matrix, nightly
 from wsbench.ci.confirm import CONFIRMATIONS
 from wsbench.ci.matrix import NEW_GROUP
 from wsbench.ci.nightly import (
@@ -317,8 +317,6 @@ def test_the_latest_releases_on_the_other_pythons_here_by_mode(
     assert {d.reason for d in due} == {NEW_GROUP}  # a Python new to the runner: due at once
     assert "Python 3.14t is not on this machine: not measured" in capsys.readouterr().out
     assert other_pythons_due(tonight, "never", [], ["all"]) == []
-    assert other_pythons_due(tonight, "auto", [], ["all"], limit=1) == due[:1]
-    assert "2 due, 1 tonight" in capsys.readouterr().out
     assert [d.env.python for d in other_pythons_due(tonight, "always", None, ["3.13"])] == ["3.13"]
     with pytest.raises(NightlyError, match=r"no Python 3\.14"):
         other_pythons_due(tonight, "auto", [], ["3.14"])
@@ -357,6 +355,44 @@ def test_a_shard_measures_the_older_versions_then_the_other_pythons_with_their_c
     assert names == [d.env.name for d in found if d.env.python == "3.13"]
     assert len(names) == 1 and "py3.13" in names[0]
     assert nightly.due_name(found[-1].env).endswith(" on Python 3.13")
+
+
+def test_other_pythons_start_no_environment_once_the_budget_is_spent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each due environment is its own ``./bench run``; the clock passes 25 minutes in each,
+    so a 60-minute budget starts three (at 0, 25 and 50 minutes) and leaves the rest due."""
+    now = [0.0]
+    started: list[str] = []
+
+    def run_one(d: matrix.Due) -> None:
+        started.append(d.env.name)
+        now[0] += 25 * 60.0
+
+    envs = [e for e in bench_envs() if e.is_default][:5]
+    found = [matrix.Due(e, NEW_GROUP) for e in envs]
+    done = nightly.within_budget(found, run_one, 60 * 60.0, clock=lambda: now[0])
+    assert done == found[:3] and started == [e.name for e in envs[:3]]
+    assert nightly.within_budget(found, run_one, 0.0, clock=lambda: now[0]) == found[:1]
+
+    _pythons_here(monkeypatch, {"3.11", "3.12", "3.13"})
+    runs: list[list[str]] = []
+    run_id = "20261126T022300Z-cccccc"
+
+    def bench_run(argv: list[str], shard_store: Path, what: str) -> None:
+        runs.append(list(argv))
+        if len(runs) == 1:
+            store.save(run([1.0], run_id=run_id, impl_info=impl("websockets", "17.4")),
+                       shard_store)  # fmt: skip
+
+    monkeypatch.setattr(nightly, "_bench_run", bench_run)
+    monkeypatch.setattr(nightly, "OTHER_PYTHONS_MINUTES", 0)
+    found = nightly.measure_shard("1/1", run_id, tmp_path, ["--python", "all"], mode="always")
+    pythons = [r for r in runs if any("-py3.12-" in t or "-py3.13-" in t for t in r)]
+    assert [d.env.python for d in found if d.env.python != DEFAULT_PYTHON] == ["3.12"]
+    assert len(pythons) == 1 and sum(t == "--environment" for t in pythons[0]) == 1
+    assert "other Pythons: 1 of 2 measured in 0 minutes (OTHER_PYTHONS_MINUTES); the rest " \
+           "stay due" in capsys.readouterr().out  # fmt: skip
 
 
 def test_a_release_that_newly_fails_a_case_is_reported_and_its_grades_published(

@@ -39,7 +39,7 @@ from tests.site_runs import (
 )
 from wsbench.deployment import PROFILES
 from wsbench.paths import REPO_ROOT
-from wsbench.policy import MATRIX_PERIOD_DAYS
+from wsbench.policy import MATRIX_PERIOD_DAYS, OTHER_PYTHONS_MINUTES
 from wsbench.results import stats
 from wsbench.results.memoryfit import FLOOR_BYTES
 from wsbench.scenarios import SCENARIOS, SOURCE_ADDRESSES, SPECS
@@ -532,6 +532,7 @@ def test_methodology_lists_every_scenario_from_its_definition() -> None:
 def test_methodology_says_which_versions_a_night_measures() -> None:
     text = render_matrix()
     assert f"once its figures are {MATRIX_PERIOD_DAYS} days old" in text
+    assert f"as many as a shard starts in {OTHER_PYTHONS_MINUTES} minutes a night" in text
     assert "on the default grid and with the same settings" in text
     page = f"{MATRIX_MARKER}\n\n{SCENARIOS_MARKER}\n"
     assert fill_markers("methodology.md", page) == f"{text}\n\n{render_scenarios()}\n"

@@ -8,7 +8,8 @@ as it runs on the runners (``.github/workflows/nightly.yml`` calls them in this 
   none in the comparison group of the night's documents on the results branch, or measured
   a week ago or more) on the default grid with the same settings, then by the same rule the
   latest releases on every other Python the runner has (``--python`` among the run options,
-  default ``all``), their instructions counted too; then
+  default ``all``), their instructions counted too, within ``OTHER_PYTHONS_MINUTES``
+  (:mod:`wsbench.policy`); then
   ``confirm STORE --run-id ID``: every new release flagged slower is measured again,
   interleaved with the previous release (:mod:`wsbench.ci.confirm`); then
   ``grade --shard I/N --run-id ID --store STORE --remote R``: the shard's new releases, and
@@ -41,7 +42,8 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +56,7 @@ from wsbench.instrument.profile import ProfileError
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.main import MainJobError, grid_processes, grid_windows, on_pythons, run_pythons
 from wsbench.paths import REPO_ROOT
-from wsbench.policy import OTHER_PYTHONS_PER_SHARD
+from wsbench.policy import OTHER_PYTHONS_MINUTES
 from wsbench.pythons import DEFAULT_PYTHON, PYTHONS
 from wsbench.results import compare, instruction_verdicts, profile_diff, regressions, store
 from wsbench.results.runformat import Run
@@ -454,16 +456,15 @@ def other_pythons_due(
     mode: str,
     published: Sequence[Run] | None,
     pythons: Sequence[str],
-    *,
-    limit: int = OTHER_PYTHONS_PER_SHARD,
 ) -> list[matrix.Due]:
     """The latest releases of the configurations measured in ``tonight`` on every Python of
     ``pythons`` (``--python`` values) other than the default that this machine has: all of
     them (``mode`` "always"), none ("never"), or those due against ``published`` ("auto",
     :func:`wsbench.ci.matrix.due`: a Python new to the runner has no document in the
-    comparison group, so it is due on its first night, as a new version is), at most
-    ``limit`` of them, in the order of the Pythons and the configurations (the rest stay
-    due: the next night takes them first, as these are then measured).
+    comparison group, so it is due on its first night, as a new version is), in the order
+    of the Pythons and the configurations (:func:`measure_shard` measures them within
+    :data:`~wsbench.policy.OTHER_PYTHONS_MINUTES`; the rest stay due, and the next night
+    takes them first, as these are then measured).
 
     Raises:
         NightlyError: a Python named (not ``all``) that this machine does not have.
@@ -479,11 +480,27 @@ def other_pythons_due(
     envs = on_pythons(latest, [p for p in found if p != DEFAULT_PYTHON])
     if mode == "always":
         return [matrix.Due(e, "every Python (--matrix always)") for e in envs]
-    due = matrix.due(envs, published or [], tonight)
-    if len(due) > limit:
-        print(f"nightly: other Pythons: {len(due)} due, {limit} tonight "
-              f"(OTHER_PYTHONS_PER_SHARD), the rest on the next nights", flush=True)  # fmt: skip
-    return due[:limit]
+    return matrix.due(envs, published or [], tonight)
+
+
+def within_budget(
+    found: Sequence[matrix.Due],
+    run_one: Callable[[matrix.Due], None],
+    budget_s: float,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+) -> list[matrix.Due]:
+    """``run_one`` on each of ``found`` in order, starting none once ``budget_s`` seconds
+    have passed since the first started (``clock``: seconds); those run. The one started
+    last may end after the budget: an environment is never stopped half measured."""
+    started = clock()
+    done: list[matrix.Due] = []
+    for d in found:
+        if done and clock() - started >= budget_s:
+            break
+        run_one(d)
+        done.append(d)
+    return done
 
 
 def older_versions_due(
@@ -515,7 +532,9 @@ def measure_shard(
     ``shard_store``: the latest and new releases on the full grid (on the default Python),
     then the older versions due (:func:`older_versions_due`), then the latest releases due
     on the other Pythons (:func:`other_pythons_due`; instructions counted when
-    ``run_args`` ask for them), each on the default grid with the full grid's windows per
+    ``run_args`` ask for them; one environment a ``./bench run``, none started once
+    :data:`~wsbench.policy.OTHER_PYTHONS_MINUTES` have passed: :func:`within_budget`), each
+    on the default grid with the full grid's windows per
     process, so that their documents share the night's comparison group. ``run_args``:
     more ``./bench run`` options for every run (e.g. ``--machine``), passed on as given but
     for :data:`PYTHON_OPTION` (:func:`split_pythons`).
@@ -545,13 +564,14 @@ def measure_shard(
     windows = [] if given("--windows") else ["--windows", str(grid_windows("full"))]
     windows += [] if given("--processes") else ["--processes", str(grid_processes("full"))]
     steps = [
-        ("older versions", older_versions_due(tonight, mode, published), []),
+        ("older versions", older_versions_due(tonight, mode, published), [], None),
         # counted when the latest releases are: the interpreter's own change, without noise
         ("other Pythons", other_pythons_due(tonight, mode, published, pythons),
-         [f for f in SELECTION_FLAGS if f == "--instructions" and f in extra]),
+         [f for f in SELECTION_FLAGS if f == "--instructions" and f in extra],
+         OTHER_PYTHONS_MINUTES),
     ]  # fmt: skip
     measured: list[matrix.Due] = []
-    for what, found, flags in steps:
+    for what, found, flags, minutes in steps:
         if not found:
             why = "none due" if mode == "auto" else f"--matrix {mode}"
             print(f"nightly: shard {shard}: {what}: {why}", flush=True)
@@ -559,10 +579,22 @@ def measure_shard(
         print(f"nightly: shard {shard}: {what} due: {len(found)}", flush=True)
         for d in found:
             print(f"nightly:   {due_name(d.env)}: {d.reason}", flush=True)
-        names = [token for d in found for token in ("--environment", d.env.name)]
-        _bench_run(["--no-site", "--grid", "default", *windows, "--run-id", run_id, *names,
-                    *flags, *rest], shard_store, f"shard {shard}: {what}")  # fmt: skip
-        measured += found
+
+        def run(group: Sequence[matrix.Due], what: str = what, flags: list[str] = flags) -> None:
+            names = [token for d in group for token in ("--environment", d.env.name)]
+            _bench_run(["--no-site", "--grid", "default", *windows, "--run-id", run_id, *names,
+                        *flags, *rest], shard_store, f"shard {shard}: {what}")  # fmt: skip
+
+        if minutes is None:
+            run(found)
+            measured += found
+            continue
+        done = within_budget(found, lambda d: run([d]), minutes * 60.0)
+        if len(done) < len(found):
+            print(f"nightly: shard {shard}: {what}: {len(done)} of {len(found)} measured "
+                  f"in {minutes} minutes (OTHER_PYTHONS_MINUTES); the rest stay due",
+                  flush=True)  # fmt: skip
+        measured += done
     return measured
 
 

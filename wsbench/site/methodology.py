@@ -21,7 +21,7 @@ from wsbench.deployment import (
     measured_profiles,
     server_args,
 )
-from wsbench.policy import MATRIX_PERIOD_DAYS, OPEN_FILES_CAP, OTHER_PYTHONS_PER_SHARD
+from wsbench.policy import MATRIX_PERIOD_DAYS, OPEN_FILES_CAP, OTHER_PYTHONS_MINUTES
 from wsbench.results.count_sets import LAYOUTS, SETS
 from wsbench.results.function_diff import GROWERS_SHOWN
 from wsbench.results.instruction_verdicts import SPREAD_FACTOR, THRESHOLD
@@ -215,8 +215,8 @@ def render_matrix() -> str:
         f"`meta.toml`), and otherwise once its figures are {MATRIX_PERIOD_DAYS} days old. "
         "Each framework page says, for each version, when and in which run it was last "
         "measured. By the same rule, the latest releases are measured on every other Python "
-        "the runner has, with their instructions counted, at most "
-        f"{OTHER_PYTHONS_PER_SHARD} a shard a night (the rest on the next nights).\n"
+        "the runner has, with their instructions counted, as many as a shard starts in "
+        f"{OTHER_PYTHONS_MINUTES} minutes a night (the rest on the next nights).\n"
     )
 
 
