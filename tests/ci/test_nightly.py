@@ -331,12 +331,10 @@ def test_the_latest_releases_on_the_other_pythons_here_by_mode(
     assert other_pythons_due(tonight, "auto", measured, ["all"]) == []
 
 
-def test_a_shard_measures_the_older_versions_then_the_other_pythons_with_their_counts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _pythons_here(monkeypatch, {"3.11", "3.13"})
+def _recorded_bench_runs(monkeypatch: pytest.MonkeyPatch, run_id: str) -> list[list[str]]:
+    """The arguments of every ``./bench run`` the nightly starts, none run: the first one
+    (the shard's latest releases) saves a websockets 17.4 document of ``run_id``."""
     runs: list[list[str]] = []
-    run_id = "20261126T022300Z-cccccc"
 
     def bench_run(argv: list[str], shard_store: Path, what: str) -> None:
         runs.append(list(argv))
@@ -345,6 +343,15 @@ def test_a_shard_measures_the_older_versions_then_the_other_pythons_with_their_c
                        shard_store)  # fmt: skip
 
     monkeypatch.setattr(nightly, "_bench_run", bench_run)
+    return runs
+
+
+def test_a_shard_measures_the_older_versions_then_the_other_pythons_with_their_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _pythons_here(monkeypatch, {"3.11", "3.13"})
+    run_id = "20261126T022300Z-cccccc"
+    runs = _recorded_bench_runs(monkeypatch, run_id)
     found = nightly.measure_shard("1/1", run_id, tmp_path, ["--instructions", "--python", "all",
                                   "--machine", "m"], mode="always")  # fmt: skip
     first, older, pythons = runs
@@ -376,16 +383,8 @@ def test_other_pythons_start_no_environment_once_the_budget_is_spent(
     assert nightly.within_budget(found, run_one, 0.0, clock=lambda: now[0]) == found[:1]
 
     _pythons_here(monkeypatch, {"3.11", "3.12", "3.13"})
-    runs: list[list[str]] = []
     run_id = "20261126T022300Z-cccccc"
-
-    def bench_run(argv: list[str], shard_store: Path, what: str) -> None:
-        runs.append(list(argv))
-        if len(runs) == 1:
-            store.save(run([1.0], run_id=run_id, impl_info=impl("websockets", "17.4")),
-                       shard_store)  # fmt: skip
-
-    monkeypatch.setattr(nightly, "_bench_run", bench_run)
+    runs = _recorded_bench_runs(monkeypatch, run_id)
     monkeypatch.setattr(nightly, "OTHER_PYTHONS_MINUTES", 0)
     found = nightly.measure_shard("1/1", run_id, tmp_path, ["--python", "all"], mode="always")
     pythons = [r for r in runs if any("-py3.12-" in t or "-py3.13-" in t for t in r)]
