@@ -37,6 +37,7 @@ The command line is :mod:`wsbench.commands.nightly`'s: the steps here take its v
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -570,6 +571,12 @@ def measure_shard(
          [f for f in SELECTION_FLAGS if f == "--instructions" and f in extra],
          OTHER_PYTHONS_MINUTES),
     ]  # fmt: skip
+
+    def run(what: str, flags: list[str], *group: matrix.Due) -> None:
+        names = [token for d in group for token in ("--environment", d.env.name)]
+        _bench_run(["--no-site", "--grid", "default", *windows, "--run-id", run_id, *names,
+                    *flags, *rest], shard_store, f"shard {shard}: {what}")  # fmt: skip
+
     measured: list[matrix.Due] = []
     for what, found, flags, minutes in steps:
         if not found:
@@ -579,17 +586,11 @@ def measure_shard(
         print(f"nightly: shard {shard}: {what} due: {len(found)}", flush=True)
         for d in found:
             print(f"nightly:   {due_name(d.env)}: {d.reason}", flush=True)
-
-        def run(group: Sequence[matrix.Due], what: str = what, flags: list[str] = flags) -> None:
-            names = [token for d in group for token in ("--environment", d.env.name)]
-            _bench_run(["--no-site", "--grid", "default", *windows, "--run-id", run_id, *names,
-                        *flags, *rest], shard_store, f"shard {shard}: {what}")  # fmt: skip
-
         if minutes is None:
-            run(found)
+            run(what, flags, *found)
             measured += found
             continue
-        done = within_budget(found, lambda d: run([d]), minutes * 60.0)
+        done = within_budget(found, functools.partial(run, what, flags), minutes * 60.0)
         if len(done) < len(found):
             print(f"nightly: shard {shard}: {what}: {len(done)} of {len(found)} measured "
                   f"in {minutes} minutes (OTHER_PYTHONS_MINUTES); the rest stay due",

@@ -65,7 +65,7 @@ import msgspec
 
 from wsbench import loadreport
 from wsbench.deployment import PROFILES, Profile, TlsFiles, profile_of
-from wsbench.impls import Impl, ImplConfig
+from wsbench.impls import NOT_SUPPORTED, Impl, ImplConfig
 from wsbench.instrument.cpus import CpuPlacement, open_files_limit
 from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession, seconds_summary
 from wsbench.instrument.waitbudget import WaitBudget
@@ -467,9 +467,9 @@ def _unserved(profile: Profile, config: ImplConfig, placement: CpuPlacement) -> 
     (None: it is): TLS or worker processes its metadata says it cannot do, or a multi-CPU
     profile on a runner without the CPUs for it."""
     if profile.tls and not config.supports_tls:
-        return f"not supported: over TLS: {config.tls.partition(': ')[2]}"
+        return f"{NOT_SUPPORTED}: over TLS: {config.tls.partition(': ')[2]}"
     if profile.worker_processes and not config.supports_workers:
-        return f"not supported: worker processes: {config.workers.partition(': ')[2]}"
+        return f"{NOT_SUPPORTED}: worker processes: {config.workers.partition(': ')[2]}"
     if profile.multi_cpu:
         try:
             placement.for_profile(profile)
