@@ -220,7 +220,7 @@ def parse_dump(text: str, *, source: str = "<dump>") -> dict[FunctionKey, int]:
             raise CountError(f"{source}: {kind}=({index}) was never named") from None
 
     positions, column = 1, 0
-    obj, function = "", None
+    obj_file, function = "???", None  # the current object's file name ("???": none named)
     after_call = False
     totals: dict[FunctionKey, int] = {}
     for raw in text.splitlines():
@@ -235,7 +235,7 @@ def parse_dump(text: str, *, source: str = "<dump>") -> dict[FunctionKey, int]:
             if len(fields) > column:
                 if function is None:
                     raise CountError(f"{source}: a cost line before any fn= line: {line!r}")
-                key = (function, Path(obj).name if obj else "???")
+                key = (function, obj_file)
                 totals[key] = totals.get(key, 0) + int(fields[column])
             continue
         spec = _SPEC.match(line)
@@ -243,8 +243,8 @@ def parse_dump(text: str, *, source: str = "<dump>") -> dict[FunctionKey, int]:
             kind, value = spec.groups()
             if kind in _NAME_SPACE:
                 name = named(kind, value)
-                if kind == "ob":
-                    obj = name
+                if kind == "ob":  # named once here, not on each of its cost lines
+                    obj_file = Path(name).name if name else "???"
                 elif kind == "fn":
                     function = function_name(name)
             elif kind == "calls":
