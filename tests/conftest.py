@@ -15,6 +15,7 @@ import pytest
 
 from tests.site_runs import IMPLS, build, write_store
 from wsbench import paths
+from wsbench.ci import devtest
 from wsbench.impls import Impl
 from wsbench.instrument import loadgen
 from wsbench.jobs.releases import INDEX_ENV
@@ -39,6 +40,35 @@ Methodology page's calibration), and the suite asserts about 8 such figures, so 
 run in 13 would fail with nothing wrong. Measured twice, a false verdict fails about one
 run in 10,000 (CI, 2026-11-28: a control read 1.195 [1.004, 1.423], p = 0.0089), while a
 harness that misreports fails both times. pytest prints each rerun (``R``)."""
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With ``-m alone`` (``./bench test``'s last step), a test file that cannot hold such a
+    test is not collected (:func:`wsbench.ci.devtest.may_hold_alone_tests`)."""
+    if (
+        config.getoption("markexpr") == devtest.ALONE
+        and collection_path.name.startswith("test_")
+        and collection_path.suffix == ".py"
+        and not devtest.may_hold_alone_tests(collection_path)
+    ):
+        return True
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Fail the collection when a test is marked ``alone`` in a file that does not say
+    ``mark.alone`` (a marker applied by a hook, say): the last step of ``./bench test``
+    would never run it.
+
+    Raises:
+        pytest.UsageError: naming the test.
+    """
+    for item in items:
+        if item.get_closest_marker(devtest.ALONE) and not devtest.may_hold_alone_tests(item.path):
+            raise pytest.UsageError(
+                f"{item.nodeid} is marked {devtest.ALONE!r} but its file never says "
+                f"'mark.{devtest.ALONE}': ./bench test's last step would not collect it"
+            )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

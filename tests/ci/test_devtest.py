@@ -49,3 +49,15 @@ def test_the_wall_clock_verdicts_run_alone_after_the_parallel_tests() -> None:
     assert f"--numprocesses={len(os.sched_getaffinity(0)) + 1}" in parallel
     assert ("-m", "alone") in itertools.pairwise(alone)
     assert not any("numprocesses" in a for a in alone)
+
+
+def test_only_a_file_that_says_mark_alone_may_hold_a_test_run_alone(tmp_path: Path) -> None:
+    sources = {
+        "test_decorated.py": "@pytest.mark.alone\ndef test_x() -> None: ...\n",
+        "test_module.py": "pytestmark = pytest.mark.alone\n",
+        "test_plain.py": "def test_y() -> None: ...  # runs beside the others\n",
+    }
+    for name, source in sources.items():
+        (tmp_path / name).write_text(source)
+    found = {name: devtest.may_hold_alone_tests(tmp_path / name) for name in sources}
+    assert found == {"test_decorated.py": True, "test_module.py": True, "test_plain.py": False}
