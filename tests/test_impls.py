@@ -370,6 +370,23 @@ def test_a_valid_meta_toml_reads_into_the_harness_objects(tmp_path: Path) -> Non
     )  # fmt: skip
 
 
+def test_a_folder_is_loaded_once_for_the_same_bytes_and_again_when_they_change(
+    tmp_path: Path,
+) -> None:
+    folder = _written(tmp_path, FULL_META)
+    first = load_impl(folder)
+    assert load_impl(folder) is first  # the same bytes: not decoded again
+    meta = folder / "meta.toml"
+    meta.write_text(FULL_META.replace('display_name = "X"', 'display_name = "Y"'))
+    changed = load_impl(folder)
+    assert changed.display_name == "Y" and first.display_name == "X"
+    meta.write_text(FULL_META.replace('name = "x"', 'name = "other"', 1))
+    with pytest.raises(ImplError, match="must equal the folder name"):  # never cached
+        load_impl(folder)
+    meta.write_text(FULL_META)
+    assert load_impl(folder) is first
+
+
 def test_a_version_names_the_backend_of_the_configurations_that_name_none(
     tmp_path: Path,
 ) -> None:

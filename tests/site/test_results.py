@@ -574,12 +574,13 @@ def test_frameworks_read_each_meta_toml_once_and_show_the_versions_notes(
 ) -> None:
     read: list[str] = []
 
-    def counted(directory: Path) -> impls.MetaToml:
+    def counted(directory: Path, data: bytes) -> impls.MetaToml:
         read.append(directory.name)
-        return real_read_meta(directory)
+        return real_decode_meta(directory, data)
 
-    real_read_meta = impls.read_meta
-    monkeypatch.setattr(impls, "read_meta", counted)
+    real_decode_meta = impls._decode_meta
+    monkeypatch.setattr(impls, "_decode_meta", counted)
+    monkeypatch.setattr(impls, "_LOADED", {})  # none loaded yet in this process
     frameworks = {f.name: f for f in load_frameworks(ROOT / "impls")}
     assert sorted(read) == sorted(frameworks)
     assert frameworks["websockets"].versions[0].notes == ("api: legacy (websockets.serve)",)
