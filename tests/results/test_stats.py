@@ -25,6 +25,7 @@ from wsbench.results.stats import (
     median,
     process_values,
     summarize,
+    t_quantile,
     ties,
 )
 
@@ -189,6 +190,12 @@ def test_clearly_lower_throughput_is_slower() -> None:
     low, high = c.head_over_base_interval
     assert low <= c.head_over_base <= high < 1
     assert (c.n_base, c.n_head, c.processes) == (3, 3, 3)
+
+
+def test_the_t_quantile_is_scipy_stats_figure() -> None:
+    for df in (1, 2, 4, 9.5, 30, 1e6):
+        for p in (0.005, 0.025, 0.5, 0.975, 0.995):
+            assert t_quantile(p, df) == sps.t.ppf(p, df), (p, df)
 
 
 def test_welch_matches_scipy_on_the_logs_of_the_process_values() -> None:

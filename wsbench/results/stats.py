@@ -199,17 +199,23 @@ def process_values(groups: Groups, *, log: bool | None = None) -> list[float]:
     return [_mean(g, use_log) for g in found]
 
 
-def _t_quantile(p: float, df: float) -> float:
-    from scipy import stats as sps
+def t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile of Student's t distribution with ``df`` degrees of freedom:
+    ``scipy.special.stdtrit``, the function ``scipy.stats.t.ppf`` evaluates (the same
+    figures), without importing ``scipy.stats``: 0.5 s to import against 1.6 s on a 2-core
+    machine, in every process that summarizes (each site build, each comparison)."""
+    from scipy import special
 
-    return float(sps.t.ppf(p, df))
+    return float(special.stdtrit(df, p))
 
 
 def _t_p_value(t: float, df: float) -> float:
-    """Two-sided p-value of Student's t statistic ``t`` with ``df`` degrees of freedom."""
-    from scipy import stats as sps
+    """Two-sided p-value of Student's t statistic ``t`` with ``df`` degrees of freedom:
+    twice the t distribution's lower tail at ``-|t|`` (``scipy.special.stdtr``, what
+    ``scipy.stats.t.sf`` evaluates; :func:`t_quantile` says why not ``scipy.stats``)."""
+    from scipy import special
 
-    return float(2 * sps.t.sf(abs(t), df))
+    return float(2 * special.stdtr(df, -abs(t)))
 
 
 @dataclass(frozen=True)
@@ -284,7 +290,7 @@ def summarize(
         return Summary(n, windows, value, (value, value), confidence, 0.0, False, False)
     scaled = [math.log(v) for v in values] if log else values
     center = statistics.fmean(scaled)
-    half = _t_quantile((1 + confidence) / 2, n - 1) * statistics.stdev(scaled) / math.sqrt(n)
+    half = t_quantile((1 + confidence) / 2, n - 1) * statistics.stdev(scaled) / math.sqrt(n)
     low, high = center - half, center + half
     interval = (math.exp(low), math.exp(high)) if log else (low, high)
     return Summary(n, windows, value, interval, confidence, cv, cv > unstable_cv, False)
@@ -351,7 +357,7 @@ def _t_test(estimate: float, se: float, df: float, confidence: float) -> Test:
         return estimate, None, 1.0, 0.0
     if se == 0:
         return estimate, (estimate, estimate), 1.0 if estimate == 0 else 0.0, df
-    half = _t_quantile((1 + confidence) / 2, df) * se
+    half = t_quantile((1 + confidence) / 2, df) * se
     return estimate, (estimate - half, estimate + half), _t_p_value(estimate / se, df), df
 
 

@@ -30,7 +30,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wsbench.results.stats import CONFIDENCE, Groups
+from wsbench.results.stats import CONFIDENCE, Groups, t_quantile
 
 MAX_PROCESSES = 1000
 """The most processes :func:`processes_for` looks at (a plan beyond is no plan)."""
@@ -139,13 +139,11 @@ def processes_for(
     Raises:
         ValueError: ``windows`` < 1, ``half_width`` not above 0.
     """
-    from scipy import stats as sps
-
     if windows < 1 or half_width <= 0:
         raise ValueError("windows must be at least 1 and the half-width above 0")
     sd = c.process_sd(windows)
     for n in range(2, MAX_PROCESSES + 1):
-        if float(sps.t.ppf((1 + confidence) / 2, n - 1)) * sd / math.sqrt(n) <= half_width:
+        if t_quantile((1 + confidence) / 2, n - 1) * sd / math.sqrt(n) <= half_width:
             return n
     return None
 
