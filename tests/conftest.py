@@ -3,9 +3,11 @@ locally (``WSBENCH_PYPI_URL``)."""
 
 from __future__ import annotations
 
+import fcntl
 import http.server
 import json
 import os
+import shutil
 import sys
 import threading
 from collections.abc import Iterator
@@ -175,6 +177,21 @@ def index_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, object]]
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site built from :func:`tests.site_runs.write_store` (``./bench site``'s build),
-    once per session: the page tests read its HTML, the browser tests load it."""
-    root = tmp_path_factory.mktemp("site")
-    return build(root / "public", write_store(root / "results"), IMPLS)
+    once per test run: the page tests read its HTML, the browser tests load it. Not written
+    to. The parallel step's workers share one build in the run's temporary folder, made by
+    the first that asks, under a lock (each worker built its own: 5-7 s of CPU each)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root = shared / "built-site"
+    with (shared / "built-site.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not (root / BUILT).is_file():  # none yet, or a build that failed part-way
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir()
+            build(root / "public", write_store(root / "results"), IMPLS)
+            (root / BUILT).touch()
+    return root / "public"
+
+
+BUILT = ".built"
+"""Written beside the shared site once its build is complete."""
