@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
 import pytest
 
 from wsbench.cpulist import CpuSetError
@@ -12,7 +18,9 @@ from wsbench.instrument.cpus import (
     CpuPlacement,
     available_cpus,
     default_placement,
+    open_files_limit,
     placement_from,
+    start_pinned,
 )
 
 
@@ -54,3 +62,51 @@ def test_the_multi_cpu_server_set_places_the_multi_cpu_profiles(
     assert placement.for_profile(WORKERS).server == (2, 3, 4)
     with pytest.raises(ValueError, match="needs a multi-CPU server set"):
         CpuPlacement(server=(0,), loadgen=(1,)).for_profile(WORKERS)
+
+
+STARTER = """
+import sys, time
+from wsbench.instrument import cpus
+if sys.argv[1] == "preexec_fn":
+    cpus._parent_death_tool = lambda: None  # no setpriv: the preexec_fn path
+child = cpus.start_pinned(["sleep", "60"], [int(sys.argv[2])])
+print(child.pid, flush=True)
+time.sleep(60)
+"""
+"""A harness stand-in: starts ``sleep 60`` with :func:`start_pinned`, prints its pid, waits."""
+
+
+@pytest.mark.parametrize("path", ["setpriv", "preexec_fn"])
+def test_a_started_child_is_pinned_has_the_open_file_limit_and_dies_with_its_starter(
+    path: str,
+) -> None:
+    cpu = available_cpus()[-1]
+    starter = subprocess.Popen([sys.executable, "-c", STARTER, path, str(cpu)],
+                               stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert starter.stdout is not None
+        child = psutil.Process(int(starter.stdout.readline()))
+        deadline = time.monotonic() + 10
+        while child.cmdline() != ["sleep", "60"]:  # setpriv executes it a moment later
+            assert time.monotonic() < deadline, child.cmdline()
+            time.sleep(0.01)
+        assert child.cpu_affinity() == [cpu]
+        soft, _ = child.rlimit(psutil.RLIMIT_NOFILE)
+        assert soft == open_files_limit()
+        starter.kill()  # SIGKILL: nothing of the starter runs after it
+        child.wait(timeout=10)  # not this process's child: it only waits until it is gone
+        assert not child.is_running()
+    finally:
+        starter.kill()
+        starter.wait()
+
+
+def test_a_program_that_cannot_be_executed_raises_as_popen_does(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no-such-program"):
+        start_pinned(["no-such-program"], [available_cpus()[0]])
+    with pytest.raises(FileNotFoundError, match="missing"):
+        start_pinned([str(tmp_path / "missing")], [available_cpus()[0]])
+    plain = tmp_path / "plain"
+    plain.write_text("not a program")
+    with pytest.raises(PermissionError, match="plain"):
+        start_pinned([str(plain)], [available_cpus()[0]])

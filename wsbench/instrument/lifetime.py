@@ -5,7 +5,7 @@ The chain of a main job (``./bench run``) is: the main job, asv, asv's benchmark
 ``forkserver``), the benchmark process that measures (``setup_cache``), then the servers and
 the load generator. Each link asks Linux to signal it when its parent dies
 (``prctl(PR_SET_PDEATHSIG)``, prctl(2)): the servers and the load generator get SIGKILL
-(:func:`wsbench.instrument.cpus.child_setup`), the others SIGTERM, which a wsbench process
+(:func:`wsbench.instrument.cpus.start_pinned`), the others SIGTERM, which a wsbench process
 turns into :class:`SystemExit` (:func:`exit_on_sigterm`) so that its ``finally`` blocks and
 context managers stop its servers (with their process groups) before it exits. So a main job
 killed with SIGKILL still leaves no process behind; one interrupted with SIGINT or SIGTERM

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from wsbench import loadreport
 from wsbench.digest import files_sha256, tree_files
-from wsbench.instrument.cpus import child_setup
+from wsbench.instrument.cpus import start_pinned
 from wsbench.loadreport import Report
 from wsbench.paths import LOADGEN_DIR, cache_dir
 
@@ -364,13 +364,13 @@ class _Pipes:
         who: str = "load generator",
     ) -> None:
         self.who = who
-        self.proc = subprocess.Popen(
+        self.proc = start_pinned(
             argv,
+            cpus,
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            preexec_fn=child_setup(cpus),
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: list[str] = []

@@ -18,7 +18,7 @@ from types import TracebackType
 import psutil
 
 from wsbench.instrument import lifetime
-from wsbench.instrument.cpus import child_setup
+from wsbench.instrument.cpus import start_pinned
 
 STOP_GRACE_S = 5.0
 """Seconds a server has to exit after SIGTERM before it is killed (PROTOCOL.md)."""
@@ -200,14 +200,14 @@ class ServerProcess:
         cpus = self.cpus
         with self.log_path.open("wb") as log:
             try:
-                self.proc = subprocess.Popen(
+                self.proc = start_pinned(
                     self.argv,
+                    cpus,
                     stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     env=self.env,
                     start_new_session=True,
-                    preexec_fn=child_setup(cpus),
                 )
             except OSError as exc:
                 raise ServerError(f"{self.name}: cannot start {self.argv[0]!r}: {exc}") from exc
