@@ -95,31 +95,45 @@ def test_each_tree_is_built_from_a_clean_crate_and_cached_by_its_hash(
     assert len(log.read_text().splitlines()) == 4
 
 
-def test_cargo_test_cleans_the_crate_in_the_shared_target_with_the_tests_profile(
+def test_cargo_test_runs_on_a_synced_copy_in_the_shared_target_with_the_tests_profile(
     tmp_path: Path, cargo_log: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tree(tmp_path / "tree", "fn main() {}\n")
-    manifest = root / "Cargo.toml"
+    (root / "target").mkdir()
+    (root / "target" / "left-over").write_text("not a source")
+    tested = tmp_path / "cache" / loadgen.TESTED_COPY
     target = tmp_path / "cache" / "cargo-target"
 
     assert loadgen.cargo_test(root) == 0
     assert cargo_log.read_text().splitlines() == [
-        f"clean --profile tests --quiet -p wsbench-loadgen --manifest-path {manifest} "
-        f"target={target}",
         "test --profile tests --config profile.tests.opt-level=0 --config "
-        f'profile.tests.package."*".opt-level=3 --manifest-path {manifest} -- --test-threads '
-        f"{loadgen.TEST_THREADS} target={target}",
+        f'profile.tests.package."*".opt-level=3 --manifest-path {tested / "Cargo.toml"} -- '
+        f"--test-threads {loadgen.TEST_THREADS} target={target}",
     ]
-    # The benchmarks' binary is the release build, not the tested one.
+    assert sorted(p.relative_to(tested).as_posix() for p in tested.rglob("*.*")) == [
+        "Cargo.toml", "src/main.rs",
+    ]  # fmt: skip
+    # The benchmarks' binary is the release build of the tree itself, not the tested one.
     built = loadgen.ensure_built(quiet=True, root=root)
     assert built == loadgen.cached_binary(root)
-    assert built.read_text() == f"built from {manifest}\n"
+    assert built.read_text() == f"built from {root / 'Cargo.toml'}\n"
 
-    # Failing tests give cargo's exit code; the crate is cleaned before every run.
+    # Failing tests give cargo's exit code. An unchanged file keeps its time in the copy,
+    # a changed one is written again, a removed one goes.
+    os.utime(tested / "Cargo.toml", (1_000_000, 1_000_000))
+    os.utime(tested / "src" / "main.rs", (1_000_000, 1_000_000))
+    (root / "src" / "main.rs").write_text("fn main() { rooms() }\n")
+    (root / "src" / "lib.rs").write_text("")
     monkeypatch.setenv("CARGO_TEST_EXIT", "101")
     assert loadgen.cargo_test(root) == 101
+    assert (tested / "Cargo.toml").stat().st_mtime == 1_000_000
+    assert (tested / "src" / "main.rs").stat().st_mtime > 1_000_000
+    assert (tested / "src" / "main.rs").read_text() == "fn main() { rooms() }\n"
+    (root / "src" / "lib.rs").unlink()
+    assert loadgen.cargo_test(root) == 101
+    assert not (tested / "src" / "lib.rs").exists()
     assert [line.split()[0] for line in cargo_log.read_text().splitlines()] == [
-        "clean", "test", "clean", "build", "clean", "test",
+        "test", "clean", "build", "test", "test",
     ]  # fmt: skip
 
 
