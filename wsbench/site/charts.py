@@ -12,6 +12,10 @@ put the runs on the x-axis instead, with the same whiskers. The many-connection 
 log-scale x-axis, one line per row, or draw one bar per row in a group per number of
 connections. The output is deterministic
 (fixed ``svg.hashsalt``, no date), so a rebuild from the same results gives the same bytes.
+
+matplotlib is imported in the functions that draw, not with this module: a site build whose
+charts all come from the cache (:mod:`wsbench.site.chartcache`) draws none, and importing
+matplotlib took about 1 s of each such build on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -19,18 +23,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
-
-import matplotlib
-
-matplotlib.use("Agg")
-
-from matplotlib.artist import Artist
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from wsbench.results.stats import UNSTABLE_CV
 from wsbench.site.chartcache import cached
@@ -38,6 +31,12 @@ from wsbench.site.headline import Chart, Headline, Line
 from wsbench.site.history import ChartLine, HistoryChart, HistoryPoint, Night
 from wsbench.site.markup import CONFIDENCE_PERCENT, UNSTABLE, short_number
 from wsbench.site.sweeps import Series, SweepChart, SweepFigure
+
+if TYPE_CHECKING:  # matplotlib is imported where a chart is drawn (see the module's docstring)
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
 COLORS = (
     "#1f77b4",
@@ -128,6 +127,8 @@ WHISKERS = f"whiskers: {CONFIDENCE_PERCENT} % interval"
 
 def _key(label: str, marker: str, **style: Any) -> Line2D:
     """A legend entry explaining a mark (no line)."""
+    from matplotlib.lines import Line2D
+
     return Line2D([], [], color="#444", marker=marker, linestyle="none", label=label, **style)
 
 
@@ -207,6 +208,8 @@ def _draw_line(ax: Axes, line: Line, index: dict[str, int], n: int) -> Line2D:
 
 def _style() -> AbstractContextManager[None]:
     """matplotlib's settings for every chart (an ``rc_context``)."""
+    import matplotlib
+
     return matplotlib.rc_context(
         {
             "svg.hashsalt": "wsbench",  # deterministic ids
@@ -221,6 +224,8 @@ def _style() -> AbstractContextManager[None]:
 def _finish(ax: Axes, headline: Headline, values: list[float], axis_label: str) -> None:
     """The y-axis from 0 to above the highest of ``values`` (its unit and direction),
     the grid, the x-axis title."""
+    from matplotlib.ticker import FuncFormatter
+
     ax.set_ylim(0, max(values) * 1.18 if values and max(values) > 0 else 1)
     if not values:
         ax.text(0.5, 0.5, "no figure measured", transform=ax.transAxes, ha="center", color="#666")
@@ -261,6 +266,8 @@ def render_svg(chart: Chart, axis_label: str) -> bytes:
         chart: the headline figure's lines (values in its unit).
         axis_label: the x-axis title, e.g. ``"starlette version"``.
     """
+    from matplotlib.figure import Figure
+
     keys = _keys(chart)
     rows = -(-max(len(chart.lines) + len(keys), 1) // 2)
     with _style():
@@ -307,6 +314,9 @@ def night_labels(nights: Sequence[Night]) -> list[str]:
 
 def _history_keys(chart: HistoryChart) -> list[Artist]:
     """The legend entries explaining the marks of a history chart (after the lines')."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
     keys: list[Artist] = []
     if any(p.interval for line in chart.lines for p in line.series.points):
         keys.append(_key(WHISKERS, "|", markersize=10, markeredgewidth=1.2))
@@ -352,6 +362,8 @@ def render_history_svg(chart: HistoryChart) -> bytes:
     the version), a dashed vertical line with what changed before each night whose
     harness, load generator build or settings differ from the previous one (a line does
     not cross it), and a grey band behind each night on an untuned machine."""
+    from matplotlib.figure import Figure
+
     keys = _history_keys(chart)
     rows = -(-max(len(chart.lines) + len(keys), 1) // 2)
     count = len(chart.nights)
@@ -406,6 +418,8 @@ def _sweep_style(n: int) -> tuple[str, str]:
 
 def _sweep_keys(chart: SweepChart) -> list[Artist]:
     """The legend entries explaining the marks of a sweep chart (after the lines')."""
+    from matplotlib.lines import Line2D
+
     points = [p for s in chart.series for p in s.points]
     keys: list[Artist] = []
     if any(p.interval for p in points):
@@ -479,6 +493,8 @@ def _y_label(figure: SweepFigure) -> str:
 
 def _sweep_y(ax: Axes, chart: SweepChart) -> None:
     """The y-axis of a line chart: from 0 (linear) or around the values (log scale)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
     points = [p for s in chart.series for p in s.points if p.value is not None]
     tops = [_top(_Drawn(p.value, p.interval)) for p in points]
     if chart.figure.log_y and any(p.value and p.value > 0 for p in points):
@@ -513,6 +529,9 @@ def render_sweep_svg(chart: SweepChart) -> bytes:
     whiskers from the 95 % intervals, a hollow marker where the load generator may have
     limited the figure, ≈ beside an unstable point and ✕ on the x-axis where the row
     failed; the y-axis is logarithmic when the figure says so (latency), else from 0."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, NullLocator
+
     keys = _sweep_keys(chart)
     rows = -(-max(len(chart.series) + len(keys), 1) // 2)
     with _style():
@@ -574,6 +593,10 @@ def render_bars_svg(chart: SweepChart) -> bytes:
     at the smallest number of connections), whiskers from the 95 % intervals and the value
     at the end of each bar; a failed row says "failed" where its bar would be. Colours: the
     reference grey, Socket.IO servers orange, the rest blue."""
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FuncFormatter
+
     order = _bar_order(chart)
     xs = list(chart.xs) or [0]
     panels = [(x, [(s, p) for s in order for p in s.points if p.x == x]) for x in xs]
