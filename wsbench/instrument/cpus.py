@@ -146,8 +146,9 @@ def start_pinned(argv: Sequence[str], cpus: Sequence[int], **popen: Any) -> subp
     not even a killed harness leaves a server behind (what :func:`child_setup` does).
 
     Without a ``preexec_fn``, which makes CPython ``fork()`` this whole process where it
-    otherwise uses ``vfork()``: from a process of 300 MB (a test worker), a child cost 29 ms
-    of CPU to start, against 0.7 ms, on a 2-core machine, and the tests start about 4,000.
+    otherwise uses ``vfork()``: from a process of 300 MB (a test worker), a start took
+    32.3 ms of CPU with it and 2.6 ms this way (setpriv's exec included) on a 2-core
+    machine, and the tests start about 4,000.
     So the child inherits the calling thread's CPU affinity (set for the start, then
     restored) and this process's soft open-file limit (raised once, :func:`_raise_open_files`),
     and :data:`PARENT_DEATH_TOOL` sets its parent-death signal before it executes ``argv``
