@@ -699,18 +699,6 @@ def _check_stated(configs: tuple[ImplConfig, ...], path: Path) -> None:
                 )
 
 
-def read_meta(directory: Path) -> MetaToml:
-    """``directory/meta.toml`` decoded against the schema (:class:`MetaToml`), unchecked
-    across keys (:func:`load_impl` does that).
-
-    Raises:
-        ImplError: the file is missing or unreadable, is not UTF-8 TOML, or has a key of
-            the wrong type, an unknown key or value (the message names the file and
-            where, e.g. ``$.configurations[0]``).
-    """
-    return _decode_meta(directory, _meta_bytes(directory))
-
-
 def _meta_bytes(directory: Path) -> bytes:
     """The bytes of ``directory/meta.toml``.
 
@@ -727,10 +715,12 @@ def _meta_bytes(directory: Path) -> bytes:
 
 
 def _decode_meta(directory: Path, data: bytes) -> MetaToml:
-    """``data``, the bytes of ``directory/meta.toml``, decoded against the schema.
+    """``data``, the bytes of ``directory/meta.toml``, decoded against the schema
+    (:class:`MetaToml`), unchecked across keys (:func:`load_impl` does that).
 
     Raises:
-        ImplError: not UTF-8 TOML, or a key of the wrong type, an unknown key or value.
+        ImplError: not UTF-8 TOML, or a key of the wrong type, an unknown key or value (the
+            message names the file and where, e.g. ``$.configurations[0]``).
     """
     path = directory / "meta.toml"
     try:
@@ -761,16 +751,17 @@ def _read_or_none(path: Path) -> bytes | None:
 
 
 def load_impl(directory: Path) -> Impl:
-    """Read ``directory/meta.toml`` (:func:`read_meta`) and check it across keys, once per
+    """Read ``directory/meta.toml`` (:func:`_decode_meta`) and check it across keys, once per
     process for the same bytes of the files it reads (:data:`_LOADED`).
 
     Raises:
-        ImplError: the file is missing, is not TOML, or does not follow the schema: see
-            :func:`read_meta`; or a name other than the folder's, a requirement or
-            version that is not PEP 440 (:func:`_pins`), a version or configuration listed
-            twice, a package without versions, a configuration naming an unlisted version,
-            an ``asgi_app`` with a command, a malformed profile statement, or a server
-            configuration that states none (:data:`STATEMENT_ANSWERS`, :func:`_check_stated`).
+        ImplError: the file is missing, is not TOML, or does not follow the schema (see
+            :func:`_meta_bytes` and :func:`_decode_meta`); or a name other than the folder's,
+            a requirement or version that is not PEP 440 (:func:`_pins`), a version or
+            configuration listed twice, a package without versions, a configuration naming
+            an unlisted version, an ``asgi_app`` with a command, a malformed profile
+            statement, or a server configuration that states none (:data:`STATEMENT_ANSWERS`,
+            :func:`_check_stated`).
     """
     data = _meta_bytes(directory)
     settings_data = _read_or_none(directory.parent / ASGI_SETTINGS)
