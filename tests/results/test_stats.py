@@ -7,11 +7,11 @@ import math
 import statistics
 import subprocess
 import sys
+import types
 import warnings
 
 import numpy as np
 import pytest
-from scipy import stats as sps
 
 from wsbench.results.stats import (
     ALPHA,
@@ -81,7 +81,9 @@ def test_a_process_is_the_geometric_mean_of_its_windows() -> None:
     assert process_values([[-1.0, 3.0], [0.0, 2.0]]) == pytest.approx([1.0, 1.0])
 
 
-def test_the_figure_and_its_interval_are_students_t_over_the_processes() -> None:
+def test_the_figure_and_its_interval_are_students_t_over_the_processes(
+    sps: types.ModuleType,
+) -> None:
     groups = [[1000.0, 1010.0], [1040.0, 1020.0], [950.0, 990.0]]
     s = summarize(groups)
     logs = [math.log(v) for v in process_values(groups)]
@@ -192,13 +194,13 @@ def test_clearly_lower_throughput_is_slower() -> None:
     assert (c.n_base, c.n_head, c.processes) == (3, 3, 3)
 
 
-def test_the_t_quantile_is_scipy_stats_figure() -> None:
+def test_the_t_quantile_is_scipy_stats_figure(sps: types.ModuleType) -> None:
     for df in (1, 2, 4, 9.5, 30, 1e6):
         for p in (0.005, 0.025, 0.5, 0.975, 0.995):
             assert t_quantile(p, df) == sps.t.ppf(p, df), (p, df)
 
 
-def test_welch_matches_scipy_on_the_logs_of_the_process_values() -> None:
+def test_welch_matches_scipy_on_the_logs_of_the_process_values(sps: types.ModuleType) -> None:
     rng = np.random.default_rng(5)
     base, head = _processes(rng, 100, 4), _processes(rng, 93, 5)
     c = compare(base, head, higher_is_better=True)
@@ -207,7 +209,7 @@ def test_welch_matches_scipy_on_the_logs_of_the_process_values() -> None:
     assert c.p_value == pytest.approx(expected.pvalue)
 
 
-def test_paired_matches_scipy_over_the_complete_rounds() -> None:
+def test_paired_matches_scipy_over_the_complete_rounds(sps: types.ModuleType) -> None:
     rng = np.random.default_rng(6)
     base, head = _processes(rng, 100, 5), _processes(rng, 95, 5)
     head[2] = []  # a round whose head windows were all disturbed
@@ -258,7 +260,9 @@ def test_the_crossover_takes_the_order_of_the_rounds_out() -> None:
     assert width(plain) > 3 * width(crossover)
 
 
-def test_the_crossover_estimate_and_variance_follow_hills_and_armitage() -> None:
+def test_the_crossover_estimate_and_variance_follow_hills_and_armitage(
+    sps: types.ModuleType,
+) -> None:
     ab, ba = [0.10, 0.14, 0.12], [-0.02, 0.02]  # log(head) - log(base) in each order
     base = [[100.0]] * 5
     head = [[100.0 * math.exp(d)] for d in [ab[0], ba[0], ab[1], ba[1], ab[2]]]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 import pytest
-from scipy import stats as sps
 
 from wsbench.results.variance import (
     Components,
@@ -73,7 +73,7 @@ def test_optimal_windows_is_kalibera_and_jones_formula() -> None:
         optimal_windows(c, 0.0, 1.0)
 
 
-def test_processes_for_a_half_width() -> None:
+def test_processes_for_a_half_width(sps: types.ModuleType) -> None:
     c = Components(processes=5, windows=2, within=0.05, between=0.08, process_means=0.09)
     n = processes_for(c, 1, 0.05)
     assert n is not None
