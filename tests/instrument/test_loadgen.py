@@ -1,9 +1,10 @@
 """Building the load generator: the build cache keys binaries by source hash, and the crate
 is cleaned before each build so that another tree's binary is never cached under this one's
 hash (cargo judges freshness by file times in the shared target folder); ``cargo test``
-(``./bench test``'s step) runs in the same target folder with its own profile, cleaned the
-same way. A run that fails is named by its exit code or signal, a hung one is killed after its
-bound, and a probe tells a server that never answers the upgrade from one not listening.
+(``./bench test``'s step) runs on a synced copy in the same target folder with its own
+profile, and clippy on a cleaned crate, not again once the same files have passed. A run
+that fails is named by its exit code or signal, a hung one is killed after its bound, and a
+probe tells a server that never answers the upgrade from one not listening.
 Offered permessage-deflate, it agrees with a Python server that accepts it and checks every
 message after inflation."""
 
@@ -34,6 +35,10 @@ echo "$* target=$CARGO_TARGET_DIR" >> "$CARGO_LOG"
 if [ "$1" = build ]; then
   mkdir -p "$CARGO_TARGET_DIR/release"
   echo "built from $5" > "$CARGO_TARGET_DIR/release/wsbench-loadgen"
+fi
+if [ "$1" = clippy ]; then
+  [ "$2" = --version ] && echo "clippy ${FAKE_CLIPPY_VERSION:-0.1.0}" && exit 0
+  exit "${CARGO_CLIPPY_EXIT:-0}"
 fi
 if [ "$1" = test ]; then
   mkdir -p "$CARGO_TARGET_DIR/tests"
@@ -135,6 +140,47 @@ def test_cargo_test_runs_on_a_synced_copy_in_the_shared_target_with_the_tests_pr
     assert [line.split()[0] for line in cargo_log.read_text().splitlines()] == [
         "test", "clean", "build", "test", "test",
     ]  # fmt: skip
+
+
+def test_clippy_runs_on_a_clean_crate_and_a_pass_is_not_run_again_for_the_same_key(
+    tmp_path: Path, cargo_log: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tree(tmp_path / "tree", "fn main() {}\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "integration.rs").write_text("#[test]\nfn t() {}\n")
+
+    def lints() -> list[str]:
+        """The first word of each cargo command logged so far, the version queries left
+        out: a lint is a clean of the crate, then clippy."""
+        lines = cargo_log.read_text().splitlines()
+        return [line.split()[0] for line in lines if "--version" not in line]
+
+    # A failure is never recorded: the next call lints again.
+    monkeypatch.setenv("CARGO_CLIPPY_EXIT", "101")
+    assert loadgen.cargo_clippy(root) == 101
+    assert loadgen.cargo_clippy(root) == 101
+    assert lints() == ["clean", "clippy"] * 2
+    # A pass is recorded under its key; the same files and toolchain are not linted again.
+    monkeypatch.setenv("CARGO_CLIPPY_EXIT", "0")
+    assert loadgen.cargo_clippy(root) == 0
+    assert loadgen.cargo_clippy(root) == 0
+    assert lints() == ["clean", "clippy"] * 3
+    passed = sorted(p.name for p in (tmp_path / "cache" / loadgen.PASSED_LINTS).iterdir())
+    assert passed == [loadgen.lint_key(root, "cargo")]
+    # A changed file (an integration test too), another clippy or RUSTFLAGS: linted again.
+    (root / "tests" / "integration.rs").write_text("#[test]\nfn u() {}\n")
+    assert loadgen.cargo_clippy(root) == 0
+    monkeypatch.setenv("FAKE_CLIPPY_VERSION", "0.2.0")
+    assert loadgen.cargo_clippy(root) == 0
+    monkeypatch.setenv("RUSTFLAGS", "-C target-cpu=native")
+    assert loadgen.cargo_clippy(root) == 0
+    assert loadgen.cargo_clippy(root) == 0
+    assert lints() == ["clean", "clippy"] * 6
+    # The target folder is not part of the key.
+    (root / "target").mkdir()
+    (root / "target" / "left-over").write_text("built")
+    assert loadgen.cargo_clippy(root) == 0
+    assert lints() == ["clean", "clippy"] * 6
 
 
 def _copy_of_the_crate(dest: Path) -> Path:
