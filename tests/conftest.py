@@ -20,6 +20,7 @@ from wsbench import paths
 from wsbench.ci import devtest
 from wsbench.impls import Impl
 from wsbench.instrument import loadgen
+from wsbench.instrument.cpus import available_cpus
 from wsbench.jobs.releases import INDEX_ENV
 
 SERVERS = Path(__file__).parent / "fixtures" / "servers"
@@ -42,6 +43,13 @@ Methodology page's calibration), and the suite asserts about 8 such figures, so 
 run in 13 would fail with nothing wrong. Measured twice, a false verdict fails about one
 run in 10,000 (CI, 2026-11-28: a control read 1.195 [1.004, 1.423], p = 0.0089), while a
 harness that misreports fails both times. pytest prints each rerun (``R``)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In a worker of the parallel step, the servers and load generators the tests start
+    without an explicit placement go on this worker's CPUs
+    (:func:`wsbench.ci.devtest.worker_layout`), not every worker's on CPU 0."""
+    os.environ.update(devtest.worker_layout(os.environ, available_cpus()))
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

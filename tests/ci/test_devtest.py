@@ -1,6 +1,7 @@
 """``./bench test``'s steps run with bytecode kept under the build cache when the
 environment forbids writing it beside the sources, and in the environment as it is
-otherwise; mypy keeps its cache in the build cache."""
+otherwise; mypy keeps its cache in the build cache; each worker of the parallel step puts
+its servers on its own CPU."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from wsbench import paths
 from wsbench.ci import devtest
+from wsbench.instrument.cpus import LOADGEN_CPUS_ENV, SERVER_CPUS_ENV
 
 
 def test_bytecode_goes_to_the_cache_when_it_may_not_go_beside_the_sources(
@@ -61,3 +63,21 @@ def test_only_a_file_that_says_mark_alone_may_hold_a_test_run_alone(tmp_path: Pa
         (tmp_path / name).write_text(source)
     found = {name: devtest.may_hold_alone_tests(tmp_path / name) for name in sources}
     assert found == {"test_decorated.py": True, "test_module.py": True, "test_plain.py": False}
+
+
+def test_each_parallel_worker_puts_its_servers_on_its_own_cpu_and_its_load_on_the_next() -> None:
+    server, load = SERVER_CPUS_ENV, LOADGEN_CPUS_ENV
+    layouts = [
+        devtest.worker_layout({devtest.XDIST_WORKER_ENV: f"gw{k}"}, (0, 1)) for k in range(3)
+    ]
+    assert layouts == [{server: "0", load: "1"}, {server: "1", load: "0"}, {server: "0", load: "1"}]
+    assert devtest.worker_layout({devtest.XDIST_WORKER_ENV: "gw5"}, (2, 4, 7)) == {
+        server: "7",
+        load: "2",
+    }
+    # Not a worker, one CPU, or a runner's own layout: nothing is set.
+    assert devtest.worker_layout({}, (0, 1)) == {}
+    assert devtest.worker_layout({devtest.XDIST_WORKER_ENV: "master"}, (0, 1)) == {}
+    assert devtest.worker_layout({devtest.XDIST_WORKER_ENV: "gw1"}, (3,)) == {}
+    for given in (server, load):
+        assert devtest.worker_layout({devtest.XDIST_WORKER_ENV: "gw1", given: "3"}, (0, 1)) == {}

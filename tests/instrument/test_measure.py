@@ -6,10 +6,12 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from tests.reports import report
 from wsbench.impls import get_impl
+from wsbench.instrument.cpus import LOADGEN_CPUS_ENV, SERVER_CPUS_ENV, available_cpus
 from wsbench.instrument.measure import MeasureConfig, ServerSession, check_report
 from wsbench.loadreport import Report
 from wsbench.scenarios import SOURCE_ADDRESSES, Scenario
@@ -181,3 +183,15 @@ def test_a_load_generator_failing_after_the_server_died_names_the_server_first(
         "native: server exited with code -9 during the measurement "
         "(client program exited with code 1: lost it).\n--- server log (tail) ---\n"
     )
+
+
+def test_a_server_started_without_a_placement_follows_the_runners_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    usable = available_cpus()
+    monkeypatch.setenv(SERVER_CPUS_ENV, str(usable[-1]))
+    monkeypatch.setenv(LOADGEN_CPUS_ENV, str(usable[0]))
+    with ServerSession(get_impl("native"), "websocket") as session:
+        assert session.placement.server == (usable[-1],)
+        assert session.placement.loadgen == (usable[0],)
+        assert psutil.Process(session.pid).cpu_affinity() == [usable[-1]]

@@ -18,7 +18,7 @@ from wsbench import loadreport
 from wsbench.deployment import TUNED, Profile, TlsFiles, profile_of, server_args
 from wsbench.impls import Impl, get_impl
 from wsbench.instrument import loadgen
-from wsbench.instrument.cpus import CpuPlacement, default_placement
+from wsbench.instrument.cpus import CpuPlacement, default_placement, placement_from
 from wsbench.instrument.server import STOP_GRACE_S, ServerError, ServerProcess, free_port
 from wsbench.instrument.usage import (
     CpuActivity,
@@ -365,7 +365,9 @@ class ServerSession:
         impl: the implementation.
         config_id: its configuration (None: the first).
         python: the interpreter that runs a Python server (the asv environment's).
-        placement: CPUs of server and load generator (default: :func:`default_placement`).
+        placement: CPUs of server and load generator (default: :func:`placement_from`
+            without options: the runner's layout where its variables are set, else
+            :func:`default_placement`).
         label: the server's name in error messages (default: the implementation name).
         startup_timeout_s: seconds the server has to complete its first handshake.
         client: the command of a client program (``clients/``) that drives the server in
@@ -389,6 +391,8 @@ class ServerSession:
     Raises:
         wsbench.impls.ImplError: unknown configuration.
         wsbench.instrument.loadgen.LoadgenError: the load generator cannot be built.
+        wsbench.cpulist.CpuSetError: no ``placement`` and the runner's layout names CPUs
+            this process cannot use.
         ValueError: a profile over TLS without ``tls``, or with worker processes on one
             CPU.
     """
@@ -415,7 +419,7 @@ class ServerSession:
         self.tls_ca = tls.cafile if tls is not None and profile.tls else None
         self.client = tuple(client) if client else None
         self.run_config = impl.config(config_id)
-        self.placement = placement or default_placement()
+        self.placement = placement or placement_from(None, None)
         self.binary = loadgen.ensure_built()
         self.startup_timeout_s = startup_timeout_s
         port = free_port(HOST)
@@ -677,7 +681,9 @@ def measure(
     Args:
         config: what to measure.
         python: the interpreter that runs a Python server (the asv environment's).
-        placement: CPUs of server and load generator (default: :func:`default_placement`).
+        placement: CPUs of server and load generator (default: :func:`placement_from`
+            without options: the runner's layout where its variables are set, else
+            :func:`default_placement`).
         impl: the implementation, if already loaded (default: looked up by ``config.impl``).
         label: the server's name in error messages (default: the implementation name).
         startup_timeout_s: seconds the server has to complete its first handshake.
