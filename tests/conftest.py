@@ -189,7 +189,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     to. The parallel step's workers share one build in the run's temporary folder, made by
     the first that asks, under a lock (each worker built its own: 5-7 s of CPU each)."""
     base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    shared = base.parent if os.environ.get(devtest.XDIST_WORKER_ENV) else base
     root = shared / "built-site"
     with (shared / "built-site.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
