@@ -25,7 +25,9 @@ Shape (``format`` is always ``"wsbench-run"``; ``version`` is :data:`VERSION`)::
               "slow_subscriber", "role", "api"},
      "environment": {"env_name", "python", "install_error",
                      "interpreter": {"version", "implementation", "free_threaded",
-                                     "gil_enabled", "jit", "compiler", "optimizations"}},
+                                     "gil_enabled", "jit", "compiler", "optimizations"},
+                     "packages": ["aiohttp==3.14.5", ...],
+                     "resolution": {"source", "sha256", "resolved_on", "lock_file"}},
      "benchmarks": [
        {"scenario": "echo", "params": {"size_bytes": 16, "in_flight": 64},
         "status": "ok" | "failed", "error": text or null,
@@ -100,6 +102,10 @@ documents, whose waits had only the per-set bound.
 ``environment.interpreter`` (added within version 2; null in earlier documents, all measured
 on CPython 3.11 with the GIL and no JIT) is what the environment's interpreter says of its
 build (:mod:`wsbench.instrument.interpreters`).
+
+``environment.packages`` and ``environment.resolution`` (added within version 2; null in
+earlier documents, which read as *not recorded*) are every distribution installed in the
+environment and the lock it was installed from (:class:`Resolution`).
 
 ``system`` (added within version 1; null in earlier documents) is the machine's tuning
 check (:mod:`wsbench.instrument.system`) when the run started. The many-connection fields of a
@@ -332,14 +338,51 @@ class Interpreter(msgspec.Struct, frozen=True):
         return f"{major}.{minor}{'t' if self.free_threaded else ''}"
 
 
+Source = Literal["lock", "project", "resolved"]
+
+
+class Resolution(msgspec.Struct, frozen=True):
+    """Where an environment's packages came from (:mod:`wsbench.envlock`).
+
+    Attributes:
+        source: ``"lock"``: its entry in a committed environment lock
+            (``impls/<name>/lock.toml``), installed exactly; ``"project"``: the project's
+            ``.venv``, installed exactly from ``uv.lock``; ``"resolved"``: no lock lists it
+            (a release newer than ``meta.toml`` lists, measured by the nightly), so uv
+            resolved it from the registry on the day it was installed.
+        sha256: the SHA-256 (hex) of what was installed from: the lock entry
+            (:func:`wsbench.envlock.entry_sha256`) or ``uv.lock``; None for ``"resolved"``.
+        resolved_on: the day the lock entry was resolved (``YYYY-MM-DD``), or the day a
+            ``"resolved"`` environment was installed; None for ``"project"``.
+        lock_file: the lock's path in the repository (``"impls/channels/lock.toml"``,
+            ``"uv.lock"``); None for ``"resolved"``.
+    """
+
+    source: Source
+    sha256: str | None = None
+    resolved_on: str | None = None
+    lock_file: str | None = None
+
+
 class Environment(msgspec.Struct, frozen=True):
     """The asv environment: its name, its Python (``python``: the full version), why it did
-    not install (or null), and its interpreter's build (null in documents from before)."""
+    not install (or null), its interpreter's build, every distribution installed in it and
+    where they came from.
+
+    Attributes:
+        packages: ``name==version`` of every distribution installed, as ``uv pip freeze``
+            prints them (normalized names, sorted); None in documents from before, which
+            read as *not recorded*.
+        resolution: where they came from (:class:`Resolution`); None in documents from
+            before.
+    """
 
     env_name: str
     python: str
     install_error: str | None = None
     interpreter: Interpreter | None = None
+    packages: tuple[str, ...] | None = None
+    resolution: Resolution | None = None
 
 
 class Latency(msgspec.Struct, frozen=True):
