@@ -34,6 +34,15 @@ INSTALL_ERROR_FILE = "wsbench-install-error.json"
 """Left at an asv environment's root (``sys.prefix``) by :mod:`wsbench.asv.uv` when the
 environment's requirements did not install: ``{"requirements": {name: version}, "error": str}``."""
 
+RESOLUTION_FILE = "wsbench-resolution.json"
+"""Left at every benchmark environment's root by :mod:`wsbench.asv.install`: where its packages
+came from (:class:`wsbench.results.runformat.Resolution`, as JSON), which the documents
+measured in it record."""
+
+LOCKED_REQUIREMENTS_FILE = "wsbench-lock.txt"
+"""Left at a locked environment's root by :mod:`wsbench.asv.install`: its lock entry's
+packages, the requirements file ``uv pip sync`` installed exactly."""
+
 PROJECT_IN_ENV = "wsbench-project"
 """Where, inside an asv environment, :mod:`wsbench.asv.uv` puts the copy of the commit being
 measured (the benchmarks import the harness from it)."""

@@ -1,13 +1,15 @@
-"""An asv environment plugin: ``uv venv`` plus ONE ``uv pip install`` per environment.
+"""An asv environment plugin: ``uv venv`` plus ONE uv install per environment, from the
+environment lock (:mod:`wsbench.asv.install`).
 
-asv's own ``virtualenv`` and ``uv`` environments run one ``pip install`` per requirement
-(about 11 s an environment on a 2-core machine); this one resolves and installs
-everything in a single uv call (a second or two with a warm uv cache). Enabled in
-asv.conf.json by ``"plugins": [".wsbench.asv.uv"]`` and ``"environment_type": "uvpip"``.
+asv's own ``virtualenv`` and ``uv`` environments run one ``pip install`` per requirement;
+this one installs everything in a single uv call: the environment's entry in its
+implementation's ``lock.toml`` exactly, or what uv resolves for a release no lock lists yet.
+Enabled in asv.conf.json by ``"plugins": [".wsbench.asv.uv"]`` and
+``"environment_type": "uvpip"``.
 
-Every environment also gets what the harness needs at benchmark time (asv_runner, psutil,
-msgspec, packaging, trustme, cryptography); those are the same in every environment and are
-not part of its name.
+Every environment also gets what the harness needs at benchmark time
+(:data:`wsbench.asv.install.HARNESS_REQUIREMENTS`); those are the same in every environment
+and are not part of its name.
 
 The "project" asv installs at each commit is a copy of that commit's tree in the
 environment (:func:`snapshot_tree`): the benchmarks import the harness, the implementations
@@ -34,19 +36,11 @@ from typing import Any
 from asv import environment, util
 from asv.console import log
 
-from wsbench.asv.requirements import install_failure_summary, requirement_spec
+from wsbench import envlock
+from wsbench.asv.install import HARNESS_REQUIREMENTS, InstallError, install, specs_of
 from wsbench.instrument.interpreters import NO_DOWNLOADS, InterpreterNotFound, executable_of
-from wsbench.paths import INSTALL_ERROR_FILE, PROJECT_IN_ENV
+from wsbench.paths import CLIENTS_DIR, IMPLS_DIR, INSTALL_ERROR_FILE, PROJECT_IN_ENV
 from wsbench.pythons import parse_python
-
-HARNESS_REQUIREMENTS = ("asv_runner", "psutil", "msgspec", "packaging", "trustme", "cryptography")
-"""Installed in every environment besides its framework: asv's runner, the sampler's psutil,
-msgspec for the run format and the ``meta.toml`` schema, packaging for the requirement
-pins of ``meta.toml`` (:mod:`wsbench.impls`), and trustme with cryptography for the TLS
-profiles' throw-away certificates (:mod:`wsbench.instrument.certs`; imported only when a
-TLS set is measured)."""
-ERROR_TAIL_CHARS = 4000
-"""How much of the installer's output an install error keeps (its end, where the cause is)."""
 
 
 def snapshot_tree(source: Path, target: Path) -> None:
@@ -70,10 +64,11 @@ class UvPip(environment.Environment):  # type: ignore[misc]
     ) -> None:
         self._python = python
         self._requirements = requirements
-        self._uv = shutil.which("uv")
+        uv = shutil.which("uv")
         super().__init__(conf, python, requirements, tagged_env_vars)
-        if not self._uv:
+        if not uv:
             raise environment.EnvironmentUnavailable("uv command not found on PATH")
+        self._uv: str = uv
 
     @property
     def name(self) -> str:
@@ -93,6 +88,16 @@ class UvPip(environment.Environment):  # type: ignore[misc]
             return False
         return shutil.which("uv") is not None
 
+    def _lock_file(self) -> Path | None:
+        """The lock of the implementation (or client library) the environment runs, from its
+        build variables; None when they name none."""
+        names = {k[1] if isinstance(k, tuple) else k: v for k, v in self._tagged_env_vars.items()}
+        if names.get("WSBENCH_IMPL"):
+            return envlock.lock_path(IMPLS_DIR / names["WSBENCH_IMPL"])
+        if names.get("WSBENCH_CLIENT"):
+            return envlock.lock_path(CLIENTS_DIR / names["WSBENCH_CLIENT"])
+        return None
+
     def _setup(self) -> None:
         env = {**os.environ, **self.build_env_vars, **NO_DOWNLOADS}
         try:  # the machine's interpreter (PATH, pyenv, WSBENCH_PYTHONS), never a download
@@ -104,34 +109,20 @@ class UvPip(environment.Environment):  # type: ignore[misc]
             [self._uv, "venv", "--quiet", f"--python={interpreter}", "--no-project", self._path],
             env=env,
         )
-        specs = [requirement_spec(k, v) for k, v in sorted(self._requirements.items())]
+        specs = specs_of(self._requirements)
         log.info(f"Installing {' '.join(specs)} into {self.name}")
         try:
-            self._uv_install([*specs, *HARNESS_REQUIREMENTS], env)
-        except util.ProcessError as exc:
-            output = f"{exc.stdout or ''}\n{exc.stderr or ''}".strip()
-            reason = (
-                f"{install_failure_summary(output)}\n'uv pip install {' '.join(specs)}' "
-                f"failed:\n{output[-ERROR_TAIL_CHARS:]}"
-            )
+            install(
+                self._uv, Path(self._path), specs, python=self._python,
+                lock_file=self._lock_file(), environ=env, timeout_s=self._install_timeout,
+            )  # fmt: skip
+        except (InstallError, envlock.LockError) as exc:
             log.warning(f"{self.name} does not install; its benchmarks record why")
-            self._uv_install(list(HARNESS_REQUIREMENTS), env)
-            error = {"requirements": self._requirements, "error": reason}
+            # the harness alone, so that the benchmarks run and record the reason
+            install(self._uv, Path(self._path), HARNESS_REQUIREMENTS, python=self._python,
+                    lock_file=None, environ=env, timeout_s=self._install_timeout)  # fmt: skip
+            error = {"requirements": self._requirements, "error": str(exc)}
             Path(self._path, INSTALL_ERROR_FILE).write_text(json.dumps(error), encoding="utf-8")
-
-    def _uv_install(self, specs: list[str], env: dict[str, str]) -> None:
-        """One ``uv pip install`` into this environment.
-
-        Raises:
-            asv.util.ProcessError: uv failed (``stdout``/``stderr`` hold its output).
-        """
-        python = f"{self._path}/bin/python"
-        util.check_call(
-            [self._uv, "pip", "install", "--quiet", "--python", python, *specs],
-            env=env,
-            timeout=self._install_timeout,
-            display_error=False,
-        )
 
     def _install_project(self, repo: Any, commit_hash: str, build_dir: str) -> None:
         """ "Install" the commit being measured: a copy of its tree (asv's checkout of it) at

@@ -25,6 +25,7 @@ from wsbench.commands import (
     crosscheck,
     lint_workflows,
     list_impls,
+    lock,
     measure,
     nightly,
     noise,
@@ -38,6 +39,7 @@ from wsbench.commands import (
     test,
 )
 from wsbench.cpulist import CpuSetError
+from wsbench.envlock import LockError
 from wsbench.impls import ImplError
 from wsbench.instrument.autobahn import NoSuiteError, SuiteError
 from wsbench.instrument.lifetime import (
@@ -51,6 +53,7 @@ from wsbench.instrument.profile import NoProfilerError, ProfileError
 from wsbench.jobs.calibrate import CalibrateError
 from wsbench.jobs.conformance import ConformanceError
 from wsbench.jobs.crosscheck import CrossCheckError
+from wsbench.jobs.lock import LockJobError
 from wsbench.jobs.main import MainJobError
 from wsbench.jobs.noise import NoiseError
 from wsbench.jobs.profile import ProfileJobError
@@ -61,17 +64,18 @@ from wsbench.scenarios.selection import ParamError
 COMMANDS: tuple[ModuleType, ...] = (
     run, test, measure, compare, crosscheck, noise, calibrate, conformance, profile,
     lint_workflows, pr_compare, pr_info, pr_comment, nightly, site, system, clients,
-    list_impls, asv_conf,
+    list_impls, asv_conf, lock,
 )  # fmt: skip
 """Every command, in ``./bench --help``'s order."""
 BAD_INPUT = (
     ConfigError, ImplError, CpuSetError, MainJobError, CompareError, NightlyError,
     CrossCheckError, NoiseError, CalibrateError, ConformanceError, NoSuiteError,
-    ProfileJobError, NoProfilerError, ParamError,
+    ProfileJobError, NoProfilerError, ParamError, LockError,
 )  # fmt: skip
 """Errors that name bad input: exit code 2."""
 FAILURES = (
     LoadgenError, VenvError, GitHubError, LintSetupError, StoreError, SuiteError, ProfileError,
+    LockJobError,
 )  # fmt: skip
 """Errors of a tool or a step that failed: exit code 1."""
 
