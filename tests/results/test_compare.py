@@ -65,6 +65,18 @@ def test_versions_pair_by_configuration() -> None:
     assert lines[0].result is not None and lines[0].result.method == "welch"
 
 
+def test_the_environments_differences_are_shown_beside_the_verdicts() -> None:
+    base = run(_rates(1000, 1), impl_info=impl(version="14.2"))
+    head = run(_rates(1200, 2), impl_info=impl(version="15.0.1"))
+    lines = compare_runs([base], [head], match="configuration", metric_names=["messages_per_s"])
+    said = ["environments (base → head):", "  - packages: not recorded on either side"]
+    text = to_text(lines, "t", environments=said)
+    assert "\n1 faster\nenvironments (base → head):\n  - packages: not recorded" in text
+    markdown = to_markdown(lines, "t", environments="environments: identical\n")
+    assert markdown.startswith("### t\n\n1 faster\n\nenvironments: identical\n\n| configuration")
+    assert to_markdown(lines, "t").startswith("### t\n\n1 faster\n\n| configuration")
+
+
 def _on_python(doc: Run, version: str, free_threaded: bool = False) -> Run:
     build = Interpreter(version, "CPython", free_threaded, not free_threaded, "none", "GCC")
     env = msgspec.structs.replace(doc.environment, python=version, interpreter=build)

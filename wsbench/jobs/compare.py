@@ -14,7 +14,9 @@ interleaved now, compared figure by figure (:mod:`wsbench.results.compare`).
 Measured comparisons keep their documents under ``<results>/comparisons/`` (not part of the
 published runs); ``--param NAME=V[,V...]`` measures only the matching parameter sets.
 
-Prints an aligned table; ``--markdown FILE`` also writes it as Markdown (the pull-request
+Prints an aligned table, and under its verdicts every difference between the two sides'
+environments (:mod:`wsbench.results.env_diff`: packages, interpreter build, load generator
+build, kernel, CPU model); ``--markdown FILE`` also writes it as Markdown (the pull-request
 comment). Exit code 0, or 1 with ``--fail-on-slower`` when any figure is significantly
 slower.
 
@@ -37,7 +39,7 @@ from wsbench.instrument.cpus import placement_from
 from wsbench.instrument.interleave import Arm, measure_interleaved
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
-from wsbench.results import compare, instruction_verdicts, store
+from wsbench.results import compare, env_diff, instruction_verdicts, store
 from wsbench.results.count_sets import CountSet
 from wsbench.results.runformat import FormatError, Run, load
 from wsbench.scenarios import Grid, Params, Scenario, selection
@@ -240,12 +242,15 @@ def run(options: CompareOptions) -> int:
             "give two run ids, --impl NAME --versions BASE HEAD, or --commits BASE HEAD"
         )
     counted = instruction_verdicts.compare_counts(base, head, match=by or "environment")
+    environments = env_diff.diff_pairs(base, head, match=by or "environment")
     if options.instructions_only:
         if not counted:
             raise compare.CompareError("the two sides have no instruction count in common")
         lines: list[compare.Line] = []
         text = f"{title}\n\n" + instruction_verdicts.to_text(counted)
         markdown = f"### {title}\n\n" + instruction_verdicts.to_markdown(counted)
+        text += "".join(f"{line}\n" for line in env_diff.to_text(environments))
+        markdown += "\n" + env_diff.to_markdown(environments)
         text += "".join(f"not compared: {s}\n" for s in skipped)
         markdown += "".join(f"\n- not compared: {s}" for s in skipped)
     else:
@@ -258,8 +263,8 @@ def run(options: CompareOptions) -> int:
             )
         except KeyError as exc:
             raise compare.CompareError(f"unknown figure {exc}") from exc
-        text = compare.to_text(lines, title, skipped)
-        markdown = compare.to_markdown(lines, title, skipped)
+        text = compare.to_text(lines, title, skipped, env_diff.to_text(environments))
+        markdown = compare.to_markdown(lines, title, skipped, env_diff.to_markdown(environments))
         if counted:
             text += "\n" + instruction_verdicts.to_text(counted)
             markdown += "\n" + instruction_verdicts.to_markdown(counted)

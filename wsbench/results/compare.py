@@ -232,10 +232,16 @@ def rule() -> str:
     )
 
 
-def to_markdown(lines: Sequence[Line], title: str, skipped: Sequence[str] = ()) -> str:
-    """The comparison as Markdown: a title, the counts, the table, what was not compared
-    (``skipped``: one line each, with why), the rule."""
+def to_markdown(
+    lines: Sequence[Line], title: str, skipped: Sequence[str] = (), environments: str = ""
+) -> str:
+    """The comparison as Markdown: a title, the counts, what differs between the sides'
+    environments (``environments``: :func:`wsbench.results.env_diff.to_markdown`, beside the
+    verdicts it may explain), the table, what was not compared (``skipped``: one line each,
+    with why), the rule."""
     out = [f"### {title}", "", summary(lines), ""]
+    if environments:
+        out += [environments.rstrip("\n"), ""]
     out.append("| " + " | ".join([*HEADERS, "verdict"]) + " |")
     out.append("|" + "---|" * 3 + "---:|" * 4 + "---|")
     for line in lines:
@@ -260,12 +266,18 @@ def aligned(rows: Sequence[Sequence[str]], numeric: range) -> list[str]:
     return text
 
 
-def to_text(lines: Sequence[Line], title: str, skipped: Sequence[str] = ()) -> str:
-    """The comparison as an aligned terminal table, then what was not compared
-    (``skipped``) and the rule."""
+def to_text(
+    lines: Sequence[Line],
+    title: str,
+    skipped: Sequence[str] = (),
+    environments: Sequence[str] = (),
+) -> str:
+    """The comparison as an aligned terminal table, then the counts, what differs between
+    the sides' environments (``environments``: :func:`wsbench.results.env_diff.to_text`'s
+    lines), what was not compared (``skipped``) and the rule."""
     rows = [[*HEADERS, "verdict"], *(_cells(line) for line in lines)]
     text = [title, "", *aligned(rows, range(3, 7))]
-    text += ["", summary(lines)]
+    text += ["", summary(lines), *environments]
     text += [f"not compared: {s}" for s in skipped]
     text.append(rule())
     return "\n".join(text) + "\n"
