@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from tests.runs import counted_set, impl, run, with_counts
@@ -19,7 +20,7 @@ from wsbench.instrument.profile import NoProfilerError
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
 from wsbench.jobs.commits import CommitSides
-from wsbench.results.runformat import Run
+from wsbench.results.runformat import Interpreter, Run
 
 
 def test_a_harness_or_load_generator_change_measures_everything_at_a_reduced_scale() -> None:
@@ -87,6 +88,7 @@ def test_instructions_only_counts_what_changed_and_writes_its_own_comment(
     assert text.startswith(COUNTS_MARKER + "\n### wsbench: hhhhhhhh against its merge base")
     assert "| websockets · asyncio | echo 16 B x64 | 80,000 | 82,000 | 1.0250 |" in text
     assert "| slower |" in text and "not compared: aiohttp · asyncio: only on the base" in text
+    assert "environments (base → head):\n\n- packages: not recorded on either side\n" in text
 
 
 def test_a_slower_set_is_profiled_on_both_sides_and_a_profiler_that_cannot_run_is_said(
@@ -122,3 +124,36 @@ def test_a_slower_set_is_profiled_on_both_sides_and_a_profiler_that_cannot_run_i
     assert f"#### {pr_profiles.TITLE}\n\nNot profiled: py-spy is not installed\n" in text
     assert text.index("| slower |") < text.index(pr_profiles.TITLE)
     capsys.readouterr()
+
+
+def test_the_comment_names_what_differs_between_the_sides_environments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fast = [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1002.0]
+    info = impl("websockets", "15.0.1", "asyncio")
+    build = Interpreter("3.11.7", "CPython", False, True, "none", "GCC 12.2.0", ())
+
+    def installed(doc: Run, anyio: str) -> Run:
+        packages = (f"anyio=={anyio}", "websockets==15.0.1")
+        env = msgspec.structs.replace(doc.environment, packages=packages, interpreter=build)
+        return msgspec.structs.replace(doc, environment=env)
+
+    def measure_commits(base: str, head: str, **kw: object) -> CommitSides:
+        # The change moved a transitive release in the implementation's lock.
+        sides = [installed(run(fast, impl_info=info), v) for v in ("4.15.0", "4.16.0")]
+        return CommitSides((base, head), sides[:1], sides[1:])
+
+    def git(*args: str, **_: object) -> str:
+        return "m" * 40 if args[0] == "merge-base" else "wsbench/instrument/measure.py"
+
+    monkeypatch.setattr(commitcompare, "measure_commits", measure_commits)
+    monkeypatch.setattr(commitcompare, "resolve", lambda ref, *_: ref * 40)
+    monkeypatch.setattr(commitcompare, "git", git)
+    monkeypatch.setenv("WSBENCH_RESULTS", str(tmp_path / "store"))
+    out = tmp_path / "comment.md"
+    assert prcompare.run(PrCompareOptions(base="b", head="h", markdown=out)) == 0
+    said = "environments (base → head):\n\n- packages: anyio 4.15.0 → 4.16.0\n"
+    assert f"3 no significant change\n\n{said}\n| configuration" in out.read_text()
+    printed = capsys.readouterr().out
+    assert "3 no significant change\nenvironments (base → head):\n" in printed
+    assert "  - packages: anyio 4.15.0 → 4.16.0\n" in printed

@@ -16,6 +16,10 @@ Each configuration and set that reads *slower* is profiled on both sides with py
 bounded number of them (:mod:`wsbench.ci.pr_profiles`); the comment shows the functions
 whose share of the samples grew most, naming both profiles.
 
+Under the verdicts the comment names every difference between the two sides'
+environments besides the harness (:mod:`wsbench.results.env_diff`: a package a lock moved,
+the interpreter, the kernel...), which a verdict may owe to.
+
 The implementations changed are also graded by the Autobahn|Testsuite on both sides
 (:mod:`wsbench.ci.pr_conformance`); the comment shows both grades and any case the head
 newly fails.
@@ -47,7 +51,7 @@ from wsbench.jobs import commits as commitcompare
 from wsbench.jobs.compare import COMPARISONS, select_grids
 from wsbench.jobs.main import MainJobError, run_pythons
 from wsbench.pythons import DEFAULT_PYTHON
-from wsbench.results import compare, instruction_verdicts, store
+from wsbench.results import compare, env_diff, instruction_verdicts, store
 from wsbench.scenarios import in_grid
 
 EVERYTHING = ("wsbench/", "loadgen/", "benchmarks/", "pyproject.toml", "bench")
@@ -173,7 +177,10 @@ def run(options: PrCompareOptions) -> int:
     for doc in [*sides.base, *sides.head]:
         store.save(doc, root / COMPARISONS)
     lines = compare.compare_runs(sides.base, sides.head, match="configuration")
-    table = compare.to_markdown(lines, "Figures, base → head", sides.skipped)
+    environments = env_diff.diff_pairs(sides.base, sides.head, match="configuration")
+    table = compare.to_markdown(
+        lines, "Figures, base → head", sides.skipped, env_diff.to_markdown(environments)
+    )
     text = "\n".join([*header, "", table])
     slowed = pr_profiles.slowed(lines, sides.base, sides.head)
     if slowed:
@@ -181,7 +188,7 @@ def run(options: PrCompareOptions) -> int:
     if chosen.impls:
         text += "\n" + _grades((merge_base, head), chosen.impls, root / COMPARISONS, options)
     options.markdown.write_text(text, encoding="utf-8")
-    print(compare.to_text(lines, title, sides.skipped))
+    print(compare.to_text(lines, title, sides.skipped, env_diff.to_text(environments)))
     return 0
 
 
@@ -246,9 +253,13 @@ def _count(
     for doc in [*sides.base, *sides.head]:
         store.save(doc, root / COMPARISONS)
     lines = instruction_verdicts.compare_counts(sides.base, sides.head, match="configuration")
+    environments = env_diff.diff_pairs(sides.base, sides.head, match="configuration")
     skipped = [f"- not compared: {s}" for s in sides.skipped]
     table = instruction_verdicts.to_markdown(lines)
-    options.markdown.write_text("\n".join([*header, "", table, *skipped]) + "\n", encoding="utf-8")
+    described = env_diff.to_markdown(environments)
+    text = "\n".join([*header, "", table, *([described] if described else []), *skipped]) + "\n"
+    options.markdown.write_text(text, encoding="utf-8")
     print(title)
     print(instruction_verdicts.to_text(lines), end="")
+    print("\n".join(env_diff.to_text(environments)))
     return 0
