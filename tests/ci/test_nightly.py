@@ -245,6 +245,12 @@ def test_a_regression_is_reported_only_when_its_confirmation_holds(
     index = json.loads((tmp_path / "r-held" / "reports.json").read_text())
     body = (tmp_path / "r-held" / index[0]["body_file"]).read_text()
     assert "confirmation (interleaved)" in body and "the nightly run" in body
+    # Beside the verdicts, what else differs between the releases' environments: these
+    # documents (the night's and the confirmation's) do not record their packages.
+    besides = f"environments (base → head), besides websockets {last} → 99.0 (the compared"
+    besides += " package):"
+    assert f"{besides}\n\n- packages: not recorded on either side\n" in body
+    assert f"3 slower\n{besides}\n  - packages: not recorded on either side\n" in out
     assert json.loads((tmp_path / "r-not-held" / "reports.json").read_text()) == []
 
 

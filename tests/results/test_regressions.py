@@ -13,16 +13,19 @@ import msgspec
 from tests.runs import ECHO_16_64, counted_set, impl, run, with_counts
 from wsbench.impls import get_impl
 from wsbench.results.compare import compare_runs
+from wsbench.results.env_diff import lines
 from wsbench.results.regressions import (
     Regression,
     compare_new_releases,
+    confirmation_sides,
     confirmed_lines,
     differentials,
+    environments,
     find,
     key,
     title,
 )
-from wsbench.results.runformat import ProfileSet, Profiling, Run
+from wsbench.results.runformat import Interpreter, ProfileSet, Profiling, Run
 
 WEBSOCKETS = get_impl("websockets")
 LAST = WEBSOCKETS.versions[-1].version
@@ -154,3 +157,63 @@ def test_a_report_shows_the_differential_profile_of_a_slowed_set_profiled_on_bot
     (found,) = find([c], RUN, {key(c): confirmation}, {key(c): [d]})
     assert "| `burn (s.py)` | 5.0 % | 60.0 % | +55.0 points |" in found.body
     assert f"Base: websockets · asyncio {LAST}, run {RUN} (profiles/m/{RUN}/" in found.body
+
+
+def _installed(doc: Run, *packages: str) -> Run:
+    """``doc`` recording ``packages`` as installed (with its own version's package) and
+    its interpreter's build."""
+    own = f"websockets=={doc.impl.version}"
+    build = Interpreter("3.11.7", "CPython", False, True, "none", "GCC 12.2.0", ())
+    env = msgspec.structs.replace(
+        doc.environment, packages=tuple(sorted([own, *packages])), interpreter=build
+    )
+    return msgspec.structs.replace(doc, environment=env)
+
+
+def test_a_report_names_what_else_differs_between_the_releases_environments() -> None:
+    previous, new = _installed(_doc(LAST, FAST), "anyio==4.15.0"), _doc("99.0", SLOW)
+    head_run, base_run = f"{RUN}-confirm-head", f"{RUN}-confirm-base"
+    again = [_installed(_doc(LAST, FAST, run_id=base_run), "anyio==4.15.0"),
+             _installed(_doc("99.0", SLOW, run_id=head_run), "anyio==4.16.0")]  # fmt: skip
+    night = [previous, _installed(new, "anyio==4.16.0")]
+    (c,) = compare_new_releases(night, RUN, [WEBSOCKETS])
+    confirmation = compare_runs(again[:1], again[1:], match="configuration")
+    (found,) = find([c], RUN, {key(c): confirmation}, confirmation_docs=again)
+    heading = f"websockets · asyncio: {LAST} → 99.0"
+    assert (
+        f"### {heading}: environments\n\n"
+        f"environments (base → head), besides websockets {LAST} → 99.0 (the compared package):"
+        "\n\n- packages: anyio 4.15.0 → 4.16.0\n\n### "
+    ) in found.body
+    # Before the verdicts: the reader sees what coincides with them first.
+    assert found.body.index(f"{heading}: environments") < found.body.index("| slower |")
+    # The same release installed again for its confirmation, with another transitive
+    # release: the side says its documents disagree.
+    moved = [again[0], _installed(_doc("99.0", SLOW, run_id=head_run), "anyio==4.17.0")]
+    assert confirmation_sides(c, moved) == ([moved[0]], [moved[1]])
+    (found,) = find([c], RUN, {key(c): confirmation}, confirmation_docs=moved)
+    assert (
+        "- packages: anyio 4.15.0 → 4.16.0 or 4.17.0\n"
+        f"- packages: the head side's documents disagree: anyio 4.16.0 (run {RUN}) "
+        f"or 4.17.0 (run {head_run})\n"
+    ) in found.body
+    # Without the confirmation's documents, and with the night's alone identical besides it.
+    assert lines(environments(c)) == (
+        f"environments (base → head), besides websockets {LAST} → 99.0 (the compared package):",
+        ["packages: anyio 4.15.0 → 4.16.0"],
+    )
+    same = [previous, _installed(new, "anyio==4.15.0")]
+    (c,) = compare_new_releases(same, RUN, [WEBSOCKETS])
+    assert lines(environments(c)) == (
+        f"environments: identical but for websockets {LAST} → 99.0",
+        [],
+    )
+
+
+def test_a_report_of_documents_from_before_says_their_packages_were_not_recorded() -> None:
+    docs = [_doc(LAST, FAST), _doc("99.0", SLOW)]
+    (found,) = _find(docs)
+    assert (
+        f"environments (base → head), besides websockets {LAST} → 99.0 (the compared package):"
+        "\n\n- packages: not recorded on either side\n- interpreter: not recorded on either side\n"
+    ) in found.body

@@ -31,7 +31,7 @@ from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.interleave import Arm, measure_interleaved
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.results import compare, store
-from wsbench.results.regressions import ReleaseComparison
+from wsbench.results.regressions import CONFIRM_SUFFIX, ReleaseComparison, confirmation_sides
 from wsbench.results.runformat import Run
 from wsbench.scenarios import Params, Scenario
 
@@ -130,7 +130,7 @@ def confirm(
             merged += [p for p in sets if p not in merged]
     base, head = measure(
         [sides[0], sides[1]], sorted(grids), plan,
-        placement=placement, machine_name=machine_name, run_id=f"{run_id}-confirm",
+        placement=placement, machine_name=machine_name, run_id=f"{run_id}{CONFIRM_SUFFIX}",
         grids=grids, log=log,
     )  # fmt: skip
     docs = [*base, *head]
@@ -142,16 +142,7 @@ def confirm(
 def confirmation_of(candidate: ReleaseComparison, docs: Sequence[Run]) -> list[compare.Line]:
     """The interleaved comparison of ``candidate``'s configuration in the confirmation
     documents ``docs`` (of its run), or ``[]`` when they hold none."""
-    run_id = f"{candidate.head.run_id}-confirm"
-
-    def side(version: str, label: str) -> list[Run]:
-        return [
-            d for d in docs
-            if d.run_id == f"{run_id}-{label}" and d.impl.name == candidate.impl
-            and d.impl.config == candidate.head.impl.config and d.impl.version == version
-        ]  # fmt: skip
-
-    base, head = side(candidate.previous, "base"), side(candidate.release, "head")
+    base, head = confirmation_sides(candidate, docs)
     if not base or not head:
         return []
     try:

@@ -24,7 +24,8 @@ as it runs on the runners (``.github/workflows/nightly.yml`` calls them in this 
   machine (unless ``--allow-untuned``), commit and push; then write the regression reports
   of the run's new releases, slower in the run and in its confirmation (with the
   differential profile of each slowed set both releases were profiled at), or newly failing
-  a conformance case (``--reports DIR``).
+  a conformance case (``--reports DIR``); a slower release's report says what else differs
+  between the two releases' environments (:func:`wsbench.results.regressions.environments`).
 - ``issues --reports DIR --repo OWNER/NAME``: open or update one issue per report.
 - ``failure --repo OWNER/NAME --where TEXT``: open or update the issue saying where the
   nightly failed.
@@ -59,7 +60,14 @@ from wsbench.jobs.main import MainJobError, grid_processes, grid_windows, on_pyt
 from wsbench.paths import REPO_ROOT
 from wsbench.policy import OTHER_PYTHONS_MINUTES
 from wsbench.pythons import DEFAULT_PYTHON, PYTHONS
-from wsbench.results import compare, instruction_verdicts, profile_diff, regressions, store
+from wsbench.results import (
+    compare,
+    env_diff,
+    instruction_verdicts,
+    profile_diff,
+    regressions,
+    store,
+)
 from wsbench.results.runformat import Run
 
 BRANCH = "results"
@@ -257,7 +265,8 @@ def publish(
                 print(f"nightly: new release {c.heading}: not compared: {c.problem}")
                 continue
             print(f"nightly: new release {c.heading}: {compare.summary(c.lines)}")
-            print(compare.to_text(c.lines, c.heading))
+            described = env_diff.to_text(regressions.environments(c, confirm_docs))
+            print(compare.to_text(c.lines, c.heading, environments=described))
             if c.slower:
                 lines = confirm.confirmation_of(c, confirm_docs)
                 confirmations[regressions.key(c)] = lines
@@ -274,7 +283,9 @@ def publish(
                 profiles[regressions.key(c)] = regressions.differentials(c, tonight)
                 for d in profiles[regressions.key(c)]:
                     print("\n".join(profile_diff.to_text(d)))
-        found += regressions.find(compared, run_id, confirmations, profiles)
+        found += regressions.find(
+            compared, run_id, confirmations, profiles, confirmation_docs=confirm_docs
+        )
     grade_runs = sorted({d.run_id for shard in graded for d in shard.runs})
     every_grade = store.load_store(store.conformance_store(store_dir)).runs
     found += nightly_grades.new_release_grades(every_grade, grade_runs, all_impls())

@@ -12,6 +12,10 @@ verdict. Either gives one report per (framework, release): a title that stays th
 night to night (the GitHub issue is found again by it) and a Markdown body with the
 comparisons of every such configuration.
 
+Each configuration of a report says first what differs between the two releases'
+environments besides the framework (:func:`environments`): a slower release whose
+transitive dependencies or interpreter also changed says which.
+
 A new release that newly fails a conformance case is reported the same way, by
 :mod:`wsbench.results.conformance_regressions`.
 
@@ -26,7 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from wsbench.impls import Impl
-from wsbench.results import compare, instruction_verdicts, profile_diff
+from wsbench.results import compare, env_diff, instruction_verdicts, profile_diff
+from wsbench.results.env_diff import PairDiff
 from wsbench.results.instruction_verdicts import CountLine
 from wsbench.results.profile_diff import Differential
 from wsbench.results.runformat import Run
@@ -173,6 +178,40 @@ def confirmed_lines(
     return [line for line in confirmation if line.verdict == "slower" and _figure(line) in flagged]
 
 
+CONFIRM_SUFFIX = "-confirm"
+"""A confirmation's run ids are the night's run id with this suffix and a side's label
+(``<run id>-confirm-base``, ``-confirm-head``: :data:`wsbench.results.compare.SIDE_LABELS`)."""
+
+
+def confirmation_sides(c: ReleaseComparison, docs: Sequence[Run]) -> tuple[list[Run], list[Run]]:
+    """The documents of ``c``'s configuration among the confirmation documents ``docs``
+    (of its run, :mod:`wsbench.ci.confirm`): the previous release's and the new release's
+    (either may be empty)."""
+    run_id = f"{c.head.run_id}{CONFIRM_SUFFIX}"
+
+    def side(version: str, label: str) -> list[Run]:
+        return [
+            d for d in docs
+            if d.run_id == f"{run_id}-{label}" and d.impl.name == c.impl
+            and d.impl.config == c.head.impl.config and d.impl.version == version
+        ]  # fmt: skip
+
+    base_label, head_label = compare.SIDE_LABELS
+    return side(c.previous, base_label), side(c.release, head_label)
+
+
+def environments(c: ReleaseComparison, confirmations: Sequence[Run] = ()) -> list[PairDiff]:
+    """What differs between the environments of ``c``'s two releases
+    (:mod:`wsbench.results.env_diff`): each side is its document of the night and those of
+    its confirmation among ``confirmations`` (a release installed again for it may differ
+    from the night's, and the side says so); ``[]`` without the previous release's
+    document."""
+    if c.base is None:
+        return []
+    base, head = confirmation_sides(c, confirmations)
+    return env_diff.diff_pairs([c.base, *base], [c.head, *head], match="configuration")
+
+
 def differentials(c: ReleaseComparison, profiles: Sequence[Run]) -> list[Differential]:
     """For each set where ``c``'s new release has a significantly slower wall-clock
     figure (each set once, in the comparison's order), the differential profile of the
@@ -198,14 +237,18 @@ def find(
     run_id: str,
     confirmations: Mapping[Key, Sequence[compare.Line]],
     profiles: Mapping[Key, Sequence[Differential]] | None = None,
+    confirmation_docs: Sequence[Run] = (),
 ) -> list[Regression]:
     """The regressions among ``comparisons`` (of run ``run_id``): one per (framework,
     release) with, in a configuration, a figure significantly slower in its comparison
     *and* in its confirmation (``confirmations[key(c)]``; a wall-clock candidate without
     one is not reported), or significantly more instructions per message (no confirmation
-    needed). The body gives every such configuration's instruction-count table, its
-    confirmation table and the nightly's wall-clock table, then its differential profiles
-    (``profiles[key(c)]``, :func:`differentials`) when it has some."""
+    needed). The body gives every such configuration's differences between the two
+    releases' environments (:func:`environments`, the night's documents and the
+    confirmation's among ``confirmation_docs``: "identical but for" the framework when
+    nothing else changed), its instruction-count table, its confirmation table and the
+    nightly's wall-clock table, then its differential profiles (``profiles[key(c)]``,
+    :func:`differentials`) when it has some."""
     found: dict[tuple[str, str], list[ReleaseComparison]] = {}
     for c in comparisons:
         confirmed = c.slower and bool(confirmed_lines(c, confirmations.get(key(c), ())))
@@ -227,6 +270,8 @@ def find(
             "",
         ]
         for c in parts:
+            sections.append(f"### {c.heading}: environments\n")
+            sections.append(env_diff.to_markdown(environments(c, confirmation_docs)))
             if c.counts:
                 sections.append(f"#### {c.heading}: instruction counts\n")
                 sections.append(instruction_verdicts.to_markdown(c.counts))
