@@ -96,13 +96,12 @@ Resolve = Callable[[str, str, tuple[str, ...], str], envlock.LockEntry]
 def environments(impls: Iterable[Impl] | None = None) -> list[BenchEnv]:
     """Every environment a run can make from the metadata of ``impls`` (default: every
     implementation and client library), as the module docstring lists them."""
-    servers = all_impls() if impls is None else [i for i in impls if i.role == "server"]
-    envs = bench_envs(servers)
+    chosen = [*all_impls(), *all_impls(CLIENTS_DIR)] if impls is None else list(impls)
+    envs = bench_envs([i for i in chosen if i.role == "server"])
     envs += [on_python(e, p) for e in envs if e.is_default for p in PYTHONS if p != DEFAULT_PYTHON]
-    clients = {c.name for c in all_impls(CLIENTS_DIR)}
-    chosen = sorted(clients) if impls is None else [i.name for i in impls if i.name in clients]
-    if chosen:
-        envs += client_envs(chosen, versions="all")
+    clients = [i.name for i in chosen if i.role == "client"]
+    if clients:
+        envs += client_envs(clients, versions="all")
     return envs
 
 
@@ -112,24 +111,26 @@ def wanted(impls: Iterable[Impl] | None = None) -> list[Wanted]:
     seen: dict[tuple[str, str, tuple[str, ...]], Wanted] = {}
     for env in environments(impls):
         want = Wanted(env.impl, env.python, install_specs(env))
-        seen.setdefault((env.impl.name, want.python, want.requires), want)
+        seen.setdefault((str(want.lock_file), want.python, want.requires), want)
     return list(seen.values())
 
 
 def select(names: Sequence[str]) -> list[Impl] | None:
-    """The implementations and client libraries named (None for none named: all).
+    """The implementations and client libraries named (both, where a server and a client
+    library share the name; None for none named: all).
 
     Raises:
         wsbench.impls.ImplError: an unknown name (the message lists the known ones).
     """
     if not names:
         return None
-    every = {i.name: i for i in [*all_impls(), *all_impls(CLIENTS_DIR)]}
-    unknown = [n for n in names if n not in every]
+    every = [*all_impls(), *all_impls(CLIENTS_DIR)]
+    known = {i.name for i in every}
+    unknown = [n for n in names if n not in known]
     if unknown:
-        known = ", ".join(sorted(every))
-        raise ImplError(f"unknown implementation {unknown[0]!r} (known: {known})")
-    return [every[n] for n in dict.fromkeys(names)]
+        listed = ", ".join(sorted(known))
+        raise ImplError(f"unknown implementation {unknown[0]!r} (known: {listed})")
+    return [i for i in every if i.name in names]
 
 
 def resolve(uv: str, python: str, requires: tuple[str, ...], today: str) -> envlock.LockEntry:
