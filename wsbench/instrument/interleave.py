@@ -162,6 +162,7 @@ def measure_interleaved(
                 benchmarks=found[k][i],
                 system_check=tuning,
                 interpreter=builds[arm.python],
+                python=arm.python,
             )
             side.append(msgspec.structs.replace(doc, finished_at=store.now_iso()))
         runs.append(side)

@@ -14,7 +14,7 @@ import psutil
 
 from wsbench.digest import files_sha256, tree_files
 from wsbench.impls import Impl, ImplConfig
-from wsbench.instrument import loadgen, machine, system
+from wsbench.instrument import installed, loadgen, machine, system
 from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.interpreters import this_interpreter
 from wsbench.paths import REPO_ROOT
@@ -117,12 +117,15 @@ def new_run(
     benchmarks: list[Benchmark] | None = None,
     system_check: SystemCheck | None = None,
     interpreter: Interpreter | None = None,
+    python: str | None = None,
 ) -> Run:
     """A run document for ``impl`` in ``config`` measured here now, with this machine's,
     harness's and load generator's facts (``version``: see :func:`impl_info`), the
     machine's tuning check (default: the run's, :func:`wsbench.instrument.system.recorded`)
     and the server's interpreter (default: this process's, as in an asv environment; a
-    comparison gives its arm's, :func:`wsbench.instrument.interpreters.probe`). On a Python
+    comparison gives its arm's, :func:`wsbench.instrument.interpreters.probe`), and what
+    the environment of interpreter ``python`` holds (default: this process's;
+    :func:`environment_of`). On a Python
     other than :data:`~wsbench.pythons.DEFAULT_PYTHON` its row is named with it
     (``"websockets · asyncio 17.4 · Python 3.13"``): another row wherever results are
     shown."""
@@ -141,14 +144,41 @@ def new_run(
         loadgen=loadgen_build(),
         settings=settings,
         impl=info,
-        environment=Environment(
-            env_name=env_name,
-            python=interpreter.version,
-            install_error=install_error,
-            interpreter=interpreter,
+        environment=environment_of(
+            env_name, interpreter, install_error=install_error, python=python
         ),
         benchmarks=benchmarks or [],
         system=system_check or system.recorded(placement),
+    )
+
+
+def environment_of(
+    env_name: str,
+    interpreter: Interpreter,
+    *,
+    install_error: str | None = None,
+    python: str | None = None,
+) -> Environment:
+    """The environment ``env_name`` of interpreter ``python`` (default: this process's) as a
+    document records it: its interpreter's build, every distribution installed in it and
+    where they came from (:mod:`wsbench.instrument.installed`). Neither is recorded (None,
+    as in documents from before) for an environment that did not install
+    (``install_error``), nor packages that cannot be read."""
+    packages: tuple[str, ...] | None = None
+    resolution = None
+    if install_error is None:
+        try:
+            packages = installed.packages(python)
+        except installed.InstalledError:
+            packages = None
+        resolution = installed.resolution(python)
+    return Environment(
+        env_name=env_name,
+        python=interpreter.version,
+        install_error=install_error,
+        interpreter=interpreter,
+        packages=packages,
+        resolution=resolution,
     )
 
 

@@ -149,6 +149,7 @@ def measure_env(
         env_name=env.name,
         version=version,
         install_error=install_error,
+        python=str(python) if install_error is None else None,
     )
     benchmarks: list[Benchmark] = []
 

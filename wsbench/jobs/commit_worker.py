@@ -173,6 +173,7 @@ def count_arms(
             version=version,
             system_check=tuning,
             interpreter=probe(arm.python).interpreter,
+            python=arm.python,
         )
         docs.append(
             msgspec.structs.replace(

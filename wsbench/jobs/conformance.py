@@ -274,22 +274,22 @@ def grade_env(
     """Grade ``env`` (:func:`grade_server`) and save its document in ``root`` (a
     conformance store) under ``run_id``."""
     version = env.version.version if env.version else None
+    try:  # a Socket.IO configuration is not applicable: nothing to install
+        python = sys.executable if env.config.protocol == "socketio" else str(venvs.ensure(env))
+        why = None
+    except venvs.VenvError as exc:
+        python, why = "", f"does not install: {exc}".split("\n")[0]
     run: Run = provenance.new_run(
         run_id=run_id, machine_name=machine, settings=SamplingPlan().settings(placement, 1),
         impl=env.impl, config=env.config, env_name=env.name, version=version,
+        install_error=why, python=python or None,
     )  # fmt: skip
     path = store.run_path(
         root, machine=machine, run_id=run_id, commit=run.harness.commit, env_name=env.name
     )
     reports_to = path.parent / REPORTS_SUBDIR / env.name
-    try:  # a Socket.IO configuration is not applicable: nothing to install
-        python = sys.executable if env.config.protocol == "socketio" else str(venvs.ensure(env))
-    except venvs.VenvError as exc:
-        why = f"does not install: {exc}".split("\n")[0]
+    if why is not None:
         graded = Conformance(suite.version, suite.route, list(cases), "failed", why, 0.0)
-        run = msgspec.structs.replace(
-            run, environment=msgspec.structs.replace(run.environment, install_error=why)
-        )
     else:
         graded = grade_server(
             env.impl, env.config.id, suite, cases, python=python, placement=placement,

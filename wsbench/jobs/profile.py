@@ -143,19 +143,17 @@ def profile_env(
     its document in ``root`` (a profile store) under ``run_id``; a version that does not
     install fails every set with the installer's reason."""
     version = env.version.version if env.version else None
+    try:
+        python, why = str(venvs.ensure(env)), None
+    except venvs.VenvError as exc:
+        python, why = "", f"does not install: {exc}".split("\n")[0]
     run: Run = provenance.new_run(
         run_id=run_id, machine_name=machine, settings=SamplingPlan().settings(placement, 1),
         impl=env.impl, config=env.config, env_name=env.name, version=version,
+        install_error=why, python=python or None,
     )  # fmt: skip
     run = msgspec.structs.replace(run, profiling=Profiling(profiler, native))
     found: list[ProfileSet] = []
-    try:
-        python = str(venvs.ensure(env))
-    except venvs.VenvError as exc:
-        python, why = "", f"does not install: {exc}".split("\n")[0]
-        run = msgspec.structs.replace(
-            run, environment=msgspec.structs.replace(run.environment, install_error=why)
-        )
     for scenario, grid in sets.items():
         for params in grid:
             config = MeasureConfig.for_params(
