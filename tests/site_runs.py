@@ -53,6 +53,11 @@ deployment profiles (:func:`tests.deployment_runs.both`), the current run's only
 30,000 -> 18,000 msg/s (agreed, compression 3.2), websockets 15.0.1 15,000 -> 6,000 (agreed,
 2.8), starlette wsproto-asyncio 1.10.0 10,000 -> 10,000 (declined).
 
+What the shown documents record as installed (:data:`INSTALLED`; every other document is
+from before the packages were recorded): aiohttp 3.13.2 its 8 packages from its lock entry
+(:data:`AIOHTTP_LOCK`), websockets 15.0.1 its one package resolved on the day
+(:data:`RESOLVED`), the reference its 2 from the project's ``uv.lock`` (:data:`PROJECT`).
+
 The conformance store (:func:`conformance_runs`, run :data:`CONFORMANCE_RUN`): the
 Autobahn|Testsuite's 301 cases of groups 1-10 (:func:`tests.runs.conformance`; groups 12
 and 13 not offered), case 7.1.6 INFORMATIONAL in every graded document:
@@ -122,6 +127,7 @@ from wsbench.results.runformat import (
     Latency,
     Machine,
     MemoryStep,
+    Resolution,
     Run,
     Sample,
     Settings,
@@ -363,10 +369,34 @@ TUNING = SystemCheck(
 """The tuning check the current run recorded (the reference run recorded none)."""
 
 
+AIOHTTP_PACKAGES = (
+    "aiohappyeyeballs==2.6.1", "aiohttp==3.13.2", "aiosignal==1.3.2", "attrs==25.3.0",
+    "frozenlist==1.5.0", "multidict==6.1.0", "propcache==0.3.1", "yarl==1.18.3",
+)  # fmt: skip
+AIOHTTP_LOCK = Resolution("lock", "3f" * 32, "2026-11-20", "impls/aiohttp/lock.toml")
+RESOLVED = Resolution("resolved", None, "2026-11-22", None)
+PROJECT = Resolution("project", "5e" * 32, None, "uv.lock")
+INSTALLED = {
+    ("aiohttp", "3.13.2", CURRENT): (AIOHTTP_PACKAGES, AIOHTTP_LOCK),
+    ("websockets", "15.0.1", CURRENT): (("websockets==15.0.1",), RESOLVED),
+    ("native", "0.1.0", REFERENCE_RUN): (("msgspec==0.19.0", "wsbench==0.1.0"), PROJECT),
+}
+"""The packages and their resolution recorded by these documents, by (implementation,
+version, run)."""
+
+
+def _installed(doc: Run) -> Run:
+    found = INSTALLED.get((doc.impl.name, doc.impl.version or "", doc.run_id))
+    if found is None:
+        return doc
+    env = msgspec.structs.replace(doc.environment, packages=found[0], resolution=found[1])
+    return msgspec.structs.replace(doc, environment=env)
+
+
 def site_runs() -> list[Run]:
     """Every document of the site tests' store (see the module's docstring); the current
-    run's documents carry :data:`TUNING`."""
-    docs = _site_runs()
+    run's documents carry :data:`TUNING`, and those :data:`INSTALLED` names their packages."""
+    docs = [_installed(d) for d in _site_runs()]
     return [msgspec.structs.replace(d, system=TUNING) if d.run_id == CURRENT else d for d in docs]
 
 

@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.site_runs import CURRENT, OLD_RUN, OTHER_RUN, REFERENCE_RUN, build
+from tests.site_runs import (
+    AIOHTTP_PACKAGES,
+    CURRENT,
+    OLD_RUN,
+    OTHER_RUN,
+    REFERENCE_RUN,
+    build,
+)
 from wsbench.site import assets
 from wsbench.site.downloads import HEADER, decode_bundle
 
@@ -673,6 +680,31 @@ def test_runs_and_environment_page(site: Path) -> None:
     assert versions[f"{ST_WSPROTO} 1.10.0"]["asv environment"] == (
         "uvpip-py3.11-starlette1.10.0-WSBENCH_CONFIGwsproto-asyncio-WSBENCH_IMPLstarlette"
     )
+
+
+def test_the_runs_page_shows_each_environments_packages_folded_and_their_source(
+    site: Path,
+) -> None:
+    installed = table(page(site, "environment"), "Installed packages", key="Framework")
+    aiohttp = installed[f"{AIOHTTP} 3.13.2"]
+    assert aiohttp["Installed from"] == (
+        "impls/aiohttp/lock.toml (3f3f3f3f3f3f), resolved 2026-11-20"
+    )
+    assert aiohttp["Packages"] == "8 packages" + "".join(AIOHTTP_PACKAGES)
+    assert installed[f"{NATIVE} (reference) 0.1.0"]["Installed from"] == "uv.lock (5e5e5e5e5e5e)"
+    new = installed[f"{WS} 15.0.1"]
+    assert new["Installed from"] == "resolved on the day (2026-11-22): no lock lists it"
+    assert new["Packages"] == "1 packagewebsockets==15.0.1"
+    # Documents from before the packages were recorded.
+    assert installed[f"{WS} 14.2"]["Installed from"] == "not recorded"
+    assert installed[f"{WS} 14.2"]["Packages"] == "not recorded"
+    assert len(installed) == 13  # every environment shown, once
+    # Folded: the count is the summary of a <details>, the list inside it.
+    html = text(site, "environment")
+    listed = "<br>".join(f"<code>{p}</code>" for p in AIOHTTP_PACKAGES)
+    assert (
+        f'<details class="wsbench-packages"><summary>8 packages</summary>{listed}</details>'
+    ) in html
 
 
 def test_hand_written_pages_and_nav(site: Path) -> None:

@@ -389,3 +389,17 @@ def test_a_leaderboard_shows_the_tuned_profile_and_picks_another(visit: Visit) -
     assert page.locator(".wsbench-filters select[name=profile]").input_value() == "as-shipped"
     assert page.locator("article h2", has_text=f"{corpus} · As shipped").is_visible()
     assert visit.errors == [] and visit.outside == []
+
+
+def test_an_environments_packages_unfold_from_their_count(visit: Visit) -> None:
+    page = visit.open("environment/")
+    fold = page.locator("details.wsbench-packages", has_text="8 packages")
+    assert fold.count() == 1
+    package = fold.get_by_text("aiohappyeyeballs==2.6.1")
+    assert not package.is_visible()  # folded: the count only
+    fold.locator("summary").click()
+    assert package.is_visible()
+    # Unfolded, the table still scrolls inside itself at phone width, never the page.
+    page.set_viewport_size({"width": PHONE, "height": 900})
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE
+    assert visit.errors == [] and visit.outside == []

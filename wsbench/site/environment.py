@@ -9,6 +9,7 @@ from wsbench.cpulist import cpu_list
 from wsbench.results.runformat import SystemCheck
 from wsbench.site import templates
 from wsbench.site.downloads import COLUMNS, DOWNLOADS_DIR, download_links
+from wsbench.site.installed import installed_table
 from wsbench.site.markup import DASH, cell, code, heading, table
 from wsbench.site.render import NO_RESULTS, machine_heading, row_name_cell
 from wsbench.site.results import EnvRun, Results, RunInfo, by_environment
@@ -155,8 +156,9 @@ def _versions(runs: Sequence[EnvRun]) -> str:
 def render_environment(results: Results) -> str:
     """The Runs and environment page: per machine, the runs of the current comparison group
     (run id, date, settings, load generator build, harness commit, environments), the
-    machine and software they recorded, the environments shown, and every other run with
-    why it is not shown. Every value comes from the run documents."""
+    machine and software they recorded, the environments shown with the packages installed
+    in each (:func:`wsbench.site.installed.installed_table`), and every other run with why
+    it is not shown. Every value comes from the run documents."""
     level = "###" if len(results.machines) > 1 else "##"
     run_headers = ["Run", "Started", "Settings", "Load generator", "Harness commit"]
     machines = []
@@ -176,6 +178,7 @@ def render_environment(results: Results) -> str:
                 "facts": _facts(runs, infos),
                 "tuning": _tuning(runs),
                 "versions": _versions(runs),
+                "installed": installed_table(runs),
                 "others": table(other_headers, _run_rows(others, shown=False)) if others else "",
             }
         )
