@@ -198,5 +198,10 @@ def test_package_lines_are_read_as_uv_pip_freeze_prints_them() -> None:
     assert parse_package("aiohttp==3.13.2") == ("aiohttp", "3.13.2")
     assert parse_package("Flask_SocketIO==5.5.1") == ("flask-socketio", "5.5.1")
     assert parse_package("wsbench @ file:///work/main") == ("wsbench", "@ file:///work/main")
-    assert parse_package("odd") == ("odd", "")
+    assert parse_package("-e file:///work/main") == ("-e file:///work/main", "")
+    (pair,) = diff_pairs(
+        [_doc("3.13.2", AIOHTTP_13)], [_doc("3.13.2", (*AIOHTTP_13, "-e file:///work/main"))],
+        match="configuration",
+    )  # fmt: skip
+    assert pair.differences == (Difference("packages", "differs", "-e file:///work/main added"),)
     assert distribution_name("zope.interface") == "zope-interface"

@@ -100,12 +100,13 @@ def distribution_name(name: str) -> str:
 def parse_package(line: str) -> tuple[str, str]:
     """``(normalized name, version)`` of one line of ``environment.packages``: ``"name==version"``
     as ``uv pip freeze`` prints it; a direct reference ``"name @ url"`` gives ``"@ url"`` as its
-    version, and a line with neither the whole line as its name and ``""``."""
+    version; any other line (an editable install's ``"-e url"``) is its own name, as it is,
+    with the version ``""``."""
     for separator, keep in (("==", ""), (" @ ", "@ ")):
         name, found, version = line.partition(separator)
         if found:
             return distribution_name(name.strip()), keep + version.strip()
-    return distribution_name(line.strip()), ""
+    return line.strip(), ""
 
 
 def _optimizations(value: tuple[str, ...] | None) -> str:
@@ -222,9 +223,9 @@ def _versions(doc: Run, name: str) -> str:
 
 def _package_text(name: str, base: list[str], head: list[str]) -> str:
     if base == [ABSENT]:
-        return f"{name} {_either(head)} added"
+        return " ".join(filter(None, [name, _either(head), "added"]))
     if head == [ABSENT]:
-        return f"{name} {_either(base)} removed"
+        return " ".join(filter(None, [name, _either(base), "removed"]))
     return f"{name} {_either(base)} → {_either(head)}"
 
 
