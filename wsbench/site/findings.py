@@ -34,12 +34,12 @@ Contests, pairings and flags cover the scenarios whose leaderboards rank by mess
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from wsbench.impls import ImplError
 from wsbench.results import outliers as outlier_rule
+from wsbench.results.env_diff import distribution_name
 from wsbench.results.outliers import Outlier
 from wsbench.results.profile_diff import Located, find_profile
 from wsbench.results.runformat import Run
@@ -233,12 +233,6 @@ def pair_key(run: EnvRun, frameworks: Mapping[str, Framework]) -> PairKey:
     return (run.machine, build, ws_backend(run, frameworks), run.impl.event_loop)
 
 
-def _distribution(name: str) -> str:
-    """A distribution's name normalised (PEP 503), e.g. ``"Flask_SocketIO"`` ->
-    ``"flask-socketio"``."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def _built_upon(frameworks: Mapping[str, Framework]) -> dict[str, set[str]]:
     """Per distribution, the implementations whose metadata pins it (a version's or a
     configuration's ``requires``): those built on it, e.g. ``{"starlette": {"fastapi"}}``."""
@@ -247,7 +241,7 @@ def _built_upon(frameworks: Mapping[str, Framework]) -> dict[str, set[str]]:
         pins = [p for v in framework.impl.versions for p in v.requires]
         pins += [p for c in framework.impl.configs for p in c.requires]
         for pin in pins:
-            found.setdefault(_distribution(pin), set()).add(name)
+            found.setdefault(distribution_name(pin), set()).add(name)
     return found
 
 
@@ -266,7 +260,7 @@ def thinness(
     configurations on its stack (:data:`PairKey`): Socket.IO's cost is what it adds to the
     plainest app the server runs, not to a framework's extra layer nor a faster backend."""
     impl = run.impl
-    package = _distribution(impl.package or impl.name)
+    package = distribution_name(impl.package or impl.name)
     if impl.server in (impl.name, impl.package):
         layer = 0
     elif _built_upon(frameworks).get(package, set()) - {impl.name}:
