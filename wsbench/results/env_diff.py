@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from wsbench.results.compare import SIDE_LABELS, Match, pair_key
-from wsbench.results.runformat import Run
+from wsbench.results.runformat import Interpreter, Run
 
 Facet = Literal["packages", "interpreter", "load generator", "kernel", "CPU model"]
 FACETS: tuple[Facet, ...] = ("packages", "interpreter", "load generator", "kernel", "CPU model")
@@ -116,25 +116,23 @@ def _optimizations(value: tuple[str, ...] | None) -> str:
 
 
 Getter = Callable[[Run], str | None]
+
+
+def _build(read: Callable[[Interpreter], str]) -> Getter:
+    """A getter of the interpreter's build: None where the document does not record it."""
+    return lambda r: read(r.environment.interpreter) if r.environment.interpreter else None
+
+
 FIELDS: tuple[tuple[Facet, str, Getter], ...] = (
     ("interpreter", "Python",
      lambda r: r.environment.interpreter.version if r.environment.interpreter
      else r.environment.python),
-    ("interpreter", "implementation",
-     lambda r: r.environment.interpreter.implementation if r.environment.interpreter else None),
-    ("interpreter", "compiler",
-     lambda r: r.environment.interpreter.compiler if r.environment.interpreter else None),
-    ("interpreter", "optimizations",
-     lambda r: _optimizations(r.environment.interpreter.optimizations)
-     if r.environment.interpreter else None),
-    ("interpreter", "free-threaded",
-     lambda r: ("yes" if r.environment.interpreter.free_threaded else "no")
-     if r.environment.interpreter else None),
-    ("interpreter", "GIL",
-     lambda r: ("on" if r.environment.interpreter.gil_enabled else "off")
-     if r.environment.interpreter else None),
-    ("interpreter", "JIT",
-     lambda r: r.environment.interpreter.jit if r.environment.interpreter else None),
+    ("interpreter", "implementation", _build(lambda i: i.implementation)),
+    ("interpreter", "compiler", _build(lambda i: i.compiler)),
+    ("interpreter", "optimizations", _build(lambda i: _optimizations(i.optimizations))),
+    ("interpreter", "free-threaded", _build(lambda i: "yes" if i.free_threaded else "no")),
+    ("interpreter", "GIL", _build(lambda i: "on" if i.gil_enabled else "off")),
+    ("interpreter", "JIT", _build(lambda i: i.jit)),
     ("load generator", "version", lambda r: r.loadgen.version),
     ("load generator", "sources", lambda r: r.loadgen.source_sha256[:HASH_CHARS]),
     ("load generator", "compiler", lambda r: r.loadgen.rustc),
