@@ -5,6 +5,8 @@ matrix in :mod:`~wsbench.ci.matrix`, a regression's confirmation in
 branch (:mod:`~wsbench.ci.results_branch`), GitHub (:mod:`~wsbench.ci.github`), a pull
 request's comparison (:mod:`~wsbench.ci.pull_request`, its grades and profiles in
 :mod:`~wsbench.ci.pr_conformance` and :mod:`~wsbench.ci.pr_profiles`), the workflows'
-linters (:mod:`~wsbench.ci.workflow_lint`) and the tests (:mod:`~wsbench.ci.devtest`). It
-imports the jobs and every layer below them.
+linters (:mod:`~wsbench.ci.workflow_lint`), the tests (:mod:`~wsbench.ci.devtest`, what
+failed in their log in :mod:`~wsbench.ci.devtest_log`) and the pull request of ``uv.lock``'s
+weekly refresh (:mod:`~wsbench.ci.lock_refresh`, the packages it moved in
+:mod:`~wsbench.ci.lock_changes`). It imports the jobs and every layer below them.
 """

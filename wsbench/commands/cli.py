@@ -26,6 +26,7 @@ from wsbench.commands import (
     lint_workflows,
     list_impls,
     lock,
+    lock_refresh,
     measure,
     nightly,
     noise,
@@ -64,7 +65,7 @@ from wsbench.scenarios.selection import ParamError
 COMMANDS: tuple[ModuleType, ...] = (
     run, test, measure, compare, crosscheck, noise, calibrate, conformance, profile,
     lint_workflows, pr_compare, pr_info, pr_comment, nightly, site, system, clients,
-    list_impls, asv_conf, lock,
+    list_impls, asv_conf, lock, lock_refresh,
 )  # fmt: skip
 """Every command, in ``./bench --help``'s order."""
 BAD_INPUT = (
