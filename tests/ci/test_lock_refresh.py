@@ -1,11 +1,14 @@
 """The lock refresh's pull request: its body names the packages that moved (downgrades called
-out) and the tests' result, and ``./bench lock-refresh-body`` writes it."""
+out) and the tests' result, ``./bench lock-refresh-body`` writes it, and the workflow keeps
+the code it installs away from its write token."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from tests.ci.test_devtest_log import LOG
 from tests.ci.test_lock_changes import lock
@@ -13,6 +16,7 @@ from wsbench.ci import devtest_log, lock_refresh
 from wsbench.ci.devtest_log import FailedStep, FailingTest, Outcome
 from wsbench.ci.lock_changes import PackageChange, package_changes
 from wsbench.commands.cli import main
+from wsbench.paths import REPO_ROOT
 
 OLD = lock(("daphne", "4.2.3"), ("cryptography", "50.0.2"), ("sniffio", "1.3.1"),
            ("numpy", "2.4.6", ("python_full_version < '3.12'",)),
@@ -139,3 +143,27 @@ def test_the_command_writes_the_body(tmp_path: Path, capsys: pytest.CaptureFixtu
     (tmp_path / "old.lock").write_text("[[package]\n")
     assert main(argv) == 2
     assert "wsbench: not a uv.lock (TOML)" in capsys.readouterr().err
+
+
+def _jobs() -> dict[str, Any]:
+    path = REPO_ROOT / ".github" / "workflows" / "lock-refresh.yml"
+    jobs: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"]
+    return jobs
+
+
+def test_the_job_that_runs_the_new_code_cannot_write() -> None:
+    jobs = _jobs()
+    refresh, pull_request = jobs["refresh"], jobs["pull-request"]
+    runs = [str(s.get("run", "")) for s in refresh["steps"]]
+    assert any("./bench lock --project --upgrade" in r for r in runs)
+    assert any("./bench test" in r for r in runs)
+    assert refresh["permissions"] == {"contents": "read"}
+    assert pull_request["permissions"] == {"contents": "write", "pull-requests": "write"}
+    assert pull_request["runs-on"] == "ubuntu-24.04"
+    # The writing job runs none of the project's code, and keeps no credentials.
+    assert not any("bench" in str(s.get("run", "")) for s in pull_request["steps"])
+    for job in (refresh, pull_request):
+        checkouts = [
+            s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")
+        ]
+        assert [s["with"]["persist-credentials"] for s in checkouts] == [False]
