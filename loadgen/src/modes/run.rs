@@ -8,6 +8,7 @@ use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -505,7 +506,9 @@ pub(crate) struct Connected {
 /// A server that stops accepting (e.g. a connection cap) would otherwise make the phase
 /// last `n / CONNECT_CONCURRENCY × timeout`: once an attempt fails when no attempt has
 /// succeeded for `timeout`, the attempts not yet ended are abandoned and count as
-/// `timeout` errors, so the phase ends about `timeout` after the last success.
+/// `timeout` errors, so the phase ends about `timeout` after the last success. Each
+/// attempt judges that itself as it ends ([`Stall`]), so no attempt is started once the
+/// stall is found.
 pub(crate) async fn connect_all(
     addr: SocketAddr,
     url: &WsUrl,
@@ -521,18 +524,26 @@ pub(crate) async fn connect_all(
     let mut parts = speech.tls.as_ref().map(|_| HandshakeParts::default());
     let mut connecting = JoinSet::new();
     let permits = Arc::new(Semaphore::new(CONNECT_CONCURRENCY));
+    let stall = Arc::new(Stall::new(start, timeout));
     for i in 0..n {
         let url = url.clone();
         let permits = permits.clone();
+        let stall = stall.clone();
         let local = source_address(addr, i, source_addresses);
         let speech = speech.clone();
         pinned.spawn_into(&mut connecting, i, async move {
             let _permit = permits.acquire_owned().await;
-            (i, connect(addr, local, &url, timeout, &speech).await)
+            // Abandoned unstarted, counted as the loop counts those it aborts.
+            if stall.found() {
+                return (i, Err(ErrorKind::Timeout));
+            }
+            let attempt = connect(addr, local, &url, timeout, &speech).await;
+            // Before the permit is released: the attempt it lets start sees this one.
+            stall.ended(attempt.is_ok());
+            (i, attempt)
         });
     }
     let mut sockets = Vec::with_capacity(n);
-    let mut last_success = start;
     let mut ended = 0;
     while let Some(j) = connecting.join_next().await {
         ended += 1;
@@ -543,13 +554,12 @@ pub(crate) async fn connect_all(
                     p.record(client.handshake, client.tcp_connect, client.tls_handshake);
                 }
                 sockets.push((i, client));
-                last_success = Instant::now();
                 continue;
             }
             Ok((_, Err(k))) => errors.add(k),
             Err(_) => errors.add(ErrorKind::Other),
         }
-        if last_success.elapsed() >= timeout {
+        if stall.found() {
             connecting.abort_all();
             errors.timeout += (n - ended) as u64;
             break;
@@ -564,6 +574,52 @@ pub(crate) async fn connect_all(
         phase,
         sockets,
         errors,
+    }
+}
+
+/// Whether the server of a connect phase has stopped accepting ([`connect_all`]), as its
+/// attempts find when they end.
+///
+/// The times are taken in the attempts, not when the loop collecting them gets to them
+/// (which may be later): an attempt started after the last success that times out then
+/// surely finds the stall, and does so before its permit lets another attempt start.
+struct Stall {
+    /// The start of the phase, which counts as a success.
+    start: Instant,
+    /// The attempts' time limit: this long without a success is a stall.
+    timeout: Duration,
+    /// When the last successful attempt ended, nanoseconds after `start`.
+    last_success_ns: AtomicU64,
+    /// An attempt failed when none had succeeded for `timeout`.
+    found: AtomicBool,
+}
+
+impl Stall {
+    fn new(start: Instant, timeout: Duration) -> Self {
+        Stall {
+            start,
+            timeout,
+            last_success_ns: AtomicU64::new(0),
+            found: AtomicBool::new(false),
+        }
+    }
+
+    /// Records the end of an attempt that succeeded (`ok`) or failed.
+    fn ended(&self, ok: bool) {
+        let now = u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        if ok {
+            self.last_success_ns.fetch_max(now, Ordering::SeqCst);
+        } else {
+            let last = self.last_success_ns.load(Ordering::SeqCst);
+            if Duration::from_nanos(now.saturating_sub(last)) >= self.timeout {
+                self.found.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// Whether a failed attempt found the stall.
+    fn found(&self) -> bool {
+        self.found.load(Ordering::SeqCst)
     }
 }
 
