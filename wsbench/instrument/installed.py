@@ -35,29 +35,37 @@ class InstalledError(RuntimeError):
 def freeze() -> list[str]:
     """This interpreter's distributions in ``uv pip freeze``'s form, sorted by name:
     ``name==version`` with the name normalized (PEP 503), ``-e URL`` for an editable
-    install, ``name @ URL`` for one from a URL. Self-contained: :data:`FREEZE` runs its
-    source in another interpreter."""
-    import importlib.metadata
+    install, ``name @ URL`` for one from a URL. Read, as uv reads them, from the names of
+    the ``*.dist-info`` folders (``NAME-VERSION.dist-info``), without parsing each
+    distribution's metadata, which takes a large environment a third of a second.
+    Self-contained: :data:`FREEZE` runs its source in another interpreter."""
     import json
+    import os
     import re
     import sysconfig
 
     folders = list(dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib")))
     found: dict[str, str] = {}
-    for dist in importlib.metadata.distributions(path=folders):
-        raw = dist.metadata["Name"]
-        if not raw:
+    for folder in folders:
+        try:
+            entries = sorted(os.listdir(folder))
+        except OSError:
             continue
-        name = re.sub(r"[-_.]+", "-", raw).lower()
-        line = f"{name}=={dist.version}"
-        direct = dist.read_text("direct_url.json")
-        if direct:
-            url = json.loads(direct)
-            if url.get("dir_info", {}).get("editable"):
-                line = f"-e {url['url']}"
-            elif "url" in url:
-                line = f"{name} @ {url['url']}"
-        found.setdefault(name, line)
+        for entry in entries:
+            if not entry.endswith(".dist-info") or "-" not in entry:
+                continue
+            raw, version = entry[: -len(".dist-info")].split("-", 1)
+            name = re.sub(r"[-_.]+", "-", raw).lower()
+            line = f"{name}=={version}"
+            try:
+                with open(os.path.join(folder, entry, "direct_url.json"), encoding="utf-8") as f:
+                    url = json.load(f)
+            except (OSError, ValueError):
+                url = None
+            if isinstance(url, dict) and "url" in url:
+                editable = url.get("dir_info", {}).get("editable")
+                line = f"-e {url['url']}" if editable else f"{name} @ {url['url']}"
+            found.setdefault(name, line)
     return [found[name] for name in sorted(found)]
 
 
