@@ -19,7 +19,7 @@ The file (``lock.toml``)::
     [[environment]]
     python = "3.11"
     requires = ["asv_runner", "channels==4.3.2", ...]
-    resolved_on = "2026-12-07"
+    resolved_on = "YYYY-MM-DD"
     packages = [
         "asgiref==3.13.0",
         ...

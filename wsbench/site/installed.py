@@ -25,12 +25,12 @@ stylesheet, ``assets/wsbench.css``)."""
 def resolution_text(resolution: Resolution | None) -> str:
     """Where an environment's packages came from, as a cell: the lock file, its entry's short
     hash and the day it was resolved (``"`impls/aiohttp/lock.toml` (3f3f3f3f3f3f), resolved
-    2026-11-20"``), the project's ``uv.lock`` and its hash, or ``"resolved on the day
-    (2026-11-22): no lock lists it"``, each date in a span that keeps it on one line;
+    YYYY-MM-DD"``), the project's ``uv.lock`` and its hash, or ``"resolved on the day
+    (YYYY-MM-DD): no lock lists it"``, each date in a span that keeps it on one line;
     :data:`NOT_RECORDED` for None."""
     if resolution is None:
         return NOT_RECORDED
-    # A date kept on one line: a narrow column broke "2026-11-20" at its hyphens.
+    # A date kept on one line: a narrow column broke a date at its hyphens.
     day = NOWRAP.format(cell(resolution.resolved_on)) if resolution.resolved_on else ""
     if resolution.source == "resolved":
         return f"resolved on the day ({day}): no lock lists it" if day else "resolved on the day"
