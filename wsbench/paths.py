@@ -50,6 +50,12 @@ CACHE_ENV = "WSBENCH_CACHE"
 """Environment variable naming the build cache (default ``~/.cache/wsbench``)."""
 
 
+def repo_relative(path: Path) -> str:
+    """``path`` relative to the repository (``"impls/aiohttp/lock.toml"``), or as given when it
+    lies outside."""
+    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
+
+
 def cache_dir() -> Path:
     """The build cache: ``$WSBENCH_CACHE``, else ``~/.cache/wsbench``."""
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "wsbench")

@@ -22,7 +22,7 @@ import msgspec
 from wsbench import envlock
 from wsbench.asv.conf import BenchEnv
 from wsbench.asv.requirements import install_failure_summary, requirement_spec
-from wsbench.paths import LOCKED_REQUIREMENTS_FILE, REPO_ROOT, RESOLUTION_FILE
+from wsbench.paths import LOCKED_REQUIREMENTS_FILE, RESOLUTION_FILE, repo_relative
 from wsbench.results.runformat import Resolution
 
 HARNESS_REQUIREMENTS = ("asv_runner", "psutil", "msgspec", "packaging", "trustme", "cryptography")
@@ -93,13 +93,6 @@ def _run(argv: list[str], environ: Mapping[str, str], timeout_s: float | None) -
         )
 
 
-def _relative(path: Path) -> str:
-    try:
-        return str(path.relative_to(REPO_ROOT))
-    except ValueError:
-        return str(path)
-
-
 def install(
     uv: str,
     prefix: Path,
@@ -127,7 +120,7 @@ def install(
         if entry.error is not None:
             raise InstallError(
                 f"{install_failure_summary(entry.error)}\ndoes not resolve (locked on "
-                f"{entry.resolved_on} in {_relative(lock_file)}):\n{entry.error}"
+                f"{entry.resolved_on} in {repo_relative(lock_file)}):\n{entry.error}"
             )
         requirements = prefix / LOCKED_REQUIREMENTS_FILE
         requirements.write_text(envlock.requirements_text(entry), encoding="utf-8")
@@ -135,7 +128,7 @@ def install(
              environ, timeout_s)  # fmt: skip
         resolution = Resolution(
             source="lock", sha256=envlock.entry_sha256(entry), resolved_on=entry.resolved_on,
-            lock_file=_relative(lock_file),
+            lock_file=repo_relative(lock_file),
         )  # fmt: skip
     else:
         _run([uv, "pip", "install", "--quiet", "--python", interpreter, *specs], environ,

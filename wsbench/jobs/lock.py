@@ -31,7 +31,7 @@ from wsbench.asv.install import install_specs
 from wsbench.impls import Impl, ImplError, all_impls
 from wsbench.instrument.interpreters import NO_DOWNLOADS
 from wsbench.jobs.clients import client_envs
-from wsbench.paths import CLIENTS_DIR, REPO_ROOT
+from wsbench.paths import CLIENTS_DIR, REPO_ROOT, repo_relative
 from wsbench.pythons import DEFAULT_PYTHON, PYTHONS, parse_python
 
 PLATFORM = "x86_64-manylinux_2_28"
@@ -235,10 +235,6 @@ def lock_project(uv: str, *, upgrade: bool, check: bool) -> bool:
     return proc.returncode == 0
 
 
-def _relative(path: Path) -> str:
-    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
-
-
 def run(options: LockOptions, uv: str, log: Callable[[str], object] = print) -> int:
     """``./bench lock``: 0 when everything asked for is written (or, with ``check``, in
     sync), 1 when a check finds something stale (each named, with the command that fixes
@@ -258,7 +254,7 @@ def run(options: LockOptions, uv: str, log: Callable[[str], object] = print) -> 
     if options.environments:
         today = datetime.now(UTC).date().isoformat()
         for outcome in lock_environments(options, uv, today):
-            name = _relative(outcome.lock_file)
+            name = repo_relative(outcome.lock_file)
             if options.check:
                 if not outcome.in_sync:
                     ok = False
