@@ -1,7 +1,7 @@
 """Instruction counts under valgrind: the dumps are read and summed, function by function
 too (by callgrind_annotate), fan-out priming is counted, a missing valgrind is a recorded
 failure; and the calibration at small scale: a server counted twice gives the same figure,
-one made about 2 % more expensive per message is reported slower while the unchanged one is
+one made about 4 % more expensive per message is reported slower while the unchanged one is
 not, with its extra work's functions on top of the growers, and one that only waits longer
 (a blocking sleep per message) is slower by the clock and not by its count."""
 
@@ -44,13 +44,14 @@ from wsbench.scenarios.selection import ParamError
 
 ECHO = CountSet("echo", {"size_bytes": 16, "in_flight": 1}, 100, 500)
 """A small echo set, ping-pong: 400 round trips between the low and high runs."""
-EXTRA_ITERATIONS = 24
-"""Loop iterations per message that add about 2 % to the test server's instructions per
-message (about 2,600 of about 130,000). Measured: 1.96 %, 2.05 %, 2.14 %, 2.75 % once in
-a full test run without bytecode files, and 3.02 % once in CI: what the same loop costs moves
-with the interpreter's memory layout. The test asks for more than the verdict's 1 % threshold
-and less than 5 % (a loop that cost far more would not be the small change this calibrates),
-and for the verdict "slower"."""
+EXTRA_ITERATIONS = 48
+"""Loop iterations per message that add about 4 % to the test server's instructions per
+message (about 5,200 of about 130,000). The verdict needs the larger of 1 % and three times
+the spread of both sides' counts, and the spread between memory layouts depends on the
+clone's path (0.01 % in one clone, 0.37 % in another, enough in one CI clone for a 2 %
+change to read *no significant change*): 4 % is read *slower* up to a spread of 1.3 %. The
+test asks for more than 2 % and less than 8 % (a loop that cost far more would not be the
+small change this calibrates), and for the verdict "slower"."""
 
 
 def test_a_dump_total_is_read(tmp_path: Path) -> None:
@@ -307,7 +308,7 @@ def echo_count() -> InstructionSet:
 
 
 @pytest.mark.alone  # A/A read 0.24 % (limit 0.2 %) twice with the parallel suite beside it
-def test_calibration_the_same_server_counts_the_same_and_two_percent_more_is_slower(
+def test_calibration_the_same_server_counts_the_same_and_four_percent_more_is_slower(
     echo_count: InstructionSet,
 ) -> None:
     base, again = echo_count, _count(layouts=1)  # the first layout again
@@ -317,10 +318,13 @@ def test_calibration_the_same_server_counts_the_same_and_two_percent_more_is_slo
     # stated spread.
     assert abs(again.per_message / base.layouts[0] - 1) < 0.002
     added = head.per_message / base.per_message - 1
-    assert 0.01 < added < 0.05, f"{added:.2%} more instructions per message"
-    # The two layouts' range (0.39 % in one CI clone, 0.01 % in others) is part of the
-    # spread the verdict must exceed: the change is more than SPREAD_FACTOR times it.
-    assert base.spread is not None and base.spread * SPREAD_FACTOR < added, base.layouts
+    assert 0.02 < added < 0.08, f"{added:.2%} more instructions per message"
+    # Both sides' spreads (layouts' range, repeated run) are part of what the verdict must
+    # exceed: the change is more than SPREAD_FACTOR times the larger.
+    spreads = (base.spread, head.spread)
+    assert None not in spreads and max(spreads) * SPREAD_FACTOR < added, (
+        f"{added:.2%} more; spreads {spreads}; layouts {base.layouts} and {head.layouts}"
+    )
     lines = compare_counts(
         [_doc("changed", base), _doc("unchanged", base)],
         [_doc("changed", head), _doc("unchanged", again)],
