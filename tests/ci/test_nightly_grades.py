@@ -24,7 +24,7 @@ from wsbench.ci.nightly_grades import (
 )
 from wsbench.instrument.autobahn import NoSuiteError, Suite
 from wsbench.jobs import conformance
-from wsbench.jobs.main import run_envs
+from wsbench.jobs.selection import run_envs
 from wsbench.results import store
 
 RUN = "20261124T020000Z-bbbbbb"

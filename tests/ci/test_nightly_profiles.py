@@ -29,8 +29,8 @@ from wsbench.ci.nightly_profiles import (
 )
 from wsbench.impls import get_impl
 from wsbench.instrument.profile import NoProfilerError
-from wsbench.jobs.main import run_envs
 from wsbench.jobs.profile import Outcome
+from wsbench.jobs.selection import run_envs
 from wsbench.jobs.shards import select
 from wsbench.results import store
 from wsbench.results.regressions import compare_new_releases

@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.runs import run, with_grade
 from wsbench.ci.pr_conformance import envs_at, to_markdown
 from wsbench.jobs.conformance import Outcome
-from wsbench.jobs.main import select_envs
+from wsbench.jobs.selection import select_envs
 from wsbench.paths import REPO_ROOT
 
 

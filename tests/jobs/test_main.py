@@ -27,16 +27,9 @@ from wsbench.commands.run import add_arguments, plan_of
 from wsbench.impls import get_impl
 from wsbench.instrument.interpreters import PYTHONS_ENV, probe
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import (
-    THIS_COMMIT,
-    MainJobError,
-    bench_patterns,
-    check_commits,
-    commit_refs,
-    run_envs,
-    run_pythons,
-    select_envs,
-)
+from wsbench.jobs.main import THIS_COMMIT, bench_patterns, check_commits, commit_refs
+from wsbench.jobs.selection import MainJobError, run_envs, run_pythons, select_envs
+from wsbench.mainplan import PROFILED_SET, deployment_sets
 from wsbench.paths import REPO_ROOT
 from wsbench.pythons import PYTHONS
 from wsbench.results.runformat import load
@@ -65,7 +58,7 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
         cwd=clone, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "[5/5] building the site" in proc.stdout
+    assert "[6/6] building the site" in proc.stdout
 
     # One run: a document per configuration of the reference (WebSocket and Socket.IO), for
     # the commit that was run, every benchmark with its samples from two server processes.
@@ -80,11 +73,15 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
         assert doc.impl.name == "native"
         assert doc.harness.commit == commit
         assert (doc.settings.processes, doc.settings.windows_per_process) == (2, 1)
-        # The default grid of every scenario that has one (asv runs them in name order).
+        # The default grid of every scenario that has one (asv runs them in name order), and
+        # the selected configurations' deployment profiles (mainplan) at the profiled set.
         assert sorted((b.scenario, params_key(b.params)) for b in doc.benchmarks) == sorted(
-            (scenario, params_key(params))
-            for scenario in in_grid("default")
-            for params in spec(scenario).grid("default")
+            [
+                (scenario, params_key(params))
+                for scenario in in_grid("default")
+                for params in spec(scenario).grid("default")
+            ]
+            + [(PROFILED_SET[0], params_key(p)) for p in deployment_sets()]
         )
         assert doc.settings.open_files is not None and doc.settings.open_files >= 1024
         unsupported = get_impl("native").config(doc.impl.config).unsupported
@@ -118,6 +115,20 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
 
     echo_page = (clone / "public" / "leaderboards" / "echo" / "index.html").read_text()
     assert "Native reference (Rust)" in echo_page
+
+    # Graded in the same run: the WebSocket configuration by the suite, Socket.IO not
+    # applicable; no profile (py-spy reads Python servers only).
+    grades = {
+        g.impl.config: g.conformance
+        for g in map(
+            load, (clone / "results" / "conformance" / "e2e" / run_dir.name).glob("*.json")
+        )
+    }
+    assert {c: g.outcome if g else None for c, g in grades.items()} == {
+        "websocket": "graded",
+        "socketio": "not applicable",
+    }
+    assert not (clone / "results" / "profiles").exists()
 
 
 def _outside_default_grid(scenario: str) -> list[bool]:

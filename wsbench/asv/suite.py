@@ -51,6 +51,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from wsbench import mainplan
+from wsbench.asv import profiling
 from wsbench.impls import Impl, get_impl
 from wsbench.instrument import instructions, lifetime, provenance, waitbudget
 from wsbench.instrument.cpus import CpuPlacement, placement_from
@@ -90,6 +92,10 @@ PARAMS_ENV = "WSBENCH_PARAMS"
 (``./bench run --param``), by :mod:`wsbench.scenarios.selection`'s rule."""
 INSTRUCTIONS_ENV = "WSBENCH_INSTRUCTIONS"
 """The environment variable that turns instruction counting on (``1``)."""
+DEPLOYMENT_ENV = "WSBENCH_DEPLOYMENT_ENVS"
+"""The environment variable naming the environments also measured at
+:func:`wsbench.mainplan.deployment_sets`, comma-separated, each ``impl:config@python``
+(``./bench run``'s axis configurations)."""
 
 
 class SuiteError(RuntimeError):
@@ -274,6 +280,7 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
         install_error=(not_installed or {}).get("error"),
     )
     earlier = list(run.benchmarks)
+    grids = with_deployment_sets(grids, f"{impl.name}:{run_config.id}", run.python)
 
     def save(found: dict[Scenario, list[Benchmark]]) -> None:
         benchmarks = [b for scenario in grids for b in found.get(scenario, [])]
@@ -299,6 +306,10 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
         }
         save(found)
     else:
+        profiler = profiling.profiler_of()
+        hook = None
+        if profiler is not None and not impl.reference and run.python == DEFAULT_PYTHON:
+            hook = profiling.ProfiledSetHook(placement, profiler)
         found = sample_scenarios(
             impl,
             run_config.id,
@@ -309,7 +320,10 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
             on_progress=save,
             budget=WaitBudget.from_env(settings.plan.wait_budget_s),
             log=lambda line: print(f"wsbench: {impl.name}:{run_config.id} {line}", file=sys.stderr),
+            after_set=hook,
         )
+        if hook is not None and profiler is not None:
+            profiling.save_profile(run, hook.found, settings.results_dir, profiler)
         refused = refused_by_python(
             found, run.python, lambda s, p: refusal(run_config, placement, s, p)
         )
@@ -323,6 +337,27 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
         scenario: {params_key(b.params): figures_of(b) for b in benchmarks}
         for scenario, benchmarks in found.items()
     }
+
+
+def deployment_configs(environ: Mapping[str, str] | None = None) -> set[str]:
+    """The environments :data:`DEPLOYMENT_ENV` names, as ``impl:config@python``."""
+    text = (os.environ if environ is None else environ).get(DEPLOYMENT_ENV, "")
+    return {item for item in text.split(",") if item}
+
+
+def with_deployment_sets(
+    grids: Mapping[Scenario, list[Params]], config: str, python: str
+) -> dict[Scenario, list[Params]]:
+    """``grids`` with :func:`wsbench.mainplan.deployment_sets` added when ``config``
+    (``impl:config``) on ``python`` is one :data:`DEPLOYMENT_ENV` names and ``grids`` hold
+    :data:`wsbench.mainplan.PROFILED_SET` (the tuned figure they are compared with);
+    ``grids`` as they are otherwise."""
+    scenario, params = mainplan.PROFILED_SET
+    named = f"{config}@{python}" in deployment_configs()
+    if not named or params not in grids.get(scenario, []):
+        return dict(grids)
+    extra = [p for p in mainplan.deployment_sets() if p not in grids[scenario]]
+    return {**grids, scenario: [*grids[scenario], *extra]}
 
 
 def refused_by_python(

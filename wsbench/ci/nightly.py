@@ -56,7 +56,8 @@ from wsbench.impls import all_impls
 from wsbench.instrument.autobahn import SuiteError
 from wsbench.instrument.profile import ProfileError
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import MainJobError, grid_processes, grid_windows, on_pythons, run_pythons
+from wsbench.jobs.main import grid_processes, grid_windows
+from wsbench.jobs.selection import MainJobError, on_pythons, run_pythons
 from wsbench.paths import REPO_ROOT
 from wsbench.policy import OTHER_PYTHONS_MINUTES
 from wsbench.pythons import DEFAULT_PYTHON, PYTHONS
@@ -562,7 +563,7 @@ def measure_shard(
     if mode == "auto" and published is None:
         raise NightlyError("--matrix auto reads the results branch: give --remote")
     pythons, extra = split_pythons(run_args)
-    _bench_run(["--new-releases", "--no-site", "--grid", "full", "--shard", shard,
+    _bench_run(["--new-releases", "--no-site", "--grid-only", "--grid", "full", "--shard", shard,
                 "--run-id", run_id, *extra], shard_store, f"shard {shard}")  # fmt: skip
     loaded = store.load_store(shard_store)
     if loaded.problems:
@@ -585,8 +586,9 @@ def measure_shard(
 
     def run(what: str, flags: list[str], *group: matrix.Due) -> None:
         names = [token for d in group for token in ("--environment", d.env.name)]
-        _bench_run(["--no-site", "--grid", "default", *windows, "--run-id", run_id, *names,
-                    *flags, *rest], shard_store, f"shard {shard}: {what}")  # fmt: skip
+        _bench_run(["--no-site", "--grid-only", "--grid", "default", *windows, "--run-id",
+                    run_id, *names, *flags, *rest], shard_store,
+                   f"shard {shard}: {what}")  # fmt: skip
 
     measured: list[matrix.Due] = []
     for what, found, flags, minutes in steps:

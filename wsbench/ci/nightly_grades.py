@@ -8,7 +8,7 @@ night's run id and machine name, which travel with the shard's artifact and are 
 with its documents (:mod:`wsbench.ci.results_branch`):
 
 - every new release of the configurations the shard measured tonight (found as the
-  measuring step's ``--new-releases`` finds them: :func:`wsbench.jobs.main.run_envs`),
+  measuring step's ``--new-releases`` finds them: :func:`wsbench.jobs.selection.run_envs`),
   every night;
 - the listed versions of those configurations (every version in the matrix) by
   ``--matrix``: "auto"
@@ -35,7 +35,7 @@ from wsbench.instrument.autobahn import Suite
 from wsbench.instrument.cpus import placement_from
 from wsbench.jobs import conformance, releases
 from wsbench.jobs.conformance import Outcome
-from wsbench.jobs.main import run_envs
+from wsbench.jobs.selection import run_envs
 from wsbench.results import conformance_regressions, store
 from wsbench.results.regressions import Regression
 from wsbench.results.runformat import Run

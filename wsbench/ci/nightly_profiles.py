@@ -32,9 +32,10 @@ from wsbench.asv.conf import BenchEnv, bench_envs
 from wsbench.impls import all_impls
 from wsbench.instrument import profile
 from wsbench.instrument.cpus import placement_from
+from wsbench.instrument.profiled import NATIVE, WARMUP_S, WINDOW_S
 from wsbench.jobs import releases
-from wsbench.jobs.main import run_envs
-from wsbench.jobs.profile import WARMUP_S, WINDOW_S, Outcome, profile_env, to_text
+from wsbench.jobs.profile import Outcome, profile_env, to_text
+from wsbench.jobs.selection import run_envs
 from wsbench.results import regressions, store
 from wsbench.results.regressions import ReleaseComparison
 from wsbench.results.runformat import Run
@@ -49,17 +50,11 @@ SETS: dict[Scenario, list[Params]] = {
 16 B x 64 in flight (the per-message cost), 64 KiB x 64 (the per-byte cost: where
 gunicorn's ``_unmask`` shows), broadcast to 100 subscribers (the fan-out) and 1,000
 clients at once (the per-connection cost)."""
-NATIVE = False
-"""Python frames only (py-spy ``--nonblocking``): its cost could not be told from zero over
-16 server processes (README "CPU profiles"), and it takes 250 samples a second of a busy
-server. Native frames (``--native``) would split out the C extensions' time, but py-spy must
-stop the server for each sample: over the 40 Python configurations at echo 16 B x 64 that
-cost 8-98 % of the rate at 100 Hz, and most of its samples landed in system calls, which
-left a few dozen for the split. They stay a choice of ``./bench profile``."""
 PROFILES_PER_NIGHT = 16
 """At most this many configurations profiled per shard and night. Each costs its sets'
 server starts and windows: 4 sets x (a server start, 0.6-2.5 s, + 3 windows x (warm-up
-:data:`wsbench.jobs.profile.WARMUP_S` + window :data:`wsbench.jobs.profile.WINDOW_S`)) =
+:data:`~wsbench.instrument.profiled.WARMUP_S` + window
+:data:`~wsbench.instrument.profiled.WINDOW_S`)) =
 4 x (9 s + a start), 38-46 s, so 16 take 10-12 minutes of a shard's 240. The default plan's
 largest shard (:data:`wsbench.ci.nightly.SHARDS` shards) holds 14 latest Python
 configurations (Starlette's among them), so 16 profile every latest configuration every

@@ -7,7 +7,7 @@ that configuration is profiled at that set on both sides, at most
 side's configuration as its commit defines it (its checkout's ``impls/``: server code and
 pins, :func:`wsbench.ci.pr_conformance.envs_at`), started and profiled by this harness
 (:mod:`wsbench.jobs.profile`, with the nightly's choice of frames:
-:data:`wsbench.ci.nightly_profiles.NATIVE`). The comment gets, per slowed set, the
+:data:`wsbench.instrument.profiled.NATIVE`). The comment gets, per slowed set, the
 functions whose share of the samples grew most from base to head
 (:mod:`wsbench.results.profile_diff`), naming both profiles. A change of the harness or the
 load generator is profiled the same way: the profiles then show the servers' side only.
@@ -21,12 +21,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from wsbench.ci.nightly_profiles import NATIVE
 from wsbench.ci.pr_conformance import envs_at
 from wsbench.instrument import profile
 from wsbench.instrument.cpus import placement_from
+from wsbench.instrument.profiled import NATIVE, WARMUP_S, WINDOW_S
 from wsbench.jobs import commits as commitcompare
-from wsbench.jobs.profile import WARMUP_S, WINDOW_S, Outcome, profile_env
+from wsbench.jobs.profile import Outcome, profile_env
 from wsbench.results import compare, profile_diff, store
 from wsbench.results.compare import SIDE_LABELS
 from wsbench.results.runformat import Run, load
@@ -35,7 +35,8 @@ from wsbench.scenarios import Params, Scenario, params_key, spec
 SETS_PER_COMPARISON = 3
 """At most this many slowed (configuration, set) pairs profiled per pull request: each
 costs 2 sides x (a server start, 0.6-2.5 s, + 3 windows x (warm-up
-:data:`wsbench.jobs.profile.WARMUP_S` + window :data:`wsbench.jobs.profile.WINDOW_S`)),
+:data:`~wsbench.instrument.profiled.WARMUP_S` + window
+:data:`~wsbench.instrument.profiled.WINDOW_S`)),
 about 20 s, so the comment comes at most a minute later; a change that slows more sets
 is explained by its first ones."""
 TITLE = "CPU profiles of the slower sets (py-spy)"

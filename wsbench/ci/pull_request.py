@@ -49,7 +49,7 @@ from wsbench.instrument.profile import ProfileError
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import commits as commitcompare
 from wsbench.jobs.compare import COMPARISONS, select_grids
-from wsbench.jobs.main import MainJobError, run_pythons
+from wsbench.jobs.selection import MainJobError, run_pythons
 from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.results import compare, env_diff, instruction_verdicts, store
 from wsbench.scenarios import in_grid
@@ -115,7 +115,7 @@ class PrCompareOptions:
             timing (any runner).
         pythons: ``--python`` values: the Pythons each configuration's latest release is
             compared on (names, or ``all``: every one this machine has;
-            :func:`wsbench.jobs.main.run_pythons`); default the default Python only.
+            :func:`wsbench.jobs.selection.run_pythons`); default the default Python only.
     """
 
     base: str

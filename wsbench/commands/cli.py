@@ -55,9 +55,9 @@ from wsbench.jobs.calibrate import CalibrateError
 from wsbench.jobs.conformance import ConformanceError
 from wsbench.jobs.crosscheck import CrossCheckError
 from wsbench.jobs.lock import LockJobError
-from wsbench.jobs.main import MainJobError
 from wsbench.jobs.noise import NoiseError
 from wsbench.jobs.profile import ProfileJobError
+from wsbench.jobs.selection import MainJobError
 from wsbench.results.compare import CompareError
 from wsbench.results.store import StoreError
 from wsbench.scenarios.selection import ParamError

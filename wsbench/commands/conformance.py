@@ -43,6 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--shard", metavar="I/N", help="only shard I of N (as ./bench run)")
     parser.add_argument("--run-id", help="the documents' run id (default: a new one)")
+    parser.add_argument(
+        "--at-once", type=int, default=job.AT_ONCE, metavar="N",
+        help=f"grade up to N servers at the same time (default {job.AT_ONCE}; 1: one at a "
+        "time)",
+    )  # fmt: skip
 
 
 def options_of(args: argparse.Namespace) -> ConformanceOptions:
@@ -52,7 +57,7 @@ def options_of(args: argparse.Namespace) -> ConformanceOptions:
         environment=args.environment, grid=args.grid, cases=args.cases,
         results=args.results, machine=args.machine, server_cpus=args.server_cpus,
         client_cpus=args.client_cpus, new_releases=args.new_releases, shard=args.shard,
-        run_id=args.run_id,
+        run_id=args.run_id, at_once=args.at_once,
     )  # fmt: skip
 
 

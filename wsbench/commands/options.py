@@ -23,7 +23,7 @@ def positive_float(text: str) -> float:
 def add_env_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
     """The environments a command works on, as every command that installs servers takes
     them: ``--impl``, ``--config``, ``--versions`` and ``--environment``
-    (:func:`wsbench.jobs.main.select_envs` reads them); ``verb`` completes their help
+    (:func:`wsbench.jobs.selection.select_envs` reads them); ``verb`` completes their help
     (``"run"``, ``"grade"``, ``"profile"``)."""
     parser.add_argument(
         "--impl", action="append",

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from wsbench.commands.options import add_env_arguments, positive_float
 from wsbench.instrument.profile import RATE_HZ
+from wsbench.instrument.profiled import WARMUP_S, WINDOW_S
 from wsbench.jobs import profile as job
-from wsbench.jobs.profile import WARMUP_S, WINDOW_S, ProfileOptions
+from wsbench.jobs.profile import ProfileOptions
 from wsbench.scenarios import GRIDS, SCENARIOS
 
 NAME = "profile"

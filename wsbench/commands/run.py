@@ -7,7 +7,8 @@ import argparse
 from wsbench.commands.options import add_env_arguments, add_plan_arguments, plan_from_args
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs import main as mainjob
-from wsbench.jobs.main import MainJobError, MainJobOptions, grid_processes, grid_windows
+from wsbench.jobs.main import MainJobOptions, grid_processes, grid_windows
+from wsbench.jobs.selection import MainJobError
 from wsbench.pythons import DEFAULT_PYTHON, PYTHONS
 from wsbench.scenarios import (
     DEFAULT_GRID_PROCESSES,
@@ -85,6 +86,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "minutes per environment; the nightly's; README: Instructions per message)",
     )
     parser.add_argument("--no-site", action="store_true", help="skip building the site")
+    parser.add_argument(
+        "--grid-only", action="store_true",
+        help="measure the grid only: no conformance grades, CPU profiles, deployment profiles "
+        "or second Python (README: what ./bench run measures)",
+    )  # fmt: skip
 
 
 def plan_of(args: argparse.Namespace) -> SamplingPlan:
@@ -116,7 +122,7 @@ def options_of(args: argparse.Namespace) -> MainJobOptions:
         loadgen_cpus=args.loadgen_cpus, machine=args.machine, commits=args.commits,
         new_releases=args.new_releases, python=tuple(args.python or (DEFAULT_PYTHON,)),
         shard=args.shard, run_id=args.run_id,
-        instructions=args.instructions, no_site=args.no_site,
+        instructions=args.instructions, no_site=args.no_site, grid_only=args.grid_only,
     )  # fmt: skip
 
 

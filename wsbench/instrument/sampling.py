@@ -165,6 +165,11 @@ class SamplingPlan:
             raise ValueError("the wait budget must be >= 0 s")
 
 
+AfterSet = Callable[[ServerSession, MeasureConfig, Sequence[Sample]], None]
+"""What :func:`sample_scenarios` calls after a parameter set's windows in the last process:
+the running server, the set's configuration and the samples this process took of it."""
+
+
 def to_sample(m: Measurement, *, process: int, window: int, plan: SamplingPlan) -> Sample:
     """One window's measurement as a sample, with its interference figures and verdict."""
     if m.status != "ok" or m.report is None:
@@ -366,6 +371,7 @@ def sample_scenarios(
     sleep: Callable[[float], None] = time.sleep,
     budget: WaitBudget | None = None,
     tls: TlsFiles | None = None,
+    after_set: AfterSet | None = None,
 ) -> dict[Scenario, list[Benchmark]]:
     """Measure every scenario of ``grids`` at each of its parameter sets following ``plan``.
 
@@ -399,6 +405,9 @@ def sample_scenarios(
         budget: the run's wait budget, shared with the run's other processes (None: this
             call's own, of ``plan.wait_budget_s``).
         tls: the run's TLS files, for the parameter sets of the profiles over TLS.
+        after_set: called in the last process after each parameter set's windows, when
+            the last of them was measured, with the server still running (the main job's
+            profiled window: :mod:`wsbench.asv.suite`).
 
     Returns:
         By scenario (in ``grids``' order), one benchmark per parameter set in its grid's
@@ -448,7 +457,7 @@ def sample_scenarios(
 
             tls = make_tls_files(Path(directory))
         _sample_groups(impl, config_id, groups, plan, placement, python, client, tls, connections,
-                       progress, log, sleep, budget)  # fmt: skip
+                       progress, log, sleep, budget, after_set)  # fmt: skip
     return {s: [c.benchmark(s) for c in entries] for s, entries in collected.items()}
 
 
@@ -492,6 +501,7 @@ def _sample_groups(
     log: Callable[[str], None],
     sleep: Callable[[float], None],
     budget: WaitBudget,
+    after_set: AfterSet | None = None,
 ) -> None:
     """:func:`sample_scenarios`' loop: each process serves each group of ``groups`` (a
     deployment profile and its parameter sets) from a server of its own, replaced when it
@@ -522,7 +532,12 @@ def _sample_groups(
                         config = dataclasses.replace(config, connections=connections)
                     log(f"process {process + 1}/{plan.processes} {scenario} {entry.params}")
                     _sample_windows(session, config, entry, process, plan, sleep, budget)
-                    if process == plan.processes - 1 and _all_disturbed(entry.samples):
+                    last = process == plan.processes - 1
+                    if after_set and last and entry.samples[-1].status == "ok" and session.alive():
+                        after_set(
+                            session, config, [s for s in entry.samples if s.process == process]
+                        )
+                    if last and _all_disturbed(entry.samples):
                         why = all_disturbed(entry.benchmark(scenario))
                         log(f"{scenario} {entry.params}: {why}")
                     progress()

@@ -3,7 +3,7 @@ by the Autobahn|Testsuite's fuzzing client, each grade a run document in the con
 store.
 
 For each environment (the same choices as ``./bench run``, new releases and shards
-included: :func:`wsbench.jobs.main.run_envs`) the job installs it
+included: :func:`wsbench.jobs.selection.run_envs`) the job installs it
 (:func:`wsbench.asv.venvs.ensure`), starts its server as the benchmarks do
 (:class:`wsbench.instrument.measure.ServerSession`, on the server CPUs) and runs the fuzzing
 client against its ``/echo`` (:mod:`wsbench.instrument.autobahn`, on
@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +47,7 @@ from wsbench.instrument.autobahn import Suite, SuiteError
 from wsbench.instrument.cpus import CpuPlacement, placement_from
 from wsbench.instrument.measure import ServerSession
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import MainJobError, run_envs
+from wsbench.jobs.selection import MainJobError, run_envs
 from wsbench.results import conformance as grading
 from wsbench.results import store
 from wsbench.results.runformat import Conformance, ConformanceCase, Run
@@ -74,6 +75,8 @@ NOT_APPLICABLE = (
 TIMEOUT_S: dict[str, float] = {"default": 600.0, "full": 1800.0}
 """Seconds the fuzzing client may take for one server on each grid (about 12-30 s here on
 the default grid; group 9's 16 MiB messages take minutes on the slowest servers)."""
+AT_ONCE = 1
+"""How many servers ``./bench conformance`` grades at the same time by default."""
 REPORTS_SUBDIR = "reports"
 """The folder, in a run's folder of the conformance store, of the suite's HTML reports."""
 
@@ -215,6 +218,7 @@ class ConformanceOptions:
         shard: ``"I/N"``: only shard I of N of the environments (as ``./bench run
             --shard``).
         run_id: the documents' run id (None: a new one).
+        at_once: how many servers are graded at the same time (:func:`grade_all`).
     """
 
     impl: Sequence[str] | None = None
@@ -230,6 +234,7 @@ class ConformanceOptions:
     new_releases: bool = False
     shard: str | None = None
     run_id: str | None = None
+    at_once: int = 1
 
 
 def cases_of(grid: str, cases: Sequence[str] | None = None) -> list[str]:
@@ -311,25 +316,34 @@ def grade_all(
     machine: str,
     run_id: str,
     log: Callable[[str], None],
+    at_once: int = 1,
 ) -> list[Outcome]:
-    """Grade each of ``envs`` in turn (:func:`grade_env`) on ``grid``'s cases (or
-    ``cases``), each document saved in the conformance store ``root`` under ``run_id``;
-    ``log`` gets one line per environment before it is graded.
+    """Grade each of ``envs`` (:func:`grade_env`) on ``grid``'s cases (or ``cases``), up to
+    ``at_once`` of them at the same time (each its own server and fuzzing client, on the
+    same CPUs: the client mostly waits on the suite's timers), each document saved in the
+    conformance store ``root`` under ``run_id``; ``log`` gets one line per environment as
+    its grading starts.
+
+    Returns:
+        The outcomes in the order of ``envs``.
 
     Raises:
-        ConformanceError: an unknown grid or case pattern.
+        ConformanceError: an unknown grid or case pattern, or ``at_once`` below 1.
     """
     patterns = cases_of(grid, cases)
-    outcomes = []
-    for i, env in enumerate(envs, 1):
+    if at_once < 1:
+        raise ConformanceError(f"at_once must be at least 1, not {at_once}")
+
+    def one(i: int, env: BenchEnv) -> Outcome:
         version = env.version.version if env.version else ""
         log(f"[{i}/{len(envs)}] {env.row_name} {version}")
-        graded = grade_env(
+        return grade_env(
             env, suite, patterns, placement=placement, timeout_s=TIMEOUT_S[grid],
             root=root, machine=machine, run_id=run_id,
         )  # fmt: skip
-        outcomes.append(graded)
-    return outcomes
+
+    with ThreadPoolExecutor(max_workers=at_once) as pool:
+        return list(pool.map(one, range(1, len(envs) + 1), envs))
 
 
 def run(options: ConformanceOptions, log: Callable[[str], None] | None = None) -> int:
@@ -342,7 +356,7 @@ def run(options: ConformanceOptions, log: Callable[[str], None] | None = None) -
 
     Raises:
         ConformanceError: an unknown grid or case pattern, or a malformed run id.
-        wsbench.jobs.main.MainJobError: an unknown implementation, configuration or
+        wsbench.jobs.selection.MainJobError: an unknown implementation, configuration or
             environment, or a malformed shard.
         wsbench.instrument.autobahn.SuiteError: the suite's environment cannot be found
             or made.
@@ -373,7 +387,7 @@ def run(options: ConformanceOptions, log: Callable[[str], None] | None = None) -
     run_id = options.run_id or store.new_run_id()
     outcomes = grade_all(
         envs, suite, options.grid, cases=options.cases, placement=placement, root=root,
-        machine=machine, run_id=run_id, log=say,
+        machine=machine, run_id=run_id, log=say, at_once=options.at_once,
     )  # fmt: skip
     minutes, seconds = divmod(round(time.monotonic() - started), 60)
     print(to_text(outcomes))

@@ -30,16 +30,18 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
 
+from wsbench import mainplan
 from wsbench.asv import conf as asvconf
-from wsbench.asv import machines
+from wsbench.asv import machines, profiling
 from wsbench.asv.conf import BenchEnv
 from wsbench.asv.suite import (
+    DEPLOYMENT_ENV,
     GRID_ENV,
     INSTRUCTIONS_ENV,
     PARAMS_ENV,
@@ -47,17 +49,21 @@ from wsbench.asv.suite import (
     grid_combinations,
 )
 from wsbench.cpulist import cpu_list
-from wsbench.impls import ImplError, get_impl
-from wsbench.instrument import lifetime, loadgen, machine, system, waitbudget
-from wsbench.instrument.cpus import LOADGEN_CPUS_ENV, SERVER_CPUS_ENV, placement_from
-from wsbench.instrument.interpreters import InterpreterNotFound, find_python, routes
+from wsbench.instrument import autobahn, lifetime, loadgen, machine, profile, system, waitbudget
+from wsbench.instrument.cpus import (
+    LOADGEN_CPUS_ENV,
+    SERVER_CPUS_ENV,
+    CpuPlacement,
+    placement_from,
+)
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.instrument.waitbudget import WaitBudget, waits_spent
-from wsbench.jobs import releases, shards
+from wsbench.jobs import conformance
 from wsbench.jobs.commits import resolve
+from wsbench.jobs.selection import MainJobError, run_envs, run_pythons
 from wsbench.jobs.written import unwritten
 from wsbench.paths import REPO_ROOT, SITE_DIR
-from wsbench.pythons import DEFAULT_PYTHON, PYTHONS, parse_python, pythons_of
+from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.results import store
 from wsbench.results.compare import CompareError
 from wsbench.scenarios import (
@@ -69,17 +75,13 @@ from wsbench.scenarios import (
     selection,
 )
 
-STEPS = 5
+STEPS = 6
 ASV = (sys.executable, "-m", "wsbench.asv.main")
 """asv's command line, run as :mod:`wsbench.asv.main` (its configuration read faster)."""
 ASV_DONE_CODES = (0, 2)
 """asv run's exit codes when it ran: 0 all passed, 2 some benchmark failed (recorded as such)."""
 THIS_COMMIT = "HEAD^!"
 """``asv run``'s commit argument for the checked-out commit alone (the default)."""
-
-
-class MainJobError(RuntimeError):
-    """A step of the main job failed; the message names the step and the reason."""
 
 
 @dataclass(frozen=True)
@@ -102,11 +104,14 @@ class MainJobOptions:
         python: the Pythons (``"3.12"``, ``"3.14t"``, or ``"all"``: every one of
             :data:`wsbench.pythons.PYTHONS` this machine has): the default Python's
             environments as selected, each other's with the latest releases only
-            (:func:`run_pythons`).
+            (:func:`wsbench.jobs.selection.run_pythons`).
         shard: ``"I/N"``: only shard I of N of the environments.
         run_id: the run's id (None: a new one).
         instructions: also count instructions per message under valgrind.
         no_site: skip building the site.
+        grid_only: measure the grid only: no conformance grades, profiles, deployment
+            profiles or second Python (:mod:`wsbench.mainplan`; the nightly's runs, which
+            take those steps themselves).
     """
 
     impl: Sequence[str] | None = None
@@ -127,6 +132,7 @@ class MainJobOptions:
     run_id: str | None = None
     instructions: bool = False
     no_site: bool = False
+    grid_only: bool = False
 
 
 def grid_windows(grid: str) -> int:
@@ -181,132 +187,6 @@ def check_commits(commits: str, repo: Path = REPO_ROOT) -> None:
 
 def _step(i: int, text: str) -> None:
     print(f"\n[{i}/{STEPS}] {text}", flush=True)
-
-
-def select_envs(
-    impls: Sequence[str] | None,
-    versions: str,
-    configs: Sequence[str] | None = None,
-    names: Sequence[str] | None = None,
-) -> list[BenchEnv]:
-    """The environments to run: the given implementations (default all) in the given
-    configurations (default all), at the latest or all versions; or, when ``names`` are
-    given, exactly the environments of those asv names (the nightly's older versions,
-    :mod:`wsbench.ci.matrix`, and latest releases on other Pythons, :func:`other_python_envs`).
-
-    Raises:
-        MainJobError: an implementation name or an environment name is unknown, a
-            configuration id belongs to none of the selected implementations, or
-            ``names`` come with implementations or configurations.
-    """
-    if names:
-        if impls or configs:
-            raise MainJobError("--environment selects environments by itself: no --impl/--config")
-        by_name = {e.name: e for e in [*asvconf.bench_envs(), *other_python_envs()]}
-        missing = [n for n in names if n not in by_name]
-        if missing:
-            raise MainJobError(f"unknown environment(s) {missing} (see asv.conf.json)")
-        return [by_name[n] for n in dict.fromkeys(names)]
-    try:
-        wanted = {get_impl(name).name for name in impls} if impls else None
-    except ImplError as exc:
-        raise MainJobError(str(exc)) from exc
-    envs = [e for e in asvconf.bench_envs() if wanted is None or e.impl.name in wanted]
-    if configs:
-        unknown = set(configs) - {e.config.id for e in envs}
-        if unknown:
-            known = ", ".join(sorted({e.config.id for e in envs}))
-            raise MainJobError(f"unknown configuration(s) {sorted(unknown)} (known: {known})")
-        envs = [e for e in envs if e.config.id in configs]
-    return envs if versions == "all" else [e for e in envs if e.is_default]
-
-
-def run_pythons(texts: Sequence[str], log: Callable[[str], None] | None = None) -> list[str]:
-    """The Pythons a run measures on, of ``--python`` values (:func:`wsbench.pythons.
-    pythons_of`): each one named must be on this machine; of ``"all"``, those that are not
-    are skipped and said so (``log``, default stderr).
-
-    Raises:
-        MainJobError: a malformed value, or a Python named that this machine does not have
-            (the message names the routes looked along).
-    """
-    say = log or (lambda line: print(f"wsbench: {line}", file=sys.stderr))
-    try:
-        names = pythons_of(list(texts))
-    except ValueError as exc:
-        raise MainJobError(str(exc)) from exc
-    named = {parse_python(t) for t in texts if t != "all"}
-    found: list[str] = []
-    for name in names:
-        try:
-            find_python(name)
-        except InterpreterNotFound as exc:
-            if name in named:
-                raise MainJobError(str(exc)) from exc
-            say(f"Python {name} is not on this machine: not measured (looked for {routes(name)})")
-            continue
-        found.append(str(name))
-    return found
-
-
-def other_python_envs() -> list[BenchEnv]:
-    """The latest release of every configuration on every Python of
-    :data:`wsbench.pythons.PYTHONS` but the default: the environments ``--environment`` can
-    name beside those of asv.conf.json (the nightly's, :mod:`wsbench.ci.nightly`)."""
-    return on_pythons(asvconf.bench_envs(), [p for p in PYTHONS if p != DEFAULT_PYTHON])
-
-
-def on_pythons(envs: Sequence[BenchEnv], pythons: Sequence[str]) -> list[BenchEnv]:
-    """``envs`` on each of ``pythons``: on the default Python as they are, on every other
-    the latest releases' (``is_default``) only; older versions stay on the Python of their
-    time, the default."""
-    out: list[BenchEnv] = []
-    for python in pythons:
-        if python == DEFAULT_PYTHON:
-            out += envs
-        else:
-            out += [asvconf.on_python(e, python) for e in envs if e.is_default]
-    return out
-
-
-def run_envs(
-    impls: Sequence[str] | None,
-    versions: str,
-    configs: Sequence[str] | None = None,
-    names: Sequence[str] | None = None,
-    *,
-    new_releases: bool = False,
-    shard: str | None = None,
-    fetch: releases.Fetch = releases.fetch_project,
-    pythons: Sequence[str] = (DEFAULT_PYTHON,),
-) -> list[BenchEnv]:
-    """The environments of a run (``./bench run``'s, and ``./bench conformance``'s with the
-    same options): :func:`select_envs`, then with ``new_releases`` every release newer than
-    the last listed in the configurations selected (:func:`wsbench.jobs.releases.
-    new_release_envs`; an index that cannot be read is named on stderr and skipped), then
-    on each of ``pythons`` (:func:`on_pythons`; not with ``names``, which are exact), then
-    with ``shard`` (``"I/N"``) only that shard's (:func:`wsbench.jobs.shards.select`; it may
-    be empty).
-
-    Raises:
-        MainJobError: as :func:`select_envs`, or a malformed ``shard``.
-    """
-    envs = select_envs(impls, versions, configs, names)
-    if new_releases:
-        chosen = list({e.impl.name: e.impl for e in envs}.values())
-        found = releases.new_release_envs(chosen, fetch)
-        for problem in found.problems:
-            print(f"wsbench: new releases not looked up: {problem}", file=sys.stderr)
-        wanted = {(e.impl.name, e.config.id) for e in envs}
-        envs += [e for e in found.envs if (e.impl.name, e.config.id) in wanted]
-    if not names:
-        envs = on_pythons(envs, pythons)
-    if shard:
-        try:
-            envs = shards.select(envs, shard)
-        except shards.ShardError as exc:
-            raise MainJobError(str(exc)) from exc
-    return envs
 
 
 def machine_info(name: str) -> dict[str, str]:
@@ -432,6 +312,15 @@ def run(options: MainJobOptions) -> int:
         options.impl, options.versions, options.config, options.environment,
         new_releases=options.new_releases, shard=options.shard, pythons=pythons,
     )  # fmt: skip
+    axis: list[BenchEnv] = []
+    if not options.grid_only:
+        narrowed = bool(options.impl or options.config or options.environment)
+        axis = axis_envs(envs, narrowed)
+        second = None
+        if list(options.python) == [DEFAULT_PYTHON] and not options.environment:
+            second = mainplan.second_python(run_pythons(["all"], log=lambda _: None))
+        if second is not None:
+            envs += [asvconf.on_python(e, second) for e in axis if not e.impl.reference]
     if options.shard and not envs:
         print(f"wsbench: shard {options.shard} has no environment: nothing to measure")
         return 0
@@ -490,6 +379,8 @@ def run(options: MainJobOptions) -> int:
         GRID_ENV: options.grid,
         PARAMS_ENV: ";".join(options.param),
         INSTRUCTIONS_ENV: "1" if options.instructions else "",
+        DEPLOYMENT_ENV: ",".join(f"{e.impl.name}:{e.config.id}@{e.python}" for e in axis),
+        profiling.PROFILE_ENV: "" if options.grid_only else profile.py_spy(),
     }
     env[SCENARIOS_ENV] = ",".join(grids)  # measured together by the shared setup_cache
     holder = f"run {run_id} ({options.machine}), pid {os.getpid()}, since {store.now_iso()}"
@@ -500,7 +391,7 @@ def run(options: MainJobOptions) -> int:
         env[store.FAULTS_ENV] = str(Path(scratch) / "faults.txt")
         budget = WaitBudget(plan.wait_budget_s, Path(scratch) / "waits.txt")
         env[waitbudget.ACCOUNT_ENV] = str(budget.account)
-        patterns = bench_patterns(grids, options.commits)
+        patterns = bench_patterns(with_axis_sets(grids, axis), options.commits)
         code = subprocess.run(
             asv_command(envs, patterns, options.machine, options.commits, conf_path),
             cwd=REPO_ROOT,
@@ -526,12 +417,70 @@ def run(options: MainJobOptions) -> int:
         print("  some benchmarks failed: their reasons are in the run's documents and on the site")
     print(f"  run {run_id}: {run_dir}")
 
-    if options.no_site:
-        return 0
-    _step(5, "building the site (mkdocs build --strict)")
-    build_site(results)
-    print(f"\nwsbench: done. Open {SITE_DIR / 'index.html'}")
+    ungraded = None
+    if options.grid_only:
+        _step(5, "conformance: not graded (--grid-only)")
+    else:
+        graded = [e for e in envs if e.python == DEFAULT_PYTHON]
+        _step(5, f"grading {len(graded)} configuration(s) by the Autobahn|Testsuite, "
+                 f"{mainplan.CONFORMANCE_AT_ONCE} at a time")  # fmt: skip
+        ungraded = grade(graded, results, options.machine, run_id, placement)
+
+    if not options.no_site:
+        _step(6, "building the site (mkdocs build --strict)")
+        build_site(results)
+    if ungraded:
+        raise MainJobError(ungraded)
+    if not options.no_site:
+        print(f"\nwsbench: done. Open {SITE_DIR / 'index.html'}")
     return 0
+
+
+def axis_envs(envs: Sequence[BenchEnv], narrowed: bool) -> list[BenchEnv]:
+    """The environments of ``envs`` measured on every axis (:mod:`wsbench.mainplan`): the
+    latest releases on the default Python of :func:`wsbench.mainplan.axis_config_ids`."""
+    latest = [e for e in envs if e.is_default and e.python == DEFAULT_PYTHON]
+    wanted = mainplan.axis_config_ids([(e.impl.name, e.config.id) for e in latest], narrowed)
+    return [e for e in latest if (e.impl.name, e.config.id) in wanted]
+
+
+def with_axis_sets(
+    grids: Mapping[Scenario, Sequence[Params]], axis: Sequence[BenchEnv]
+) -> dict[Scenario, list[Params]]:
+    """``grids`` with the deployment profiles' sets (:func:`wsbench.mainplan.
+    deployment_sets`) when some environment is measured in them (``axis``) and ``grids``
+    hold their tuned set: the sets asv is to run (:func:`bench_patterns`)."""
+    scenario, params = mainplan.PROFILED_SET
+    out = {s: list(sets) for s, sets in grids.items()}
+    if axis and params in out.get(scenario, []):
+        out[scenario] += [p for p in mainplan.deployment_sets() if p not in out[scenario]]
+    return out
+
+
+def grade(
+    envs: Sequence[BenchEnv], results: Path, machine_name: str, run_id: str,
+    placement: CpuPlacement,
+) -> str | None:  # fmt: skip
+    """Grade ``envs`` (:func:`wsbench.jobs.conformance.grade_all`, the default grid's cases,
+    :data:`wsbench.mainplan.CONFORMANCE_AT_ONCE` at a time) into the conformance store of
+    ``results`` under ``run_id``, and print their table.
+
+    Returns:
+        None when every environment was graded or is not applicable; else what went
+        wrong, naming the environments (their documents say why) or the suite.
+    """
+    try:
+        suite = autobahn.find_suite(log=lambda line: print(f"  {line}", flush=True))
+    except autobahn.SuiteError as exc:
+        return f"conformance not graded: {exc}"
+    outcomes = conformance.grade_all(
+        envs, suite, "default", placement=placement, root=store.conformance_store(results),
+        machine=machine_name, run_id=run_id, at_once=mainplan.CONFORMANCE_AT_ONCE,
+        log=lambda line: print(f"  {line}", flush=True),
+    )  # fmt: skip
+    print("".join(f"  {line}\n" for line in conformance.to_text(outcomes).splitlines()), end="")
+    failed = [o.row_name for o in outcomes if not o.graded]
+    return f"not graded (their documents say why): {', '.join(failed)}" if failed else None
 
 
 MKDOCS_CHATTER = re.compile(r"(DEBUG|INFO)\s+-  ")

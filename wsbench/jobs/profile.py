@@ -28,33 +28,18 @@ from wsbench.asv.conf import BenchEnv
 from wsbench.asv.suite import default_machine_name
 from wsbench.instrument import profile, provenance
 from wsbench.instrument.cpus import CpuPlacement, placement_from
-from wsbench.instrument.measure import MeasureConfig, Measurement, ServerSession
-from wsbench.instrument.profile import ProfileError
+from wsbench.instrument.measure import MeasureConfig, ServerSession
+from wsbench.instrument.profiled import WARMUP_S, WINDOW_S, figures, profiled_window
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs.main import select_envs
+from wsbench.jobs.selection import select_envs
 from wsbench.results import profile_shares, store
-from wsbench.results.runformat import ProfiledWindow, ProfileSet, Profiling, Run
+from wsbench.results.runformat import ProfileSet, Profiling, Run
 from wsbench.scenarios import Grid, Params, Scenario, params_key, spec
 from wsbench.scenarios.selection import select
-
-WARMUP_S = 1.0
-"""Seconds of warm-up before each window (the load generator's own, not profiled)."""
-WINDOW_S = 2.0
-"""Seconds of each window: py-spy's 250 samples/s give 500 samples of a busy server."""
 
 
 class ProfileJobError(ValueError):
     """Bad options: a scenario without measurement windows (the message names it)."""
-
-
-def figures(measured: Measurement) -> ProfiledWindow:
-    """The figures of one window kept beside a profile."""
-    usage = measured.server
-    return ProfiledWindow(
-        messages_per_s=measured.messages_per_s,
-        server_cpu_percent=usage.cpu_percent if usage else None,
-        server_kernel_cpu_percent=usage.kernel_cpu_percent if usage else None,
-    )
 
 
 def profile_set(
@@ -71,29 +56,18 @@ def profile_set(
     Returns:
         The profile; ``"failed"`` with the reason when a window or the profiler failed.
     """
-    blank = ProfileSet(config.scenario, config.params(), "failed", None, config.duration_s,
-                       rate_hz)  # fmt: skip
     before = session.run(config)
     if before.status != "ok":
-        return msgspec.structs.replace(blank, error=before.error)
-    recording = profile.Recording(
-        session.pid, delay_s=config.warmup_s, duration_s=config.duration_s,
-        cpus=placement.loadgen, native=native, rate_hz=rate_hz,
-    )  # fmt: skip
-    recording.start()
-    profiled = session.run(config)
-    try:
-        stacks = recording.result()
-    except ProfileError as exc:
-        return msgspec.structs.replace(blank, error=f"the profiler failed: {exc}")
-    if profiled.status != "ok":
-        return msgspec.structs.replace(blank, error=profiled.error)
+        return ProfileSet(config.scenario, config.params(), "failed", before.error,
+                          config.duration_s, rate_hz)  # fmt: skip
+    found = profiled_window(session, config, placement=placement, native=native,
+                            unprofiled=[figures(before)], rate_hz=rate_hz)  # fmt: skip
+    if found.status != "ok":
+        return found
     after = session.run(config)
-    unprofiled = [figures(before)] + ([figures(after)] if after.status == "ok" else [])
-    return ProfileSet(
-        config.scenario, config.params(), "ok", None, config.duration_s, rate_hz,
-        stacks=stacks, profiled=figures(profiled), unprofiled=unprofiled,
-    )  # fmt: skip
+    if after.status != "ok":
+        return found
+    return msgspec.structs.replace(found, unprofiled=[*found.unprofiled, figures(after)])
 
 
 def select_sets(
@@ -277,7 +251,7 @@ def run(options: ProfileOptions, log: Callable[[str], None] | None = None) -> in
         ProfileJobError: a scenario without windows, or only the reference server chosen
             (it is skipped: py-spy reads Python processes).
         wsbench.scenarios.selection.ParamError: a filter that selects nothing.
-        wsbench.jobs.main.MainJobError: an unknown implementation, configuration or
+        wsbench.jobs.selection.MainJobError: an unknown implementation, configuration or
             environment.
         wsbench.instrument.profile.NoProfilerError: py-spy is not installed.
         wsbench.cpulist.CpuSetError: a malformed CPU list.
