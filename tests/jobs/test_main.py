@@ -133,9 +133,13 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
 
 def _outside_default_grid(scenario: str) -> list[bool]:
     """For each of asv's parameter combinations of ``scenario`` (their product, in asv's
-    order), whether the default grid leaves it out."""
+    order), whether the default grid, with the deployment profiles' sets of a selected
+    configuration (:func:`wsbench.mainplan.deployment_sets`), leaves it out."""
     axes = spec(scenario).asv_axes()
-    measured = {params_key(p) for p in spec(scenario).grid("default")}
+    sets = spec(scenario).grid("default")
+    if scenario == PROFILED_SET[0]:
+        sets = [*sets, *deployment_sets()]
+    measured = {params_key(p) for p in sets}
     return [
         params_key(canonical(dict(zip(axes, values, strict=True)))) not in measured
         for values in itertools.product(*axes.values())
