@@ -3,6 +3,7 @@ window with interference is marked and measured again; a dying server is replace
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -26,7 +27,7 @@ from wsbench.instrument.sampling import (
 )  # fmt: skip
 from wsbench.instrument.usage import CpuActivity, ServerUsage
 from wsbench.instrument.waitbudget import WaitBudget
-from wsbench.results.runformat import Benchmark, MemoryStep, all_disturbed
+from wsbench.results.runformat import Benchmark, MemoryStep, Sample, all_disturbed
 from wsbench.scenarios import Params, Scenario, spec
 
 PLAN = SamplingPlan(max_other_cpu_percent=NEVER_DISTURBED, max_steal_percent=NEVER_DISTURBED)
@@ -606,3 +607,24 @@ def test_the_suite_skips_parameter_sets_outside_the_grid_and_refuses_an_unknown_
         SuiteSettings.from_env()
     monkeypatch.setenv(GRID_ENV, "full")
     assert SuiteSettings.from_env().grid == "full"
+
+
+def test_after_set_runs_in_the_last_process_against_its_running_server(
+    sessions: list[ServerSession],
+) -> None:
+    plan = quick_plan(processes=2, windows_per_process=1, window_s=0.1)
+    grid = [{"size_bytes": 16, "in_flight": 1}, {"size_bytes": 16, "in_flight": 8}]
+    called: list[tuple[int, Params, list[int], bool]] = []
+
+    def after(session: ServerSession, config: MeasureConfig, taken: Sequence[Sample]) -> None:
+        called.append((sessions.index(session), config.params(), [s.process for s in taken],
+                       session.alive()))  # fmt: skip
+
+    found = sample_scenarios(get_impl("native"), "websocket", {"echo": grid}, plan,
+                             placement=default_placement(), after_set=after)  # fmt: skip
+    assert all(b.status == "ok" for b in found["echo"])
+    # Once per set, in the second (last) process's server, still running, with the samples
+    # that process took of the set.
+    assert [(i, p["in_flight"], procs, alive) for i, p, procs, alive in called] == [
+        (1, 1, [1], True), (1, 8, [1], True)
+    ]  # fmt: skip

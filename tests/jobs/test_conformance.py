@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import fixture_impl
+from wsbench.asv.conf import BenchEnv, bench_envs
 from wsbench.commands import cli
 from wsbench.impls import get_impl
 from wsbench.instrument import autobahn
 from wsbench.instrument.cpus import default_placement
+from wsbench.jobs import conformance
 from wsbench.jobs.conformance import (
     NOT_APPLICABLE,
     NOT_OFFERED,
     ConformanceError,
+    Outcome,
     check_cases,
     grade_server,
 )
@@ -129,3 +134,39 @@ def test_the_command_grades_the_reference_into_the_conformance_store(
     assert socketio is not None and socketio.outcome == "not applicable"
     assert "Native reference (Rust) · wsbench-loadgen · tokio" in out
     assert not list(tmp_path.glob("*/*/*.json"))  # never among the measurements
+
+
+def test_several_servers_are_graded_at_once_and_reported_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    envs = [e for e in bench_envs() if e.is_default][:5]
+    running: list[str] = []
+    most = 0
+    lock = threading.Lock()
+
+    def fake_grade(env: BenchEnv, *args: object, **kwargs: object) -> Outcome:
+        nonlocal most
+        with lock:
+            running.append(env.name)
+            most = max(most, len(running))
+        time.sleep(0.2 if env is envs[0] else 0.05)  # the first finishes last
+        with lock:
+            running.remove(env.name)
+        blank = Conformance("suite", "route", [], "not applicable", None, 0.0)
+        return Outcome(env.row_name, "", Path(env.name), blank)
+
+    monkeypatch.setattr(conformance, "grade_env", fake_grade)
+    said: list[str] = []
+
+    def grade(at_once: int) -> list[Outcome]:
+        return conformance.grade_all(
+            envs, autobahn.Suite(("wstest",), "route", "suite"), "default",
+            placement=default_placement(), root=Path("unused"), machine="m", run_id="r",
+            log=said.append, at_once=at_once,
+        )  # fmt: skip
+
+    found = grade(3)
+    assert [o.row_name for o in found] == [e.row_name for e in envs]
+    assert most == 3 and len(said) == len(envs)
+    with pytest.raises(ConformanceError, match="at least 1"):
+        grade(0)

@@ -1,4 +1,5 @@
-"""The main job (``./bench run``): build the load generator, benchmark with asv, build the site.
+"""The main job (``./bench run``): build the load generator, benchmark with asv, grade, build
+the site.
 
 Steps, each announced as ``[i/n]``:
 
@@ -10,16 +11,18 @@ Steps, each announced as ``[i/n]``:
    chosen sampling plan, as one run (one run id, :mod:`wsbench.results.store`), holding the
    results store (a second run writing to the same store waits for this one,
    :func:`wsbench.results.store.held`); then check that every document was written whole
-   (:mod:`wsbench.jobs.written`);
-5. ``mkdocs build --strict`` into ``public/`` (:func:`build_site`: a warning, e.g. a
+   (:mod:`wsbench.jobs.written`). Beside the grid (:mod:`wsbench.mainplan`), every Python
+   configuration is profiled in one more window of its last server process
+   (:mod:`wsbench.asv.profiling`), and the axis configurations are measured in the
+   deployment profiles and on a second Python;
+5. grade every selected configuration by the Autobahn|Testsuite
+   (:func:`wsbench.jobs.conformance.grade_all`), into the store's conformance folder;
+6. ``mkdocs build --strict`` into ``public/`` (:func:`build_site`: a warning, e.g. a
    malformed document in the store, fails it).
 
-Earlier results are never deleted: each run adds its own documents to the results store.
-
-The main job does not grade conformance (:mod:`wsbench.jobs.conformance`): grading every
-latest configuration would not fit in its 30 minutes beside the measurements (README
-"Quick start" gives both durations). The nightly grades instead (:mod:`wsbench.ci.nightly`);
-``./bench conformance`` grades on demand.
+``--grid-only`` leaves out everything but the grid (the nightly's runs, which grade and
+profile in steps of their own). Earlier results are never deleted: each run adds its own
+documents to the results store.
 """
 
 from __future__ import annotations
@@ -466,8 +469,8 @@ def grade(
     ``results`` under ``run_id``, and print their table.
 
     Returns:
-        None when every environment was graded or is not applicable; else what went
-        wrong, naming the environments (their documents say why) or the suite.
+        None when the suite ran (an environment it could not grade is recorded as such,
+        with why, like a benchmark that failed); else why the suite could not run.
     """
     try:
         suite = autobahn.find_suite(log=lambda line: print(f"  {line}", flush=True))
@@ -480,7 +483,9 @@ def grade(
     )  # fmt: skip
     print("".join(f"  {line}\n" for line in conformance.to_text(outcomes).splitlines()), end="")
     failed = [o.row_name for o in outcomes if not o.graded]
-    return f"not graded (their documents say why): {', '.join(failed)}" if failed else None
+    if failed:
+        print(f"  not graded (their documents and the site say why): {', '.join(failed)}")
+    return None
 
 
 MKDOCS_CHATTER = re.compile(r"(DEBUG|INFO)\s+-  ")
