@@ -37,10 +37,6 @@ AXIS_CONFIGS: tuple[tuple[str, str], ...] = (
 run selects none: the eight servers the benchmark began with, WebSocket and Socket.IO, one
 configuration each."""
 
-CONFORMANCE_AT_ONCE = 1
-"""How many servers the main job grades at the same time (:func:`wsbench.jobs.conformance.
-grade_all`)."""
-
 DEPLOYMENT_PROFILES: tuple[Profile, ...] = (AS_SHIPPED, TLS)
 """The deployment profiles the axis configurations are measured in beside the tuned one
 (:mod:`wsbench.deployment`): what a default install costs, and what encryption costs."""

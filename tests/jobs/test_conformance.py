@@ -48,11 +48,12 @@ def suite() -> autobahn.Suite:
 
 
 def _grade(
-    suite: autobahn.Suite, cases: list[str], *flags: str, reports_to: Path | None = None
-) -> Conformance:
+    suite: autobahn.Suite, cases: list[str], *flags: str, reports_to: Path | None = None,
+    clients: int = 1,
+) -> Conformance:  # fmt: skip
     graded = grade_server(
         fixture_impl("rfc6455_echo", *flags), None, suite, cases, python=sys.executable,
-        placement=default_placement(), timeout_s=120, reports_to=reports_to,
+        placement=default_placement(), timeout_s=120, reports_to=reports_to, clients=clients,
     )  # fmt: skip
     assert graded.outcome == "graded", graded.error
     assert graded.error is None
@@ -68,12 +69,14 @@ def test_a_conformant_server_fails_no_case(suite: autobahn.Suite) -> None:
     assert grading.grade(graded).symbol == "✓"
 
 
+@pytest.mark.parametrize("clients", [1, 3])
 def test_a_server_that_breaks_three_rules_fails_exactly_those_cases(
-    suite: autobahn.Suite, tmp_path: Path
+    suite: autobahn.Suite, tmp_path: Path, clients: int
 ) -> None:
+    # The same grade whether one fuzzing client runs every case or three share them.
     graded = _grade(
         suite, BROKEN_CASES, "--break-utf8", "--break-close-code", "--break-reserved-bits",
-        reports_to=tmp_path,
+        reports_to=tmp_path, clients=clients,
     )  # fmt: skip
     failed = grading.failed(graded)
     assert [c.id for c in failed] == BROKEN
@@ -105,6 +108,18 @@ def test_a_server_that_never_starts_is_recorded_ungraded(suite: autobahn.Suite) 
     assert graded.outcome == "failed"
     assert graded.error and "exited with code" in graded.error
     assert grading.grade(graded).symbol == "?"
+
+
+def test_case_patterns_resolve_by_the_suites_rule_and_the_list_is_the_suites(
+    suite: autobahn.Suite,
+) -> None:
+    ids = ["1.1.1", "1.1.2", "1.2.1", "10.1.1", "7.1.1", "7.13.2"]
+    assert autobahn.resolve_cases(["1.1.*", "7.*", "12.1.1"], ids) == [
+        "1.1.1", "1.1.2", "7.1.1", "7.13.2", "12.1.1"
+    ]  # fmt: skip
+    assert autobahn.resolve_cases(["1.*"], ids) == ["1.1.1", "1.1.2", "1.2.1"]  # not 10.1.1
+    listed = autobahn.case_ids(suite)
+    assert listed is not None and {"1.1.1", "6.4.1", "7.13.2", "10.1.1"} <= set(listed)
 
 
 def test_case_patterns_of_no_group_are_refused() -> None:

@@ -48,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"grade up to N servers at the same time (default {job.AT_ONCE}; 1: one at a "
         "time)",
     )  # fmt: skip
+    parser.add_argument(
+        "--clients", type=int, default=job.CLIENTS, metavar="N",
+        help=f"fuzzing clients per server, each a share of its cases (default {job.CLIENTS})",
+    )  # fmt: skip
 
 
 def options_of(args: argparse.Namespace) -> ConformanceOptions:
@@ -57,7 +61,7 @@ def options_of(args: argparse.Namespace) -> ConformanceOptions:
         environment=args.environment, grid=args.grid, cases=args.cases,
         results=args.results, machine=args.machine, server_cpus=args.server_cpus,
         client_cpus=args.client_cpus, new_releases=args.new_releases, shard=args.shard,
-        run_id=args.run_id, at_once=args.at_once,
+        run_id=args.run_id, at_once=args.at_once, clients=args.clients,
     )  # fmt: skip
 
 

@@ -32,14 +32,17 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -341,6 +344,87 @@ def run_fuzzing_client(
         raise SuiteError(str(exc)) from exc
     finally:
         client.__exit__(None, None, None)
+
+
+CASE_LIST = (
+    "from autobahntestsuite.case import Cases\n"
+    "for c in Cases: print('.'.join(c.__name__[len('Case'):].split('_')))\n"
+)
+"""A Python 2 program that prints every case id the suite has, one a line (``Case6_4_1`` is
+case ``6.4.1``, as the suite's ``CaseSet.caseClasstoId`` names it)."""
+
+
+@functools.cache
+def case_ids(suite: Suite) -> tuple[str, ...] | None:
+    """Every case id of ``suite``, in its order, read from its own case list; None for the
+    Docker route (its interpreter is inside the image) or when the list cannot be read.
+    """
+    if suite.docker:
+        return None
+    python = Path(suite.argv[0]).with_name("python")
+    try:
+        proc = subprocess.run([str(python), "-c", CASE_LIST], capture_output=True, text=True,
+                              timeout=60, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    ids = tuple(proc.stdout.split())
+    return ids if proc.returncode == 0 and ids else None
+
+
+def resolve_cases(patterns: Sequence[str], ids: Sequence[str]) -> list[str]:
+    """The case ids ``patterns`` select of ``ids``, in id order, by the suite's own rule
+    (``CaseSet.resolveCasePatternList``: ``*`` matches anything from there on, ``.`` only
+    itself; a pattern without ``*`` is taken as it is)."""
+    chosen: set[str] = set()
+    for pattern in patterns:
+        if "*" not in pattern:
+            chosen.add(pattern)
+            continue
+        rule = re.compile(pattern.replace(".", r"\.").replace("*", ".*"))
+        chosen.update(i for i in ids if rule.match(i))
+    return sorted(chosen, key=_id_key)
+
+
+def _id_key(case_id: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in case_id.split("."))
+
+
+def run_fuzzing_clients(
+    suite: Suite,
+    url: str,
+    cases: Sequence[str],
+    workdir: Path,
+    *,
+    timeout_s: float,
+    cpus: Sequence[int],
+    clients: int,
+) -> list[ConformanceCase]:
+    """:func:`run_fuzzing_client` split over up to ``clients`` fuzzing clients at the same
+    time against the one server, each with every ``clients``-th case of those ``cases``
+    select (most of a slow server's grading is the suite waiting for it, case after case),
+    each in its own folder of ``workdir`` (``client-<i>/reports``); one client when the
+    suite's case list cannot be read (:func:`case_ids`).
+
+    Returns:
+        Every case's verdicts, in case-id order.
+
+    Raises:
+        SuiteError: as :func:`run_fuzzing_client`, for any of the clients.
+    """
+    ids = case_ids(suite)
+    chosen = resolve_cases(cases, ids) if ids else []
+    chunks = [chosen[i::clients] for i in range(clients) if chosen[i::clients]]
+    if len(chunks) < 2:
+        return run_fuzzing_client(suite, url, cases, workdir / "client-0", timeout_s=timeout_s,
+                                  cpus=cpus)  # fmt: skip
+
+    def one(i: int) -> list[ConformanceCase]:
+        return run_fuzzing_client(suite, url, chunks[i], workdir / f"client-{i}",
+                                  timeout_s=timeout_s, cpus=cpus)  # fmt: skip
+
+    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+        found = [c for part in pool.map(one, range(len(chunks))) for c in part]
+    return sorted(found, key=lambda c: _id_key(c.id))
 
 
 SERVER_READY_S = 30.0

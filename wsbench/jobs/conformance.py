@@ -76,7 +76,11 @@ TIMEOUT_S: dict[str, float] = {"default": 600.0, "full": 1800.0}
 """Seconds the fuzzing client may take for one server on each grid (about 12-30 s here on
 the default grid; group 9's 16 MiB messages take minutes on the slowest servers)."""
 AT_ONCE = 1
-"""How many servers ``./bench conformance`` grades at the same time by default."""
+"""How many servers are graded at the same time by default (``./bench conformance``, the
+main job)."""
+CLIENTS = 1
+"""How many fuzzing clients grade one server at the same time by default, each a share of
+its cases (``./bench conformance``, the main job)."""
 REPORTS_SUBDIR = "reports"
 """The folder, in a run's folder of the conformance store, of the suite's HTML reports."""
 
@@ -134,6 +138,7 @@ def grade_server(
     placement: CpuPlacement,
     timeout_s: float,
     reports_to: Path | None = None,
+    clients: int = 1,
 ) -> Conformance:
     """Grade ``impl``'s server in configuration ``config_id`` over the case patterns
     ``cases``.
@@ -148,6 +153,8 @@ def grade_server(
         timeout_s: seconds the fuzzing client may take.
         reports_to: a folder for the suite's HTML reports of the cases that did not pass
             (None: not kept).
+        clients: fuzzing clients at the same time against the server, each with a share
+            of the cases (:func:`wsbench.instrument.autobahn.run_fuzzing_clients`).
 
     Returns:
         The grade: ``outcome`` is ``"not applicable"`` for a Socket.IO configuration, and
@@ -166,9 +173,9 @@ def grade_server(
         if server.start_error is not None:
             return msgspec.structs.replace(blank, error=server.start_error)
         try:
-            found = autobahn.run_fuzzing_client(
+            found = autobahn.run_fuzzing_clients(
                 suite, server.url("echo"), _suite_cases(asked), Path(work),
-                timeout_s=timeout_s, cpus=placement.loadgen,
+                timeout_s=timeout_s, cpus=placement.loadgen, clients=clients,
             )  # fmt: skip
         except SuiteError as exc:
             return msgspec.structs.replace(
@@ -179,7 +186,7 @@ def grade_server(
             died = f"the server exited during the suite:\n{server.server.log_tail(10)}"
         kept, not_offered = _not_offered(found, asked)
         if reports_to is not None:
-            _keep_reports(Path(work) / "reports", kept, reports_to)
+            _keep_reports(Path(work), kept, reports_to)
     return Conformance(
         suite=suite.version, route=suite.route, cases_selected=asked, outcome="graded",
         error=died, wall_s=round(time.monotonic() - started, 1), cases=kept,
@@ -187,12 +194,13 @@ def grade_server(
     )  # fmt: skip
 
 
-def _keep_reports(reports: Path, cases: list[ConformanceCase], to: Path) -> None:
-    """Copy the suite's HTML report of each case that did not pass into ``to``."""
+def _keep_reports(work: Path, cases: list[ConformanceCase], to: Path) -> None:
+    """Copy the suite's HTML report of each case that did not pass (in any client's
+    ``reports`` folder under ``work``) into ``to``."""
     for case in cases:
         if case.behavior in grading.PASSING:
             continue
-        for page in reports.glob(f"*_case_{case.id.replace('.', '_')}.html"):
+        for page in work.glob(f"client-*/reports/*_case_{case.id.replace('.', '_')}.html"):
             to.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(page, to / page.name)
 
@@ -219,6 +227,7 @@ class ConformanceOptions:
             --shard``).
         run_id: the documents' run id (None: a new one).
         at_once: how many servers are graded at the same time (:func:`grade_all`).
+        clients: how many fuzzing clients grade each server (:func:`grade_server`).
     """
 
     impl: Sequence[str] | None = None
@@ -234,7 +243,8 @@ class ConformanceOptions:
     new_releases: bool = False
     shard: str | None = None
     run_id: str | None = None
-    at_once: int = 1
+    at_once: int = AT_ONCE
+    clients: int = CLIENTS
 
 
 def cases_of(grid: str, cases: Sequence[str] | None = None) -> list[str]:
@@ -275,9 +285,10 @@ def grade_env(
     root: Path,
     machine: str,
     run_id: str,
+    clients: int = 1,
 ) -> Outcome:
-    """Grade ``env`` (:func:`grade_server`) and save its document in ``root`` (a
-    conformance store) under ``run_id``."""
+    """Grade ``env`` (:func:`grade_server`, with ``clients`` fuzzing clients) and save its
+    document in ``root`` (a conformance store) under ``run_id``."""
     version = env.version.version if env.version else None
     try:  # a Socket.IO configuration is not applicable: nothing to install
         python = sys.executable if env.config.protocol == "socketio" else str(venvs.ensure(env))
@@ -298,7 +309,7 @@ def grade_env(
     else:
         graded = grade_server(
             env.impl, env.config.id, suite, cases, python=python, placement=placement,
-            timeout_s=timeout_s, reports_to=reports_to,
+            timeout_s=timeout_s, reports_to=reports_to, clients=clients,
         )  # fmt: skip
     done = msgspec.structs.replace(run, conformance=graded, finished_at=store.now_iso())
     store.save(done, root)
@@ -317,10 +328,12 @@ def grade_all(
     run_id: str,
     log: Callable[[str], None],
     at_once: int = 1,
+    clients: int = 1,
 ) -> list[Outcome]:
     """Grade each of ``envs`` (:func:`grade_env`) on ``grid``'s cases (or ``cases``), up to
     ``at_once`` of them at the same time (each its own server and fuzzing client, on the
-    same CPUs: the client mostly waits on the suite's timers), each document saved in the
+    same CPUs: the client mostly waits on the suite's timers), each with ``clients`` fuzzing
+    clients (:func:`grade_server`), each document saved in the
     conformance store ``root`` under ``run_id``; ``log`` gets one line per environment as
     its grading starts.
 
@@ -339,7 +352,7 @@ def grade_all(
         log(f"[{i}/{len(envs)}] {env.row_name} {version}")
         return grade_env(
             env, suite, patterns, placement=placement, timeout_s=TIMEOUT_S[grid],
-            root=root, machine=machine, run_id=run_id,
+            root=root, machine=machine, run_id=run_id, clients=clients,
         )  # fmt: skip
 
     with ThreadPoolExecutor(max_workers=at_once) as pool:
@@ -388,6 +401,7 @@ def run(options: ConformanceOptions, log: Callable[[str], None] | None = None) -
     outcomes = grade_all(
         envs, suite, options.grid, cases=options.cases, placement=placement, root=root,
         machine=machine, run_id=run_id, log=say, at_once=options.at_once,
+        clients=options.clients,
     )  # fmt: skip
     minutes, seconds = divmod(round(time.monotonic() - started), 60)
     print(to_text(outcomes))

@@ -426,7 +426,7 @@ def run(options: MainJobOptions) -> int:
     else:
         graded = [e for e in envs if e.python == DEFAULT_PYTHON]
         _step(5, f"grading {len(graded)} configuration(s) by the Autobahn|Testsuite, "
-                 f"{mainplan.CONFORMANCE_AT_ONCE} at a time")  # fmt: skip
+                 f"{conformance.AT_ONCE} at a time")  # fmt: skip
         ungraded = grade(graded, results, options.machine, run_id, placement)
 
     if not options.no_site:
@@ -465,7 +465,7 @@ def grade(
     placement: CpuPlacement,
 ) -> str | None:  # fmt: skip
     """Grade ``envs`` (:func:`wsbench.jobs.conformance.grade_all`, the default grid's cases,
-    :data:`wsbench.mainplan.CONFORMANCE_AT_ONCE` at a time) into the conformance store of
+    :data:`wsbench.jobs.conformance.AT_ONCE` at a time) into the conformance store of
     ``results`` under ``run_id``, and print their table.
 
     Returns:
@@ -478,7 +478,8 @@ def grade(
         return f"conformance not graded: {exc}"
     outcomes = conformance.grade_all(
         envs, suite, "default", placement=placement, root=store.conformance_store(results),
-        machine=machine_name, run_id=run_id, at_once=mainplan.CONFORMANCE_AT_ONCE,
+        machine=machine_name, run_id=run_id, at_once=conformance.AT_ONCE,
+        clients=conformance.CLIENTS,
         log=lambda line: print(f"  {line}", flush=True),
     )  # fmt: skip
     print("".join(f"  {line}\n" for line in conformance.to_text(outcomes).splitlines()), end="")
