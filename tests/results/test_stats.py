@@ -16,12 +16,15 @@ import pytest
 from wsbench.results.stats import (
     ALPHA,
     COMPARISON_CONFIDENCE,
+    FAMILY_RATE,
     MIN_EFFECT,
     MIN_PROCESSES,
     TOO_FEW,
     Comparison,
     Summary,
+    benjamini_hochberg,
     compare,
+    in_family,
     median,
     process_values,
     summarize,
@@ -416,3 +419,35 @@ def test_ties_touching_intervals_overlap() -> None:
 def test_ties_without_intervals_compare_values() -> None:
     rows = [_row(5), _row(5), _row(4, 3, 6), _row(7, 6, 8)]
     assert ties(rows, higher_is_better=True) == [2, 2, 4, 1]
+
+
+def test_benjamini_hochberg_scales_each_p_value_by_the_family_over_its_rank() -> None:
+    # Sorted: 0.001, 0.01, 0.03, 0.04 (m = 4): p * m / rank = 0.004, 0.02, 0.04, 0.04, each
+    # then the smallest of its own and those of the larger p-values.
+    assert benjamini_hochberg([0.04, 0.001, 0.03, 0.01]) == pytest.approx([0.04, 0.004, 0.04, 0.02])
+    assert benjamini_hochberg([0.2]) == [0.2] and benjamini_hochberg([]) == []
+    assert benjamini_hochberg([0.02, 0.9, 0.9]) == pytest.approx([0.06, 0.9, 0.9])
+    for bad in ([0.5, 1.5], [-0.1], [math.nan]):
+        with pytest.raises(ValueError, match=r"p-values must be in \[0, 1\]"):
+            benjamini_hochberg(bad)
+
+
+def test_a_figure_in_a_family_is_decided_by_its_adjusted_p_value() -> None:
+    alone = compare(BASE, HEAD_10_PERCENT_LOWER, higher_is_better=True)
+    assert alone.verdict == "slower" and alone.family_p is None and alone.alpha == ALPHA
+    kept = in_family(alone, 0.049)
+    assert (kept.verdict, kept.significant, kept.family_p, kept.alpha) == (
+        "slower", True, 0.049, FAMILY_RATE
+    )  # fmt: skip
+    assert kept.p_value == alone.p_value and kept.head_over_base == alone.head_over_base
+    lost = in_family(alone, FAMILY_RATE)
+    assert (lost.verdict, lost.significant) == ("no significant change", False)
+    # The effect size still holds: 3 % lower at any p is no change.
+    small = compare(BASE, [[v * 0.97 for v in g] for g in BASE], higher_is_better=True)
+    assert in_family(small, 0.0).verdict == "no significant change"
+    too_few = compare(BASE[:2], HEAD_10_PERCENT_LOWER[:2], higher_is_better=True)
+    assert too_few.verdict == TOO_FEW and in_family(too_few, 0.0).verdict == TOO_FEW
+    with pytest.raises(ValueError, match="family_p"):
+        in_family(alone, 1.5)
+    with pytest.raises(ValueError, match="alpha"):
+        in_family(alone, 0.01, alpha=0.0)

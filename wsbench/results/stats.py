@@ -61,7 +61,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 ALPHA = 0.01
@@ -71,6 +71,15 @@ A change is significant only when p < ALPHA (and the effect is at least :data:`M
 at most 1 figure in 100 of a server compared with itself is called faster or slower when the
 process values are as the model says. For comparison: asv uses p < 0.002 with ``--factor``
 1.1, google-benchmark 0.05.
+"""
+
+FAMILY_RATE = 0.05
+"""The false discovery rate held over a comparison's family of figures where one is
+controlled (a pull request's confirmed figures, :mod:`wsbench.results.confirmation`): the
+Benjamini-Hochberg procedure (:func:`benjamini_hochberg`) at this level. When nothing
+changed (every figure's null hypothesis true) a false discovery is any faster or slower
+verdict, so this also bounds the chance that a comparison shows at least one, however many
+figures it has.
 """
 
 MIN_EFFECT = 0.05
@@ -339,6 +348,10 @@ class Comparison:
     verdict: Verdict
     """``direction`` when significant; otherwise "no significant change", or "too few
     server processes" when the test has fewer than :data:`MIN_DEGREES_OF_FREEDOM`."""
+    family_p: float | None = None
+    """The p-value adjusted over the comparison's family of figures (:func:`in_family`),
+    which the verdict compared with ``alpha`` instead of ``p_value``; None: the figure was
+    decided on its own."""
 
     @property
     def processes(self) -> int:
@@ -532,17 +545,7 @@ def compare(
     else:
         direction = "slower"
 
-    verdict: Verdict
-    if not enough:
-        significant = False
-        verdict = TOO_FEW
-    else:
-        significant = p < alpha and abs(ratio - 1) >= min_effect and direction != "unchanged"
-        if not significant:
-            verdict = "no significant change"
-        else:
-            verdict = "faster" if direction == "faster" else "slower"
-
+    significant, verdict = _decide(enough, p, alpha, ratio, min_effect, direction)
     return Comparison(
         n_base=len(b_logs),
         n_head=len(h_logs),
@@ -561,6 +564,66 @@ def compare(
         direction=direction,
         verdict=verdict,
     )
+
+
+def _decide(
+    enough: bool, p: float, alpha: float, ratio: float, min_effect: float, direction: Direction
+) -> tuple[bool, Verdict]:
+    """Whether a change is significant, and its verdict (:func:`compare`'s rule)."""
+    if not enough:
+        return False, TOO_FEW
+    significant = p < alpha and abs(ratio - 1) >= min_effect and direction != "unchanged"
+    if not significant:
+        return False, "no significant change"
+    return True, "faster" if direction == "faster" else "slower"
+
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    """The p-values adjusted for their family by the Benjamini-Hochberg procedure
+    (Benjamini & Hochberg, "Controlling the false discovery rate: a practical and powerful
+    approach to multiple testing", J. R. Stat. Soc. B 57, 1995): figure ``i`` is a discovery
+    at false discovery rate ``q`` when its adjusted value is below ``q``. Computed by
+    ``scipy.stats.false_discovery_control(method="bh")``. The procedure holds the rate for
+    independent tests and for positively dependent ones (Benjamini & Yekutieli, "The control
+    of the false discovery rate in multiple testing under dependency", Ann. Statist. 29,
+    2001); the figures of one set move together, and ``./bench calibrate --pr-compare``
+    measures the rate that results.
+
+    Args:
+        p_values: the family's p-values, each in [0, 1], in any order.
+
+    Returns:
+        The adjusted values, in the order of ``p_values`` (each at least its own p-value,
+        at most 1); ``[]`` for no p-value.
+
+    Raises:
+        ValueError: a p-value outside [0, 1] or not finite.
+    """
+    if not p_values:
+        return []
+    if not all(0 <= p <= 1 for p in p_values):  # NaN fails too
+        raise ValueError(f"p-values must be in [0, 1], got {list(p_values)!r}")
+    from scipy.stats import false_discovery_control
+
+    return [float(q) for q in false_discovery_control(list(p_values), method="bh")]
+
+
+def in_family(c: Comparison, family_p: float, alpha: float = FAMILY_RATE) -> Comparison:
+    """``c`` decided as one figure of a family: its verdict by :func:`compare`'s rule, with
+    ``family_p`` (its p-value adjusted over the family, :func:`benjamini_hochberg`) compared
+    with ``alpha`` in place of its own p-value. The ratio, interval, effect size and
+    degrees of freedom stay ``c``'s; "too few server processes" stays so.
+
+    Raises:
+        ValueError: ``family_p`` not in [0, 1] or ``alpha`` not in (0, 1).
+    """
+    if not 0 <= family_p <= 1:
+        raise ValueError(f"family_p must be in [0, 1], got {family_p!r}")
+    _check_fraction(alpha, "alpha")
+    significant, verdict = _decide(
+        c.verdict != TOO_FEW, family_p, alpha, c.head_over_base, c.min_effect, c.direction
+    )
+    return replace(c, family_p=family_p, alpha=alpha, significant=significant, verdict=verdict)
 
 
 def _overlap(a: Summary, b: Summary) -> bool:
