@@ -116,6 +116,19 @@ def row_name(base: Run, head: Run) -> str:
     return f"{base.impl.row_name} {base.impl.version} → {head.impl.version}"
 
 
+def paired_rows(
+    base: Sequence[Run], head: Sequence[Run], match: Match = "configuration"
+) -> dict[str, tuple[Run, Run]]:
+    """The documents of each row of :func:`compare_runs` of ``base`` and ``head``: row name
+    -> (base document, head document), paired by ``match``."""
+    heads = {pair_key(r, match): r for r in head}
+    return {
+        row_name(b, heads[pair_key(b, match)]): (b, heads[pair_key(b, match)])
+        for b in base
+        if pair_key(b, match) in heads
+    }
+
+
 def _line(row: str, b: Benchmark, h: Benchmark, metric: metrics.Metric) -> Line:
     problem = None
     if b.status != "ok" or h.status != "ok":
@@ -201,7 +214,7 @@ def _cells(line: Line) -> list[str]:
         _value(line.metric, r.base_value),
         _value(line.metric, r.head_value),
         ratio,
-        f"{r.p_value:.3g}",
+        f"{r.p_value:.3g}" + ("" if r.family_p is None else f" (family {r.family_p:.3g})"),
         r.verdict,
     ]
 
@@ -233,12 +246,16 @@ def rule() -> str:
 
 
 def to_markdown(
-    lines: Sequence[Line], title: str, skipped: Sequence[str] = (), environments: str = ""
+    lines: Sequence[Line],
+    title: str,
+    skipped: Sequence[str] = (),
+    environments: str = "",
+    rule_text: str | None = None,
 ) -> str:
     """The comparison as Markdown: a title, the counts, what differs between the sides'
     environments (``environments``: :func:`wsbench.results.env_diff.to_markdown`, beside the
     verdicts it may explain), the table, what was not compared (``skipped``: one line each,
-    with why), the rule."""
+    with why), the rule (``rule_text``, default :func:`rule`)."""
     out = [f"### {title}", "", summary(lines), ""]
     if environments:
         out += [environments.rstrip("\n"), ""]
@@ -248,7 +265,7 @@ def to_markdown(
         out.append("| " + " | ".join(_cells(line)) + " |")
     if skipped:
         out += ["", "Not compared:", "", *(f"- {s}" for s in skipped)]
-    out += ["", rule()]
+    out += ["", rule_text or rule()]
     return "\n".join(out) + "\n"
 
 
@@ -271,13 +288,15 @@ def to_text(
     title: str,
     skipped: Sequence[str] = (),
     environments: Sequence[str] = (),
+    rule_text: str | None = None,
 ) -> str:
     """The comparison as an aligned terminal table, then the counts, what differs between
     the sides' environments (``environments``: :func:`wsbench.results.env_diff.to_text`'s
-    lines), what was not compared (``skipped``) and the rule."""
+    lines), what was not compared (``skipped``) and the rule (``rule_text``, default
+    :func:`rule`)."""
     rows = [[*HEADERS, "verdict"], *(_cells(line) for line in lines)]
     text = [title, "", *aligned(rows, range(3, 7))]
     text += ["", summary(lines), *environments]
     text += [f"not compared: {s}" for s in skipped]
-    text.append(rule())
+    text.append(rule_text or rule())
     return "\n".join(text) + "\n"
