@@ -6,11 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.runs import run, with_grade
-from wsbench.ci.pr_conformance import envs_at, to_markdown
+from wsbench.ci.pr_conformance import envs_at, grade_commits, to_markdown
+from wsbench.instrument.autobahn import Suite
+from wsbench.jobs import commits as commitcompare
 from wsbench.jobs.conformance import Outcome
 from wsbench.jobs.selection import select_envs
 from wsbench.paths import REPO_ROOT
+from wsbench.results import store
+from wsbench.results.runformat import load
 
 
 def _outcome(row: str, verdicts: dict[str, str], outcome: str = "graded") -> Outcome:
@@ -22,6 +28,24 @@ def _outcome(row: str, verdicts: dict[str, str], outcome: str = "graded") -> Out
 def test_the_changed_implementations_latest_configurations_of_a_checkout() -> None:
     found = envs_at(REPO_ROOT, ["websockets", "no-such-impl"])
     assert [e.name for e in found] == [e.name for e in select_envs(["websockets"], "latest")]
+
+
+@pytest.mark.usefixtures("nothing_installs")
+def test_each_sides_grades_record_that_sides_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The grading job itself, with environments that do not install here (no server nor
+    # suite starts): each side's documents name the side's commit, not this tree's.
+    monkeypatch.setattr(commitcompare, "checkout", lambda sha: REPO_ROOT)
+    commits = ("a" * 40, "b" * 40)
+    suite = Suite(("wstest",), "test", "autobahntestsuite 25.10.1")
+    base, head = grade_commits(commits, ["aiohttp"], root=tmp_path, machine="m",
+                               log=lambda _: None, find_suite=lambda **_: suite)  # fmt: skip
+    for sha, outcomes in zip(commits, (base, head), strict=True):
+        assert [o.conformance.outcome for o in outcomes] == ["failed", "failed"]
+        assert {o.path.name[:8] for o in outcomes} == {sha[:8]}
+        assert {load(o.path).harness.commit for o in outcomes} == {sha}
+    assert len(list(store.conformance_store(tmp_path).rglob("*.json"))) == 4
 
 
 def test_the_table_gives_both_grades_and_the_newly_failed_cases() -> None:

@@ -4,15 +4,18 @@ whose share of the samples grew most, or says why a set has no differential."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 
 from tests.runs import benchmark, impl, run
 from wsbench.asv.conf import BenchEnv
 from wsbench.ci.pr_profiles import SETS_PER_COMPARISON, Slowed, profile_commits, slowed, to_markdown
-from wsbench.jobs.profile import Outcome
+from wsbench.jobs.commits import COMMIT_ENV
+from wsbench.jobs.profile import Outcome, profile_env
 from wsbench.paths import REPO_ROOT
 from wsbench.results import store
 from wsbench.results.compare import compare_runs
@@ -86,3 +89,26 @@ def test_both_sides_are_profiled_at_the_slowed_sets_and_the_comment_shows_the_gr
     assert "| `burn (s.py)` | 5.0 % | 60.0 % | +55.0 points |" in text
     assert f"Base: websockets · asyncio {base[0].impl.version}, run {base[0].run_id}" in text
     assert "Not profiled on both sides" in to_markdown(chosen, base, [])
+
+
+@pytest.mark.usefixtures("nothing_installs")
+def test_each_sides_profiles_record_that_sides_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The profile job itself, with environments that do not install here (no server
+    # starts): each side's document, and its file's name, name the side's commit, not the
+    # commit of the tree that profiles.
+    monkeypatch.setenv(COMMIT_ENV, "e" * 40)
+    chosen = [Slowed("websockets", "asyncio", "websockets · asyncio", "echo",
+                     {"size_bytes": 16, "in_flight": 64})]  # fmt: skip
+    commits = ("a" * 40, "b" * 40)
+    base, head = profile_commits(
+        commits, chosen, root=tmp_path, machine="m", log=lambda _: None,
+        profiler=lambda: "py-spy 0.4.3", take=profile_env, checkout=lambda sha: REPO_ROOT,
+    )  # fmt: skip
+    assert [d.harness.commit for d in base] == [commits[0]]
+    assert [d.harness.commit for d in head] == [commits[1]]
+    assert [p.profiles[0].status for p in [*base, *head]] == ["failed", "failed"]
+    names = sorted(f.name[:8] for f in store.profile_store(tmp_path).rglob("*.json"))
+    assert names == ["aaaaaaaa", "bbbbbbbb"]
+    assert os.environ[COMMIT_ENV] == "e" * 40  # as it was

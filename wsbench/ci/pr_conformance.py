@@ -9,7 +9,8 @@ harness's suite on the default grid (:mod:`wsbench.jobs.conformance`; README "Qu
 start" gives its cost per configuration, here paid on each side). The comment gets a
 table: each configuration's grade on both sides, and the cases the head newly fails
 (:func:`wsbench.results.conformance.newly_failed`). The documents go to the comparisons'
-store's ``conformance/`` folder, run ids ``<id>-base`` and ``<id>-head``.
+store's ``conformance/`` folder, run ids ``<id>-base`` and ``<id>-head``, each recording
+its side's commit (:func:`wsbench.jobs.commits.recording`).
 """
 
 from __future__ import annotations
@@ -71,11 +72,12 @@ def grade_commits(
     for sha, label in zip(commits, SIDE_LABELS, strict=True):
         envs = envs_at(commitcompare.checkout(sha), impls)
         log(f"conformance of {label} {sha[:8]}: {len(envs)} configuration(s)")
-        graded = conformance.grade_all(
-            envs, suite, GRID, placement=placement_from(None, None),
-            root=store.conformance_store(root), machine=machine, run_id=f"{run_id}-{label}",
-            log=log,
-        )  # fmt: skip
+        with commitcompare.recording(sha):
+            graded = conformance.grade_all(
+                envs, suite, GRID, placement=placement_from(None, None),
+                root=store.conformance_store(root), machine=machine,
+                run_id=f"{run_id}-{label}", log=log,
+            )  # fmt: skip
         sides.append(graded)
     return sides[0], sides[1]
 

@@ -12,7 +12,7 @@ functions whose share of the samples grew most from base to head
 (:mod:`wsbench.results.profile_diff`), naming both profiles. A change of the harness or the
 load generator is profiled the same way: the profiles then show the servers' side only.
 The documents go to the comparisons' store's ``profiles/`` folder, run ids ``<id>-base``
-and ``<id>-head``.
+and ``<id>-head``, each recording its side's commit (:func:`wsbench.jobs.commits.recording`).
 """
 
 from __future__ import annotations
@@ -122,11 +122,12 @@ def profile_commits(
             if not sets:
                 continue
             log(f"profile of {label} {sha[:8]}: {env.row_name}")
-            done = take(
-                env, sets, native=NATIVE, warmup_s=WARMUP_S, window_s=WINDOW_S,
-                placement=placement_from(None, None), root=store.profile_store(root),
-                machine=machine, run_id=f"{run_id}-{label}", profiler=name, log=log,
-            )  # fmt: skip
+            with commitcompare.recording(sha):
+                done = take(
+                    env, sets, native=NATIVE, warmup_s=WARMUP_S, window_s=WINDOW_S,
+                    placement=placement_from(None, None), root=store.profile_store(root),
+                    machine=machine, run_id=f"{run_id}-{label}", profiler=name, log=log,
+                )  # fmt: skip
             docs.append(load(done.path))
         sides.append(docs)
     return sides[0], sides[1]

@@ -19,7 +19,8 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,31 @@ def checkout(sha: str, repo: Path = REPO_ROOT, root: Path = TREES_DIR) -> Path:
     return path
 
 
+COMMIT_ENV = "ASV_COMMIT"
+"""The variable :func:`wsbench.instrument.provenance.harness_commit` reads as the commit
+being measured (asv's, inside a benchmark)."""
+
+
+@contextmanager
+def recording(sha: str) -> Iterator[None]:
+    """Inside, the documents this process makes record commit ``sha`` as their harness's
+    (``harness.commit``, and the commit in their file names), by :data:`COMMIT_ENV`; the
+    variable as it was afterwards. For a side of a comparison that this harness measures
+    from the side's checkout (a pull request's profiles and grades, each side's
+    ``impls/``): its documents would otherwise record this tree's ``HEAD``, whichever side
+    they are. The side's own harness measures its wall-clock rounds (:func:`_worker`), and
+    its documents record its commit without this."""
+    before = os.environ.get(COMMIT_ENV)
+    os.environ[COMMIT_ENV] = sha
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[COMMIT_ENV]
+        else:
+            os.environ[COMMIT_ENV] = before
+
+
 WORKERS = ("wsbench.jobs.commit_worker", "wsbench.commitworker")
 """The worker's module in a commit, newest first: before the harness's package layout it was
 ``wsbench.commitworker``, with the same command line."""
@@ -122,7 +148,7 @@ def _worker(
         CompareError: the commit has no worker, or the worker failed (the message ends with
             its error output).
     """
-    env = {k: v for k, v in os.environ.items() if k not in (loadgen.BINARY_ENV, "ASV_COMMIT")}
+    env = {k: v for k, v in os.environ.items() if k not in (loadgen.BINARY_ENV, COMMIT_ENV)}
     env["PYTHONPATH"] = str(tree)
     if tuning is not None:
         env[system.SYSTEM_ENV] = system.encode(tuning)
