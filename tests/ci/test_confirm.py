@@ -9,15 +9,27 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 
 from tests.runs import ECHO_16_64, benchmark, impl, run
 from wsbench.asv.conf import BenchEnv
-from wsbench.ci.confirm import CONFIRMATIONS, confirm, confirmation_of, flagged_grids, release_env
+from wsbench.ci.confirm import (
+    CONFIRM_PLAN,
+    CONFIRMATIONS,
+    confirm,
+    confirm_commits,
+    confirmation_of,
+    flagged_grids,
+    release_env,
+)
 from wsbench.impls import get_impl
 from wsbench.instrument.cpus import placement_from
 from wsbench.instrument.interleave import Arm
 from wsbench.instrument.sampling import SamplingPlan
+from wsbench.jobs import commits as commitcompare
+from wsbench.jobs.commits import CommitSides
 from wsbench.results import store
+from wsbench.results.compare import compare_runs
 from wsbench.results.regressions import compare_new_releases, confirmed_lines
 from wsbench.results.runformat import Run
 
@@ -109,3 +121,32 @@ def test_nothing_flagged_nothing_measured(tmp_path: Path) -> None:
         run_id=RUN, ensure=lambda env: Path("/x"), measure=never,
     ) == []  # fmt: skip
     assert not (tmp_path / CONFIRMATIONS).exists()
+
+
+def test_a_pull_requests_configurations_and_sets_that_moved_are_measured_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # asyncio slower at echo 16 B x 64, uvloop unchanged: asyncio alone, at that set alone,
+    # with the nightly's confirmation plan, each side its commit.
+    base = [_doc(LAST, FAST, run_id=f"{RUN}-base"), _doc(LAST, FAST, "uvloop", f"{RUN}-base")]
+    head = [_doc(LAST, SLOW, run_id=f"{RUN}-head"), _doc(LAST, FAST, "uvloop", f"{RUN}-head")]
+    sides = CommitSides(("a" * 40, "b" * 40), base, head)
+    asked: list[dict[str, Any]] = []
+
+    def measure_commits(base_ref: str, head_ref: str, **kw: Any) -> CommitSides:
+        asked.append({"refs": (base_ref, head_ref), **kw})
+        return CommitSides((base_ref, head_ref), base[:1], head[:1])
+
+    monkeypatch.setattr(commitcompare, "measure_commits", measure_commits)
+    lines = compare_runs(base, head, match="configuration")
+    found = confirm_commits(sides.commits, lines, sides, machine_name="m", run_id=RUN)
+    assert found is not None and found.base == base[:1]
+    ((call),) = asked
+    assert call["refs"] == sides.commits and call["run_id"] == f"{RUN}-confirm"
+    assert (call["impls"], call["configs"], call["pythons"]) == (["websockets"], ["asyncio"],
+                                                                  ["3.11"])  # fmt: skip
+    assert call["grid"] == {"echo": [ECHO_16_64]} and call["plan"] is CONFIRM_PLAN
+    # Nothing moved: nothing measured.
+    unchanged = compare_runs(base, base, match="configuration")
+    assert confirm_commits(sides.commits, unchanged, sides, machine_name="m", run_id=RUN) is None
+    assert len(asked) == 1

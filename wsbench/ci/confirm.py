@@ -18,6 +18,13 @@ in the way performance CI systems retrigger a suspected regression before filing
 The confirmation's documents go into the shard's store under :data:`CONFIRMATIONS`
 (``<store>/confirmations/<machine>/<run id>-confirm-base|head/``), where neither the
 results branch nor the site looks: ``publish`` reads them to decide.
+
+A pull request's comparison (``./bench pr-compare``, :mod:`wsbench.ci.pull_request`) is
+confirmed the same way (:func:`confirm_commits`): the configurations and sets with a figure
+faster or slower in its screening are measured again, interleaved, with
+:data:`CONFIRM_PLAN`, each side by its own commit's harness
+(:func:`wsbench.jobs.commits.measure_commits`); there the confirmation's verdicts are the
+final ones, decided as one family (:mod:`wsbench.results.confirmation`).
 """
 
 from __future__ import annotations
@@ -30,7 +37,10 @@ from wsbench.impls import Impl, ImplVersion
 from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.interleave import Arm, measure_interleaved
 from wsbench.instrument.sampling import SamplingPlan
+from wsbench.jobs import commits as commitcompare
+from wsbench.jobs.commits import CommitSides
 from wsbench.results import compare, store
+from wsbench.results.confirmation import moved, union
 from wsbench.results.regressions import CONFIRM_SUFFIX, ReleaseComparison, confirmation_sides
 from wsbench.results.runformat import Run
 from wsbench.scenarios import Params, Scenario
@@ -68,13 +78,7 @@ def release_env(env_impl: Impl, config_id: str, version: str) -> BenchEnv:
 
 def flagged_grids(candidate: ReleaseComparison) -> dict[Scenario, list[Params]]:
     """The parameter sets, per scenario, of the candidate's slower figures."""
-    grids: dict[Scenario, list[Params]] = {}
-    for line in candidate.lines:
-        if line.verdict == "slower":
-            sets = grids.setdefault(line.scenario, [])
-            if line.params not in sets:
-                sets.append(dict(line.params))
-    return grids
+    return union(moved(candidate.lines, ("slower",)).values())
 
 
 def confirm(
@@ -117,7 +121,6 @@ def confirm(
     if not slower:
         return []
     sides: tuple[list[Arm], list[Arm]] = ([], [])
-    grids: dict[Scenario, list[Params]] = {}
     for c in slower:
         impl = by_name[c.impl]
         config_id = c.head.impl.config
@@ -125,9 +128,7 @@ def confirm(
             env = release_env(impl, config_id, version)
             log(f"confirming {c.heading}: preparing {version}")
             side.append(Arm(impl, config_id, str(ensure(env)), env.name, version))
-        for scenario, sets in flagged_grids(c).items():
-            merged = grids.setdefault(scenario, [])
-            merged += [p for p in sets if p not in merged]
+    grids = union(flagged_grids(c) for c in slower)
     base, head = measure(
         [sides[0], sides[1]], sorted(grids), plan,
         placement=placement, machine_name=machine_name, run_id=f"{run_id}{CONFIRM_SUFFIX}",
@@ -149,3 +150,58 @@ def confirmation_of(candidate: ReleaseComparison, docs: Sequence[Run]) -> list[c
         return compare.compare_runs(base, head, match="configuration")
     except compare.CompareError:
         return []
+
+
+def confirm_commits(
+    commits: tuple[str, str],
+    screening: Sequence[compare.Line],
+    sides: CommitSides,
+    *,
+    plan: SamplingPlan = CONFIRM_PLAN,
+    machine_name: str,
+    run_id: str,
+    log: Callable[[str], None] = lambda _: None,
+) -> CommitSides | None:
+    """Measure again, interleaved, what moved in a comparison of two commits.
+
+    Args:
+        commits: the base and head commits (full hashes).
+        screening: the comparison's lines (:func:`wsbench.results.compare.compare_runs` of
+            ``sides``, paired by configuration).
+        sides: the documents compared.
+        plan: the confirmation's plan (``plan.processes`` rounds).
+        machine_name: the machine's name in the documents.
+        run_id: the comparison's run id stem; the confirmation's documents get
+            ``<run_id>-confirm-base`` and ``<run_id>-confirm-head``.
+        log: progress lines.
+
+    Each configuration with a figure faster or slower
+    (:func:`wsbench.results.confirmation.moved`) is measured on the Pythons it moved on (and
+    the default Python, which the commit worker always measures), at every set that moved
+    in any of them (one measurement, one grid: the nightly's
+    :func:`confirm` merges its candidates' sets the same way; the lines of a set that did
+    not move in a configuration are left out of its verdicts,
+    :func:`wsbench.results.confirmation.final`).
+
+    Returns:
+        The confirmation's documents, or None when nothing moved (nothing is measured).
+
+    Raises:
+        wsbench.results.compare.CompareError: a commit cannot be measured
+            (:func:`wsbench.jobs.commits.measure_commits`).
+    """
+    found = moved(screening)
+    if not found:
+        return None
+    rows = compare.paired_rows(sides.base, sides.head)
+    docs = [rows[row][0] for row in found if row in rows]
+    if not docs:
+        return None
+    grid = union(found.values())
+    log(f"confirming {len(docs)} configuration(s) at {sum(map(len, grid.values()))} set(s)")
+    return commitcompare.measure_commits(
+        commits[0], commits[1], impls=sorted({d.impl.name for d in docs}),
+        configs=sorted({d.impl.config for d in docs}), grid=grid, plan=plan,
+        machine_name=machine_name, run_id=f"{run_id}{CONFIRM_SUFFIX}", log=log,
+        pythons=sorted({d.python for d in docs}),
+    )  # fmt: skip

@@ -66,18 +66,13 @@ def slowed(lines: Sequence[compare.Line], base: Sequence[Run], head: Sequence[Ru
     compare_runs` of ``base`` and ``head``, paired by configuration) with a *slower*
     figure, each once, in the lines' order, scenarios with measurement windows only, at
     most :data:`SETS_PER_COMPARISON`."""
-    rows = {
-        compare.row_name(b, h): (b.impl.name, b.impl.config)
-        for b in base
-        for h in head
-        if (b.impl.name, b.impl.config) == (h.impl.name, h.impl.config)
-    }
+    rows = compare.paired_rows(base, head)
     out: list[Slowed] = []
     for line in lines:
         if line.verdict != "slower" or line.row not in rows or not spec(line.scenario).windowed:
             continue
-        impl, config = rows[line.row]
-        found = Slowed(impl, config, line.row, line.scenario, dict(line.params))
+        doc = rows[line.row][0]
+        found = Slowed(doc.impl.name, doc.impl.config, line.row, line.scenario, dict(line.params))
         if found in out:
             continue
         if len(out) == SETS_PER_COMPARISON:

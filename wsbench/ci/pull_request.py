@@ -7,14 +7,20 @@ between the merge base and the head):
 
 - a file of the harness or the load generator (:data:`EVERYTHING`): every configuration
   at a reduced scale (:data:`REDUCED_PARAMS`), since every figure may move;
-- otherwise, files under ``impls/<name>/``: those implementations' configurations, at every
-  parameter set;
+- otherwise, files under ``impls/<name>/``: those implementations' configurations, at the
+  default grid's sets (the main job's, :data:`SCREEN_GRID`);
 - nothing else (documentation, tests, workflows): nothing is measured, and the comment
   says so.
 
-Each configuration and set that reads *slower* is profiled on both sides with py-spy, a
-bounded number of them (:mod:`wsbench.ci.pr_profiles`); the comment shows the functions
-whose share of the samples grew most, naming both profiles.
+That measurement, at the command's plan, is a screening: each configuration and set with a
+figure faster or slower is measured again, interleaved, with the nightly's confirmation's
+plan (:func:`wsbench.ci.confirm.confirm_commits`), and the confirmation's verdicts are
+those sets' final ones, decided as one family with a stated false rate per comparison
+(:mod:`wsbench.results.confirmation`); the comment names the sets confirmed.
+
+Each configuration and set whose final verdict reads *slower* is profiled on both sides with
+py-spy, a bounded number of them (:mod:`wsbench.ci.pr_profiles`); the comment shows the
+functions whose share of the samples grew most, naming both profiles.
 
 Under the verdicts the comment names every difference between the two sides'
 environments besides the harness (:mod:`wsbench.results.env_diff`: a package a lock moved,
@@ -42,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wsbench.ci import pr_conformance, pr_profiles
+from wsbench.ci.confirm import CONFIRM_PLAN, confirm_commits
 from wsbench.ci.github import COMMENT_MARKER, COUNTS_MARKER
 from wsbench.impls import ImplError
 from wsbench.instrument.autobahn import SuiteError
@@ -51,13 +58,16 @@ from wsbench.jobs import commits as commitcompare
 from wsbench.jobs.compare import COMPARISONS, select_grids
 from wsbench.jobs.selection import MainJobError, run_pythons
 from wsbench.pythons import DEFAULT_PYTHON
-from wsbench.results import compare, env_diff, instruction_verdicts, store
-from wsbench.scenarios import in_grid
+from wsbench.results import compare, confirmation, env_diff, instruction_verdicts, store
+from wsbench.scenarios import Grid, Params, Scenario, in_grid
 
 EVERYTHING = ("wsbench/", "loadgen/", "benchmarks/", "pyproject.toml", "bench")
 """Path prefixes whose change can move every figure."""
+SCREEN_GRID: Grid = "default"
+"""The grid whose sets a change of implementations is screened at."""
 REDUCED_PARAMS = ("size_bytes=1024", "connections=1000")
-"""The parameter sets measured when every configuration is (``--param`` syntax)."""
+"""The parameter sets measured when every configuration is (``--param`` syntax, of the full
+grid)."""
 REDUCED_SETS = ("echo/in_flight=64,size_bytes=16",)
 """The sets counted when every configuration is (``--instructions-only``; keys of
 :data:`wsbench.results.count_sets.SETS`)."""
@@ -116,6 +126,8 @@ class PrCompareOptions:
         pythons: ``--python`` values: the Pythons each configuration's latest release is
             compared on (names, or ``all``: every one this machine has;
             :func:`wsbench.jobs.selection.run_pythons`); default the default Python only.
+        confirm_plan: the plan of the confirmation of what moved in the screening
+            (:data:`wsbench.ci.confirm.CONFIRM_PLAN`).
     """
 
     base: str
@@ -125,6 +137,15 @@ class PrCompareOptions:
     machine: str = "wsbench-local"
     instructions_only: bool = False
     pythons: Sequence[str] = (DEFAULT_PYTHON,)
+    confirm_plan: SamplingPlan = CONFIRM_PLAN
+
+
+def screening_grids(everything: bool) -> dict[Scenario, list[Params]]:
+    """The parameter sets a change is screened at: the default grid's (:data:`SCREEN_GRID`),
+    or, when ``everything`` may move, the full grid's at :data:`REDUCED_PARAMS`."""
+    if everything:
+        return select_grids(in_grid(SCREEN_GRID), REDUCED_PARAMS, "full")
+    return select_grids(in_grid(SCREEN_GRID), (), SCREEN_GRID)
 
 
 def run(options: PrCompareOptions) -> int:
@@ -165,31 +186,71 @@ def run(options: PrCompareOptions) -> int:
         header.append(f"On Python {', '.join(pythons)}.")
     if options.instructions_only:
         return _count(options, chosen, (merge_base, head), header, title, pythons)
-    grids = select_grids(in_grid("default"), REDUCED_PARAMS if chosen.everything else (), "full")
     if chosen.everything:
         header.append(f"Every configuration at a reduced scale: {', '.join(REDUCED_PARAMS)}.")
+    else:
+        header.append(f"Screened at the {SCREEN_GRID} grid's sets.")
+    run_id = store.new_run_id()
     sides = commitcompare.measure_commits(
-        merge_base, head, impls=chosen.impls, configs=[], grid=grids, plan=options.plan,
-        machine_name=options.machine,
-        log=lambda line: print(f"pr-compare: {line}", file=sys.stderr), pythons=pythons,
+        merge_base, head, impls=chosen.impls, configs=[],
+        grid=screening_grids(chosen.everything), plan=options.plan,
+        machine_name=options.machine, run_id=run_id, log=_log, pythons=pythons,
     )  # fmt: skip
     root = store.root_from_env()
     for doc in [*sides.base, *sides.head]:
         store.save(doc, root / COMPARISONS)
-    lines = compare.compare_runs(sides.base, sides.head, match="configuration")
+    screening = compare.compare_runs(sides.base, sides.head, match="configuration")
+    lines, skipped = _confirmed((merge_base, head), screening, sides, run_id, root, options)
     environments = env_diff.diff_pairs(sides.base, sides.head, match="configuration")
+    stages = [(p.processes, p.windows_per_process) for p in (options.plan, options.confirm_plan)]
+    rule = confirmation.rule(stages[0], stages[1])
     table = compare.to_markdown(
-        lines, "Figures, base → head", sides.skipped, env_diff.to_markdown(environments)
+        lines, "Figures, base → head", skipped, env_diff.to_markdown(environments), rule
     )
-    text = "\n".join([*header, "", table])
+    text = "\n".join([*header, "", confirmation.to_markdown(screening, stages[1]), "", table])
     slowed = pr_profiles.slowed(lines, sides.base, sides.head)
     if slowed:
         text += "\n" + _profiles((merge_base, head), slowed, root / COMPARISONS, options)
     if chosen.impls:
         text += "\n" + _grades((merge_base, head), chosen.impls, root / COMPARISONS, options)
     options.markdown.write_text(text, encoding="utf-8")
-    print(compare.to_text(lines, title, sides.skipped, env_diff.to_text(environments)))
+    print(compare.to_text(lines, title, skipped, env_diff.to_text(environments), rule))
     return 0
+
+
+def _log(line: str) -> None:
+    print(f"pr-compare: {line}", file=sys.stderr)
+
+
+def _confirmed(
+    commits: tuple[str, str],
+    screening: Sequence[compare.Line],
+    sides: commitcompare.CommitSides,
+    run_id: str,
+    root: Path,
+    options: PrCompareOptions,
+) -> tuple[list[compare.Line], list[str]]:
+    """The final verdicts (:func:`wsbench.results.confirmation.final`) of ``screening``,
+    the comparison of ``sides`` (run ``run_id``), once what moved is measured again
+    (:func:`wsbench.ci.confirm.confirm_commits`, the documents saved in ``root``'s
+    comparisons), and the configurations not compared, with why. A confirmation that
+    cannot measure leaves the moved figures not compared, with its error."""
+    skipped = list(sides.skipped)
+    missing = confirmation.NOT_MEASURED_AGAIN
+    again: list[compare.Line] = []
+    try:
+        found = confirm_commits(
+            commits, screening, sides, plan=options.confirm_plan,
+            machine_name=options.machine, run_id=run_id, log=_log,
+        )  # fmt: skip
+        if found is not None:
+            for doc in [*found.base, *found.head]:
+                store.save(doc, root / COMPARISONS)
+            skipped += [f"{s} (confirmation)" for s in found.skipped]
+            again = compare.compare_runs(found.base, found.head, match="configuration")
+    except compare.CompareError as exc:
+        missing = f"{missing}: {exc}"
+    return confirmation.final(screening, again, missing=missing), skipped
 
 
 def _grades(
@@ -201,7 +262,7 @@ def _grades(
     try:
         base, head = pr_conformance.grade_commits(
             commits, impls, root=root, machine=options.machine,
-            log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
+            log=_log,
         )  # fmt: skip
     except (SuiteError, ImplError) as exc:
         return f"#### {pr_conformance.TITLE}\n\nNot graded: {exc}\n"
@@ -222,7 +283,7 @@ def _profiles(
     try:
         base, head = pr_profiles.profile_commits(
             commits, slowed, root=root, machine=options.machine,
-            log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
+            log=_log,
         )  # fmt: skip
     except (ProfileError, ImplError) as exc:
         return f"#### {pr_profiles.TITLE}\n\nNot profiled: {exc}\n"
@@ -245,8 +306,7 @@ def _count(
         header.append(f"Every configuration, counted at: {', '.join(REDUCED_SETS)}.")
     sides = commitcompare.measure_commits(
         commits[0], commits[1], impls=chosen.impls, configs=[], grid={},
-        plan=options.plan, machine_name=options.machine,
-        log=lambda line: print(f"pr-compare: {line}", file=sys.stderr),
+        plan=options.plan, machine_name=options.machine, log=_log,
         count=REDUCED_SETS if chosen.everything else (), wall_clock=False, pythons=pythons,
     )  # fmt: skip
     root = store.root_from_env()
