@@ -35,7 +35,7 @@ from wsbench.commands.nightly import all_options_of, given_plan_options, measure
 from wsbench.impls import get_impl
 from wsbench.instrument.interpreters import InterpreterNotFound
 from wsbench.instrument.sampling import SamplingPlan
-from wsbench.jobs import main as jobs_main
+from wsbench.jobs import selection as jobs_selection
 from wsbench.pythons import DEFAULT_PYTHON
 from wsbench.results import store
 from wsbench.results.regressions import Regression
@@ -305,7 +305,7 @@ def _pythons_here(monkeypatch: pytest.MonkeyPatch, here: set[str]) -> None:
             raise InterpreterNotFound(f"no Python {name}: looked on PATH")
         return name
 
-    monkeypatch.setattr(jobs_main, "find_python", find)
+    monkeypatch.setattr(jobs_selection, "find_python", find)
 
 
 def test_the_latest_releases_on_the_other_pythons_here_by_mode(
