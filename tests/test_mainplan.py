@@ -3,11 +3,12 @@ a run, the deployment profiles' sets and the second Python."""
 
 from __future__ import annotations
 
-from wsbench.deployment import AS_SHIPPED, TLS, profile_of
+from wsbench.deployment import AS_SHIPPED, TLS, TUNED, profile_of
 from wsbench.impls import get_impl
 from wsbench.mainplan import (
     AXIS_CONFIGS,
-    PROFILED_SET,
+    CPU_PROFILE_SET,
+    DEPLOYMENT_SET,
     axis_config_ids,
     deployment_sets,
     second_python,
@@ -18,7 +19,7 @@ from wsbench.scenarios import spec
 def test_every_axis_configuration_exists_and_the_profiled_set_is_in_the_default_grid() -> None:
     for name, config in AXIS_CONFIGS:
         assert get_impl(name).config(config).id == config
-    scenario, params = PROFILED_SET
+    scenario, params = CPU_PROFILE_SET
     assert params in spec(scenario).grid("default")
 
 
@@ -30,10 +31,12 @@ def test_without_a_selection_the_seed_servers_are_the_axis_and_a_selection_is_it
     assert axis_config_ids([("picows", "asyncio")], narrowed=False) == []
 
 
-def test_the_deployment_sets_are_the_profiled_set_as_shipped_and_over_tls() -> None:
+def test_the_deployment_sets_are_a_profiled_set_tuned_as_shipped_and_over_tls() -> None:
+    scenario, params = DEPLOYMENT_SET
+    assert tuple(params.items()) in spec(scenario).profiled  # the full grid's, in every profile
     sets = deployment_sets()
-    assert [profile_of(p) for p in sets] == [AS_SHIPPED, TLS]
-    assert sets == [{**PROFILED_SET[1], "deflate": 1}, {**PROFILED_SET[1], "tls": 1}]
+    assert [profile_of(p) for p in sets] == [TUNED, AS_SHIPPED, TLS]
+    assert sets == [params, {**params, "deflate": 1}, {**params, "tls": 1}]
 
 
 def test_the_second_python_is_the_newest_other_one_found_and_never_free_threaded() -> None:

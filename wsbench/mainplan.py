@@ -3,11 +3,11 @@ builds answers every question: one source for the job (:mod:`wsbench.jobs.main`)
 benchmark suite that measures (:mod:`wsbench.asv.suite`) and the pages that say what was
 measured.
 
-- Every selected configuration is graded for conformance and profiled at
-  :data:`PROFILED_SET`, one more window in the last server process the job starts anyway.
+- Every selected configuration is graded for conformance and CPU-profiled at
+  :data:`CPU_PROFILE_SET`, one more window in the last server process the job starts anyway.
 - The axis configurations (:data:`AXIS_CONFIGS` without a selection; with ``--impl`` or
-  ``--config``, every selected one) are also measured at :data:`PROFILED_SET` in each of
-  :data:`DEPLOYMENT_PROFILES`, and on a second Python (:func:`second_python`).
+  ``--config``, every selected one) are also measured at :data:`DEPLOYMENT_SET`, tuned and
+  in each of :data:`DEPLOYMENT_PROFILES`, and on a second Python (:func:`second_python`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,19 @@ from collections.abc import Sequence
 from wsbench.deployment import AS_SHIPPED, TLS, Profile, in_profile
 from wsbench.pythons import DEFAULT_PYTHON, PYTHONS
 from wsbench.scenarios import Params, Scenario
+from wsbench.scenarios.base import CORPUS_PARAM, CORPUS_SIZE
 
-PROFILED_SET: tuple[Scenario, Params] = ("echo", {"size_bytes": 16, "in_flight": 64})
-"""The parameter set every configuration is profiled at, and the axis configurations are
-measured at in each deployment profile: small messages, many in flight, where a server's
-own code is most of its work."""
+CPU_PROFILE_SET: tuple[Scenario, Params] = ("echo", {"size_bytes": 16, "in_flight": 64})
+"""The parameter set every configuration is CPU-profiled at: small messages, many in flight,
+where a server's own code is most of its work."""
+
+DEPLOYMENT_SET: tuple[Scenario, Params] = (
+    "echo", {"size_bytes": CORPUS_SIZE, "in_flight": 64, CORPUS_PARAM: 1}
+)  # fmt: skip
+"""The parameter set the axis configurations are measured at in every deployment profile:
+one of the sets the full grid measures in every profile
+(:attr:`wsbench.scenarios.base.ScenarioSpec.profiled`), the JSON corpus's 1 KiB messages,
+which compress like real traffic, 64 in flight."""
 
 AXIS_CONFIGS: tuple[tuple[str, str], ...] = (
     ("websockets", "asyncio"),
@@ -52,9 +60,11 @@ def axis_config_ids(selected: Sequence[tuple[str, str]], narrowed: bool) -> list
 
 
 def deployment_sets() -> list[Params]:
-    """:data:`PROFILED_SET`'s parameters in each of :data:`DEPLOYMENT_PROFILES`, e.g.
-    ``[{"size_bytes": 16, "in_flight": 64, "deflate": 1}, {..., "tls": 1}]``."""
-    return [in_profile(PROFILED_SET[1], p) for p in DEPLOYMENT_PROFILES]
+    """:data:`DEPLOYMENT_SET`'s parameters tuned and in each of :data:`DEPLOYMENT_PROFILES`,
+    e.g. ``[{"size_bytes": 1024, "in_flight": 64, "corpus": 1}, {..., "deflate": 1},
+    {..., "tls": 1}]``."""
+    tuned = DEPLOYMENT_SET[1]
+    return [dict(tuned), *(in_profile(tuned, p) for p in DEPLOYMENT_PROFILES)]
 
 
 def second_python(found: Sequence[str]) -> str | None:

@@ -13,14 +13,14 @@ from wsbench.instrument.cpus import default_placement
 from wsbench.instrument.profiled import NATIVE, WINDOW_S
 from wsbench.instrument.sampling import SamplingPlan, sample_scenarios
 from wsbench.jobs.profile import top_functions
-from wsbench.mainplan import PROFILED_SET
+from wsbench.mainplan import CPU_PROFILE_SET
 from wsbench.results import store
 from wsbench.results.runformat import load
 
 
 def test_the_profiled_set_is_profiled_once_in_the_last_process_and_saved(tmp_path: Path) -> None:
     impl = fixture_impl("hot_echo")
-    scenario, params = PROFILED_SET
+    scenario, params = CPU_PROFILE_SET
     other = {**params, "in_flight": 1}
     plan = SamplingPlan(processes=2, windows_per_process=1, warmup_s=0.1, window_s=0.2,
                         max_other_cpu_percent=1000.0, max_steal_percent=1000.0)  # fmt: skip

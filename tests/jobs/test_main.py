@@ -29,7 +29,7 @@ from wsbench.instrument.interpreters import PYTHONS_ENV, probe
 from wsbench.instrument.sampling import SamplingPlan
 from wsbench.jobs.main import THIS_COMMIT, bench_patterns, check_commits, commit_refs
 from wsbench.jobs.selection import MainJobError, run_envs, run_pythons, select_envs
-from wsbench.mainplan import PROFILED_SET, deployment_sets
+from wsbench.mainplan import DEPLOYMENT_SET, deployment_sets
 from wsbench.paths import REPO_ROOT
 from wsbench.pythons import PYTHONS
 from wsbench.results.runformat import load
@@ -81,7 +81,7 @@ def test_main_job_from_a_clean_clone(tmp_path: Path) -> None:
                 for scenario in in_grid("default")
                 for params in spec(scenario).grid("default")
             ]
-            + [(PROFILED_SET[0], params_key(p)) for p in deployment_sets()]
+            + [(DEPLOYMENT_SET[0], params_key(p)) for p in deployment_sets()]
         )
         assert doc.settings.open_files is not None and doc.settings.open_files >= 1024
         unsupported = get_impl("native").config(doc.impl.config).unsupported
@@ -137,7 +137,7 @@ def _outside_default_grid(scenario: str) -> list[bool]:
     configuration (:func:`wsbench.mainplan.deployment_sets`), leaves it out."""
     axes = spec(scenario).asv_axes()
     sets = spec(scenario).grid("default")
-    if scenario == PROFILED_SET[0]:
+    if scenario == DEPLOYMENT_SET[0]:
         sets = [*sets, *deployment_sets()]
     measured = {params_key(p) for p in sets}
     return [

@@ -1,5 +1,5 @@
 """The main job's CPU profile of each configuration, taken inside the benchmark suite: one
-more window at :data:`wsbench.mainplan.PROFILED_SET` in the last server process, right
+more window at :data:`wsbench.mainplan.CPU_PROFILE_SET` in the last server process, right
 after that process's sample windows of the set, with py-spy recording
 (:func:`wsbench.instrument.profiled.profiled_window`). No server is started for it; the
 profiled window is never a sample, and the set's sample window of the same process is kept
@@ -22,7 +22,7 @@ from wsbench.instrument.cpus import CpuPlacement
 from wsbench.instrument.measure import MeasureConfig, ServerSession
 from wsbench.instrument.profile import ProfileError
 from wsbench.instrument.profiled import NATIVE, WINDOW_S, profiled_window
-from wsbench.mainplan import PROFILED_SET
+from wsbench.mainplan import CPU_PROFILE_SET
 from wsbench.results import store
 from wsbench.results.runformat import ProfiledWindow, ProfileSet, Profiling, Run, Sample
 from wsbench.scenarios import canonical
@@ -39,7 +39,7 @@ def profiler_of(environ: Mapping[str, str] | None = None) -> str | None:
 
 class ProfiledSetHook:
     """The :data:`wsbench.instrument.sampling.AfterSet` hook that profiles
-    :data:`~wsbench.mainplan.PROFILED_SET` (tuned) once, in the last process; the profile
+    :data:`~wsbench.mainplan.CPU_PROFILE_SET` (tuned) once, in the last process; the profile
     is in :attr:`found` afterwards (None when the set was not reached).
 
     Attributes:
@@ -56,7 +56,7 @@ class ProfiledSetHook:
     def __call__(
         self, session: ServerSession, config: MeasureConfig, samples: Sequence[Sample]
     ) -> None:
-        scenario, params = PROFILED_SET
+        scenario, params = CPU_PROFILE_SET
         if config.scenario != scenario or canonical(config.params()) != params:
             return
         unprofiled = [

@@ -350,11 +350,9 @@ def with_deployment_sets(
 ) -> dict[Scenario, list[Params]]:
     """``grids`` with :func:`wsbench.mainplan.deployment_sets` added when ``config``
     (``impl:config``) on ``python`` is one :data:`DEPLOYMENT_ENV` names and ``grids`` hold
-    :data:`wsbench.mainplan.PROFILED_SET` (the tuned figure they are compared with);
-    ``grids`` as they are otherwise."""
-    scenario, params = mainplan.PROFILED_SET
-    named = f"{config}@{python}" in deployment_configs()
-    if not named or params not in grids.get(scenario, []):
+    their scenario; ``grids`` as they are otherwise."""
+    scenario = mainplan.DEPLOYMENT_SET[0]
+    if f"{config}@{python}" not in deployment_configs() or scenario not in grids:
         return dict(grids)
     extra = [p for p in mainplan.deployment_sets() if p not in grids[scenario]]
     return {**grids, scenario: [*grids[scenario], *extra]}

@@ -452,10 +452,10 @@ def with_axis_sets(
 ) -> dict[Scenario, list[Params]]:
     """``grids`` with the deployment profiles' sets (:func:`wsbench.mainplan.
     deployment_sets`) when some environment is measured in them (``axis``) and ``grids``
-    hold their tuned set: the sets asv is to run (:func:`bench_patterns`)."""
-    scenario, params = mainplan.PROFILED_SET
+    hold their scenario: the sets asv is to run (:func:`bench_patterns`)."""
+    scenario = mainplan.DEPLOYMENT_SET[0]
     out = {s: list(sets) for s, sets in grids.items()}
-    if axis and params in out.get(scenario, []):
+    if axis and scenario in out:
         out[scenario] += [p for p in mainplan.deployment_sets() if p not in out[scenario]]
     return out
 
