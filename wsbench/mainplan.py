@@ -7,7 +7,8 @@ measured.
   :data:`CPU_PROFILE_SET`, one more window in the last server process the job starts anyway.
 - The axis configurations (:data:`AXIS_CONFIGS` without a selection; with ``--impl`` or
   ``--config``, every selected one) are also measured at :data:`DEPLOYMENT_SET`, tuned and
-  in each of :data:`DEPLOYMENT_PROFILES`, and on a second Python (:func:`second_python`).
+  in each of :data:`DEPLOYMENT_PROFILES`, and on a second Python (:func:`second_python`) in
+  :data:`SECOND_PYTHON_SCENARIOS`.
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ configuration each."""
 DEPLOYMENT_PROFILES: tuple[Profile, ...] = (AS_SHIPPED, TLS)
 """The deployment profiles the axis configurations are measured in beside the tuned one
 (:mod:`wsbench.deployment`): what a default install costs, and what encryption costs."""
+
+
+SECOND_PYTHON_SCENARIOS: tuple[Scenario, ...] = ("echo",)
+"""The scenarios the axis configurations are measured in on the second Python: the round
+trips, the per-message cost a new interpreter changes most, at the default grid's sets."""
 
 
 def axis_config_ids(selected: Sequence[tuple[str, str]], narrowed: bool) -> list[tuple[str, str]]:

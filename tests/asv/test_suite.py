@@ -12,6 +12,7 @@ from asv_runner.benchmarks._base import get_setup_cache_key
 
 import benchmarks
 from tests.runs import ECHO_16_64, benchmark, failed
+from wsbench import mainplan
 from wsbench.asv import suite
 from wsbench.asv.suite import (
     GRID_ENV,
@@ -131,3 +132,22 @@ def test_a_set_never_run_says_nothing_of_the_python() -> None:
     assert [b.error for b in found["text"]] == [
         "not supported on Python 3.13: does not run: robyn: the server exited with 1"
     ]
+
+
+def test_the_main_jobs_axes_add_deployment_sets_and_narrow_the_second_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    grids = {"echo": [{"size_bytes": 16, "in_flight": 64}], "stream": [{"size_bytes": 16}]}
+    monkeypatch.setenv(suite.DEPLOYMENT_ENV, "websockets:asyncio@3.11")
+    added = suite.with_deployment_sets(grids, "websockets:asyncio", "3.11")
+    assert added["echo"] == [*grids["echo"], *mainplan.deployment_sets()]
+    assert added["stream"] == grids["stream"]
+    # Another configuration, or the same one on another Python: as it was.
+    assert suite.with_deployment_sets(grids, "aiohttp:asyncio", "3.11") == grids
+    assert suite.with_deployment_sets(grids, "websockets:asyncio", "3.13") == grids
+    assert suite.with_deployment_sets({"stream": grids["stream"]}, "websockets:asyncio",
+                                      "3.11") == {"stream": grids["stream"]}  # fmt: skip
+    second = {suite.SECOND_PYTHON_ENV: "3.13"}
+    assert suite.on_second_python(grids, "3.13", second) == {"echo": grids["echo"]}
+    assert suite.on_second_python(grids, "3.12", second) == grids
+    assert suite.on_second_python(grids, "3.13", {}) == grids

@@ -92,6 +92,8 @@ PARAMS_ENV = "WSBENCH_PARAMS"
 (``./bench run --param``), by :mod:`wsbench.scenarios.selection`'s rule."""
 INSTRUCTIONS_ENV = "WSBENCH_INSTRUCTIONS"
 """The environment variable that turns instruction counting on (``1``)."""
+SECOND_PYTHON_ENV = "WSBENCH_SECOND_PYTHON"
+"""The environment variable naming the main job's second Python (:func:`on_second_python`)."""
 DEPLOYMENT_ENV = "WSBENCH_DEPLOYMENT_ENVS"
 """The environment variable naming the environments also measured at
 :func:`wsbench.mainplan.deployment_sets`, comma-separated, each ``impl:config@python``
@@ -281,6 +283,7 @@ def run_scenarios(grids: Mapping[Scenario, list[Params]]) -> dict[str, dict[str,
     )
     earlier = list(run.benchmarks)
     grids = with_deployment_sets(grids, f"{impl.name}:{run_config.id}", run.python)
+    grids = on_second_python(grids, run.python)
 
     def save(found: dict[Scenario, list[Benchmark]]) -> None:
         benchmarks = [b for scenario in grids for b in found.get(scenario, [])]
@@ -356,6 +359,18 @@ def with_deployment_sets(
         return dict(grids)
     extra = [p for p in mainplan.deployment_sets() if p not in grids[scenario]]
     return {**grids, scenario: [*grids[scenario], *extra]}
+
+
+def on_second_python(
+    grids: Mapping[Scenario, list[Params]], python: str, environ: Mapping[str, str] | None = None
+) -> dict[Scenario, list[Params]]:
+    """``grids`` narrowed to :data:`wsbench.mainplan.SECOND_PYTHON_SCENARIOS` when
+    ``python`` is the second Python :data:`SECOND_PYTHON_ENV` names (the main job's); as
+    they are otherwise (every other run on another Python measures its whole grid)."""
+    named = (os.environ if environ is None else environ).get(SECOND_PYTHON_ENV, "")
+    if not named or python != named:
+        return dict(grids)
+    return {s: list(p) for s, p in grids.items() if s in mainplan.SECOND_PYTHON_SCENARIOS}
 
 
 def refused_by_python(
