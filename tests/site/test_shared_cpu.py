@@ -1,17 +1,33 @@
 """Figures per core: every leaderboard says so, a configuration whose busy threads share its
 one CPU is marked beside its rows and its text listed under the legend, and its framework
-page states it; the configurations of impls/ that state busy threads are the measured ones."""
+page states it; the configurations of impls/ that state busy threads are the measured ones;
+the home page counts and names them, and the Methodology page lists them, from the same
+metadata (no page types which servers are multi-threaded)."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from tests.runs import impl, run
-from wsbench.impls import get_impl
+from tests.site_runs import site_runs
+from wsbench.impls import all_impls, get_impl
+from wsbench.site.findings import findings_of
+from wsbench.site.home import HOME_PAGE, render_home
 from wsbench.site.markup import cell
+from wsbench.site.methodology import METHODOLOGY_PAGE, SHARED_CPU_MARKER, fill_markers
 from wsbench.site.render import render_leaderboard_page
 from wsbench.site.results import select
-from wsbench.site.shared_cpu import MARK, PER_CORE, framework_note, shared_cpu_of
+from wsbench.site.shared_cpu import (
+    MARK,
+    PER_CORE,
+    framework_note,
+    methodology_list,
+    shared_cpu_of,
+    threads_sentence,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SHARED = {("granian", "rsgi-asyncio"): ("granian (RSGI) · asyncio", "three threads take turns")}
 
@@ -65,3 +81,45 @@ def test_a_framework_page_states_its_configurations_threads() -> None:
     assert "**FastAPI · granian · asyncio**: Granian's worker hands each message" in note
     assert "uvicorn" not in note
     assert framework_note(get_impl("websockets")) == ""
+
+
+def test_the_home_page_counts_the_shown_configurations_by_their_metadata() -> None:
+    runs = [
+        run([20_000.0] * 6, impl_info=impl("websockets", "15.0.1", "asyncio")),
+        run([5_000.0] * 6, impl_info=impl("granian", "2.8.7", "rsgi-asyncio")),
+        run([6_000.0] * 6, impl_info=impl("granian", "2.8.7", "rsgi-uvloop")),
+    ]
+    shown = select(runs).runs
+    assert threads_sentence(shown, SHARED).startswith(
+        "2 of the 3 configurations shown do their work in one thread, the event loop's: at "
+        "100 % CPU such a server is saturated"
+    )
+    assert (
+        f"The other 1 hand each message between several busy threads that take turns on that "
+        f"CPU, as their `meta.toml` states ({MARK} on the leaderboards, which say what each "
+        f"thread does): {cell('granian (RSGI) · asyncio')}."
+    ) in threads_sentence(shown, SHARED)
+    assert threads_sentence(shown, {}).startswith(
+        "Every configuration shown does its work in one thread, the event loop's"
+    )
+    assert threads_sentence((), SHARED) == ""
+    # The page: no blanket claim that every server is single-threaded.
+    results = select(site_runs())
+    page = render_home(results, findings_of(results, []), shared_cpu=SHARED)[HOME_PAGE]
+    assert isinstance(page, str) and "single-threaded" not in page
+    assert "configuration shown does its work in one thread" in page
+
+
+def test_the_methodology_page_lists_the_configurations_that_state_busy_threads() -> None:
+    listed = methodology_list(all_impls())
+    names = sorted(name for name, _ in shared_cpu_of(all_impls()).values())
+    assert [line.split("**")[1] for line in listed.splitlines()] == [cell(n) for n in names]
+    assert "Granian's worker hands each message" in listed
+    assert methodology_list([get_impl("websockets")]).startswith("None of the configurations")
+    page = (ROOT / "site" / METHODOLOGY_PAGE).read_text(encoding="utf-8")
+    assert SHARED_CPU_MARKER in page
+    filled = fill_markers(METHODOLOGY_PAGE, page)
+    assert SHARED_CPU_MARKER not in filled and listed in filled
+    # The page types no list of its own: every name it gives beside "threads" is generated.
+    for name in ("Robyn's", "granian's worker", "Django Channels from"):
+        assert name not in page

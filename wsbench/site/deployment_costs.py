@@ -39,7 +39,7 @@ from wsbench.results.metrics import BY_NAME, Metric
 from wsbench.results.runformat import Sample
 from wsbench.scenarios import SPECS
 from wsbench.site.clients import latest_runs
-from wsbench.site.markup import EN_DASH, TIMES, cell, first_line, params_title
+from wsbench.site.markup import EN_DASH, TIMES, and_list, cell, first_line, params_title
 from wsbench.site.render import SCENARIO_TITLES, checks_fail, memory_check
 from wsbench.site.results import EnvRun, Results, by_environment, natural_key
 from wsbench.site.rows import Params, Row, headline_of
@@ -467,11 +467,6 @@ def _figures_sentence(costs: Sequence[Cost], metrics: Sequence[Metric]) -> str:
         text += f" ({_range(values)}; significantly {way} in {worse} of {len(values)})"
     parts = [f"{times(_median(found))} the {m.label}" for m in rest if (found := _ratios(costs, m))]
     return f"{text}, at {and_list(parts)}" if parts else text
-
-
-def and_list(items: Sequence[str]) -> str:
-    """``["a", "b", "c"]`` as ``"a, b and c"`` ("" for none)."""
-    return " and ".join(filter(None, (", ".join(items[:-1]), items[-1]))) if items else ""
 
 
 def _deflate_sentences(chosen: CostSet, memory: CostSet | None) -> list[str]:

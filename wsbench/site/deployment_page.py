@@ -30,7 +30,6 @@ from wsbench.site.deployment_costs import (
     CostSet,
     Deployment,
     agreed_words,
-    and_list,
     figures_of,
     profiled_sets,
 )
@@ -40,6 +39,7 @@ from wsbench.site.markup import (
     PROFILE_SEPARATOR,
     TIMES,
     anchor,
+    and_list,
     cell,
     heading,
     params_title,

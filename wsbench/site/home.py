@@ -44,6 +44,7 @@ from wsbench.site.interactive import TOOLTIP_NUMBERS, chart_script
 from wsbench.site.markup import (
     COMPARISON_CONFIDENCE_PERCENT,
     CONFIDENCE_PERCENT,
+    and_list,
     cell,
     in_tuned,
     params_title,
@@ -70,6 +71,7 @@ from wsbench.site.render import (
 )
 from wsbench.site.results import EnvRun, Results, by_environment
 from wsbench.site.rows import MESSAGES, Params, Row, headline_of
+from wsbench.site.shared_cpu import SharedCpu, threads_sentence
 from wsbench.site.sweeps import (
     CONNECTIONS,
     KIB,
@@ -440,11 +442,6 @@ def _measured(env: Sequence[EnvRun], scenario: str, params: Params) -> bool:
     return any(r.scenario == scenario and r.params == params and r.ok for e in env for r in e.rows)
 
 
-def _and(items: Sequence[str]) -> str:
-    """``["a", "b", "c"]`` as ``"a, b and c"``."""
-    return " and ".join(filter(None, (", ".join(items[:-1]), items[-1]))) if items else ""
-
-
 def _not_compared(
     family: Family,
     results: Results,
@@ -479,10 +476,10 @@ def _not_compared(
     if unpaired:
         text += (
             " Not compared, as no plain WebSocket configuration shares their stack: "
-            f"{_and(unpaired)}."
+            f"{and_list(unpaired)}."
         )
     if missing:
-        text += f" Not compared here, their baseline having no figure: {_and(missing)}."
+        text += f" Not compared here, their baseline having no figure: {and_list(missing)}."
     return text
 
 
@@ -552,7 +549,7 @@ def socketio_cost_answer(
         "framed twice (Engine.IO and Socket.IO packets) and dispatched to a handler. Each "
         "Socket.IO configuration is compared with the thinnest plain WebSocket app on exactly "
         "its stack (the server at the same version), with no framework in between: here "
-        f"{cell(_and(list(bases)))}."
+        f"{cell(and_list(list(bases)))}."
     )
     shown = {pair.socketio.env_id for pair, *_ in found}
     sentence += _not_compared(family, results, machine, params, findings, shown)
@@ -714,7 +711,7 @@ def newer_python_answer(family: Family, found: Sequence[OnPythons], machine: str
         f"{COMPARISON_CONFIDENCE_PERCENT} % interval of the ratio over the server processes."
     )
     if failed:
-        sentence += f" Not compared: {_and(failed)}."
+        sentence += f" Not compared: {and_list(failed)}."
     link_text = "Every configuration by Python version: its framework page"
     return Answer(family, machine, params, chart, sentence, link=INDEX_PAGE, link_text=link_text,
                   confidence_percent=COMPARISON_CONFIDENCE_PERCENT)  # fmt: skip
@@ -780,13 +777,16 @@ def render_home(
     findings: Findings,
     grades: Grades | None = None,
     deployment: Deployment | None = None,
+    shared_cpu: SharedCpu | None = None,
 ) -> dict[str, str | bytes]:
     """The home page (:data:`HOME_PAGE`, from ``templates/index.md.j2``) and its charts'
     files, ``{path relative to the docs dir: Markdown text or SVG/JSON bytes}``;
     ``findings`` gives the Socket.IO pairs (:func:`socketio_cost_answer`), ``grades`` the
     conformance grades (:func:`conformance_answers`; default none), ``deployment`` the
     costs of the deployment profiles (:func:`deployment_cost_answer`; default: computed
-    from ``results``)."""
+    from ``results``), ``shared_cpu`` the configurations whose ``meta.toml`` states busy
+    threads (:func:`wsbench.site.shared_cpu.shared_cpu_of`; default none), for how many of
+    the shown ones work in one thread (:func:`wsbench.site.shared_cpu.threads_sentence`)."""
 
     several = len(results.machines) > 1
     files: dict[str, str | bytes] = {}
@@ -827,5 +827,6 @@ def render_home(
         conformance_page=CONFORMANCE_PAGE,
         conformance_top=CONFORMANCE_TOP,
         conformance_family=CONFORMANCE_FAMILY,
+        threads=threads_sentence(results.runs, shared_cpu or {}),
     )
     return files

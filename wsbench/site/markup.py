@@ -186,6 +186,11 @@ def safe_name(text: str) -> str:
     return re.sub(r"^\.+", lambda dots: "-" * len(dots.group()), name) or "-"
 
 
+def and_list(items: Sequence[str]) -> str:
+    """``["a", "b", "c"]`` as ``"a, b and c"`` ("" for none)."""
+    return " and ".join(filter(None, (", ".join(items[:-1]), items[-1]))) if items else ""
+
+
 def code(text: str) -> str:
     """``text`` as an inline code span (no escaping applies inside one)."""
     return "`" + " ".join(text.split()).replace("`", "'") + "`"

@@ -21,6 +21,7 @@ from wsbench.deployment import (
     measured_profiles,
     server_args,
 )
+from wsbench.paths import IMPLS_DIR
 from wsbench.policy import MATRIX_PERIOD_DAYS, OPEN_FILES_CAP, OTHER_PYTHONS_MINUTES
 from wsbench.results.count_sets import LAYOUTS, SETS
 from wsbench.results.function_diff import GROWERS_SHOWN
@@ -32,6 +33,7 @@ from wsbench.results.runformat import ERROR_KINDS, FUNCTIONS_KEPT
 from wsbench.scenarios import PARAM_DOCS, SCENARIOS, SOURCE_ADDRESSES, SPECS, Grid, connect, spec
 from wsbench.scenarios import memory as memory_scenario
 from wsbench.scenarios import soak as soak_scenario
+from wsbench.site.frameworks import load_frameworks
 from wsbench.site.markup import (
     cell,
     code,
@@ -42,6 +44,7 @@ from wsbench.site.markup import (
     table,
 )
 from wsbench.site.render import LEADERBOARD_PAGES, SCENARIO_TITLES
+from wsbench.site.shared_cpu import methodology_list
 
 METHODOLOGY_PAGE = "methodology.md"
 """The Methodology page, relative to the docs dir."""
@@ -58,6 +61,9 @@ PROFILE_CLASSES_MARKER = "<!-- wsbench: profile classes -->"
 DEPLOYMENT_MARKER = "<!-- wsbench: deployment profiles -->"
 """Where :func:`render_deployment_profiles` goes on the Methodology page (on a line of its
 own)."""
+SHARED_CPU_MARKER = "<!-- wsbench: shared cpu -->"
+"""Where the configurations that state busy threads go on the Methodology page (on a line
+of its own): :func:`wsbench.site.shared_cpu.methodology_list` of the implementations."""
 
 
 def memory_steps_text() -> str:
@@ -340,16 +346,21 @@ def render_deployment_profiles() -> str:
     )
 
 
-def fill_markers(src_uri: str, markdown: str) -> str:
+def fill_markers(src_uri: str, markdown: str, impls_dir: Path = IMPLS_DIR) -> str:
     """``markdown`` of the page at ``src_uri`` (relative to the docs dir) with its markers
     replaced: the Methodology page's :data:`SCENARIOS_MARKER` by :func:`render_scenarios`,
     :data:`MATRIX_MARKER` by :func:`render_matrix`, :data:`COUNT_VERDICTS_MARKER` by
     :func:`render_count_verdicts`, :data:`COUNTED_SETS_MARKER` by
     :func:`render_counted_sets`, :data:`PROFILE_CLASSES_MARKER` by
-    :func:`render_profile_classes` and :data:`DEPLOYMENT_MARKER` by
-    :func:`render_deployment_profiles`; other pages unchanged."""
+    :func:`render_profile_classes`, :data:`DEPLOYMENT_MARKER` by
+    :func:`render_deployment_profiles` and :data:`SHARED_CPU_MARKER` by the list of the
+    implementations of ``impls_dir`` (:func:`wsbench.site.shared_cpu.methodology_list`);
+    other pages unchanged."""
     if src_uri != METHODOLOGY_PAGE:
         return markdown
+    if SHARED_CPU_MARKER in markdown:
+        impls = [f.impl for f in load_frameworks(impls_dir)]
+        markdown = markdown.replace(SHARED_CPU_MARKER, methodology_list(impls))
     markdown = markdown.replace(PROFILE_CLASSES_MARKER, render_profile_classes())
     markdown = markdown.replace(COUNT_VERDICTS_MARKER, render_count_verdicts())
     markdown = markdown.replace(COUNTED_SETS_MARKER, render_counted_sets())

@@ -73,8 +73,10 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Replace the generated parts' markers of a hand-written page (the Methodology page's
-    list of scenarios, :func:`wsbench.site.methodology.fill_markers`)."""
-    return fill_markers(page.file.src_uri, markdown)
+    list of scenarios, :func:`wsbench.site.methodology.fill_markers`, with the
+    implementations' metadata of the build)."""
+    inputs = resolve_inputs(_root(config), config.repo_url)
+    return fill_markers(page.file.src_uri, markdown, inputs.impls_dir)
 
 
 def on_serve(server: Any, config: MkDocsConfig, builder: Any) -> Any:

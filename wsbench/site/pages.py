@@ -160,7 +160,7 @@ def generate_pages(inputs: Inputs) -> dict[str, str | bytes]:
     pages[FINDINGS_PAGE] = render_findings(findings, results, root_links)
     deployment = deployment_of(results)  # once: its page and the home page's question
     pages[DEPLOYMENT_PAGE] = render_deployment(deployment, results, root_links)
-    pages.update(render_home(results, findings, grades, deployment))
+    pages.update(render_home(results, findings, grades, deployment, shared_cpu))
     pages.update(render_conformance(grades, inputs.repo_url, root_links))
     pages[ENVIRONMENT_PAGE] = render_environment(results)
     clients = inputs.clients()

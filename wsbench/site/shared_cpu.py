@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from wsbench.deployment import MULTI_CPU_PROFILES
 from wsbench.impls import Impl
-from wsbench.site.markup import cell
+from wsbench.site.markup import and_list, cell
 from wsbench.site.results import EnvRun
 
 MARK = "†"
@@ -51,18 +51,66 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
+def _bullets(stated: Iterable[tuple[str, str]], mark: str = "") -> str:
+    """One markdown bullet per (row name, text): the name bold after ``mark``, the text as
+    a sentence."""
+    return "".join(f"- {mark}**{cell(name)}**: {cell(_sentence(text))}\n" for name, text in stated)
+
+
+def _stated(runs: Iterable[EnvRun], shared: SharedCpu) -> list[tuple[str, str]]:
+    """The (row name, text) of each configuration of ``runs`` that states busy threads,
+    sorted by name."""
+    return sorted(
+        {shared[key] for run in runs if (key := (run.impl.name, run.impl.config)) in shared}
+    )
+
+
 def notes(runs: Sequence[EnvRun], shared: SharedCpu) -> str:
     """Markdown: one bullet per configuration of ``runs`` that states busy threads (its row
     name without versions, the text), sorted by name; "" when none does."""
-    stated = sorted(
-        {shared[key] for run in runs if (key := (run.impl.name, run.impl.config)) in shared}
-    )
+    stated = _stated(runs, shared)
     if not stated:
         return ""
-    lines = [f"- {MARK} **{cell(name)}**: {cell(_sentence(text))}" for name, text in stated]
     return "*Threads that share the one CPU*, as each configuration states them:\n\n" + (
-        "\n".join(lines) + "\n"
+        _bullets(stated, f"{MARK} ")
     )
+
+
+def threads_sentence(runs: Sequence[EnvRun], shared: SharedCpu) -> str:
+    """Markdown for the home page: how many of the configurations of ``runs`` do their work
+    in one thread, the event loop's (their ``meta.toml`` states no ``shared_cpu``), and
+    which hand each message between several busy threads (their row names without
+    versions); "" without runs."""
+    configs = {(run.impl.name, run.impl.config) for run in runs}
+    if not configs:
+        return ""
+    stated = [name for name, _ in _stated(runs, shared)]
+    single = len(configs) - len(stated)
+    saturated = (
+        "at 100 % CPU such a server is saturated, and its figure is the most that framework "
+        "does on one core of this machine"
+    )
+    if not stated:
+        return (
+            f"Every configuration shown does its work in one thread, the event loop's: {saturated}."
+        )
+    return (
+        f"{single} of the {len(configs)} configurations shown do their work in one thread, "
+        f"the event loop's: {saturated}. The other {len(stated)} hand each message between "
+        "several busy threads that take turns on that CPU, as their `meta.toml` states "
+        f"({MARK} on the leaderboards, which say what each thread does): "
+        f"{cell(and_list(stated))}. On more CPUs they could serve more."
+    )
+
+
+def methodology_list(impls: Iterable[Impl]) -> str:
+    """Markdown for the Methodology page: one bullet per configuration of ``impls`` that
+    states busy threads (its row name without versions, the text), sorted by name; a
+    sentence saying none does when none does."""
+    stated = sorted(shared_cpu_of(impls).values())
+    if not stated:
+        return "None of the configurations states busy threads besides its event loop's.\n"
+    return _bullets(stated)
 
 
 def framework_note(impl: Impl) -> str:
@@ -71,10 +119,9 @@ def framework_note(impl: Impl) -> str:
     stated = [(impl.row_name(c), c.shared_cpu) for c in impl.configs if c.shared_cpu]
     if not stated:
         return ""
-    lines = [f"- **{cell(name)}**: {cell(_sentence(text))}" for name, text in stated]
     return (
         "**One CPU, several threads.** Its figures, like every figure here, are per core: "
         "the server runs pinned to one CPU. In these configurations its worker hands each "
         f"message between several busy threads, which take turns on that CPU ({MARK} on the "
-        "leaderboards):\n\n" + "\n".join(lines) + "\n"
+        "leaderboards):\n\n" + _bullets(stated)
     )
