@@ -20,7 +20,7 @@ from tests.site.test_conformance_page import anchors, markdown_table
 from wsbench.site.deployment_costs import Deployment, deployment_of
 from wsbench.site.deployment_page import DEPLOYMENT_PAGE, render_deployment
 from wsbench.site.interactive import COSTS_TABLE
-from wsbench.site.markup import cell
+from wsbench.site.markup import FOLD_CLASS, GIST_CHARS, cell, folded, gist
 from wsbench.site.render import DEPLOYMENT_LINK, NO_RESULTS
 from wsbench.site.results import Results, select
 
@@ -142,10 +142,37 @@ def test_what_each_configuration_states(page: str) -> None:
     assert len(rows) == 7
     assert by_name["Starlette · uvicorn 0.54 · wsproto · asyncio 1.10.0"] == {
         "Configuration": "Starlette · uvicorn 0.54 · wsproto · asyncio 1.10.0",
-        "Compression as shipped": "declines: compression is off unless configured",
+        # Folded behind its gist (tags taken out: the summary, then the whole statement).
+        "Compression as shipped": "declines: compression is off unless …"
+        "declines: compression is off unless configured",
         "TLS": "supported: ssl\\_context",
         "Worker processes": "supported: uvicorn's workers \\(fixture\\)",
     }
+
+
+def test_a_long_statement_folds_behind_its_first_clause() -> None:
+    tls = (
+        "supported: uvicorn.run(ssl_certfile=certfile, ssl_keyfile=keyfile), uvicorn's "
+        "documented HTTPS settings (--ssl-certfile/--ssl-keyfile), from which uvicorn builds "
+        "an ssl.SSLContext"
+    )
+    # A clause cut inside brackets ends before them.
+    assert gist(tls) == "supported: uvicorn.run …"
+    assert gist("accepts: serve(compression='deflate'), the default (websockets 10.4 on)") == (
+        "accepts: serve(compression='deflate') …"
+    )
+    assert gist("declines: it answers with no extension; its docs say so") == (
+        "declines: it answers with no extension …"
+    )
+    assert (
+        gist("declines: it answers with no extension") == "declines: it answers with no extension"
+    )
+    assert folded(tls) == (
+        f'<details class="{FOLD_CLASS}"><summary>supported: uvicorn.run …</summary>'
+        f"{cell(tls)}</details>"
+    )
+    short = "declines: compression is off"
+    assert len(short) <= GIST_CHARS and folded(short) == cell(short)
 
 
 def test_the_page_links_and_ids(page: str) -> None:

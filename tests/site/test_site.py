@@ -747,8 +747,9 @@ def test_findings_page_is_in_the_nav_and_links_to_its_data(site: Path) -> None:
     assert websocket["Fastest ÷ runner-up"].startswith("1.25× (")
     assert websocket["Verdict"].startswith("fastest: significantly faster than every other")
     assert websocket["Reference messages/s"] == "499,958 (481,670–518,941)"
+    # The link to the table, the runs folded under it (the summary's text, then the fold's).
     assert websocket["Data"] == (
-        f"leaderboard table · run {CURRENT} on wsbench-ci: JSON · CSV; "
+        f"leaderboard tablerun {CURRENT} on wsbench-ci: JSON · CSV; "
         f"run {REFERENCE_RUN} on wsbench-ci: JSON · CSV"
     )
     # Its links lead to tables, charts, failures and downloads that exist.

@@ -41,6 +41,7 @@ from wsbench.site.markup import (
     anchor,
     and_list,
     cell,
+    folded,
     heading,
     params_title,
     profile_changes,
@@ -182,17 +183,19 @@ def set_section(cost_set: CostSet, results: Results, pages: Mapping[str, str], l
 def statements_table(runs: Sequence[EnvRun], pages: Mapping[str, str]) -> str:
     """What each configuration's ``meta.toml`` states of compression as shipped, of TLS and
     of worker processes (:attr:`wsbench.results.runformat.ImplInfo.shipped_compression`,
-    ``tls``, ``workers``), one row per configuration's latest release, by name; "" when
-    none states any."""
+    ``tls``, ``workers``), each folded behind its gist (:func:`wsbench.site.markup.folded`),
+    one row per configuration's latest release, by name; "" when none states any."""
     stated = [r for r in runs if r.impl.shipped_compression or r.impl.tls or r.impl.workers]
     if not stated:
         return ""
+    # Each statement folds behind its gist: at 40 to 80 words a cell, the table was wider
+    # than the page.
     rows = [
         [
             configuration(run, pages),
-            cell(run.impl.shipped_compression) or DASH,
-            cell(run.impl.tls) or DASH,
-            cell(run.impl.workers) or DASH,
+            folded(run.impl.shipped_compression) or DASH,
+            folded(run.impl.tls) or DASH,
+            folded(run.impl.workers) or DASH,
         ]
         for run in stated
     ]

@@ -44,6 +44,7 @@ from wsbench.site.markup import (
     UNSTABLE_LEGEND,
     cell,
     code,
+    fold,
     params_title,
     ratio_text,
     short_reason,
@@ -76,6 +77,14 @@ def _config(run: EnvRun, framework_pages: Mapping[str, str]) -> str:
     return f"{name} {cell(run.impl.version or DASH)}"
 
 
+def _contender(run: EnvRun, framework_pages: Mapping[str, str]) -> str:
+    """A contest's configuration and version for a cell, as :func:`_config`, but free to
+    break at any space: beside nine other columns, names kept whole on two lines made the
+    table wider than the page."""
+    name = tagged(run.label, run.socketio, framework_pages.get(run.impl.name), breaks=True)
+    return f"{name} {cell(run.impl.version or DASH)}"
+
+
 def _plain(run: EnvRun) -> str:
     return cell(f"{run.label} {run.impl.version or ''}".strip())
 
@@ -96,12 +105,9 @@ def _runs_cell(runs: Iterable[EnvRun]) -> str:
 
 
 def _data(what: str, link: str, runs: Iterable[EnvRun]) -> str:
-    return f"[{what}]({link}) · {_runs_cell(runs)}"
-
-
-FOLD_TIED = 3
-"""A contest's verdict lists up to this many tied configurations in its cell; more are
-folded under a one-line summary (a ``<details>`` element)."""
+    """A Data cell: the link to ``what`` at ``link``, the runs and their downloads folded
+    under it (their ids made the column wide)."""
+    return fold(f"[{what}]({link})", _runs_cell(runs))
 
 
 def _verdict(c: Contest) -> str:
@@ -115,12 +121,10 @@ def _verdict(c: Contest) -> str:
     names = ", ".join(_plain(e.run) for e in tied)
     undecided = [e for e in c.tied if e.versus_fastest and e.versus_fastest.verdict == TOO_FEW]
     note = f"; {len(undecided)} with {TOO_FEW} to tell" if undecided else ""
-    if len(tied) <= FOLD_TIED:
-        return f"**tied** (no significant difference{note}): {names}"
-    # One line, the list folded: a cell listing dozens of names made the table screens tall.
-    return (
-        f"<details><summary><b>tied</b>: {len(tied)} configurations (no significant "
-        f"difference{note})</summary>{names}</details>"
+    # One line, the list folded: a cell listing the names made the table screens tall and,
+    # beside nine other columns, wider than the page.
+    return fold(
+        f"**tied**: {len(tied)} configurations", f"no significant difference{note}: {names}"
     )
 
 
@@ -137,9 +141,9 @@ def _contest_row(c: Contest, results: Results, pages: Mapping[str, str]) -> list
     return [
         cell(params_title(c.params)),
         protocol,
-        _config(fastest.run, pages),
+        _contender(fastest.run, pages),
         _figure(fastest.row),
-        _config(runner_up.run, pages) if runner_up else DASH,
+        _contender(runner_up.run, pages) if runner_up else DASH,
         _figure(runner_up.row) if runner_up else DASH,
         ratio_text(versus) if versus else DASH,
         _verdict(c),
@@ -168,7 +172,7 @@ def _contests(contests: Sequence[Contest], results: Results, pages: Mapping[str,
         mine = [c for c in contests if c.scenario == scenario]
         out.append(f"### Fastest configurations: {SCENARIO_TITLES.get(scenario, scenario)}\n")
         rows = [_contest_row(c, results, pages) for c in mine]
-        out.append(table(CONTEST_HEADERS, rows, "llllrlrllrl"))
+        out.append(table(CONTEST_HEADERS, rows, "lllrlrrlrl"))
     return "\n".join(out)
 
 

@@ -89,11 +89,12 @@ def row_name(name: str) -> str:
     return "&nbsp;· ".join(NOWRAP.format(" · ".join(group)) for group in groups)
 
 
-def tagged(name: str, socketio: bool, url: str | None = None) -> str:
-    """A row's name for a cell (see :func:`row_name`; linked to ``url`` when given), tagged
-    when it is a Socket.IO server; a trailing " · Socket.IO" in the name gives way to the
-    tag."""
-    text = row_name(name.removesuffix(" · Socket.IO") if socketio else name)
+def tagged(name: str, socketio: bool, url: str | None = None, *, breaks: bool = False) -> str:
+    """A row's name for a cell (see :func:`row_name`, or with ``breaks`` escaped only, free
+    to break at any space; linked to ``url`` when given), tagged when it is a Socket.IO
+    server; a trailing " · Socket.IO" in the name gives way to the tag."""
+    plain = name.removesuffix(" · Socket.IO") if socketio else name
+    text = cell(plain) if breaks else row_name(plain)
     linked = f"[{text}]({url})" if url else text
     return f"{linked} {SOCKETIO_TAG}" if socketio else linked
 
@@ -274,6 +275,62 @@ def first_line(text: str, limit: int = 160) -> str:
     line = " ".join((text.strip().splitlines() or [""])[0].split())
     clipped = _clip(line, limit)
     return clipped if clipped == line and "\n" not in text.strip() else clipped + " …"
+
+
+GIST_CHARS = 40
+"""A statement longer than this many characters folds behind its gist (:func:`folded`), which
+is at most this long: about one line of a column of a four-column table at 1,400 px."""
+FOLD_CLASS = "wsbench-fold"
+"""The class of the ``<details>`` that folds a long statement behind its gist (styled by the
+site's stylesheet, ``assets/wsbench.css``, as a line of text with a disclosure marker)."""
+_CLAUSE_END = re.compile(r", |; | \(| — ")
+
+
+def gist(text: str, limit: int = GIST_CHARS) -> str:
+    """The gist of a statement, for the one line it folds behind: its first clause (up to
+    the first ``", "``, ``"; "``, ``" ("`` or ``" — "`` outside brackets, e.g.
+    ``"accepts: WebSocketResponse(compress=True)"``), its first words up to ``limit``
+    characters, never cut inside a word or brackets (``"supported: uvicorn.run"``), with an
+    ellipsis when it is not the whole text."""
+    flat = " ".join(text.split())
+    depth, end = 0, len(flat)
+    for i, char in enumerate(flat):
+        depth += (char in "([{") - (char in ")]}")
+        if depth <= 0 and _CLAUSE_END.match(flat, i):
+            end = i
+            break
+    clause = ""
+    for word in flat[:end].split(" "):
+        if clause and len(clause) + 1 + len(word) > limit:
+            # A call too long to fit keeps its name: "accepts: WebSocketResponse …".
+            name = re.split(r"[([{]", word, maxsplit=1)[0]
+            if name != word and len(clause) + 1 + len(name) <= limit:
+                clause = f"{clause} {name}"
+            break
+        clause = f"{clause} {word}" if clause else word
+    opened: list[int] = []
+    for i, char in enumerate(clause):
+        if char in "([{":
+            opened.append(i)
+        elif char in ")]}" and opened:
+            opened.pop()
+    # A cut inside brackets ends before them: "uvicorn.run …", not "uvicorn.run(ssl=a …".
+    clause = clause[: opened[0]] if opened else clause
+    return clause if clause == flat else clause.rstrip(",;: ") + " …"
+
+
+def fold(summary: str, full: str) -> str:
+    """``full`` (markdown of one table cell) folded behind the one line ``summary`` (markdown):
+    a ``<details>`` of class :data:`FOLD_CLASS`, open on a click."""
+    return f'<details class="{FOLD_CLASS}"><summary>{summary}</summary>{full}</details>'
+
+
+def folded(text: str, limit: int = GIST_CHARS) -> str:
+    """A statement for a table cell: escaped (:func:`cell`), and when it is longer than
+    ``limit`` characters folded (:func:`fold`) behind its :func:`gist`."""
+    if len(" ".join(text.split())) <= limit:
+        return cell(text)
+    return fold(cell(gist(text, limit)), cell(text))
 
 
 def ratio_text(comparison: Comparison) -> str:
