@@ -10,6 +10,7 @@ shows and on the charts' own state, never on pixels. Screenshots of the main pag
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -68,10 +69,11 @@ def chromium() -> str:
     return found
 
 
-@pytest.fixture(scope="module")
-def origin(built_site: Path) -> Iterator[str]:
-    """The built site served over HTTP on 127.0.0.1 (a free port), as its origin URL."""
-    handler = functools.partial(QuietHandler, directory=str(built_site))
+@contextlib.contextmanager
+def served(site: Path) -> Iterator[str]:
+    """The built site ``site`` served over HTTP on 127.0.0.1 (a free port), as its origin
+    URL."""
+    handler = functools.partial(QuietHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -83,19 +85,33 @@ def origin(built_site: Path) -> Iterator[str]:
         thread.join()
 
 
+@pytest.fixture(scope="module")
+def origin(built_site: Path) -> Iterator[str]:
+    """The built site served over HTTP (:func:`served`), as its origin URL."""
+    with served(built_site) as url:
+        yield url
+
+
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
 
 
+@contextlib.contextmanager
+def launched() -> Iterator[Browser]:
+    """The browser (:func:`chromium`) driven by Playwright, closed on leaving."""
+    with sync_playwright() as p:
+        found = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        try:
+            yield found
+        finally:
+            found.close()
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched() as found:
+        yield found
 
 
 class Visit:
@@ -157,7 +173,9 @@ def flames_drawn(page: Page, count: int) -> None:
     )
 
 
-def _drawn(page: Page) -> None:
+def drawn(page: Page) -> None:
+    """Wait until the page's interactive charts and flame graphs are drawn, as a reader
+    sees them."""
     charts = page.locator("script.wsbench-chart").count()
     if charts:
         charts_drawn(page, charts)
@@ -185,7 +203,7 @@ def test_every_page_loads_at_phone_width_without_errors_or_outside_requests(
     try:
         for path in pages:
             page = phone.open(path)
-            _drawn(page)
+            drawn(page)
             assert phone.errors == [], path
             # Nothing wider than the screen: wide tables and charts scroll inside themselves.
             assert page.evaluate("document.documentElement.scrollWidth") <= PHONE, path
@@ -199,7 +217,7 @@ def test_every_page_loads_at_phone_width_without_errors_or_outside_requests(
 def test_screenshots_of_the_main_pages_at_1400_px(visit: Visit) -> None:
     for path in SHOTS:
         page = visit.open(path)
-        _drawn(page)
+        drawn(page)
         _shoot(page, path, WIDE)
     assert visit.errors == [] and visit.outside == []
 
