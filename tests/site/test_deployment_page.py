@@ -15,6 +15,7 @@ import msgspec
 import pytest
 
 from tests.deployment_runs import ECHO_X64, HANDSHAKE, deployment_runs, document, echo
+from tests.main_job_runs import on_python
 from tests.site.test_conformance import text_of
 from tests.site.test_conformance_page import anchors, markdown_table
 from wsbench.site.deployment_costs import Deployment, deployment_of
@@ -148,6 +149,16 @@ def test_what_each_configuration_states(page: str) -> None:
         "TLS": "supported: ssl\\_context",
         "Worker processes": "supported: uvicorn's workers \\(fixture\\)",
     }
+
+
+def test_a_configuration_on_several_pythons_states_once() -> None:
+    docs = deployment_runs()
+    aiohttp = next(d for d in docs if d.impl.name == "aiohttp")
+    other = on_python(aiohttp, "3.13", "20261201T041000Z-3d1300")
+    results = select([*docs, other])
+    assert [r.label for r in results.runs].count("aiohttp · asyncio · Python 3.13") == 1
+    stated = deployment_of(results).statements
+    assert [r.label for r in stated] == [r.label for r in deployment_of(select(docs)).statements]
 
 
 def test_a_long_statement_folds_behind_its_first_clause() -> None:

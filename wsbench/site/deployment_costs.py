@@ -361,8 +361,9 @@ class Deployment:
         sets: one per (machine, profile, scenario, set) measured in a profile other than
             tuned by some configuration, in machine, :data:`wsbench.deployment.PROFILES`,
             scenario and :attr:`~wsbench.scenarios.base.ScenarioSpec.profiled` order.
-        statements: each configuration's latest release shown (its first document), for
-            what its ``meta.toml`` states of compression as shipped and of TLS.
+        statements: each configuration's latest release shown (its first document, on the
+            first Python shown), for what its ``meta.toml`` states of compression as shipped,
+            of TLS and of worker processes.
         answers: per machine, the answer in paragraphs (:func:`answer`, Markdown).
     """
 
@@ -411,7 +412,11 @@ def deployment_of(results: Results) -> Deployment:
                 if found:
                     costs = tuple(sorted(found, key=cost_order))
                     sets.append(CostSet(machine, scenario, params, profile, costs))
-    statements = tuple(env[0] for env in envs)
+    # One row a configuration: its environments on other Pythons state the same.
+    firsts: dict[tuple[str, str, str], EnvRun] = {}
+    for env in envs:
+        firsts.setdefault((env[0].machine, env[0].impl.name, env[0].impl.config), env[0])
+    statements = tuple(firsts.values())
     answers = tuple((m, tuple(answer(sets, m))) for m in sorted({s.machine for s in sets}))
     return Deployment(tuple(sets), statements, answers)
 
