@@ -112,8 +112,8 @@ def main_job(
 ) -> tuple[list[str], dict[str, str]]:
     """The command line and environment of a short main job in ``clone`` (the reference
     server, one parameter set of echo, one server process of ``windows`` windows of
-    ``window_s`` seconds) writing to the store ``results``, its processes tagged with ``tag``;
-    every window kept."""
+    ``window_s`` seconds, the grid only: the faults are the measurement's) writing to the
+    store ``results``, its processes tagged with ``tag``; every window kept."""
     env = {
         **clean_clone_env(tmp_path),
         **tag,
@@ -123,7 +123,7 @@ def main_job(
             "--config", "websocket", "--scenario", "echo", "--param", "size_bytes=16",
             "--param", "in_flight=1", "--processes", "1", "--windows", str(windows),
             "--warmup", "0.2", "--window", str(window_s), "--machine", "e2e",
-            "--no-site"]  # fmt: skip
+            "--no-site", "--grid-only"]  # fmt: skip
     return argv, env
 
 

@@ -17,7 +17,6 @@ from wsbench.asv.conf import BenchEnv, bench_envs
 from wsbench.ci import nightly_profiles
 from wsbench.ci.nightly import SHARDS, profile
 from wsbench.ci.nightly_profiles import (
-    NATIVE,
     NEVER,
     PREVIOUS,
     PROFILES_PER_NIGHT,
@@ -29,6 +28,7 @@ from wsbench.ci.nightly_profiles import (
 )
 from wsbench.impls import get_impl
 from wsbench.instrument.profile import NoProfilerError
+from wsbench.instrument.profiled import NATIVE
 from wsbench.jobs.profile import Outcome
 from wsbench.jobs.selection import run_envs
 from wsbench.jobs.shards import select
