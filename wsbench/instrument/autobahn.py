@@ -515,7 +515,7 @@ def read_reports(reports: Path, agent: str) -> list[ConformanceCase]:
             f"the suite wrote no readable index for {agent!r} in {reports}: {exc}"
         ) from exc
     cases = []
-    for case_id in sorted(index, key=lambda c: tuple(int(n) for n in c.split("."))):
+    for case_id in sorted(index, key=_id_key):
         entry = index[case_id]
         try:
             report = json.loads((reports / entry["reportfile"]).read_text())
